@@ -1,0 +1,71 @@
+// app.cpp — see app.h. Every subcommand's flags live in that subcommand's file; this file only
+// wires them together and owns the error-to-exit-code policy.
+#include "cli/app.h"
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "cli/list_command.h"
+#include "cli/run_command.h"
+#include "cli/run_context.h"
+#include "cli/sampler_command.h"
+#include "errors.h"
+#include "scenarios/registry.h"
+
+namespace ddpbench::cli {
+namespace {
+
+// CLI11 messages can span lines; the contract is one line per error.
+std::string one_line(std::string s) {
+  for (char& c : s) {
+    if (c == '\n') c = ' ';
+  }
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+int run_app(int argc, char** argv) {
+  const std::vector<std::string> args(argv, argv + argc);
+  CLI::App app{"ddpbench — correctness and scaling harness for data-parallel training", "ddpbench"};
+  app.set_version_flag("--version", version_line());
+  app.require_subcommand(1);
+
+  RunCommandOptions run_options;
+  SamplerCommandOptions sampler_options;
+  ListCommandOptions list_options;
+  CLI::App* run_cmd = add_run_command(app, run_options);
+  CLI::App* sampler_cmd = add_sampler_command(app, sampler_options);
+  CLI::App* list_cmd = add_list_command(app, list_options);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);  // --help / --version
+  } catch (const CLI::ParseError& e) {
+    std::string where = "ddpbench";
+    for (const CLI::App* sub : app.get_subcommands()) where += " " + sub->get_name();
+    fmt::print(stderr, "ddpbench: error: {} (see `{} --help`)\n", one_line(e.what()), where);
+    return kExitBadInput;
+  }
+
+  try {
+    const scenarios::ScenarioRegistry registry = scenarios::builtin_registry();
+    if (run_cmd->parsed()) return run_run_command(run_options, registry, args);
+    if (sampler_cmd->parsed()) return run_sampler_command(sampler_options);
+    if (list_cmd->parsed()) return run_list_command(list_options, registry);
+  } catch (const InputError& e) {
+    fmt::print(stderr, "ddpbench: error: {}\n", one_line(e.what()));
+    return kExitBadInput;
+  } catch (const WorkerFailure& e) {
+    fmt::print(stderr, "ddpbench: worker failure: {}\n", one_line(e.what()));
+    return kExitWorkerFailed;
+  }
+  return kExitBadInput;
+}
+
+}  // namespace ddpbench::cli

@@ -1,0 +1,34 @@
+// errors.h — the error types that decide ddpbench's exit codes (DESIGN.md "Exit codes").
+// InputError means the user can fix it (bad flag, missing or corrupt file): the CLI prints one
+// line and exits 2. Anything else escaping a command is an internal failure.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace ddpbench {
+
+// Bad input or usage. The message must name the problem and the fix in one line.
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Exit codes shared by every subcommand.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitCheckFailed = 1;
+inline constexpr int kExitBadInput = 2;
+inline constexpr int kExitWorkerFailed = 3;
+
+}  // namespace ddpbench
+
+namespace ddpbench {
+
+// A training process failed: crash, hang past its timeout, or a non-finite loss. Exit 3; the
+// message names the rank (or "single") and the cause.
+class WorkerFailure : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace ddpbench

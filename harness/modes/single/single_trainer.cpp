@@ -1,0 +1,60 @@
+// single_trainer.cpp — see single_trainer.h.
+#include "modes/single/single_trainer.h"
+
+#include <torch/torch.h>
+
+#include <chrono>
+#include <cmath>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "errors.h"
+#include "scenarios/training_recipe.h"
+
+namespace ddpbench::modes {
+
+SingleTrainResult train_single(const scenarios::ScenarioSpec& spec,
+                               scenarios::ScenarioInstance& instance,
+                               const data::GlobalBatchPlan& plan, const SingleTrainOptions& options) {
+  torch::nn::Module& module = *instance.model.ptr();
+  module.to(options.dtype);
+  module.train();
+  // The optimizer is created after the dtype cast so it holds the final parameter tensors.
+  auto optimizer = scenarios::make_optimizer(spec.optimizer, module.parameters());
+
+  SingleTrainResult result;
+  std::optional<data::EpochPlan> epoch_plan;
+  int64_t current_epoch = -1;
+  for (int64_t step = 0; step < options.steps; ++step) {
+    const auto start = std::chrono::steady_clock::now();
+    const data::StepPosition pos = plan.locate(step);
+    if (pos.epoch != current_epoch) {
+      epoch_plan.emplace(plan.epoch(pos.epoch));
+      current_epoch = pos.epoch;
+    }
+    data::Batch batch =
+        data::collate(*instance.dataset, epoch_plan->global_batch(pos.step_in_epoch), pos.epoch);
+    at::Tensor inputs = batch.inputs.to(options.dtype);
+    at::Tensor targets =
+        batch.targets.is_floating_point() ? batch.targets.to(options.dtype) : batch.targets;
+
+    optimizer->zero_grad();
+    at::Tensor output = instance.model.forward(inputs);
+    at::Tensor loss = scenarios::compute_loss(spec.loss, output, targets);
+    loss.backward();
+    optimizer->step();
+
+    const double value = loss.item<double>();
+    if (!std::isfinite(value)) {
+      throw WorkerFailure(fmt::format("single: non-finite loss ({}) at step {}", value, step));
+    }
+    result.losses.push_back(value);
+    result.step_seconds.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  result.final_state = capture_state(module);
+  return result;
+}
+
+}  // namespace ddpbench::modes

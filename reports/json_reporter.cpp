@@ -1,0 +1,146 @@
+// json_reporter.cpp — see json_reporter.h.
+#include "reports/json_reporter.h"
+
+#include <fmt/format.h>
+
+#include "errors.h"
+
+namespace ddpbench::reports {
+using nlohmann::json;
+
+void to_json(json& j, const RunContext& c) {
+  j = json{{"ddpbench_version", c.ddpbench_version}, {"git_revision", c.git_revision},
+           {"host", c.host},
+           {"cores", c.cores},
+           {"compiler", c.compiler},
+           {"libtorch_version", c.libtorch_version},
+           {"gloo_version", c.gloo_version},
+           {"mpi_version", c.mpi_version},
+           {"nccl_version", c.nccl_version},
+           {"gpu_status", c.gpu_status},
+           {"started_at", c.started_at},
+           {"argv", c.argv}};
+}
+
+void from_json(const json& j, RunContext& c) {
+  j.at("ddpbench_version").get_to(c.ddpbench_version);
+  j.at("git_revision").get_to(c.git_revision);
+  j.at("host").get_to(c.host);
+  j.at("cores").get_to(c.cores);
+  j.at("compiler").get_to(c.compiler);
+  j.at("libtorch_version").get_to(c.libtorch_version);
+  c.gloo_version = j.value("gloo_version", "");
+  c.mpi_version = j.value("mpi_version", "");
+  c.nccl_version = j.value("nccl_version", "");
+  c.gpu_status = j.value("gpu_status", "");
+  c.started_at = j.value("started_at", "");
+  j.at("argv").get_to(c.argv);
+}
+
+void to_json(json& j, const SamplerRecord& s) {
+  j = json{{"dataset_size", s.dataset_size}, {"num_replicas", s.num_replicas},
+           {"shuffle", s.shuffle},           {"drop_last", s.drop_last},
+           {"seed", s.seed},                 {"num_samples", s.num_samples},
+           {"total_size", s.total_size},     {"padded_per_epoch", s.padded},
+           {"dropped_per_epoch", s.dropped}};
+}
+
+void from_json(const json& j, SamplerRecord& s) {
+  j.at("dataset_size").get_to(s.dataset_size);
+  j.at("num_replicas").get_to(s.num_replicas);
+  j.at("shuffle").get_to(s.shuffle);
+  j.at("drop_last").get_to(s.drop_last);
+  j.at("seed").get_to(s.seed);
+  j.at("num_samples").get_to(s.num_samples);
+  j.at("total_size").get_to(s.total_size);
+  j.at("padded_per_epoch").get_to(s.padded);
+  j.at("dropped_per_epoch").get_to(s.dropped);
+}
+
+void to_json(json& j, const RunConfig& c) {
+  j = json{{"scenario", c.scenario},
+           {"model", c.model},
+           {"dataset", c.dataset},
+           {"loss", c.loss},
+           {"optimizer", c.optimizer},
+           {"modes", c.modes},
+           {"steps", c.steps},
+           {"global_batch", c.global_batch},
+           {"local_batch", c.local_batch},
+           {"world_size", c.world_size},
+           {"steps_per_epoch", c.steps_per_epoch},
+           {"seed", c.seed},
+           {"threads", c.threads},
+           {"dtype", c.dtype},
+           {"data_dir", c.data_dir},
+           {"sampler", c.sampler}};
+}
+
+void from_json(const json& j, RunConfig& c) {
+  j.at("scenario").get_to(c.scenario);
+  j.at("model").get_to(c.model);
+  j.at("dataset").get_to(c.dataset);
+  j.at("loss").get_to(c.loss);
+  j.at("optimizer").get_to(c.optimizer);
+  j.at("modes").get_to(c.modes);
+  j.at("steps").get_to(c.steps);
+  j.at("global_batch").get_to(c.global_batch);
+  j.at("local_batch").get_to(c.local_batch);
+  j.at("world_size").get_to(c.world_size);
+  j.at("steps_per_epoch").get_to(c.steps_per_epoch);
+  j.at("seed").get_to(c.seed);
+  j.at("threads").get_to(c.threads);
+  j.at("dtype").get_to(c.dtype);
+  j.at("data_dir").get_to(c.data_dir);
+  j.at("sampler").get_to(c.sampler);
+}
+
+void to_json(json& j, const ModeResult& r) {
+  j = json{{"mode", r.mode},
+           {"world_size", r.world_size},
+           {"losses", r.losses},
+           {"step_seconds", r.step_seconds},
+           {"state_file", r.state_file}};
+}
+
+void from_json(const json& j, ModeResult& r) {
+  j.at("mode").get_to(r.mode);
+  j.at("world_size").get_to(r.world_size);
+  j.at("losses").get_to(r.losses);
+  j.at("step_seconds").get_to(r.step_seconds);
+  r.state_file = j.value("state_file", "");
+}
+
+json to_json(const RunReport& report) {
+  return json{{"schema_version", report.schema_version},
+              {"context", report.context},
+              {"config", report.config},
+              {"results", report.results}};
+}
+
+RunReport report_from_json(const json& doc) {
+  if (!doc.is_object() || !doc.contains("schema_version")) {
+    throw InputError("not a ddpbench report: no schema_version field (was it written by ddpbench?)");
+  }
+  const int version = doc.at("schema_version").get<int>();
+  if (version != kSchemaVersion) {
+    throw InputError(fmt::format("report schema_version {} is not supported (this ddpbench reads {})",
+                                 version, kSchemaVersion));
+  }
+  try {
+    RunReport r;
+    r.schema_version = version;
+    doc.at("context").get_to(r.context);
+    doc.at("config").get_to(r.config);
+    doc.at("results").get_to(r.results);
+    return r;
+  } catch (const json::exception& e) {
+    throw InputError(fmt::format("malformed ddpbench report: {}", e.what()));
+  }
+}
+
+std::string JsonReporter::render(const RunReport& report) const {
+  return to_json(report).dump(2) + "\n";
+}
+
+}  // namespace ddpbench::reports

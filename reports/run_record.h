@@ -1,0 +1,78 @@
+// run_record.h — the plain records a run produces. Reporters only format these (google/benchmark's
+// Run / ReportContext split); nothing here runs or depends on torch. JSON is their canonical form
+// (json_reporter.h), every other format is rendered from the same records.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ddpbench::reports {
+
+// Bumped whenever a field changes meaning or disappears (additions keep the version).
+inline constexpr int kSchemaVersion = 1;
+
+struct RunContext {
+  std::string ddpbench_version;
+  std::string git_revision;
+  std::string host;
+  int64_t cores = 0;
+  std::string compiler;
+  std::string libtorch_version;
+  std::string gloo_version;
+  std::string mpi_version;
+  std::string nccl_version;  // empty when built without NCCL
+  std::string gpu_status;    // e.g. "no CUDA device (...)"
+  std::string started_at;    // ISO 8601, UTC
+  std::vector<std::string> argv;
+};
+
+// What DistributedSampler did with the dataset this run (padding / dropping change what an
+// epoch means, so they are recorded, not just applied).
+struct SamplerRecord {
+  int64_t dataset_size = 0;
+  int64_t num_replicas = 1;
+  bool shuffle = true;
+  bool drop_last = false;
+  int64_t seed = 0;
+  int64_t num_samples = 0;  // per rank per epoch
+  int64_t total_size = 0;
+  int64_t padded = 0;       // duplicated samples per epoch
+  int64_t dropped = 0;      // samples left out per epoch
+};
+
+struct RunConfig {
+  std::string scenario;
+  std::string model;
+  std::string dataset;
+  std::string loss;
+  std::string optimizer;
+  std::vector<std::string> modes;
+  int64_t steps = 0;
+  int64_t global_batch = 0;
+  int64_t local_batch = 0;
+  int64_t world_size = 1;
+  int64_t steps_per_epoch = 0;
+  int64_t seed = 0;
+  int64_t threads = 0;
+  std::string dtype;
+  std::string data_dir;  // empty: the scenario's default data
+  SamplerRecord sampler;
+};
+
+struct ModeResult {
+  std::string mode;  // "single", "dp", "ddp"
+  int64_t world_size = 1;
+  std::vector<double> losses;        // per step
+  std::vector<double> step_seconds;  // per step, wall time
+  std::string state_file;            // file name of the final state, relative to the report
+};
+
+struct RunReport {
+  int schema_version = kSchemaVersion;
+  RunContext context;
+  RunConfig config;
+  std::vector<ModeResult> results;
+};
+
+}  // namespace ddpbench::reports

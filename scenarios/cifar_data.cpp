@@ -1,0 +1,32 @@
+// cifar_data.cpp — see cifar_data.h.
+#include "scenarios/cifar_data.h"
+
+#include "data/cifar10_binary.h"
+#include "data/image_dataset.h"
+#include "data/synthetic_cifar.h"
+
+namespace ddpbench::scenarios {
+
+data::ImageTransformOptions cifar_train_transform(int64_t seed) {
+  data::ImageTransformOptions t;
+  t.crop_padding = 4;  // RandomCrop(32, padding=4)
+  t.random_flip = true;
+  t.mean = {0.4914F, 0.4822F, 0.4465F};
+  t.stddev = {0.2023F, 0.1994F, 0.2010F};
+  t.seed = seed;
+  return t;
+}
+
+std::shared_ptr<const data::Dataset> make_cifar_dataset(const BuildRequest& request,
+                                                        data::ImageTransformOptions transform) {
+  std::shared_ptr<const data::ImageSource> source;
+  if (request.data_dir.empty()) {
+    source = std::make_shared<data::SyntheticCifar>(kSyntheticCifarSize, request.seed);
+  } else {
+    source = std::make_shared<data::InMemoryImages>(
+        data::load_cifar10_binary(request.data_dir, data::Cifar10Split::kTrain));
+  }
+  return std::make_shared<data::ImageDataset>(std::move(source), std::move(transform));
+}
+
+}  // namespace ddpbench::scenarios

@@ -1,0 +1,66 @@
+// fashion_mnist_cnn.cpp — scenario `fashion_mnist_cnn`: a small CNN on the real Fashion-MNIST
+// training images shipped by Debian's dataset-fashion-mnist package (or --data-dir with the same
+// four IDX .gz files). Skipped, with the reason, when the data is absent.
+#include <torch/utils.h>
+
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "data/idx_images.h"
+#include "data/image_dataset.h"
+#include "scenarios/builtin.h"
+#include "scenarios/models/fashion_cnn_net.h"
+
+namespace ddpbench::scenarios {
+namespace {
+
+constexpr const char* kDefaultDir = "/usr/share/datasets/fashion-mnist";
+constexpr const char* kImages = "train-images-idx3-ubyte.gz";
+constexpr const char* kLabels = "train-labels-idx1-ubyte.gz";
+
+std::string data_dir(const BuildRequest& request) {
+  return request.data_dir.empty() ? kDefaultDir : request.data_dir;
+}
+
+}  // namespace
+
+ScenarioSpec fashion_mnist_cnn_scenario() {
+  ScenarioSpec s;
+  s.name = "fashion_mnist_cnn";
+  s.summary = "small CNN on real Fashion-MNIST images (Debian dataset-fashion-mnist)";
+  s.model_name = "2-conv CNN";
+  s.dataset_name = "Fashion-MNIST train (60000 x 1x28x28)";
+  s.global_batch = 64;
+  s.steps = 20;
+  s.seed = 0;
+  s.loss = LossKind::kCrossEntropy;
+  s.optimizer.lr = 0.01;
+  s.optimizer.momentum = 0.9;
+  s.unavailable_reason = [](const BuildRequest& request) -> std::optional<std::string> {
+    // Only the default location is a skip; an explicit --data-dir that lacks files is bad input.
+    if (!request.data_dir.empty()) return std::nullopt;
+    if (std::filesystem::exists(std::filesystem::path(kDefaultDir) / kImages)) return std::nullopt;
+    return fmt::format(
+        "Fashion-MNIST not found in {} (install the Debian package dataset-fashion-mnist or pass "
+        "--data-dir)",
+        kDefaultDir);
+  };
+  s.build_model = [](int64_t seed) {
+    torch::manual_seed(static_cast<uint64_t>(seed));
+    return torch::nn::AnyModule(models::FashionCnn());
+  };
+  s.build_dataset = [](const BuildRequest& request) -> std::shared_ptr<const data::Dataset> {
+    const std::filesystem::path dir = data_dir(request);
+    auto images = std::make_shared<data::InMemoryImages>(
+        data::load_idx_images((dir / kImages).string(), (dir / kLabels).string()));
+    data::ImageTransformOptions transform;
+    transform.mean = {0.2860F};  // Fashion-MNIST training-set statistics
+    transform.stddev = {0.3530F};
+    transform.seed = request.seed;
+    return std::make_shared<data::ImageDataset>(images, transform);
+  };
+  return s;
+}
+
+}  // namespace ddpbench::scenarios

@@ -1,0 +1,94 @@
+// resnet.cpp — see resnet.h. Mirrors torchvision/models/resnet.py (0.14) statement by statement
+// where the order matters for parameter names or for the sequence of random draws.
+#include "scenarios/models/resnet.h"
+
+#include <torch/nn/functional.h>
+#include <torch/nn/init.h>
+
+namespace ddpbench::scenarios::models {
+namespace F = torch::nn::functional;
+namespace nn = torch::nn;
+
+namespace {
+
+nn::Conv2d conv3x3(int64_t in, int64_t out, int64_t stride) {
+  return nn::Conv2d(nn::Conv2dOptions(in, out, 3).stride(stride).padding(1).bias(false));
+}
+
+nn::Conv2d conv1x1(int64_t in, int64_t out, int64_t stride) {
+  return nn::Conv2d(nn::Conv2dOptions(in, out, 1).stride(stride).bias(false));
+}
+
+}  // namespace
+
+BasicBlockImpl::BasicBlockImpl(int64_t inplanes, int64_t planes, int64_t stride,
+                               bool with_downsample)
+    : inplanes_(inplanes), planes_(planes), stride_(stride), with_downsample_(with_downsample) {
+  reset();
+}
+
+void BasicBlockImpl::reset() {
+  // torchvision's _make_layer builds `downsample` before the block, so its conv draws its
+  // random init first; it is registered last, after bn2, which fixes the parameter order.
+  nn::Sequential downsample{nullptr};
+  if (with_downsample_) {
+    downsample = nn::Sequential(conv1x1(inplanes_, planes_, stride_), nn::BatchNorm2d(planes_));
+  }
+  conv1 = register_module("conv1", conv3x3(inplanes_, planes_, stride_));
+  bn1 = register_module("bn1", nn::BatchNorm2d(planes_));
+  conv2 = register_module("conv2", conv3x3(planes_, planes_, 1));
+  bn2 = register_module("bn2", nn::BatchNorm2d(planes_));
+  if (downsample) downsample_ = register_module("downsample", downsample);
+}
+
+torch::Tensor BasicBlockImpl::forward(torch::Tensor x) {
+  torch::Tensor identity = x;
+  torch::Tensor out = torch::relu(bn1(conv1(x)));
+  out = bn2(conv2(out));
+  if (downsample_) identity = downsample_->forward(x);
+  return torch::relu(out + identity);
+}
+
+ResNet18Impl::ResNet18Impl(int64_t num_classes) : num_classes_(num_classes) { reset(); }
+
+nn::Sequential ResNet18Impl::make_layer(int64_t planes, int64_t blocks, int64_t stride) {
+  const bool with_downsample = stride != 1 || inplanes_ != planes;
+  nn::Sequential layer;
+  layer->push_back(BasicBlock(inplanes_, planes, stride, with_downsample));
+  inplanes_ = planes;
+  for (int64_t i = 1; i < blocks; ++i) layer->push_back(BasicBlock(inplanes_, planes, 1, false));
+  return layer;
+}
+
+void ResNet18Impl::reset() {
+  inplanes_ = 64;
+  conv1 = register_module(
+      "conv1", nn::Conv2d(nn::Conv2dOptions(3, 64, 7).stride(2).padding(3).bias(false)));
+  bn1 = register_module("bn1", nn::BatchNorm2d(64));
+  layer1 = register_module("layer1", make_layer(64, 2, 1));
+  layer2 = register_module("layer2", make_layer(128, 2, 2));
+  layer3 = register_module("layer3", make_layer(256, 2, 2));
+  layer4 = register_module("layer4", make_layer(512, 2, 2));
+  fc = register_module("fc", nn::Linear(512, num_classes_));
+
+  // torchvision: for m in self.modules(): kaiming_normal_ on Conv2d (fan_out, relu),
+  // constant 1 / 0 on BatchNorm. modules() is registration order, which fixes the draw order.
+  for (const auto& m : modules(/*include_self=*/false)) {
+    if (auto* conv = m->as<nn::Conv2d>()) {
+      nn::init::kaiming_normal_(conv->weight, 0.0, torch::kFanOut, torch::kReLU);
+    } else if (auto* bn = m->as<nn::BatchNorm2d>()) {
+      nn::init::constant_(bn->weight, 1.0);
+      nn::init::constant_(bn->bias, 0.0);
+    }
+  }
+}
+
+torch::Tensor ResNet18Impl::forward(torch::Tensor x) {
+  x = torch::relu(bn1(conv1(x)));
+  x = F::max_pool2d(x, F::MaxPool2dFuncOptions(3).stride(2).padding(1));
+  x = layer4->forward(layer3->forward(layer2->forward(layer1->forward(x))));
+  x = F::adaptive_avg_pool2d(x, F::AdaptiveAvgPool2dFuncOptions(1));
+  return fc(torch::flatten(x, 1));
+}
+
+}  // namespace ddpbench::scenarios::models

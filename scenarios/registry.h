@@ -1,0 +1,30 @@
+// registry.h — the scenario registry: look-up by name with an error that lists what exists.
+// Built by value in main and passed down (no global registry).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "scenarios/scenario.h"
+
+namespace ddpbench::scenarios {
+
+inline constexpr const char* kDefaultScenario = "cifar_resnet18";
+
+class ScenarioRegistry {
+ public:
+  // Throws std::logic_error on a duplicate name (a programming error, not user input).
+  void add(ScenarioSpec spec);
+  // Throws InputError naming the known scenarios.
+  const ScenarioSpec& get(const std::string& name) const;
+  const std::vector<ScenarioSpec>& all() const { return specs_; }
+  std::vector<std::string> names() const;
+
+ private:
+  std::vector<ScenarioSpec> specs_;
+};
+
+// Every built-in scenario, in listing order.
+ScenarioRegistry builtin_registry();
+
+}  // namespace ddpbench::scenarios

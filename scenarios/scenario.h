@@ -1,0 +1,95 @@
+// scenario.h — the scenario descriptor: everything that defines one training workload (model,
+// data, loss, optimizer, batch, tolerances, legitimate divergences). One file per scenario fills
+// one of these in (scenarios/<name>.cpp); registry.h collects them. Modes share this definition,
+// the batch plan and the optimizer factory — never a gradient path (DESIGN.md contract 3).
+#pragma once
+
+#include <torch/nn/modules/container/any.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "data/dataset.h"
+
+namespace ddpbench::scenarios {
+
+enum class LossKind { kCrossEntropy, kMse };
+
+// torch.optim.SGD's hyper-parameters (libtorch's SGD implements the same update rule).
+struct OptimizerSpec {
+  double lr = 0.01;
+  double momentum = 0.0;
+  double dampening = 0.0;
+  double weight_decay = 0.0;
+  bool nesterov = false;
+};
+
+// Pass rule |a - b| <= atol + rtol * |ref| (DESIGN.md contract 6).
+struct Tolerance {
+  double rtol = 0.0;
+  double atol = 0.0;
+  std::string reason;  // why these numbers (defaults, or a written reason for widening)
+};
+
+struct Tolerances {
+  // torch.testing.assert_close defaults per dtype.
+  Tolerance float32{1.3e-6, 1e-5, "torch.testing.assert_close float32 defaults"};
+  Tolerance float64{1e-7, 1e-7, "torch.testing.assert_close float64 defaults"};
+};
+
+// Tensors that may legitimately differ from single-device training in a mode, and why.
+struct ExpectedDivergence {
+  std::string mode;            // "dp" or "ddp"
+  std::string tensor_pattern;  // ECMAScript regex over state names, e.g. "running_(mean|var)$"
+  std::string reason;
+};
+
+struct BuildRequest {
+  int64_t seed = 0;
+  std::string data_dir;  // empty: the scenario's default data
+};
+
+// A built scenario: a freshly initialised model and its training dataset.
+struct ScenarioInstance {
+  torch::nn::AnyModule model;
+  std::shared_ptr<const data::Dataset> dataset;
+};
+
+struct ScenarioSpec;
+// Builds the dataset, then the model (see ScenarioSpec::build_model / build_dataset).
+ScenarioInstance instantiate(const ScenarioSpec& spec, const BuildRequest& request);
+
+struct ScenarioSpec {
+  std::string name;
+  std::string summary;       // one line for `ddpbench list`
+  std::string model_name;
+  std::string dataset_name;
+  int64_t global_batch = 0;  // default --batch-size
+  int64_t steps = 0;         // default --steps
+  int64_t seed = 0;          // default --seed
+  bool shuffle = true;       // DistributedSampler(shuffle=...)
+  bool sampler_drop_last = false;
+  LossKind loss = LossKind::kCrossEntropy;
+  OptimizerSpec optimizer;
+  Tolerances tolerances;
+  std::vector<ExpectedDivergence> divergences;
+
+  // A freshly initialised model. Seeds the global torch generator with `seed` first (model
+  // init uses libtorch's default initialisers, which draw from it), so every rank builds the
+  // same weights and they match Python's for the same seed.
+  std::function<torch::nn::AnyModule(int64_t seed)> build_model;
+
+  // The training dataset. Uses keyed or local generators only, never the global one.
+  // Throws InputError for unusable data (missing or corrupt files).
+  std::function<std::shared_ptr<const data::Dataset>(const BuildRequest&)> build_dataset;
+
+  // Set when the scenario cannot run on this machine (e.g. its dataset package is absent):
+  // returns the reason, which the CLI prints as a skip. Empty function = always available.
+  std::function<std::optional<std::string>(const BuildRequest&)> unavailable_reason;
+};
+
+}  // namespace ddpbench::scenarios

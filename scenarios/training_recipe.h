@@ -1,0 +1,22 @@
+// training_recipe.h — the loss and optimizer factories every mode shares (DESIGN.md contract 3:
+// shared definition, separate gradient paths).
+#pragma once
+
+#include <torch/optim/optimizer.h>
+
+#include <memory>
+#include <vector>
+
+#include "scenarios/scenario.h"
+
+namespace ddpbench::scenarios {
+
+// Mean-reduced loss, as torch.nn.CrossEntropyLoss() / MSELoss() with default reduction.
+at::Tensor compute_loss(LossKind kind, const at::Tensor& output, const at::Tensor& target);
+
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(const OptimizerSpec& spec,
+                                                        std::vector<at::Tensor> parameters);
+
+const char* loss_name(LossKind kind);
+
+}  // namespace ddpbench::scenarios
