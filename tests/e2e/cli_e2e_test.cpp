@@ -1,0 +1,251 @@
+// cli_e2e_test.cpp — drives the real ddpbench binary: every subcommand's output, the report and
+// state files (read back by real PyTorch), and the bad-input contract: exit 2, exactly one line
+// on stderr naming the problem, nothing written.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "support/subprocess.h"
+#include "support/test_paths.h"
+
+namespace ddpbench {
+namespace {
+namespace fs = std::filesystem;
+using testing::kDdpbenchBinary;
+using testing::ProcessResult;
+
+ProcessResult ddpbench(std::vector<std::string> args) {
+  args.insert(args.begin(), kDdpbenchBinary);
+  return testing::run_process(args);
+}
+
+ProcessResult python(std::vector<std::string> args) {
+  args.insert(args.begin(), testing::kPython);
+  return testing::run_process(args);
+}
+
+std::string oracle(const std::string& script) {
+  return std::string(testing::kSourceDir) + "/reference/" + script;
+}
+
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+class CliE2E : public ::testing::Test {
+ protected:
+  void SetUp() override { tmp_ = testing::make_temp_dir("e2e"); }
+  void TearDown() override { fs::remove_all(tmp_); }
+  std::string tmp_;
+};
+
+TEST_F(CliE2E, VersionAndHelp) {
+  const auto v = ddpbench({"--version"});
+  EXPECT_EQ(v.exit_code, 0);
+  EXPECT_NE(v.out.find("ddpbench 0."), std::string::npos) << v.out;
+  EXPECT_NE(v.out.find("libtorch"), std::string::npos) << v.out;
+  const auto h = ddpbench({"--help"});
+  EXPECT_EQ(h.exit_code, 0);
+  for (const char* sub : {"run", "sampler", "list"}) EXPECT_NE(h.out.find(sub), std::string::npos);
+}
+
+TEST_F(CliE2E, ListShowsEveryScenarioWithParameterCounts) {
+  const auto r = ddpbench({"list", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rows = nlohmann::json::parse(r.out);
+  std::map<std::string, nlohmann::json> by_name;
+  for (const auto& row : rows) by_name[row.at("name")] = row;
+  ASSERT_EQ(by_name.size(), 4u);
+  EXPECT_EQ(by_name.at("cifar_resnet18").at("parameters"), 11181642);  // torchvision's count
+  EXPECT_EQ(by_name.at("toy_cnn").at("parameters"), 62006);            // the tutorial's count
+  EXPECT_EQ(by_name.at("linear_mse").at("parameters"), 110);
+  EXPECT_TRUE(by_name.at("cifar_resnet18").at("default").get<bool>());
+  const auto text = ddpbench({"list"});
+  EXPECT_NE(text.out.find("(default)"), std::string::npos);
+}
+
+TEST_F(CliE2E, SamplerSeedExample) {
+  const auto text = ddpbench({"sampler", "--dataset-size", "10", "--replicas", "3"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("rank 0: 0 3 6 9\n"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("rank 1: 1 4 7 0*\n"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("rank 2: 2 5 8 1*\n"), std::string::npos) << text.out;
+
+  const auto j = nlohmann::json::parse(
+      ddpbench({"sampler", "--dataset-size", "10", "--replicas", "3", "--drop-last", "--format",
+                "json"})
+          .out);
+  EXPECT_EQ(j.at("ranks"), nlohmann::json::parse("[[0,3,6],[1,4,7],[2,5,8]]"));
+  for (const char* key : {"dataset_size", "replicas", "drop_last", "shuffle", "seed", "epoch",
+                          "num_samples", "total_size", "ranks"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  EXPECT_EQ(j.at("num_samples"), 3);
+  EXPECT_EQ(j.at("total_size"), 9);
+}
+
+TEST_F(CliE2E, SamplerShuffledMatchesPythonAndLibtorchDiffers) {
+  const std::vector<std::string> args = {"sampler", "--dataset-size", "23", "--replicas", "4",
+                                         "--shuffle", "--seed", "5", "--epoch", "2",
+                                         "--format", "json"};
+  const auto ours = nlohmann::json::parse(ddpbench(args).out);
+  const auto py = python({"-c",
+                          "import json,torch\n"
+                          "from torch.utils.data.distributed import DistributedSampler as D\n"
+                          "r=[]\n"
+                          "for k in range(4):\n"
+                          "  s=D(range(23),num_replicas=4,rank=k,shuffle=True,seed=5)\n"
+                          "  s.set_epoch(2); r.append(list(s))\n"
+                          "print(json.dumps(r))"});
+  ASSERT_EQ(py.exit_code, 0) << py.err;
+  EXPECT_EQ(ours.at("ranks"), nlohmann::json::parse(py.out));
+  auto lt = args;
+  lt.insert(lt.end(), {"--impl", "libtorch"});
+  const auto theirs = nlohmann::json::parse(ddpbench(lt).out);
+  EXPECT_EQ(theirs.at("impl"), "libtorch");
+  EXPECT_NE(theirs.at("ranks"), ours.at("ranks"));
+}
+
+struct BadInput {
+  std::string name;
+  std::vector<std::string> args;
+  std::string expect_in_message;
+};
+
+TEST_F(CliE2E, BadInputIsOneLineExitTwoAndNothingWritten) {
+  const std::string out = tmp_ + "/out";
+  const std::string empty = tmp_ + "/empty";
+  const std::string corrupt = tmp_ + "/corrupt";
+  fs::create_directories(empty);
+  fs::create_directories(corrupt);
+  std::ofstream(corrupt + "/data_batch_1.bin") << "too short";
+  std::ofstream(tmp_ + "/a_file") << "x";
+  const std::vector<BadInput> cases = {
+      {"unknown scenario", {"run", "--scenario", "nope", "--out", out}, "cifar_resnet18"},
+      {"zero steps", {"run", "--steps", "0", "--out", out}, "--steps"},
+      {"negative batch", {"run", "--batch-size", "-4", "--out", out}, "--batch-size"},
+      {"negative seed", {"run", "--seed", "-1", "--out", out}, "--seed"},
+      {"bad dtype", {"run", "--dtype", "float16", "--out", out}, "float16"},
+      {"unknown mode", {"run", "--modes", "single,warp", "--out", out}, "warp"},
+      {"unwritable out", {"run", "--scenario", "linear_mse", "--out", tmp_ + "/a_file/sub"}, "--out"},
+      {"missing data dir", {"run", "--data-dir", tmp_ + "/nope", "--out", out}, "--data-dir"},
+      {"cifar files missing", {"run", "--scenario", "toy_cnn", "--data-dir", empty, "--out", out},
+       "data_batch"},
+      {"cifar file corrupt", {"run", "--scenario", "toy_cnn", "--data-dir", corrupt, "--out", out},
+       "data_batch_1.bin"},
+      {"idx files missing",
+       {"run", "--scenario", "fashion_mnist_cnn", "--data-dir", empty, "--out", out},
+       "train-images-idx3-ubyte.gz"},
+      {"zero replicas", {"sampler", "--dataset-size", "10", "--replicas", "0"}, "--replicas"},
+      {"missing dataset size", {"sampler"}, "--dataset-size"},
+      {"unknown flag", {"run", "--warp-speed"}, "--warp-speed"},
+      {"no subcommand", {}, "subcommand"},
+  };
+  for (const auto& c : cases) {
+    const auto r = ddpbench(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.name << ": " << r.err;
+    EXPECT_EQ(testing::count_lines(r.err), 1) << c.name << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("ddpbench: error: ", 0), 0u) << c.name << ": " << r.err;
+    EXPECT_NE(r.err.find(c.expect_in_message), std::string::npos) << c.name << ": " << r.err;
+    EXPECT_FALSE(fs::exists(out)) << c.name << ": wrote " << out;
+  }
+}
+
+TEST_F(CliE2E, LinearMseReportAndStateMatchPyTorch) {
+  const std::string out = tmp_ + "/linear";
+  const auto r = ddpbench({"run", "--scenario", "linear_mse", "--out", out, "--threads", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto report = read_json(out + "/report.json");
+  EXPECT_EQ(report.at("schema_version"), 1);
+  for (const char* key : {"host", "cores", "libtorch_version", "compiler", "git_revision", "argv"}) {
+    EXPECT_TRUE(report.at("context").contains(key)) << key;
+  }
+  EXPECT_EQ(report.at("context").at("argv").back(), "1");
+  EXPECT_EQ(report.at("config").at("scenario"), "linear_mse");
+  const auto& result = report.at("results").at(0);
+  EXPECT_EQ(result.at("mode"), "single");
+  EXPECT_EQ(result.at("world_size"), 1);
+  ASSERT_EQ(result.at("losses").size(), 1u);
+  EXPECT_NEAR(result.at("losses")[0].get<double>(), 1.5093421, 1e-6);  // the notebook's loss
+
+  const auto check = python({oracle("linear_mse_oracle.py"), "--check", out + "/state_single.pt"});
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+
+  // The oracle comparison can fail: a different seed's weights must be rejected.
+  const std::string other = tmp_ + "/other";
+  ASSERT_EQ(ddpbench({"run", "--scenario", "linear_mse", "--seed", "124", "--out", other}).exit_code,
+            0);
+  const auto wrong = python({oracle("linear_mse_oracle.py"), "--check", other + "/state_single.pt"});
+  EXPECT_EQ(wrong.exit_code, 1) << wrong.out;
+  EXPECT_NE(wrong.out.find("FAIL"), std::string::npos) << wrong.out;
+}
+
+TEST_F(CliE2E, LinearMseFloat64SeveralStepsMatchesPyTorch) {
+  const std::string out = tmp_ + "/f64";
+  ASSERT_EQ(ddpbench({"run", "--scenario", "linear_mse", "--dtype", "float64", "--steps", "5",
+                      "--out", out})
+                .exit_code,
+            0);
+  const auto check = python({oracle("linear_mse_oracle.py"), "--check", out + "/state_single.pt",
+                             "--dtype", "float64", "--steps", "5", "--atol", "1e-12"});
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+}
+
+TEST_F(CliE2E, ResNet18StateLoadsInPythonWithTorchvisionNames) {
+  const std::string out = tmp_ + "/r18";
+  const auto r = ddpbench({"run", "--steps", "1", "--batch-size", "32", "--out", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("cifar_resnet18"), std::string::npos);
+  const auto py = python({"-c",
+                          "import sys,torch,torchvision\n"
+                          "d=torch.load(sys.argv[1])\n"
+                          "ref=torchvision.models.resnet18(num_classes=10).state_dict()\n"
+                          "assert sorted(d)==sorted(ref), set(d)^set(ref)\n"
+                          "assert all(d[k].shape==ref[k].shape for k in ref)\n"
+                          "assert int(d['bn1.num_batches_tracked'])==1\n"
+                          "print(len(d))",
+                          out + "/state_single.pt"});
+  EXPECT_EQ(py.exit_code, 0) << py.err;
+  EXPECT_EQ(py.out, "122\n");
+}
+
+TEST_F(CliE2E, RealCifarBinaryFilesAcrossEpochs) {
+  const std::string data = tmp_ + "/cifar";
+  fs::create_directories(data);
+  {
+    std::ofstream f(data + "/data_batch_1.bin", std::ios::binary);
+    for (int r = 0; r < 40; ++r) {
+      f.put(static_cast<char>(r % 10));
+      for (int p = 0; p < 3072; ++p) f.put(static_cast<char>((r * 31 + p) % 251));
+    }
+  }
+  const std::string out = tmp_ + "/out";
+  const auto r = ddpbench({"run", "--scenario", "toy_cnn", "--data-dir", data, "--batch-size", "16",
+                           "--steps", "7", "--out", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto report = read_json(out + "/report.json");
+  EXPECT_NE(report.at("config").at("dataset").get<std::string>().find("CIFAR-10 train (40 samples"),
+            std::string::npos);
+  EXPECT_EQ(report.at("config").at("steps_per_epoch"), 3);  // 16 + 16 + 8
+  EXPECT_EQ(report.at("results")[0].at("losses").size(), 7u);
+}
+
+TEST_F(CliE2E, FashionMnistRunsOnTheRealDataOrSkips) {
+  const std::string out = tmp_ + "/fm";
+  const auto r = ddpbench({"run", "--scenario", "fashion_mnist_cnn", "--steps", "3", "--out", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  if (!fs::exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")) {
+    EXPECT_NE(r.err.find("skipped"), std::string::npos);
+    GTEST_SKIP() << "dataset-fashion-mnist not installed";
+  }
+  const auto report = read_json(out + "/report.json");
+  EXPECT_EQ(report.at("config").at("sampler").at("dataset_size"), 60000);
+  EXPECT_EQ(report.at("results")[0].at("losses").size(), 3u);
+}
+
+}  // namespace
+}  // namespace ddpbench

@@ -1,0 +1,26 @@
+// subprocess.h — run a program and capture its exit code, stdout and stderr. Tests use it to call
+// the Python oracles in reference/ and to drive the real ddpbench binary end to end.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace ddpbench::testing {
+
+struct ProcessResult {
+  int exit_code = -1;  // 128 + signal when killed by a signal
+  std::string out;
+  std::string err;
+};
+
+// argv[0] is looked up in PATH. Extra environment entries are "NAME=value".
+ProcessResult run_process(const std::vector<std::string>& argv,
+                          const std::vector<std::string>& extra_env = {});
+
+// Number of lines in s (a trailing newline does not start a new line).
+int count_lines(const std::string& s);
+
+// A fresh empty directory under the build tree's test area; removed by the caller if wanted.
+std::string make_temp_dir(const std::string& tag);
+
+}  // namespace ddpbench::testing

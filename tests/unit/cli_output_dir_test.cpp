@@ -1,0 +1,61 @@
+// cli_output_dir_test.cpp — "nothing half-written": staged files appear only on commit, an
+// abandoned run leaves no temporaries and removes the directory it created, and unusable --out
+// paths are refused up front.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cli/output_dir.h"
+#include "errors.h"
+#include "support/subprocess.h"
+
+namespace ddpbench::cli {
+namespace {
+namespace fs = std::filesystem;
+
+class OutputDirTest : public ::testing::Test {
+ protected:
+  void SetUp() override { root_ = testing::make_temp_dir("outdir"); }
+  void TearDown() override { fs::remove_all(root_); }
+  std::string root_;
+};
+
+TEST_F(OutputDirTest, CommitMovesEveryStagedFileIntoPlace) {
+  const std::string dir = root_ + "/run";
+  {
+    OutputDir out(dir);
+    out.stage("a.json", "{}");
+    out.stage("b.pt", std::string("\0\1", 2));
+    EXPECT_FALSE(fs::exists(dir + "/a.json"));
+    out.commit();
+  }
+  EXPECT_TRUE(fs::exists(dir + "/a.json"));
+  EXPECT_EQ(fs::file_size(dir + "/b.pt"), 2u);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 2);
+}
+
+TEST_F(OutputDirTest, AbandonedRunLeavesNothing) {
+  const std::string dir = root_ + "/new/nested";
+  {
+    OutputDir out(dir);
+    out.stage("a.json", "{}");
+  }
+  EXPECT_FALSE(fs::exists(dir)) << "a directory created for a failed run must be removed";
+  fs::create_directories(root_ + "/existing");
+  {
+    OutputDir out(root_ + "/existing");
+    out.stage("a.json", "{}");
+  }
+  EXPECT_TRUE(fs::exists(root_ + "/existing"));
+  EXPECT_TRUE(fs::is_empty(root_ + "/existing"));
+}
+
+TEST_F(OutputDirTest, RefusesPathsThatCannotBeDirectories) {
+  std::ofstream(root_ + "/file") << "x";
+  EXPECT_THROW(OutputDir(root_ + "/file"), InputError);
+  EXPECT_THROW(OutputDir(root_ + "/file/sub"), InputError);
+}
+
+}  // namespace
+}  // namespace ddpbench::cli
