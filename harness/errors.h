@@ -19,6 +19,11 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitCheckFailed = 1;
 inline constexpr int kExitBadInput = 2;
 inline constexpr int kExitWorkerFailed = 3;
+// Internal to spawned workers, never seen by users: "a collective failed, probably because a
+// peer died". The parent prefers to blame a rank that failed for another reason.
+inline constexpr int kExitPeerLost = 4;
+// Ctrl-C / SIGTERM of the launching parent (128 + SIGINT, as shells report it).
+inline constexpr int kExitInterrupted = 130;
 
 }  // namespace ddpbench
 

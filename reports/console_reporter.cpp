@@ -29,6 +29,23 @@ std::string ConsoleReporter::render(const RunReport& report) const {
                        r.world_size, r.losses.size(), r.losses.empty() ? 0.0 : r.losses.front(),
                        r.losses.empty() ? 0.0 : r.losses.back(), p50, rate);
   }
+  int failed = 0;
+  for (const ModeResult& r : report.results) {
+    if (r.checks.empty()) continue;
+    out += fmt::format("\n{} (world {}) vs single{}:\n", r.mode, r.world_size,
+                       r.gradient_check.empty() ? "" : ", gradients compared " + r.gradient_check);
+    out += fmt::format("  {:<20} {:<20} {:>12} {:>12}  {}\n", "check", "status", "max abs diff",
+                       "max rel diff", "worst tensor (step)");
+    for (const CheckRecord& c : r.checks) {
+      if (c.status == "fail") ++failed;
+      const std::string where =
+          c.tensor.empty() ? "-" : (c.step >= 0 ? fmt::format("{} (step {})", c.tensor, c.step) : c.tensor);
+      out += fmt::format("  {:<20} {:<20} {:>12.3e} {:>12.3e}  {}\n", c.name,
+                         c.status == "fail" ? "FAIL" : c.status, c.max_abs_diff, c.max_rel_diff, where);
+      if (c.status != "pass") out += fmt::format("  {:<20} {}\n", "", c.detail);
+    }
+  }
+  out += failed == 0 ? "\nPASS\n" : fmt::format("\nFAIL: {} check(s) failed\n", failed);
   return out;
 }
 

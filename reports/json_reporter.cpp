@@ -95,12 +95,33 @@ void from_json(const json& j, RunConfig& c) {
   j.at("sampler").get_to(c.sampler);
 }
 
+void to_json(json& j, const CheckRecord& c) {
+  j = json{{"name", c.name},           {"status", c.status}, {"max_abs_diff", c.max_abs_diff},
+           {"max_rel_diff", c.max_rel_diff}, {"tensor", c.tensor}, {"step", c.step},
+           {"detail", c.detail}};
+}
+
+void from_json(const json& j, CheckRecord& c) {
+  j.at("name").get_to(c.name);
+  j.at("status").get_to(c.status);
+  j.at("max_abs_diff").get_to(c.max_abs_diff);
+  j.at("max_rel_diff").get_to(c.max_rel_diff);
+  j.at("tensor").get_to(c.tensor);
+  j.at("step").get_to(c.step);
+  j.at("detail").get_to(c.detail);
+}
+
 void to_json(json& j, const ModeResult& r) {
   j = json{{"mode", r.mode},
            {"world_size", r.world_size},
            {"losses", r.losses},
            {"step_seconds", r.step_seconds},
-           {"state_file", r.state_file}};
+           {"state_file", r.state_file},
+           {"checks", r.checks},
+           {"gradient_check", r.gradient_check},
+           {"backend", r.backend},
+           {"bytes_per_step", r.bytes_per_step},
+           {"buckets", r.buckets}};
 }
 
 void from_json(const json& j, ModeResult& r) {
@@ -109,13 +130,19 @@ void from_json(const json& j, ModeResult& r) {
   j.at("losses").get_to(r.losses);
   j.at("step_seconds").get_to(r.step_seconds);
   r.state_file = j.value("state_file", "");
+  if (j.contains("checks")) j.at("checks").get_to(r.checks);
+  r.gradient_check = j.value("gradient_check", "");
+  r.backend = j.value("backend", "");
+  r.bytes_per_step = j.value("bytes_per_step", int64_t{0});
+  r.buckets = j.value("buckets", int64_t{0});
 }
 
 json to_json(const RunReport& report) {
   return json{{"schema_version", report.schema_version},
               {"context", report.context},
               {"config", report.config},
-              {"results", report.results}};
+              {"results", report.results},
+              {"passed", report.passed}};
 }
 
 RunReport report_from_json(const json& doc) {
@@ -133,6 +160,7 @@ RunReport report_from_json(const json& doc) {
     doc.at("context").get_to(r.context);
     doc.at("config").get_to(r.config);
     doc.at("results").get_to(r.results);
+    r.passed = doc.value("passed", true);
     return r;
   } catch (const json::exception& e) {
     throw InputError(fmt::format("malformed ddpbench report: {}", e.what()));

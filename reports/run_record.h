@@ -60,12 +60,28 @@ struct RunConfig {
   SamplerRecord sampler;
 };
 
+// One correctness check of a mode against single-device training.
+struct CheckRecord {
+  std::string name;    // "loss", "gradients", "parameters", "buffers", "ranks_bitwise_equal"
+  std::string status;  // "pass", "fail", "expected_divergence"
+  double max_abs_diff = 0.0;
+  double max_rel_diff = 0.0;
+  std::string tensor;  // worst tensor ("" when not tensor-shaped)
+  int64_t step = -1;   // step of the worst difference, -1 for final-state checks
+  std::string detail;  // tolerance used, counts, and the reason of an expected divergence
+};
+
 struct ModeResult {
   std::string mode;  // "single", "dp", "ddp"
   int64_t world_size = 1;
   std::vector<double> losses;        // per step
   std::vector<double> step_seconds;  // per step, wall time
   std::string state_file;            // file name of the final state, relative to the report
+  std::vector<CheckRecord> checks;   // empty for the reference mode itself
+  std::string gradient_check;        // "full" or "fingerprint": how gradients were compared
+  std::string backend;               // collective backend ("" for single)
+  int64_t bytes_per_step = 0;        // gradient bytes reduced per rank per step (ddp)
+  int64_t buckets = 0;               // DDP buckets (0 for the naive strategy)
 };
 
 struct RunReport {
@@ -73,6 +89,7 @@ struct RunReport {
   RunContext context;
   RunConfig config;
   std::vector<ModeResult> results;
+  bool passed = true;  // no check failed
 };
 
 }  // namespace ddpbench::reports

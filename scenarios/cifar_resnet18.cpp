@@ -30,6 +30,7 @@ ScenarioSpec cifar_resnet18_scenario() {
        "DataParallel normalises each replica's chunk separately and keeps replica 0's running "
        "statistics"},
   };
+  s.torch_oracle_model = "resnet18";
   s.build_model = [](int64_t seed) {
     torch::manual_seed(static_cast<uint64_t>(seed));
     return torch::nn::AnyModule(models::ResNet18(10));

@@ -31,6 +31,7 @@ ScenarioSpec linear_mse_scenario() {
     return std::make_shared<data::TensorDataset>(inputs, targets,
                                                  "randn(20,10) -> randn(20,10) (20 samples)");
   };
+  s.torch_oracle_model = "linear";
   s.build_model = [](int64_t seed) {
     torch::manual_seed(static_cast<uint64_t>(seed));
     // The notebook initialises the model after drawing x and y from the same generator: replay

@@ -21,6 +21,7 @@ ScenarioSpec toy_cnn_scenario() {
   s.loss = LossKind::kCrossEntropy;
   s.optimizer.lr = 0.001;
   s.optimizer.momentum = 0.9;
+  s.torch_oracle_model = "toy_cnn";
   s.build_model = [](int64_t seed) {
     torch::manual_seed(static_cast<uint64_t>(seed));
     return torch::nn::AnyModule(models::ToyCnn());

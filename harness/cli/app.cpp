@@ -13,6 +13,8 @@
 #include "cli/run_context.h"
 #include "cli/sampler_command.h"
 #include "errors.h"
+#include "launch/environment.h"
+#include "launch/worker_group.h"
 #include "scenarios/registry.h"
 
 namespace ddpbench::cli {
@@ -64,6 +66,15 @@ int run_app(int argc, char** argv) {
   } catch (const WorkerFailure& e) {
     fmt::print(stderr, "ddpbench: worker failure: {}\n", one_line(e.what()));
     return kExitWorkerFailed;
+  } catch (const launch::Interrupted& e) {
+    fmt::print(stderr, "ddpbench: {}; all workers stopped\n", one_line(e.what()));
+    return kExitInterrupted;
+  } catch (const std::exception& e) {
+    // Inside a spawned worker this is almost always a collective failing because a peer died:
+    // a distinct code lets the parent blame the peer that failed first.
+    const bool spawned = std::getenv(launch::kSpawnedEnv) != nullptr;
+    fmt::print(stderr, "ddpbench: failure: {}\n", one_line(e.what()));
+    return spawned ? kExitPeerLost : kExitWorkerFailed;
   }
   return kExitBadInput;
 }

@@ -1,62 +1,81 @@
-// run_command.cpp — see run_command.h. Order matters for "nothing half-written": every input is
-// validated and --out is proven writable before any training, and files are committed together
-// only after every mode finished.
+// run_command.cpp — see run_command.h. This file is the launching parent's path; the worker's
+// path is worker_command.cpp. Order matters for "nothing half-written": every input is validated
+// and --out is proven writable before any training, and files are committed together at the end.
 #include "cli/run_command.h"
 
 #include <torch/torch.h>
 
-#include <filesystem>
-#include <iostream>
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "cli/batch_export.h"
+#include "cli/mode_runs.h"
 #include "cli/output_dir.h"
 #include "cli/run_context.h"
-#include "data/batch_plan.h"
+#include "cli/run_outcome.h"
+#include "cli/run_setup.h"
 #include "cli/validators.h"
+#include "cli/worker_command.h"
+#include "dist/gpu_probe.h"
 #include "errors.h"
-#include "modes/single/single_trainer.h"
-#include "reports/console_reporter.h"
-#include "reports/json_reporter.h"
+#include "launch/environment.h"
+#include "launch/worker_group.h"
+#include "launch/worker_result_codec.h"
 #include "scenarios/training_recipe.h"
 
 namespace ddpbench::cli {
 namespace {
 
-constexpr const char* kKnownModes = "single";
-
-std::string describe_optimizer(const scenarios::OptimizerSpec& o) {
-  std::string s = fmt::format("SGD(lr={}", o.lr);
-  if (o.momentum != 0) s += fmt::format(", momentum={}", o.momentum);
-  if (o.dampening != 0) s += fmt::format(", dampening={}", o.dampening);
-  if (o.nesterov) s += ", nesterov=True";
-  if (o.weight_decay != 0) s += fmt::format(", weight_decay={}", o.weight_decay);
-  return s + ")";
-}
-
-void validate_modes(const std::vector<std::string>& modes) {
-  if (modes.empty()) throw InputError(fmt::format("--modes is empty: pass one of {}", kKnownModes));
-  for (const auto& m : modes) {
-    if (m != "single") {
-      throw InputError(
-          fmt::format("unknown mode '{}' in --modes: this version runs {}", m, kKnownModes));
-    }
+void check_backend_here(const RunSetup& s, const dist::GpuInfo& gpu) {
+  if (!s.has_mode("ddp")) return;
+  if (s.backend == "mpi") {
+    throw InputError(
+        "--backend mpi needs ranks started by mpirun (e.g. mpirun -np 4 ddpbench run --backend "
+        "mpi ...); use --backend gloo to let ddpbench spawn the workers itself");
+  }
+  if (s.backend == "nccl" && gpu.device_count == 0) {
+    throw InputError(fmt::format("--backend nccl needs a CUDA device: {}; use --backend gloo",
+                                 gpu.status));
+  }
+  if (s.backend != "gloo" && s.backend != "nccl") {
+    throw InputError(fmt::format("unknown --backend '{}': known backends are gloo, mpi, nccl", s.backend));
   }
 }
 
-reports::SamplerRecord sampler_record(const data::DistributedSampler& s) {
-  const auto& o = s.options();
-  return {o.dataset_size, o.num_replicas, o.shuffle,     o.drop_last,        o.seed,
-          s.num_samples(), s.total_size(), s.padded_count(), s.dropped_count()};
+void print_header(const RunSetup& s, const scenarios::ScenarioInstance& instance,
+                  const data::GlobalBatchPlan& plan, const dist::GpuInfo& gpu,
+                  modes::GradRecordKind grad) {
+  const scenarios::ScenarioSpec& spec = *s.spec;
+  const auto& sampler = plan.sampler();
+  fmt::print("{} — run {}\n", version_line(), spec.name);
+  fmt::print("scenario  {}: {}, {}\n", spec.name, spec.model_name, scenarios::loss_name(spec.loss));
+  fmt::print("data      {}; shuffle={} seed={}\n", instance.dataset->describe(), spec.shuffle, s.seed);
+  fmt::print("plan      global batch {} = {} rank(s) x {}, {} steps/epoch; per epoch {} sample(s) "
+             "duplicated by padding, {} dropped\n",
+             s.global_batch, s.world_size, plan.local_batch(), plan.steps_per_epoch(),
+             sampler.padded_count(), sampler.dropped_count());
+  fmt::print("modes     {}; {} steps, {}, {} thread(s) per process, gradients compared {}\n",
+             fmt::join(s.modes, ","), s.steps, s.dtype_name, s.threads,
+             modes::grad_record_name(grad));
+  if (s.has_mode("ddp") && gpu.device_count == 0) {
+    const int64_t cores = std::max<int64_t>(1, std::thread::hardware_concurrency());
+    fmt::print("devices   {}: running {} CPU rank(s) over {}{}\n", gpu.status, s.world_size,
+               s.backend,
+               s.world_size > cores
+                   ? fmt::format(" — {} ranks on {} cores: throughput figures are oversubscribed",
+                                 s.world_size, cores)
+                   : "");
+  }
+  std::fflush(stdout);
 }
 
 }  // namespace
 
 CLI::App* add_run_command(CLI::App& app, RunCommandOptions& o) {
-  CLI::App* cmd = app.add_subcommand("run", "Train a scenario in the selected modes and report");
+  CLI::App* cmd = app.add_subcommand("run", "Train a scenario in the selected modes and compare them");
   cmd->add_option("--scenario", o.scenario, "Scenario name (see `ddpbench list`)");
-  cmd->add_option("--modes", o.modes, "Comma-separated modes (single)")->delimiter(',');
+  cmd->add_option("--modes", o.modes, "Comma-separated modes: single, ddp")->delimiter(',');
   cmd->add_option("--steps", o.steps, "Training steps (default: the scenario's)")
       ->check(integer_at_least(1));
   cmd->add_option("--batch-size", o.batch_size, "Global batch size (default: the scenario's)")
@@ -67,82 +86,78 @@ CLI::App* add_run_command(CLI::App& app, RunCommandOptions& o) {
       ->check(CLI::IsMember({"float32", "float64"}));
   cmd->add_option("--data-dir", o.data_dir, "Dataset directory (default: the scenario's data)");
   cmd->add_option("--out", o.out, "Output directory for report.json and state files");
-  cmd->add_option("--threads", o.threads, "Intra-op threads (default: all cores)")
+  cmd->add_option("--threads", o.threads, "Intra-op threads per process (default: cores / ranks)")
       ->check(integer_at_least(1));
+  cmd->add_option("--gpus,--world-size", o.gpus, "World size K: ranks, one process each")
+      ->check(integer_at_least(1));
+  cmd->add_option("--backend", o.backend, "Collectives: gloo, mpi (under mpirun), nccl")
+      ->check(CLI::IsMember({"gloo", "mpi", "nccl"}));
+  cmd->add_option("--master-addr", o.master_addr, "Address the workers rendezvous on");
+  cmd->add_option("--timeout", o.timeout, "Seconds without progress before a rank is declared hung");
+  cmd->add_option("--ddp-impl", o.ddp_impl, "bucketed (overlapping) or naive")
+      ->check(CLI::IsMember({"bucketed", "naive"}));
+  cmd->add_option("--bucket-cap-mb", o.bucket_cap_mb, "DDP bucket cap in MiB");
+  cmd->add_option("--first-bucket-mb", o.first_bucket_mb, "DDP first bucket size in MiB");
+  cmd->add_flag("--no-broadcast-buffers", o.no_broadcast_buffers,
+                "Do not broadcast rank 0's buffers before each forward");
+  cmd->add_flag("--find-unused-parameters", o.find_unused_parameters,
+                "Reduce parameters without a gradient as zeros");
+  cmd->add_option("--comm-hook", o.comm_hook, "DDP communication hook: allreduce, fp16, bf16")
+      ->check(CLI::IsMember({"allreduce", "fp16", "bf16"}));
+  cmd->add_option("--inject-fault", o.inject_fault,
+                  "KIND:rank=R,step=S[,eps=E][,tensor=NAME], KIND in grad, crash, hang, nan");
+  cmd->add_option("--grad-check", o.grad_check, "Gradient comparison: auto, full, fingerprint")
+      ->check(CLI::IsMember({"auto", "full", "fingerprint"}));
+  cmd->add_flag("--export-batches", o.export_batches,
+                "Also write batches.pt for reference/torch_ddp_oracle.py");
   return cmd;
 }
 
 int run_run_command(const RunCommandOptions& o, const scenarios::ScenarioRegistry& registry,
                     const std::vector<std::string>& argv) {
-  const scenarios::ScenarioSpec& spec = registry.get(o.scenario);
-  validate_modes(o.modes);
-  const int64_t steps = o.steps > 0 ? o.steps : spec.steps;
-  const int64_t batch = o.batch_size > 0 ? o.batch_size : spec.global_batch;
-  const int64_t seed = o.seed >= 0 ? o.seed : spec.seed;
-  const at::ScalarType dtype = o.dtype == "float64" ? at::kDouble : at::kFloat;
-  if (!o.data_dir.empty() && !std::filesystem::is_directory(o.data_dir)) {
-    throw InputError(fmt::format("--data-dir {}: no such directory", o.data_dir));
+  if (const auto world = launch::detect_world(launch::process_env())) {
+    return run_as_worker(o, registry, *world, argv);
   }
-  const scenarios::BuildRequest request{seed, o.data_dir};
-  if (spec.unavailable_reason) {
-    if (auto reason = spec.unavailable_reason(request)) {
-      fmt::print(stderr, "ddpbench: skipped scenario {}: {}\n", spec.name, *reason);
+  const RunSetup setup = resolve_run(o, registry, std::nullopt);
+  const dist::GpuInfo gpu = dist::probe_gpus();
+  check_backend_here(setup, gpu);
+  if (setup.spec->unavailable_reason) {
+    if (auto reason = setup.spec->unavailable_reason(setup.request)) {
+      fmt::print(stderr, "ddpbench: skipped scenario {}: {}\n", setup.spec->name, *reason);
       return kExitOk;
     }
   }
   OutputDir out(o.out);
-  const int64_t cores = std::max<int64_t>(1, std::thread::hardware_concurrency());
-  const int64_t threads = o.threads > 0 ? o.threads : cores;
-  torch::set_num_threads(static_cast<int>(threads));
+  torch::set_num_threads(static_cast<int>(setup.threads));
 
-  scenarios::ScenarioInstance instance = scenarios::instantiate(spec, request);
-  const int64_t world_size = 1;
-  const data::GlobalBatchPlan plan(
-      {instance.dataset->size(), world_size, spec.shuffle, seed, spec.sampler_drop_last}, batch);
-  const auto& sampler = plan.sampler();
+  scenarios::ScenarioInstance instance = scenarios::instantiate(*setup.spec, setup.request);
+  const data::GlobalBatchPlan plan({instance.dataset->size(), setup.world_size, setup.spec->shuffle,
+                                    setup.seed, setup.spec->sampler_drop_last},
+                                   setup.global_batch);
+  const modes::GradRecordKind grad = resolve_grad_record(setup, *instance.model.ptr());
+  print_header(setup, instance, plan, gpu, grad);
 
-  fmt::print("{} — run {}\n", version_line(), spec.name);
-  fmt::print("scenario  {}: {}, {}, {}\n", spec.name, spec.model_name,
-             scenarios::loss_name(spec.loss), describe_optimizer(spec.optimizer));
-  fmt::print("data      {}; shuffle={} seed={}\n", instance.dataset->describe(), spec.shuffle, seed);
-  fmt::print("plan      global batch {} = {} rank(s) x {}, {} steps/epoch, {} padded / {} dropped "
-             "samples per epoch\n",
-             batch, world_size, plan.local_batch(), plan.steps_per_epoch(), sampler.padded_count(),
-             sampler.dropped_count());
-  fmt::print("modes     {}; {} steps, {}, {} thread(s)\n", fmt::join(o.modes, ","), steps, o.dtype,
-             threads);
-  std::fflush(stdout);
+  if (o.export_batches) {
+    instance.model.ptr()->to(setup.dtype);
+    const std::vector<char> bytes = export_batches(setup, *instance.dataset, plan,
+                                                   modes::capture_state(*instance.model.ptr()));
+    out.stage("batches.pt", std::string_view(bytes.data(), bytes.size()));
+  }
 
-  reports::RunReport report;
-  report.context = collect_context(argv);
-  report.config = {spec.name,
-                   spec.model_name,
-                   instance.dataset->describe(),
-                   scenarios::loss_name(spec.loss),
-                   describe_optimizer(spec.optimizer),
-                   o.modes,
-                   steps,
-                   batch,
-                   plan.local_batch(),
-                   world_size,
-                   plan.steps_per_epoch(),
-                   seed,
-                   threads,
-                   o.dtype,
-                   o.data_dir,
-                   sampler_record(sampler)};
-
-  const modes::SingleTrainResult single = modes::train_single(spec, instance, plan, {steps, dtype});
-  const std::vector<char> state = modes::pickle_state(single.final_state);
-  out.stage("state_single.pt", std::string_view(state.data(), state.size()));
-  report.results.push_back({"single", 1, single.losses, single.step_seconds, "state_single.pt"});
-
-  const reports::JsonReporter json;
-  out.stage(json.file_name(), json.render(report));
-  out.commit();
-  fmt::print("\n{}", reports::ConsoleReporter().render(report));
-  fmt::print("wrote {}/report.json and state files\n", out.path());
-  return kExitOk;
+  std::vector<ModeOutcome> outcomes;
+  const std::vector<std::string> names = parameter_names(*instance.model.ptr());
+  if (setup.has_mode("single")) outcomes.push_back(run_single_mode(setup, instance, plan, grad));
+  if (setup.has_mode("ddp")) {
+    launch::WorkerGroupOptions group;
+    group.world_size = static_cast<int>(setup.world_size);
+    group.master_addr = o.master_addr;
+    group.progress_timeout = setup.timeout;
+    group.argv = argv;
+    const std::string bytes = launch::run_worker_group(group);
+    outcomes.push_back(ddp_outcome(setup, launch::decode_worker_result(bytes), names));
+  }
+  return finish_run(setup, {instance.dataset->describe(), &plan, modes::grad_record_name(grad), argv},
+                    std::move(outcomes), out);
 }
 
 }  // namespace ddpbench::cli

@@ -43,6 +43,7 @@ SingleTrainResult train_single(const scenarios::ScenarioSpec& spec,
     at::Tensor output = instance.model.forward(inputs);
     at::Tensor loss = scenarios::compute_loss(spec.loss, output, targets);
     loss.backward();
+    if (options.after_backward) options.after_backward(step, module);
     optimizer->step();
 
     const double value = loss.item<double>();

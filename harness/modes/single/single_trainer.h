@@ -7,17 +7,24 @@
 #include <ATen/core/TensorBody.h>
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "data/batch_plan.h"
 #include "modes/model_state.h"
 #include "scenarios/scenario.h"
 
+namespace torch::nn {
+class Module;
+}
+
 namespace ddpbench::modes {
 
 struct SingleTrainOptions {
   int64_t steps = 1;
   at::ScalarType dtype = at::kFloat;  // kFloat or kDouble: model and inputs are cast to it
+  // Observer called after each backward, before the optimizer step (gradient recording).
+  std::function<void(int64_t step, const torch::nn::Module& module)> after_backward;
 };
 
 struct SingleTrainResult {

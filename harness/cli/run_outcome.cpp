@@ -1,0 +1,103 @@
+// run_outcome.cpp — see run_outcome.h.
+#include "cli/run_outcome.h"
+
+#include <fmt/format.h>
+
+#include "cli/run_context.h"
+#include "errors.h"
+#include "modes/model_state.h"
+#include "reports/console_reporter.h"
+#include "reports/json_reporter.h"
+#include "scenarios/training_recipe.h"
+
+namespace ddpbench::cli {
+namespace {
+
+std::string describe_optimizer(const scenarios::OptimizerSpec& o) {
+  std::string s = fmt::format("SGD(lr={}", o.lr);
+  if (o.momentum != 0) s += fmt::format(", momentum={}", o.momentum);
+  if (o.dampening != 0) s += fmt::format(", dampening={}", o.dampening);
+  if (o.nesterov) s += ", nesterov=True";
+  if (o.weight_decay != 0) s += fmt::format(", weight_decay={}", o.weight_decay);
+  return s + ")";
+}
+
+compare::ComparisonPolicy policy_for(const RunSetup& setup, const std::string& mode,
+                                     const std::string& grad_record) {
+  const scenarios::Tolerances& t = setup.spec->tolerances;
+  const bool f64 = setup.dtype == at::kDouble;
+  const scenarios::Tolerance& state = f64 ? t.float64 : t.float32;
+  compare::ComparisonPolicy p;
+  p.state = {state.rtol, state.atol};
+  p.gradient_tolerance = f64 ? t.gradient_float64 : t.gradient_float32;
+  p.gradient_fingerprints = grad_record == "fingerprint";
+  for (const auto& d : setup.spec->divergences) {
+    if (d.mode == mode) p.divergences.push_back({d.tensor_pattern, d.reason});
+  }
+  return p;
+}
+
+reports::SamplerRecord sampler_record(const data::DistributedSampler& s) {
+  const auto& o = s.options();
+  return {o.dataset_size,   o.num_replicas,  o.shuffle,          o.drop_last,        o.seed,
+          s.num_samples(), s.total_size(), s.padded_count(), s.dropped_count()};
+}
+
+}  // namespace
+
+int finish_run(const RunSetup& setup, const RunDescription& run, std::vector<ModeOutcome> outcomes,
+               OutputDir& out) {
+  const scenarios::ScenarioSpec& spec = *setup.spec;
+  reports::RunReport report;
+  report.context = collect_context(run.argv);
+  report.config = {spec.name,
+                   spec.model_name,
+                   run.dataset,
+                   scenarios::loss_name(spec.loss),
+                   describe_optimizer(spec.optimizer),
+                   setup.modes,
+                   setup.steps,
+                   setup.global_batch,
+                   run.plan->local_batch(),
+                   setup.world_size,
+                   run.plan->steps_per_epoch(),
+                   setup.seed,
+                   setup.threads,
+                   setup.dtype_name,
+                   setup.request.data_dir,
+                   sampler_record(run.plan->sampler())};
+
+  const ModeOutcome* single = nullptr;
+  for (const auto& o : outcomes) {
+    if (o.mode == "single") single = &o;
+  }
+  for (auto& o : outcomes) {
+    reports::ModeResult r;
+    r.mode = o.mode;
+    r.world_size = o.world_size;
+    r.losses = o.trace.losses;
+    r.step_seconds = o.step_seconds;
+    r.state_file = fmt::format("state_{}.pt", o.mode);
+    r.backend = o.backend;
+    r.bytes_per_step = o.bytes_per_step;
+    r.buckets = o.buckets;
+    if (single != nullptr && &o != single) {
+      r.gradient_check = run.grad_record;
+      r.checks = compare::compare_modes(single->trace, o.trace, policy_for(setup, o.mode, run.grad_record));
+    }
+    r.checks.insert(r.checks.end(), o.extra_checks.begin(), o.extra_checks.end());
+    for (const auto& c : r.checks) report.passed = report.passed && c.status != "fail";
+    const std::vector<char> state = modes::pickle_state(o.trace.final_state);
+    out.stage(r.state_file, std::string_view(state.data(), state.size()));
+    report.results.push_back(std::move(r));
+  }
+
+  const reports::JsonReporter json;
+  out.stage(json.file_name(), json.render(report));
+  out.commit();
+  fmt::print("\n{}", reports::ConsoleReporter().render(report));
+  fmt::print("wrote {}/report.json and state files\n", out.path());
+  return report.passed ? kExitOk : kExitCheckFailed;
+}
+
+}  // namespace ddpbench::cli

@@ -1,0 +1,86 @@
+// run_setup.cpp — see run_setup.h.
+#include "cli/run_setup.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "errors.h"
+
+namespace ddpbench::cli {
+namespace {
+
+constexpr const char* kKnownModes = "single, ddp";
+
+}  // namespace
+
+bool RunSetup::has_mode(const std::string& m) const {
+  return std::find(modes.begin(), modes.end(), m) != modes.end();
+}
+
+RunSetup resolve_run(const RunCommandOptions& o, const scenarios::ScenarioRegistry& registry,
+                     std::optional<int64_t> world_size) {
+  RunSetup s;
+  s.spec = &registry.get(o.scenario);
+  s.world_size = world_size.value_or(o.gpus);
+  s.modes = o.modes;
+  if (s.modes.empty()) {
+    s.modes = s.world_size > 1 ? std::vector<std::string>{"single", "ddp"}
+                               : std::vector<std::string>{"single"};
+  }
+  for (const auto& m : s.modes) {
+    if (m != "single" && m != "ddp") {
+      throw InputError(fmt::format("unknown mode '{}' in --modes: known modes are {}", m, kKnownModes));
+    }
+  }
+  s.steps = o.steps > 0 ? o.steps : s.spec->steps;
+  s.global_batch = o.batch_size > 0 ? o.batch_size : s.spec->global_batch;
+  s.seed = o.seed >= 0 ? o.seed : s.spec->seed;
+  s.dtype = o.dtype == "float64" ? at::kDouble : at::kFloat;
+  s.dtype_name = o.dtype;
+  if (s.global_batch % s.world_size != 0) {
+    throw InputError(fmt::format(
+        "global batch {} is not divisible by {} ranks: pass --batch-size as a multiple of {}",
+        s.global_batch, s.world_size, s.world_size));
+  }
+  if (!o.data_dir.empty() && !std::filesystem::is_directory(o.data_dir)) {
+    throw InputError(fmt::format("--data-dir {}: no such directory", o.data_dir));
+  }
+  s.request = {s.seed, o.data_dir};
+  const int64_t cores = std::max<int64_t>(1, std::thread::hardware_concurrency());
+  s.threads = o.threads > 0 ? o.threads : std::max<int64_t>(1, cores / s.world_size);
+  s.backend = o.backend;
+  if (o.timeout <= 0) throw InputError("--timeout must be a positive number of seconds");
+  s.timeout = std::chrono::milliseconds(static_cast<int64_t>(o.timeout * 1000));
+
+  s.ddp.impl = o.ddp_impl == "naive" ? modes::ddp::DdpImpl::kNaive : modes::ddp::DdpImpl::kBucketed;
+  if (o.bucket_cap_mb <= 0 || o.first_bucket_mb <= 0) {
+    throw InputError("--bucket-cap-mb and --first-bucket-mb must be positive");
+  }
+  s.ddp.reducer.limits.bucket_cap_bytes = static_cast<int64_t>(o.bucket_cap_mb * (1 << 20));
+  s.ddp.reducer.limits.first_bucket_bytes = static_cast<int64_t>(o.first_bucket_mb * (1 << 20));
+  s.ddp.reducer.comm_hook = modes::ddp::parse_comm_hook(o.comm_hook);
+  s.ddp.reducer.find_unused_parameters = o.find_unused_parameters;
+  s.ddp.broadcast_buffers = !o.no_broadcast_buffers;
+  s.grad_check = o.grad_check;
+
+  if (!o.inject_fault.empty()) {
+    s.fault = modes::parse_fault(o.inject_fault);
+    if (!s.has_mode("ddp")) {
+      throw InputError("--inject-fault needs the ddp mode (add ddp to --modes)");
+    }
+    if (s.fault->rank >= s.world_size) {
+      throw InputError(fmt::format("--inject-fault rank {} is outside a world of {} ranks",
+                                   s.fault->rank, s.world_size));
+    }
+    if (s.fault->step >= s.steps) {
+      throw InputError(fmt::format("--inject-fault step {} is beyond the run's {} steps",
+                                   s.fault->step, s.steps));
+    }
+  }
+  return s;
+}
+
+}  // namespace ddpbench::cli

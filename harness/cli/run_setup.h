@@ -1,0 +1,43 @@
+// run_setup.h — a validated `ddpbench run`: flags resolved against the scenario's defaults and
+// checked once, before anything runs, by the launching parent and by every worker alike.
+#pragma once
+
+#include <ATen/core/ScalarType.h>
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/run_command.h"
+#include "modes/ddp/distributed_model.h"
+#include "modes/fault_injection.h"
+#include "scenarios/scenario.h"
+
+namespace ddpbench::cli {
+
+struct RunSetup {
+  const scenarios::ScenarioSpec* spec = nullptr;
+  std::vector<std::string> modes;
+  int64_t steps = 0;
+  int64_t global_batch = 0;
+  int64_t seed = 0;
+  at::ScalarType dtype = at::kFloat;
+  std::string dtype_name;
+  int64_t world_size = 1;
+  int64_t threads = 1;
+  scenarios::BuildRequest request;
+  std::string backend;
+  std::chrono::milliseconds timeout{0};
+  modes::ddp::DdpOptions ddp;
+  std::optional<modes::FaultSpec> fault;
+  std::string grad_check;  // "auto", "full", "fingerprint"
+
+  bool has_mode(const std::string& m) const;
+};
+
+// `world_size` overrides --gpus when an external launcher fixed it. Throws InputError.
+RunSetup resolve_run(const RunCommandOptions& options, const scenarios::ScenarioRegistry& registry,
+                     std::optional<int64_t> world_size);
+
+}  // namespace ddpbench::cli

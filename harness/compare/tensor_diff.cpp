@@ -1,0 +1,63 @@
+// tensor_diff.cpp — see tensor_diff.h. Everything is computed in float64 so the comparison adds
+// no rounding of its own.
+#include "compare/tensor_diff.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <limits>
+
+namespace ddpbench::compare {
+namespace {
+constexpr double kTiny = 1e-30;
+}
+
+TensorDiff diff_tensors(const at::Tensor& got, const at::Tensor& ref, const Tolerance& tol) {
+  TensorDiff d;
+  if (!got.sizes().equals(ref.sizes())) {
+    d.shape_mismatch = true;
+    d.violations = std::max<int64_t>(1, ref.numel());
+    d.max_abs = std::numeric_limits<double>::infinity();
+    return d;
+  }
+  if (ref.numel() == 0) return d;
+  const at::Tensor a = got.detach().to(at::kDouble);
+  const at::Tensor b = ref.detach().to(at::kDouble);
+  const at::Tensor diff = (a - b).abs();
+  const at::Tensor bound = tol.atol + tol.rtol * b.abs();
+  // NaN compares false everywhere, so count "not within bound" rather than "above bound".
+  d.violations = diff.le(bound).logical_not().sum().item<int64_t>();
+  d.max_abs = diff.max().item<double>();
+  if (std::isnan(d.max_abs) || !a.isfinite().all().item<bool>()) {
+    d.max_abs = std::numeric_limits<double>::infinity();
+  }
+  const at::Tensor nonzero = b.ne(0);
+  if (nonzero.any().item<bool>()) {
+    d.max_rel = (diff.masked_select(nonzero) / b.abs().masked_select(nonzero)).max().item<double>();
+  }
+  return d;
+}
+
+double normalized_gradient_error(const at::Tensor& got, const at::Tensor& ref, bool fingerprint) {
+  if (!got.defined() || !ref.defined()) {
+    return got.defined() == ref.defined() ? 0.0 : std::numeric_limits<double>::infinity();
+  }
+  if (!got.sizes().equals(ref.sizes())) return std::numeric_limits<double>::infinity();
+  const at::Tensor a = got.detach().to(at::kDouble);
+  const at::Tensor b = ref.detach().to(at::kDouble);
+  if (!a.isfinite().all().item<bool>()) return std::numeric_limits<double>::infinity();
+  if (!fingerprint) {
+    const double scale = std::max(b.abs().max().item<double>(), kTiny);
+    return (a - b).abs().max().item<double>() / scale;
+  }
+  // Fingerprint = (sum, L1, L2, max|g|); a sum can cancel to ~0, so judge it against L1.
+  const double l1 = std::max(b[1].item<double>(), kTiny);
+  const double l2 = std::max(b[2].item<double>(), kTiny);
+  const double mx = std::max(b[3].item<double>(), kTiny);
+  return std::max({std::abs(a[0].item<double>() - b[0].item<double>()) / l1,
+                   std::abs(a[1].item<double>() - b[1].item<double>()) / l1,
+                   std::abs(a[2].item<double>() - b[2].item<double>()) / l2,
+                   std::abs(a[3].item<double>() - b[3].item<double>()) / mx});
+}
+
+}  // namespace ddpbench::compare

@@ -1,0 +1,18 @@
+// communicator_factory.cpp — see communicator_factory.h.
+#include "dist/communicator_factory.h"
+
+#include <fmt/format.h>
+
+#include "dist/gloo_communicator.h"
+#include "errors.h"
+
+namespace ddpbench::dist {
+
+std::unique_ptr<Communicator> make_communicator(const CommunicatorRequest& r) {
+  if (r.backend == "gloo") {
+    return make_gloo_communicator(r.store, {r.rank, r.world_size, r.interface_address, r.timeout});
+  }
+  throw InputError(fmt::format("unknown --backend '{}': known backends are gloo, mpi, nccl", r.backend));
+}
+
+}  // namespace ddpbench::dist

@@ -1,0 +1,40 @@
+// environment.h — who am I in the world? Detects a worker launched by ddpbench itself, torchrun
+// (RANK / WORLD_SIZE / LOCAL_RANK / MASTER_ADDR / MASTER_PORT), Slurm's srun (SLURM_PROCID,
+// SLURM_NTASKS, SLURM_LOCALID, first host of SLURM_NODELIST) or OpenMPI's mpirun
+// (OMPI_COMM_WORLD_RANK / _SIZE / _LOCAL_RANK). No such variables: this process is the launcher.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace ddpbench::launch {
+
+// Reads one environment variable (injectable so tests need not touch the real environment).
+using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
+EnvLookup process_env();
+
+enum class Launcher { kDdpbench, kTorchrun, kSlurm, kOpenMpi };
+const char* launcher_name(Launcher l);
+
+struct WorldInfo {
+  Launcher launcher = Launcher::kDdpbench;
+  int rank = 0;
+  int world_size = 1;
+  int local_rank = 0;
+  std::string master_addr;  // "" under OpenMPI without MASTER_ADDR: rank 0 shares it through MPI
+  int master_port = 0;      // 0 likewise
+};
+
+// Environment variable set on workers spawned by ddpbench (the parent hosts the store and
+// writes the report).
+inline constexpr const char* kSpawnedEnv = "DDPBENCH_SPAWNED";
+
+// nullopt when no launcher variables are present. Throws InputError for inconsistent variables
+// (e.g. RANK without MASTER_PORT, rank outside the world), naming the variable.
+std::optional<WorldInfo> detect_world(const EnvLookup& env);
+
+// "node[01-04,07],gpu2" -> "node01": the first host of a Slurm node list.
+std::string first_slurm_host(const std::string& nodelist);
+
+}  // namespace ddpbench::launch

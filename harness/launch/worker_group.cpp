@@ -1,0 +1,250 @@
+// worker_group.cpp — see worker_group.h.
+#include "launch/worker_group.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "errors.h"
+#include "launch/environment.h"
+
+namespace ddpbench::launch {
+namespace {
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// Set by SIGINT/SIGTERM while a group runs; polled by the supervision loop.
+std::atomic<int> g_interrupt_signal{0};  // NOLINT: signal handlers can only reach globals
+void on_interrupt(int sig) { g_interrupt_signal = sig; }
+
+struct Worker {
+  int rank = 0;
+  pid_t pid = -1;
+  bool exited = false;
+  int status = 0;
+  std::string log_path;
+  std::string last_progress = "starting";
+  Clock::time_point last_change;
+};
+
+std::string tail_of(const std::string& path, int lines) {
+  std::ifstream in(path);
+  std::vector<std::string> all;
+  for (std::string l; std::getline(in, l);) all.push_back(l);
+  std::string out;
+  for (size_t i = all.size() > static_cast<size_t>(lines) ? all.size() - lines : 0; i < all.size(); ++i) {
+    out += (out.empty() ? "" : " | ") + all[i];
+  }
+  return out.empty() ? "(no output)" : out;
+}
+
+pid_t spawn(const WorkerGroupOptions& o, int rank, int port, const std::string& log_path) {
+  std::vector<std::string> env = {
+      fmt::format("RANK={}", rank),
+      fmt::format("LOCAL_RANK={}", rank),
+      fmt::format("WORLD_SIZE={}", o.world_size),
+      fmt::format("MASTER_ADDR={}", o.master_addr),
+      fmt::format("MASTER_PORT={}", port),
+      fmt::format("{}=1", kSpawnedEnv),
+  };
+  env.insert(env.end(), o.extra_env.begin(), o.extra_env.end());
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error(fmt::format("fork failed: {}", std::strerror(errno)));
+  if (pid > 0) return pid;
+  // Child: die with the parent, log to a file, become the worker.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(1);
+  signal(SIGINT, SIG_IGN);  // the parent decides; Ctrl-C reaches the parent and it stops us
+  const int fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  if (fd >= 0) {
+    dup2(fd, STDOUT_FILENO);
+    dup2(fd, STDERR_FILENO);
+    close(fd);
+  }
+  for (const auto& e : env) putenv(strdup(e.c_str()));
+  std::vector<char*> args;
+  static char self[] = "/proc/self/exe";
+  args.push_back(self);
+  for (size_t i = 1; i < o.argv.size(); ++i) args.push_back(const_cast<char*>(o.argv[i].c_str()));
+  args.push_back(nullptr);
+  execv(self, args.data());
+  std::fprintf(stderr, "exec of worker failed: %s\n", std::strerror(errno));
+  _exit(127);
+}
+
+void stop_all(std::vector<Worker>& workers) {
+  for (auto& w : workers) {
+    if (!w.exited) kill(w.pid, SIGTERM);
+  }
+  const auto deadline = Clock::now() + std::chrono::seconds(3);
+  for (auto& w : workers) {
+    while (!w.exited) {
+      if (waitpid(w.pid, &w.status, WNOHANG) == w.pid) {
+        w.exited = true;
+      } else if (Clock::now() > deadline) {
+        kill(w.pid, SIGKILL);
+        waitpid(w.pid, &w.status, 0);
+        w.exited = true;
+      } else {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+    }
+  }
+}
+
+std::string describe_exit(int status) {
+  if (WIFSIGNALED(status)) {
+    return fmt::format("was killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
+  }
+  return fmt::format("exited with code {}", WEXITSTATUS(status));
+}
+
+// Progress values are "step:phase:phase name"; this shows them as "step S (phase name)".
+std::string describe_progress(const std::string& p) {
+  const size_t a = p.find(':');
+  const size_t b = a == std::string::npos ? a : p.find(':', a + 1);
+  if (b == std::string::npos) return p;
+  return fmt::format("step {} ({})", p.substr(0, a), p.substr(b + 1));
+}
+
+// Orders progress values by (step, phase) numerically; "starting" sorts first.
+std::pair<long, long> progress_rank(const std::string& p) {
+  const size_t colon = p.find(':');
+  if (colon == std::string::npos) return {-1, -1};
+  return {std::strtol(p.c_str(), nullptr, 10), std::strtol(p.c_str() + colon + 1, nullptr, 10)};
+}
+
+bool failed(const Worker& w) {
+  return w.exited && (!WIFEXITED(w.status) || WEXITSTATUS(w.status) != 0);
+}
+
+// Peers of a dead rank fail their next collective within moments, so the first exit seen is not
+// necessarily the cause: give the others a moment to exit, then prefer a rank that did not die
+// of a lost peer (kExitPeerLost).
+std::string blame_failure(std::vector<Worker>& workers) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  for (auto& w : workers) {
+    if (!w.exited && waitpid(w.pid, &w.status, WNOHANG) == w.pid) w.exited = true;
+  }
+  const Worker* culprit = nullptr;
+  for (const auto& w : workers) {
+    if (!failed(w)) continue;
+    const bool peer_lost = WIFEXITED(w.status) && WEXITSTATUS(w.status) == kExitPeerLost;
+    if (culprit == nullptr || (!peer_lost && WIFEXITED(culprit->status) &&
+                               WEXITSTATUS(culprit->status) == kExitPeerLost)) {
+      culprit = &w;
+    }
+  }
+  return fmt::format("rank {} {} at {}; its stderr ends: {}", culprit->rank,
+                     describe_exit(culprit->status), describe_progress(culprit->last_progress),
+                     tail_of(culprit->log_path, 4));
+}
+
+}  // namespace
+
+std::string progress_key(int rank) { return fmt::format("ddpbench/progress/{}", rank); }
+
+std::string run_worker_group(const WorkerGroupOptions& o) {
+  auto store = dist::Store::serve(o.master_addr, 0, std::chrono::seconds(30));
+  std::string tmp = (fs::temp_directory_path() / "ddpbench-workers-XXXXXX").string();
+  if (mkdtemp(tmp.data()) == nullptr) throw std::runtime_error("cannot create a temporary directory");
+
+  g_interrupt_signal = 0;
+  struct sigaction sa {};
+  sa.sa_handler = on_interrupt;
+  struct sigaction old_int {}, old_term {};
+  sigaction(SIGINT, &sa, &old_int);
+  sigaction(SIGTERM, &sa, &old_term);
+
+  std::vector<Worker> workers(static_cast<size_t>(o.world_size));
+  std::string failure;
+  try {
+    for (int r = 0; r < o.world_size; ++r) {
+      Worker& w = workers[static_cast<size_t>(r)];
+      w.rank = r;
+      w.log_path = fmt::format("{}/rank{}.log", tmp, r);
+      w.last_change = Clock::now();
+      w.pid = spawn(o, r, store->port(), w.log_path);
+    }
+    size_t done = 0;
+    while (done < workers.size() && failure.empty()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      if (g_interrupt_signal != 0) {
+        failure = fmt::format("interrupted by signal {}", g_interrupt_signal.load());
+        break;
+      }
+      for (auto& w : workers) {
+        if (w.exited) continue;
+        if (waitpid(w.pid, &w.status, WNOHANG) == w.pid) {
+          w.exited = true;
+          ++done;
+          if (!WIFEXITED(w.status) || WEXITSTATUS(w.status) != 0) {
+            failure = blame_failure(workers);
+            break;
+          }
+          continue;
+        }
+        const std::string key = progress_key(w.rank);
+        if (store->check(key)) {
+          const std::string p = store->get(key);
+          if (p != w.last_progress) {
+            w.last_progress = p;
+            w.last_change = Clock::now();
+          }
+        }
+      }
+      if (!failure.empty()) break;
+      // Hang: someone has been silent too long. Blame the rank(s) furthest behind — the others
+      // are normally blocked in a collective waiting for them.
+      bool stalled = false;
+      for (const auto& w : workers) {
+        if (!w.exited && Clock::now() - w.last_change > o.progress_timeout) stalled = true;
+      }
+      if (stalled) {
+        std::pair<long, long> behind{LONG_MAX, LONG_MAX};
+        for (const auto& w : workers) {
+          if (!w.exited) behind = std::min(behind, progress_rank(w.last_progress));
+        }
+        std::vector<std::string> culprits;
+        for (const auto& w : workers) {
+          if (!w.exited && progress_rank(w.last_progress) == behind) {
+            culprits.push_back(
+                fmt::format("rank {} (last seen at {})", w.rank, describe_progress(w.last_progress)));
+          }
+        }
+        failure = fmt::format("no progress for {} s (--timeout): {} stopped responding",
+                              std::chrono::duration_cast<std::chrono::seconds>(o.progress_timeout).count(),
+                              fmt::join(culprits, ", "));
+      }
+    }
+  } catch (...) {
+    stop_all(workers);
+    sigaction(SIGINT, &old_int, nullptr);
+    sigaction(SIGTERM, &old_term, nullptr);
+    fs::remove_all(tmp);
+    throw;
+  }
+  stop_all(workers);
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGTERM, &old_term, nullptr);
+  const bool interrupted = g_interrupt_signal != 0;
+  fs::remove_all(tmp);
+  if (interrupted) throw Interrupted(failure);
+  if (!failure.empty()) throw WorkerFailure(failure);
+  if (!store->check(kResultKey)) throw WorkerFailure("rank 0 exited without sending its results");
+  return store->get(kResultKey);
+}
+
+}  // namespace ddpbench::launch

@@ -1,0 +1,45 @@
+// worker_group.h — the launching parent's side of a local multi-process run: spawn K workers of
+// this binary with torchrun-style variables (RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR,
+// MASTER_PORT) pointing at a store this process hosts on a free port, watch their progress, and
+// reap every one of them. A worker that exits non-zero, dies by a signal, or makes no progress
+// within the timeout stops the whole group (TERM, then KILL) and is reported by rank with the
+// tail of its stderr. Ctrl-C tears everything down too. No orphans: workers also die with the
+// parent (PR_SET_PDEATHSIG).
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dist/store.h"
+
+namespace ddpbench::launch {
+
+struct WorkerGroupOptions {
+  int world_size = 1;
+  // Address workers use to reach this parent's store (and rank 0's gloo pairs).
+  std::string master_addr = "127.0.0.1";
+  // A rank that reports no progress for this long is declared hung.
+  std::chrono::milliseconds progress_timeout{std::chrono::minutes(5)};
+  // Command line of each worker (argv[0] is replaced by this executable).
+  std::vector<std::string> argv;
+  // Extra "NAME=value" entries for every worker's environment.
+  std::vector<std::string> extra_env;
+};
+
+// Store keys shared by parent and workers.
+std::string progress_key(int rank);
+inline constexpr const char* kResultKey = "ddpbench/result";
+
+// Spawns the workers, supervises them to the end and returns rank 0's result bytes (the value
+// it set under kResultKey). Throws WorkerFailure (exit 3) naming the rank and cause, or
+// Interrupted on SIGINT/SIGTERM; in every case all workers are gone when it returns or throws.
+std::string run_worker_group(const WorkerGroupOptions& options);
+
+class Interrupted : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace ddpbench::launch

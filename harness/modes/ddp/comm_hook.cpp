@@ -1,0 +1,79 @@
+// comm_hook.cpp — see comm_hook.h. Division by the world size happens BEFORE the allreduce, as in
+// PyTorch 1.13's reducer and its compression hooks: it keeps fp16 sums from overflowing, and it
+// makes ddpbench round the same way torch DDP does.
+#include "modes/ddp/comm_hook.h"
+
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+
+#include "errors.h"
+
+namespace ddpbench::modes::ddp {
+namespace {
+
+class AllreduceReduction : public PendingReduction {
+ public:
+  AllreduceReduction(dist::Communicator& comm, at::Tensor bucket) : bucket_(std::move(bucket)) {
+    bucket_.div_(comm.world_size());
+    work_ = comm.allreduce_sum(bucket_);
+  }
+  void finish() override { work_->wait(); }
+  int64_t bytes() const override { return bucket_.numel() * bucket_.element_size(); }
+
+ private:
+  at::Tensor bucket_;
+  std::shared_ptr<dist::Work> work_;
+};
+
+class CompressedReduction : public PendingReduction {
+ public:
+  CompressedReduction(dist::Communicator& comm, at::Tensor bucket, at::ScalarType wire)
+      : bucket_(std::move(bucket)) {
+    compressed_ = bucket_.to(wire).div_(comm.world_size());
+    work_ = comm.allreduce_sum(compressed_);
+  }
+  void finish() override {
+    work_->wait();
+    bucket_.copy_(compressed_);  // decompress into the full-precision bucket
+  }
+  int64_t bytes() const override { return compressed_.numel() * compressed_.element_size(); }
+
+ private:
+  at::Tensor bucket_;
+  at::Tensor compressed_;
+  std::shared_ptr<dist::Work> work_;
+};
+
+}  // namespace
+
+CommHookKind parse_comm_hook(const std::string& name) {
+  if (name == "allreduce") return CommHookKind::kAllreduce;
+  if (name == "fp16") return CommHookKind::kFp16Compress;
+  if (name == "bf16") return CommHookKind::kBf16Compress;
+  throw InputError(
+      fmt::format("unknown --comm-hook '{}': known hooks are allreduce, fp16, bf16", name));
+}
+
+const char* comm_hook_name(CommHookKind kind) {
+  switch (kind) {
+    case CommHookKind::kAllreduce: return "allreduce";
+    case CommHookKind::kFp16Compress: return "fp16";
+    case CommHookKind::kBf16Compress: return "bf16";
+  }
+  return "?";
+}
+
+std::unique_ptr<PendingReduction> launch_comm_hook(CommHookKind kind, dist::Communicator& comm,
+                                                   at::Tensor bucket) {
+  switch (kind) {
+    case CommHookKind::kAllreduce:
+      return std::make_unique<AllreduceReduction>(comm, std::move(bucket));
+    case CommHookKind::kFp16Compress:
+      return std::make_unique<CompressedReduction>(comm, std::move(bucket), at::kHalf);
+    case CommHookKind::kBf16Compress:
+      return std::make_unique<CompressedReduction>(comm, std::move(bucket), at::kBFloat16);
+  }
+  throw std::logic_error("unknown comm hook");
+}
+
+}  // namespace ddpbench::modes::ddp

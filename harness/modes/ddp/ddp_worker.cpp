@@ -1,0 +1,205 @@
+// ddp_worker.cpp — see ddp_worker.h.
+#include "modes/ddp/ddp_worker.h"
+
+#include <torch/torch.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "errors.h"
+#include "scenarios/training_recipe.h"
+
+namespace ddpbench::modes::ddp {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+uint64_t digest_bytes(const at::Tensor& t) {
+  const at::Tensor c = t.contiguous();
+  const auto* p = static_cast<const unsigned char*>(c.data_ptr());
+  const size_t n = static_cast<size_t>(c.numel() * c.element_size());
+  uint64_t h = 0xcbf29ce484222325ULL;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    h = (h ^ w) * 0x100000001b3ULL;
+    h ^= h >> 29;
+  }
+  for (; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ULL;
+  return h;
+}
+
+int64_t resolve_fault_tensor(const std::optional<FaultSpec>& fault,
+                             const std::vector<std::string>& names) {
+  if (!fault || fault->kind != FaultKind::kGrad) return -1;
+  if (fault->tensor.empty()) return 0;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == fault->tensor) return static_cast<int64_t>(i);
+  }
+  throw InputError(fmt::format("--inject-fault tensor '{}' is not a parameter of the model (e.g. {})",
+                               fault->tensor, names.empty() ? "" : names.front()));
+}
+
+}  // namespace
+
+const char* step_phase_name(StepPhase phase) {
+  switch (phase) {
+    case StepPhase::kData: return "loading data";
+    case StepPhase::kForward: return "forward";
+    case StepPhase::kBackward: return "backward";
+    case StepPhase::kCommWait: return "waiting for gradient allreduce";
+    case StepPhase::kOptimizer: return "optimizer step";
+    case StepPhase::kDone: return "step done";
+  }
+  return "?";
+}
+
+at::Tensor state_digests(const torch::nn::Module& module, std::vector<std::string>* names) {
+  std::vector<int64_t> digests;
+  auto add = [&](const std::string& name, const at::Tensor& t) {
+    digests.push_back(static_cast<int64_t>(digest_bytes(t)));
+    if (names != nullptr) names->push_back(name);
+  };
+  for (const auto& p : module.named_parameters()) add(p.key(), p.value());
+  for (const auto& b : module.named_buffers()) add(b.key(), b.value());
+  return at::tensor(digests, at::kLong);
+}
+
+DdpWorkerResult run_ddp_worker(const scenarios::ScenarioSpec& spec,
+                               scenarios::ScenarioInstance& instance,
+                               const data::GlobalBatchPlan& plan, dist::Communicator& comm,
+                               const DdpWorkerOptions& options) {
+  const int rank = comm.rank();
+  instance.model.ptr()->to(options.dtype);
+  instance.model.ptr()->train();
+  DistributedModel model(instance.model, comm, options.ddp);
+  // DDP semantics: the optimizer is created after the construction-time broadcast.
+  auto optimizer = scenarios::make_optimizer(spec.optimizer, model.module().parameters());
+
+  std::vector<std::string> names;
+  for (const auto& p : model.module().named_parameters()) names.push_back(p.key());
+  const int64_t fault_tensor = resolve_fault_tensor(options.fault, names);
+  int64_t current_step = 0;
+  if (fault_tensor >= 0 && options.fault->rank == rank) {
+    const double scale = 1.0 + options.fault->eps;
+    const int64_t fault_step = options.fault->step;
+    model.set_gradient_tap([&current_step, fault_tensor, scale, fault_step](int64_t index,
+                                                                           at::Tensor& slot) {
+      if (index == fault_tensor && current_step == fault_step) slot.mul_(scale);
+    });
+  }
+  auto progress = [&](int64_t step, StepPhase phase) {
+    if (options.on_progress) options.on_progress(step, phase);
+  };
+
+  DdpWorkerResult result;
+  if (const Reducer* r = model.reducer()) result.num_buckets = static_cast<int64_t>(r->buckets().size());
+  std::vector<StepTiming> timings;
+  std::optional<data::EpochPlan> epoch_plan;
+  int64_t current_epoch = -1;
+  for (int64_t step = 0; step < options.steps; ++step) {
+    current_step = step;
+    StepTiming t;
+    const auto step_start = Clock::now();
+    progress(step, StepPhase::kData);
+    if (fault_fires(options.fault, FaultKind::kCrash, rank, step)) {
+      throw WorkerFailure(fmt::format("rank {}: injected crash at step {}", rank, step));
+    }
+    if (fault_fires(options.fault, FaultKind::kHang, rank, step)) {
+      // Stop responding without exiting: only the launcher's timeout can end this.
+      for (;;) pause();
+    }
+    const data::StepPosition pos = plan.locate(step);
+    if (pos.epoch != current_epoch) {
+      epoch_plan.emplace(plan.epoch(pos.epoch));
+      current_epoch = pos.epoch;
+    }
+    data::Batch batch =
+        data::collate(*instance.dataset, epoch_plan->local_batch(pos.step_in_epoch, rank), pos.epoch);
+    at::Tensor inputs = batch.inputs.to(options.dtype);
+    at::Tensor targets =
+        batch.targets.is_floating_point() ? batch.targets.to(options.dtype) : batch.targets;
+    t.data = seconds_since(step_start);
+
+    auto phase_start = Clock::now();
+    progress(step, StepPhase::kForward);
+    optimizer->zero_grad();
+    at::Tensor output = model.forward(inputs);
+    at::Tensor loss = scenarios::compute_loss(spec.loss, output, targets);
+    if (fault_fires(options.fault, FaultKind::kNan, rank, step)) {
+      loss = loss * std::numeric_limits<double>::quiet_NaN();
+    }
+    const double local_loss = loss.item<double>();
+    if (!std::isfinite(local_loss)) {
+      // Detected before any collective: a NaN is a failure, never a number to compare.
+      throw WorkerFailure(
+          fmt::format("rank {}: non-finite loss ({}) at step {}", rank, local_loss, step));
+    }
+    t.forward = seconds_since(phase_start);
+
+    phase_start = Clock::now();
+    progress(step, StepPhase::kBackward);
+    loss.backward();
+    t.backward = seconds_since(phase_start);
+    progress(step, StepPhase::kCommWait);
+    t.comm_wait = model.reduce_gradients();
+    result.gradients.push_back(record_gradients(model.module(), options.grad_record));
+
+    phase_start = Clock::now();
+    progress(step, StepPhase::kOptimizer);
+    optimizer->step();
+    t.optimizer = seconds_since(phase_start);
+
+    // The global loss is the sample-weighted mean of the local means.
+    at::Tensor loss_sum = at::tensor({local_loss * inputs.size(0), static_cast<double>(inputs.size(0))},
+                                     at::kDouble);
+    dist::allreduce_sum_blocking(comm, loss_sum);
+    result.losses.push_back(loss_sum[0].item<double>() / loss_sum[1].item<double>());
+
+    // Ranks must agree bit for bit after every step: DDP's whole promise.
+    std::vector<std::string> state_names;
+    const std::vector<at::Tensor> all = comm.allgather(state_digests(model.module(), &state_names));
+    if (result.disagreement_step < 0) {
+      for (int r = 1; r < comm.world_size() && result.disagreement_step < 0; ++r) {
+        const at::Tensor differs = all[static_cast<size_t>(r)].ne(all[0]);
+        if (differs.any().item<bool>()) {
+          const int64_t idx = differs.nonzero()[0][0].item<int64_t>();
+          result.disagreement_step = step;
+          result.disagreement_rank = r;
+          result.disagreement_tensor = state_names[static_cast<size_t>(idx)];
+        }
+      }
+    }
+    result.bytes_per_step = model.bytes_last_step();
+    t.total = seconds_since(step_start);
+    timings.push_back(t);
+    progress(step, StepPhase::kDone);
+  }
+  result.final_state = capture_state(model.module());
+
+  // Per-step phase times, max over ranks (a step is as slow as its slowest rank).
+  at::Tensor local = at::empty({options.steps, 6}, at::kDouble);
+  for (int64_t s = 0; s < options.steps; ++s) {
+    const StepTiming& t = timings[static_cast<size_t>(s)];
+    const double row[6] = {t.data, t.forward, t.backward, t.comm_wait, t.optimizer, t.total};
+    for (int c = 0; c < 6; ++c) local[s][c] = row[c];
+  }
+  const at::Tensor worst = at::stack(comm.allgather(local)).amax(0);
+  for (int64_t s = 0; s < options.steps; ++s) {
+    const at::Tensor r = worst[s];
+    result.step_timings.push_back({r[0].item<double>(), r[1].item<double>(), r[2].item<double>(),
+                                   r[3].item<double>(), r[4].item<double>(), r[5].item<double>()});
+  }
+  return result;
+}
+
+}  // namespace ddpbench::modes::ddp

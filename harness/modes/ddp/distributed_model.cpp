@@ -1,0 +1,85 @@
+// distributed_model.cpp — see distributed_model.h.
+#include "modes/ddp/distributed_model.h"
+
+#include <torch/torch.h>
+
+namespace ddpbench::modes::ddp {
+
+DistributedModel::DistributedModel(torch::nn::AnyModule module, dist::Communicator& comm,
+                                   DdpOptions options)
+    : module_(std::move(module)), comm_(comm), options_(std::move(options)) {
+  for (const auto& p : module_.ptr()->named_parameters()) {
+    names_.push_back(p.key());
+    params_.push_back(p.value());
+  }
+  {
+    // Every rank starts from rank 0's weights, as DDP's constructor does; in-place writes to
+    // leaves that require grad are only allowed without grad tracking.
+    torch::NoGradGuard no_grad;
+    std::vector<at::Tensor> state = params_;
+    for (const auto& b : module_.ptr()->buffers()) state.push_back(b);
+    comm_.broadcast(state, 0);
+  }
+  if (options_.impl == DdpImpl::kBucketed) {
+    reducer_ = std::make_unique<Reducer>(names_, params_, comm_, options_.reducer);
+  }
+}
+
+at::Tensor DistributedModel::forward(const at::Tensor& input) {
+  if (options_.broadcast_buffers && sync_) {
+    auto buffers = module_.ptr()->buffers();
+    if (!buffers.empty()) {
+      torch::NoGradGuard no_grad;
+      comm_.broadcast(buffers, 0);
+    }
+  }
+  if (reducer_) reducer_->prepare_for_backward();
+  return module_.forward(input);
+}
+
+double DistributedModel::reduce_gradients() {
+  if (reducer_) return reducer_->finalize();
+  if (!sync_) return 0.0;
+  const auto start = std::chrono::steady_clock::now();
+  naive_bytes_ = 0;
+  torch::NoGradGuard no_grad;
+  for (size_t i = 0; i < params_.size(); ++i) {
+    at::Tensor g = params_[i].mutable_grad();
+    if (!g.defined()) {
+      if (!options_.reducer.find_unused_parameters) {
+        throw std::runtime_error("DDP (naive): parameter " + names_[i] +
+                                 " received no gradient; enable --find-unused-parameters");
+      }
+      g = params_[i].mutable_grad() = torch::zeros_like(params_[i]);
+    }
+    if (naive_tap_) naive_tap_(static_cast<int64_t>(i), g);
+    dist::allreduce_sum_blocking(comm_, g);
+    g.div_(comm_.world_size());  // sum first, then average: the textbook order
+    naive_bytes_ += g.numel() * g.element_size();
+  }
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+DistributedModel::NoSync::NoSync(DistributedModel& m) : model_(m) {
+  model_.sync_ = false;
+  if (model_.reducer_) model_.reducer_->set_sync(false);
+}
+
+DistributedModel::NoSync::~NoSync() {
+  model_.sync_ = true;
+  if (model_.reducer_) model_.reducer_->set_sync(true);
+}
+
+void DistributedModel::set_gradient_tap(GradientTap tap) {
+  if (reducer_) {
+    reducer_->set_gradient_tap(std::move(tap));
+  } else {
+    naive_tap_ = std::move(tap);
+  }
+}
+
+int64_t DistributedModel::bytes_last_step() const {
+  return reducer_ ? reducer_->bytes_last_step() : naive_bytes_;
+}
+
+}  // namespace ddpbench::modes::ddp

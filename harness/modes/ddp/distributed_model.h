@@ -1,0 +1,63 @@
+// distributed_model.h — DistributedDataParallel semantics around a module: rank 0's parameters
+// and buffers are broadcast at construction, buffers again before every forward
+// (broadcast_buffers), and gradients are averaged across ranks after backward either by the
+// bucketed, overlapping Reducer or by the naive strategy (one blocking allreduce per gradient
+// after backward — slow and obviously correct, kept as a comparison point).
+#pragma once
+
+#include <torch/nn/modules/container/any.h>
+
+#include <memory>
+
+#include "dist/communicator.h"
+#include "modes/ddp/reducer.h"
+
+namespace ddpbench::modes::ddp {
+
+enum class DdpImpl { kBucketed, kNaive };
+
+struct DdpOptions {
+  DdpImpl impl = DdpImpl::kBucketed;
+  ReducerOptions reducer;
+  bool broadcast_buffers = true;
+};
+
+class DistributedModel {
+ public:
+  DistributedModel(torch::nn::AnyModule module, dist::Communicator& comm, DdpOptions options);
+
+  at::Tensor forward(const at::Tensor& input);
+  // After backward: averaged gradients in .grad. Returns seconds blocked on communication.
+  double reduce_gradients();
+
+  // Scoped no_sync(): backward inside it only accumulates local gradients.
+  class NoSync {
+   public:
+    explicit NoSync(DistributedModel& m);
+    ~NoSync();
+    NoSync(const NoSync&) = delete;
+    NoSync& operator=(const NoSync&) = delete;
+
+   private:
+    DistributedModel& model_;
+  };
+
+  void set_gradient_tap(GradientTap tap);
+  torch::nn::Module& module() { return *module_.ptr(); }
+  // nullptr for the naive strategy.
+  const Reducer* reducer() const { return reducer_.get(); }
+  int64_t bytes_last_step() const;
+
+ private:
+  torch::nn::AnyModule module_;
+  dist::Communicator& comm_;
+  DdpOptions options_;
+  std::vector<std::string> names_;
+  std::vector<at::Tensor> params_;
+  std::unique_ptr<Reducer> reducer_;
+  GradientTap naive_tap_;
+  bool sync_ = true;
+  int64_t naive_bytes_ = 0;
+};
+
+}  // namespace ddpbench::modes::ddp

@@ -1,0 +1,33 @@
+// fault_injection.h — `--inject-fault KIND:rank=R,step=S[,eps=E][,tensor=NAME]`: deliberate
+// faults that prove the harness can say FAIL. grad: scale rank R's gradient of one tensor by
+// (1+eps) before the allreduce; crash: rank R exits with an error at step S; hang: rank R stops
+// responding at step S; nan: rank R's loss becomes NaN at step S.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace ddpbench::modes {
+
+enum class FaultKind { kGrad, kCrash, kHang, kNan, kSyncBn };
+
+struct FaultSpec {
+  FaultKind kind = FaultKind::kGrad;
+  int64_t rank = 0;
+  int64_t step = 0;
+  double eps = 1e-3;
+  std::string tensor;  // grad: parameter name; empty = the first parameter
+};
+
+// Throws InputError with the expected syntax for anything malformed.
+FaultSpec parse_fault(const std::string& text);
+const char* fault_name(FaultKind kind);
+
+// Whether `fault` fires on this rank at this step.
+inline bool fault_fires(const std::optional<FaultSpec>& fault, FaultKind kind, int64_t rank,
+                        int64_t step) {
+  return fault && fault->kind == kind && fault->rank == rank && fault->step == step;
+}
+
+}  // namespace ddpbench::modes

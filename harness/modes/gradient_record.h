@@ -1,0 +1,32 @@
+// gradient_record.h — what each mode records about a step's gradients so the comparison can
+// check gradients every step, not only final weights (a wrong gradient with a small learning
+// rate barely moves the weights). `full` keeps a copy of every gradient; `fingerprint` keeps
+// (sum, L1, L2, max |g|) per tensor in float64 for models too large to copy every step.
+// This is observation only: it never feeds back into training.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <string>
+#include <vector>
+
+namespace torch::nn {
+class Module;
+}
+
+namespace ddpbench::modes {
+
+enum class GradRecordKind { kFull, kFingerprint };
+const char* grad_record_name(GradRecordKind kind);
+
+// Models with at most this many parameter elements are recorded in full under "auto".
+inline constexpr int64_t kFullGradientLimit = 4'000'000;
+GradRecordKind choose_grad_record(int64_t parameter_elements);
+
+// One entry per parameter (registration order): the gradient (full) or its [4] fingerprint.
+// A parameter without a gradient records an empty tensor.
+std::vector<at::Tensor> record_gradients(const torch::nn::Module& module, GradRecordKind kind);
+
+at::Tensor fingerprint(const at::Tensor& t);
+
+}  // namespace ddpbench::modes

@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""torch_ddp_oracle.py — PyTorch's own DistributedDataParallel on batches exported by ddpbench.
+
+Pins down what torch.nn.parallel.DistributedDataParallel (gloo, CPU, one process per rank started
+with torch.multiprocessing.spawn) computes from the same initial state and the same global batches:
+rank 0's broadcast of parameters and buffers, bucketed allreduce averaged by world size,
+`broadcast_buffers` before each forward (BatchNorm buffers are rank 0's local statistics), and
+torch.optim.SGD created after wrapping.
+
+--batches FILE (torch::pickle_save by ddpbench, read with torch.load) is a dict:
+  "meta"     {"model": "linear"|"toy_cnn"|"resnet18", "num_classes", "world_size", "steps",
+              "loss": "mse"|"cross_entropy", "lr", "momentum", "dampening", "weight_decay",
+              "nesterov", "dtype": "float32"|"float64", "bucket_cap_mb", "broadcast_buffers"}
+  "init"     name -> tensor, the state_dict before training, in the run dtype
+  "inputs"   one GLOBAL batch per step; rank r's local batch is inputs[s].chunk(world_size)[r]
+  "targets"  same layout (int64 labels for cross_entropy, float for mse)
+Each step: zero_grad, forward on the local batch, mean loss, backward, step. The recorded loss is
+all_reduce(sum of local losses) / world_size.
+
+--out FILE gets torch.save({"state": rank 0's model.module.state_dict(), "losses": float64 [steps],
+"torch_version": str}). With --check STATE (a ddpbench state_ddp.pt) every tensor is compared with
+torch.allclose semantics, |ddpbench - torch| <= atol + rtol*|torch| (integer buffers must be equal);
+prints one OK/FAIL line naming the worst tensor and exits 0/1.
+
+    /usr/bin/python3 reference/torch_ddp_oracle.py --batches B.pt --out O.pt [--check S.pt]
+"""
+import argparse
+import math
+import os
+import socket
+import sys
+import tempfile
+
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+import torch.nn.functional as F
+import torchvision
+
+
+class ToyCNN(torch.nn.Module):
+    """The PyTorch CIFAR-10 tutorial Net."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(3, 6, 5)
+        self.pool = torch.nn.MaxPool2d(2, 2)
+        self.conv2 = torch.nn.Conv2d(6, 16, 5)
+        self.fc1 = torch.nn.Linear(16 * 5 * 5, 120)
+        self.fc2 = torch.nn.Linear(120, 84)
+        self.fc3 = torch.nn.Linear(84, 10)
+
+    def forward(self, x):
+        x = self.pool(F.relu(self.conv1(x)))
+        x = self.pool(F.relu(self.conv2(x)))
+        x = torch.flatten(x, 1)
+        x = F.relu(self.fc1(x))
+        x = F.relu(self.fc2(x))
+        return self.fc3(x)
+
+
+def build_model(meta):
+    kind = meta["model"]
+    if kind == "linear":
+        return torch.nn.Linear(10, 10)
+    if kind == "toy_cnn":
+        return ToyCNN()
+    if kind == "resnet18":
+        return torchvision.models.resnet18(num_classes=int(meta["num_classes"]))
+    raise ValueError(f"unknown model {kind!r}")
+
+
+def worker(rank, batches_path, out_path):
+    torch.set_num_threads(1)
+    data = torch.load(batches_path)
+    meta = data["meta"]
+    world = int(meta["world_size"])
+    dist.init_process_group("gloo", rank=rank, world_size=world)
+    dtype = {"float32": torch.float32, "float64": torch.float64}[meta["dtype"]]
+    model = build_model(meta).to(dtype)  # cast first so float64 init values are kept exactly
+    model.load_state_dict(data["init"], strict=True)
+    ddp = torch.nn.parallel.DistributedDataParallel(
+        model, bucket_cap_mb=float(meta["bucket_cap_mb"]),
+        broadcast_buffers=bool(meta["broadcast_buffers"]))
+    opt = torch.optim.SGD(ddp.parameters(), lr=float(meta["lr"]), momentum=float(meta["momentum"]),
+                          dampening=float(meta["dampening"]),
+                          weight_decay=float(meta["weight_decay"]), nesterov=bool(meta["nesterov"]))
+    loss_fn = {"mse": F.mse_loss, "cross_entropy": F.cross_entropy}[meta["loss"]]
+    steps = int(meta["steps"])
+    if len(data["inputs"]) < steps or len(data["targets"]) < steps:
+        raise ValueError(f"meta.steps={steps} but {len(data['inputs'])} inputs / "
+                         f"{len(data['targets'])} targets")
+    losses = []
+    for s in range(steps):
+        x, y = data["inputs"][s], data["targets"][s]
+        if x.shape[0] % world or y.shape[0] != x.shape[0]:
+            raise ValueError(f"step {s}: global batch {x.shape[0]} (targets {y.shape[0]}) "
+                             f"not divisible into {world} equal parts")
+        x = x.chunk(world)[rank].to(dtype)
+        y = y.chunk(world)[rank]
+        if y.is_floating_point():
+            y = y.to(dtype)
+        opt.zero_grad()
+        loss = loss_fn(ddp(x), y)
+        loss.backward()
+        opt.step()
+        total = loss.detach().clone()
+        dist.all_reduce(total)  # SUM
+        losses.append(total.item() / world)
+    if rank == 0:
+        state = {k: v.detach().clone() for k, v in model.state_dict().items()}
+        torch.save({"state": state, "losses": torch.tensor(losses, dtype=torch.float64),
+                    "torch_version": torch.__version__}, out_path)
+    dist.barrier()
+    dist.destroy_process_group()
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def check(ref, got, atol, rtol):
+    """Compares ddpbench's state (got) with the oracle's (ref); returns (ok, message)."""
+    missing, extra = sorted(set(ref) - set(got)), sorted(set(got) - set(ref))
+    if missing or extra:
+        return False, f"FAIL: tensor names differ: missing in ddpbench {missing}, extra {extra}"
+    if not ref:
+        return False, "FAIL: empty state"
+    diffs, bad = {}, []
+    for name, want in ref.items():
+        have = got[name]
+        if have.dtype != want.dtype or have.shape != want.shape:
+            return False, (f"FAIL: {name}: ddpbench {have.dtype}{list(have.shape)} vs "
+                           f"torch DDP {want.dtype}{list(want.shape)}")
+        d = (have - want).abs().max().item() if want.numel() else 0.0
+        diffs[name] = math.inf if math.isnan(d) else float(d)
+        if want.is_floating_point():
+            close = torch.isclose(have, want, rtol=rtol, atol=atol).all().item()
+        else:
+            close = torch.equal(have, want)
+        if not close:
+            bad.append(name)
+    worst = max(bad or diffs, key=diffs.get)
+    if bad:
+        return False, (f"FAIL: max |ddpbench - torch DDP| = {diffs[worst]:.3e} (tensor {worst}); "
+                       f"{len(bad)} of {len(ref)} tensors outside atol {atol} rtol {rtol}")
+    return True, (f"OK: max |ddpbench - torch DDP| = {diffs[worst]:.3e} (tensor {worst}, "
+                  f"atol {atol} rtol {rtol})")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--batches", required=True, help="batches file exported by ddpbench")
+    ap.add_argument("--out", help="where to torch.save the oracle's result (temp file if omitted)")
+    ap.add_argument("--check", metavar="STATE", help="ddpbench state_ddp.pt to compare")
+    ap.add_argument("--atol", type=float, default=1e-5)
+    ap.add_argument("--rtol", type=float, default=1.3e-6)
+    args = ap.parse_args()
+    if not args.out and not args.check:
+        ap.error("give --out, --check or both")
+    meta = torch.load(args.batches)["meta"]
+    world = int(meta["world_size"])
+    tmp = None
+    out = args.out
+    if not out:
+        tmp = tempfile.TemporaryDirectory(prefix="torch_ddp_oracle_")
+        out = os.path.join(tmp.name, "oracle.pt")
+    os.environ["MASTER_ADDR"] = "127.0.0.1"
+    os.environ["MASTER_PORT"] = str(free_port())
+    mp.spawn(worker, args=(args.batches, out), nprocs=world, join=True)
+    result = torch.load(out)
+    losses = result["losses"].tolist()
+    print(f"torch {result['torch_version']} DDP world_size {world}, {meta['model']}, "
+          f"{len(losses)} steps, losses {[float(f'{v:.6g}') for v in losses]}")
+    if not args.check:
+        return 0
+    ok, msg = check(result["state"], torch.load(args.check), args.atol, args.rtol)
+    print(msg)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
