@@ -138,7 +138,7 @@ int run_run_command(const RunCommandOptions& o, const scenarios::ScenarioRegistr
   print_header(setup, instance, plan, gpu, grad);
 
   if (o.export_batches) {
-    instance.model.ptr()->to(setup.dtype);
+    modes::cast_floating_point(*instance.model.ptr(), setup.dtype);
     const std::vector<char> bytes = export_batches(setup, *instance.dataset, plan,
                                                    modes::capture_state(*instance.model.ptr()));
     out.stage("batches.pt", std::string_view(bytes.data(), bytes.size()));

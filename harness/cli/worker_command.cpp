@@ -12,6 +12,7 @@
 #include "cli/run_outcome.h"
 #include "cli/run_setup.h"
 #include "dist/communicator_factory.h"
+#include "dist/mpi_rendezvous.h"
 #include "dist/store.h"
 #include "errors.h"
 #include "launch/worker_group.h"
@@ -21,6 +22,9 @@ namespace ddpbench::cli {
 namespace {
 
 std::shared_ptr<dist::Store> join_store(const launch::WorldInfo& w, std::chrono::milliseconds timeout) {
+  if (w.launcher == launch::Launcher::kOpenMpi && w.master_addr.empty()) {
+    return dist::mpi_rendezvous_store(w.rank, timeout);
+  }
   if (w.master_addr.empty() || w.master_port == 0) {
     throw InputError(fmt::format(
         "rank {} ({}): MASTER_ADDR and MASTER_PORT are needed for the rendezvous; export them "
@@ -51,7 +55,9 @@ int run_as_worker(const RunCommandOptions& o, const scenarios::ScenarioRegistry&
   std::optional<OutputDir> out;
   if (!spawned && world.rank == 0) out.emplace(o.out);
 
-  auto store = join_store(world, setup.timeout);
+  // The MPI backend rendezvouses through mpirun itself; everything else through a store.
+  std::shared_ptr<dist::Store> store;
+  if (setup.backend != "mpi") store = join_store(world, setup.timeout);
   dist::CommunicatorRequest request;
   request.backend = setup.backend;
   request.rank = world.rank;

@@ -147,7 +147,7 @@ reports::CheckRecord rank_agreement_check(int64_t step, int64_t rank, const std:
   c.name = "ranks_bitwise_equal";
   if (step < 0) {
     c.status = "pass";
-    c.detail = "all ranks held bit-identical parameters and buffers after every step";
+    c.detail = "all ranks held bit-identical parameters after every step";
   } else {
     c.status = "fail";
     c.tensor = tensor;

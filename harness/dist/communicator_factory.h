@@ -14,7 +14,7 @@ struct CommunicatorRequest {
   std::string backend;  // gloo, mpi, nccl
   int rank = 0;
   int world_size = 1;
-  std::shared_ptr<Store> store;  // rendezvous for gloo and nccl (unused by mpi)
+  std::shared_ptr<Store> store;  // rendezvous for gloo and nccl (mpi needs none)
   std::string interface_address = "127.0.0.1";
   std::chrono::milliseconds timeout{std::chrono::minutes(5)};
 };

@@ -3,6 +3,7 @@
 
 #include <torch/nn/module.h>
 #include <torch/serialize.h>
+#include <torch/utils.h>
 
 namespace ddpbench::modes {
 
@@ -15,6 +16,16 @@ NamedTensors capture_state(const torch::nn::Module& module) {
     out.emplace_back(b.key(), b.value().detach().clone());
   }
   return out;
+}
+
+void cast_floating_point(torch::nn::Module& module, at::ScalarType dtype) {
+  torch::NoGradGuard no_grad;
+  for (auto& p : module.parameters()) {
+    if (p.is_floating_point() && p.scalar_type() != dtype) p.set_data(p.to(dtype));
+  }
+  for (auto& b : module.buffers()) {
+    if (b.is_floating_point() && b.scalar_type() != dtype) b.set_data(b.to(dtype));
+  }
 }
 
 std::vector<char> pickle_state(const NamedTensors& state) {

@@ -19,6 +19,11 @@ using NamedTensors = std::vector<std::pair<std::string, at::Tensor>>;
 // Detached copies of every parameter, then every buffer, in registration order.
 NamedTensors capture_state(const torch::nn::Module& module);
 
+// Casts floating-point parameters and buffers to `dtype` in place, like Python's
+// module.to(dtype). libtorch's Module::to(dtype) also converts integer buffers such as
+// BatchNorm's num_batches_tracked, which would then no longer match PyTorch's state_dict.
+void cast_floating_point(torch::nn::Module& module, at::ScalarType dtype);
+
 // Bytes of torch::pickle_save(dict name -> tensor); `torch.load(path)` in Python gives the dict.
 std::vector<char> pickle_state(const NamedTensors& state);
 

@@ -70,7 +70,6 @@ at::Tensor state_digests(const torch::nn::Module& module, std::vector<std::strin
     if (names != nullptr) names->push_back(name);
   };
   for (const auto& p : module.named_parameters()) add(p.key(), p.value());
-  for (const auto& b : module.named_buffers()) add(b.key(), b.value());
   return at::tensor(digests, at::kLong);
 }
 
@@ -79,7 +78,7 @@ DdpWorkerResult run_ddp_worker(const scenarios::ScenarioSpec& spec,
                                const data::GlobalBatchPlan& plan, dist::Communicator& comm,
                                const DdpWorkerOptions& options) {
   const int rank = comm.rank();
-  instance.model.ptr()->to(options.dtype);
+  cast_floating_point(*instance.model.ptr(), options.dtype);
   instance.model.ptr()->train();
   DistributedModel model(instance.model, comm, options.ddp);
   // DDP semantics: the optimizer is created after the construction-time broadcast.
@@ -165,7 +164,7 @@ DdpWorkerResult run_ddp_worker(const scenarios::ScenarioSpec& spec,
     dist::allreduce_sum_blocking(comm, loss_sum);
     result.losses.push_back(loss_sum[0].item<double>() / loss_sum[1].item<double>());
 
-    // Ranks must agree bit for bit after every step: DDP's whole promise.
+    // Parameters must agree bit for bit across ranks after every step: DDP's whole promise.
     std::vector<std::string> state_names;
     const std::vector<at::Tensor> all = comm.allgather(state_digests(model.module(), &state_names));
     if (result.disagreement_step < 0) {

@@ -57,8 +57,10 @@ DdpWorkerResult run_ddp_worker(const scenarios::ScenarioSpec& spec,
                                const data::GlobalBatchPlan& plan, dist::Communicator& comm,
                                const DdpWorkerOptions& options);
 
-// 64-bit digest of each parameter's and buffer's bytes (in capture_state order), for bitwise
-// agreement checks without copying the state. Names go to `names` when it is not null.
+// 64-bit digest of each parameter's bytes, for bitwise agreement checks without copying the
+// state. Buffers are left out on purpose: under DDP each rank updates its BatchNorm statistics
+// locally and they only agree again after the next forward's broadcast (PyTorch behaves the
+// same). Names go to `names` when it is not null.
 at::Tensor state_digests(const torch::nn::Module& module, std::vector<std::string>* names);
 
 }  // namespace ddpbench::modes::ddp

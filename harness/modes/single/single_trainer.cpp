@@ -18,7 +18,7 @@ SingleTrainResult train_single(const scenarios::ScenarioSpec& spec,
                                scenarios::ScenarioInstance& instance,
                                const data::GlobalBatchPlan& plan, const SingleTrainOptions& options) {
   torch::nn::Module& module = *instance.model.ptr();
-  module.to(options.dtype);
+  cast_floating_point(module, options.dtype);
   module.train();
   // The optimizer is created after the dtype cast so it holds the final parameter tensors.
   auto optimizer = scenarios::make_optimizer(spec.optimizer, module.parameters());
