@@ -29,6 +29,15 @@ std::string one_line(std::string s) {
   return s;
 }
 
+// c10 errors append a C++ backtrace to the message; users need the first sentence.
+std::string brief(std::string s) {
+  const size_t cut = s.find(" Exception raised from ");
+  if (cut != std::string::npos) s.resize(cut);
+  const size_t nl = s.find("\nException raised from ");
+  if (nl != std::string::npos) s.resize(nl);
+  return one_line(s);
+}
+
 }  // namespace
 
 int run_app(int argc, char** argv) {
@@ -73,7 +82,7 @@ int run_app(int argc, char** argv) {
     // Inside a spawned worker this is almost always a collective failing because a peer died:
     // a distinct code lets the parent blame the peer that failed first.
     const bool spawned = std::getenv(launch::kSpawnedEnv) != nullptr;
-    fmt::print(stderr, "ddpbench: failure: {}\n", one_line(e.what()));
+    fmt::print(stderr, "ddpbench: failure: {}\n", brief(e.what()));
     return spawned ? kExitPeerLost : kExitWorkerFailed;
   }
   return kExitBadInput;

@@ -62,6 +62,11 @@ RunSetup resolve_run(const RunCommandOptions& o, const scenarios::ScenarioRegist
   s.ddp.reducer.limits.bucket_cap_bytes = static_cast<int64_t>(o.bucket_cap_mb * (1 << 20));
   s.ddp.reducer.limits.first_bucket_bytes = static_cast<int64_t>(o.first_bucket_mb * (1 << 20));
   s.ddp.reducer.comm_hook = modes::ddp::parse_comm_hook(o.comm_hook);
+  if (s.ddp.reducer.comm_hook == modes::ddp::CommHookKind::kBf16Compress && s.backend == "gloo") {
+    throw InputError(
+        "--comm-hook bf16 needs a bfloat16 sum, which gloo in libtorch 1.13 lacks; use --backend "
+        "mpi (under mpirun) or nccl, or --comm-hook fp16");
+  }
   s.ddp.reducer.find_unused_parameters = o.find_unused_parameters;
   s.ddp.broadcast_buffers = !o.no_broadcast_buffers;
   s.grad_check = o.grad_check;

@@ -67,7 +67,7 @@ FaultSpec parse_fault(const std::string& text) {
     }
   }
   if (f.rank < 0 || f.step < 0) {
-    throw InputError(fmt::format("--inject-fault '{}': rank and step must be >= 0", text));
+    throw InputError(fmt::format("--inject-fault '{}': rank and step must be >= 0; {}", text, kSyntax));
   }
   return f;
 }

@@ -8,33 +8,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "support/subprocess.h"
-#include "support/test_paths.h"
+#include "support/cli_runner.h"
 
 namespace ddpbench {
 namespace {
 namespace fs = std::filesystem;
-using testing::kDdpbenchBinary;
-using testing::ProcessResult;
-
-ProcessResult ddpbench(std::vector<std::string> args) {
-  args.insert(args.begin(), kDdpbenchBinary);
-  return testing::run_process(args);
-}
-
-ProcessResult python(std::vector<std::string> args) {
-  args.insert(args.begin(), testing::kPython);
-  return testing::run_process(args);
-}
-
-std::string oracle(const std::string& script) {
-  return std::string(testing::kSourceDir) + "/reference/" + script;
-}
-
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  return nlohmann::json::parse(in);
-}
+using testing::ddpbench;
+using testing::oracle;
+using testing::python;
+using testing::read_json;
 
 class CliE2E : public ::testing::Test {
  protected:

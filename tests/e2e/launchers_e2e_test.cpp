@@ -1,0 +1,85 @@
+// launchers_e2e_test.cpp — ddpbench joining worlds it did not spawn: torchrun-style variables and
+// Slurm variables set by hand on two processes started here, and a real `mpirun -np 2` with the
+// gloo backend (rendezvous shared through MPI) and with the MPI backend.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <future>
+
+#include "support/cli_runner.h"
+#include "support/test_paths.h"
+
+namespace ddpbench {
+namespace {
+namespace fs = std::filesystem;
+using testing::find_check;
+using testing::read_json;
+
+class Launchers : public ::testing::Test {
+ protected:
+  void SetUp() override { tmp_ = testing::make_temp_dir("launch"); }
+  void TearDown() override { fs::remove_all(tmp_); }
+
+  // Starts one ddpbench per environment at once and waits for all.
+  static std::vector<testing::ProcessResult> run_world(
+      const std::vector<std::string>& args, const std::vector<std::vector<std::string>>& envs) {
+    std::vector<std::future<testing::ProcessResult>> running;
+    for (const auto& env : envs) {
+      running.push_back(std::async(std::launch::async, [&args, env] { return testing::ddpbench(args, env); }));
+    }
+    std::vector<testing::ProcessResult> results;
+    for (auto& f : running) results.push_back(f.get());
+    return results;
+  }
+
+  void expect_passing_report(const std::string& dir) {
+    const auto report = read_json(dir + "/report.json");
+    EXPECT_TRUE(report.at("passed").get<bool>());
+    EXPECT_EQ(report.at("config").at("world_size"), 2);
+    EXPECT_EQ(find_check(report, "ddp", "gradients").at("status"), "pass");
+  }
+  std::string tmp_;
+};
+
+TEST_F(Launchers, TorchrunVariablesByHand) {
+  const std::string dir = tmp_ + "/torchrun";
+  const std::string port = std::to_string(testing::free_port());
+  std::vector<std::vector<std::string>> envs;
+  for (int r = 0; r < 2; ++r) {
+    envs.push_back({"RANK=" + std::to_string(r), "LOCAL_RANK=" + std::to_string(r), "WORLD_SIZE=2",
+                    "MASTER_ADDR=127.0.0.1", "MASTER_PORT=" + port});
+  }
+  const auto results = run_world({"run", "--scenario", "toy_cnn", "--steps", "4", "--out", dir}, envs);
+  for (const auto& r : results) EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  expect_passing_report(dir);
+}
+
+TEST_F(Launchers, SlurmVariablesByHand) {
+  const std::string dir = tmp_ + "/slurm";
+  const std::string port = std::to_string(testing::free_port());
+  std::vector<std::vector<std::string>> envs;
+  for (int r = 0; r < 2; ++r) {
+    envs.push_back({"SLURM_PROCID=" + std::to_string(r), "SLURM_LOCALID=" + std::to_string(r),
+                    "SLURM_NTASKS=2", "SLURM_NODELIST=localhost", "SLURM_JOB_ID=42",
+                    "MASTER_PORT=" + port});
+  }
+  const auto results = run_world({"run", "--scenario", "linear_mse", "--out", dir}, envs);
+  for (const auto& r : results) EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  expect_passing_report(dir);
+}
+
+TEST_F(Launchers, RealMpirunWithGlooAndWithMpiBackends) {
+  for (const std::string backend : {"gloo", "mpi"}) {
+    const std::string dir = tmp_ + "/mpirun-" + backend;
+    const auto r = testing::run_process({"mpirun", "--allow-run-as-root", "--oversubscribe", "-np",
+                                         "2", testing::kDdpbenchBinary, "run", "--scenario",
+                                         "toy_cnn", "--steps", "4", "--backend", backend, "--out",
+                                         dir});
+    ASSERT_EQ(r.exit_code, 0) << backend << ": " << r.out << r.err;
+    expect_passing_report(dir);
+    EXPECT_EQ(read_json(dir + "/report.json").at("results")[1].at("backend"), backend);
+  }
+}
+
+}  // namespace
+}  // namespace ddpbench

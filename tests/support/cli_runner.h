@@ -1,0 +1,27 @@
+// cli_runner.h — helpers for end-to-end tests: run the ddpbench binary or a Python oracle, read
+// JSON, find a free port, and check that no process of a run is left behind.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "support/subprocess.h"
+
+namespace ddpbench::testing {
+
+ProcessResult ddpbench(std::vector<std::string> args, const std::vector<std::string>& env = {});
+ProcessResult python(std::vector<std::string> args);
+// Path of a script in reference/.
+std::string oracle(const std::string& script);
+nlohmann::json read_json(const std::string& path);
+// A TCP port that was free a moment ago (bind to port 0, read it, close).
+int free_port();
+// Whether any process still has `marker` in its command line.
+bool process_alive_with(const std::string& marker);
+// The check named `name` of the result of `mode` in a report.
+nlohmann::json find_check(const nlohmann::json& report, const std::string& mode,
+                          const std::string& name);
+
+}  // namespace ddpbench::testing

@@ -1,0 +1,46 @@
+// modes_fault_injection_test.cpp — the --inject-fault grammar and its error messages.
+#include <gtest/gtest.h>
+
+#include "errors.h"
+#include "modes/fault_injection.h"
+
+namespace ddpbench::modes {
+namespace {
+
+TEST(FaultInjection, ParsesEveryKindAndField) {
+  FaultSpec f = parse_fault("grad:rank=1,step=3");
+  EXPECT_EQ(f.kind, FaultKind::kGrad);
+  EXPECT_EQ(f.rank, 1);
+  EXPECT_EQ(f.step, 3);
+  EXPECT_DOUBLE_EQ(f.eps, 1e-3);
+  f = parse_fault("grad:rank=0,step=0,eps=1e-9,tensor=fc.weight");
+  EXPECT_DOUBLE_EQ(f.eps, 1e-9);
+  EXPECT_EQ(f.tensor, "fc.weight");
+  EXPECT_EQ(parse_fault("crash:rank=2,step=1").kind, FaultKind::kCrash);
+  EXPECT_EQ(parse_fault("hang:rank=0,step=0").kind, FaultKind::kHang);
+  EXPECT_EQ(parse_fault("nan:rank=0,step=5").kind, FaultKind::kNan);
+}
+
+TEST(FaultInjection, RejectsMalformedSpecsWithTheSyntax) {
+  for (const char* bad : {"boom:rank=1", "grad:rank", "grad:rank=x", "grad:rank=1,step=-2",
+                          "grad:rank=1,colour=red", "grad:eps="}) {
+    try {
+      parse_fault(bad);
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("KIND:rank=R,step=S"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(FaultInjection, FiresOnlyOnItsRankAndStep) {
+  const std::optional<FaultSpec> f = parse_fault("nan:rank=1,step=2");
+  EXPECT_TRUE(fault_fires(f, FaultKind::kNan, 1, 2));
+  EXPECT_FALSE(fault_fires(f, FaultKind::kNan, 0, 2));
+  EXPECT_FALSE(fault_fires(f, FaultKind::kNan, 1, 3));
+  EXPECT_FALSE(fault_fires(f, FaultKind::kCrash, 1, 2));
+  EXPECT_FALSE(fault_fires(std::nullopt, FaultKind::kNan, 1, 2));
+}
+
+}  // namespace
+}  // namespace ddpbench::modes
