@@ -1,10 +1,10 @@
 // console_reporter.cpp — see console_reporter.h. A fixed-width table, one row per mode.
 #include "reports/console_reporter.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <numeric>
-
-#include <fmt/format.h>
 
 namespace ddpbench::reports {
 namespace {
@@ -39,9 +39,12 @@ std::string ConsoleReporter::render(const RunReport& report) const {
     for (const CheckRecord& c : r.checks) {
       if (c.status == "fail") ++failed;
       const std::string where =
-          c.tensor.empty() ? "-" : (c.step >= 0 ? fmt::format("{} (step {})", c.tensor, c.step) : c.tensor);
+          c.tensor.empty()
+              ? "-"
+              : (c.step >= 0 ? fmt::format("{} (step {})", c.tensor, c.step) : c.tensor);
       out += fmt::format("  {:<20} {:<20} {:>12.3e} {:>12.3e}  {}\n", c.name,
-                         c.status == "fail" ? "FAIL" : c.status, c.max_abs_diff, c.max_rel_diff, where);
+                         c.status == "fail" ? "FAIL" : c.status, c.max_abs_diff, c.max_rel_diff,
+                         where);
       if (c.status != "pass") out += fmt::format("  {:<20} {}\n", "", c.detail);
     }
   }

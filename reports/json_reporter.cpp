@@ -9,7 +9,8 @@ namespace ddpbench::reports {
 using nlohmann::json;
 
 void to_json(json& j, const RunContext& c) {
-  j = json{{"ddpbench_version", c.ddpbench_version}, {"git_revision", c.git_revision},
+  j = json{{"ddpbench_version", c.ddpbench_version},
+           {"git_revision", c.git_revision},
            {"host", c.host},
            {"cores", c.cores},
            {"compiler", c.compiler},
@@ -38,10 +39,14 @@ void from_json(const json& j, RunContext& c) {
 }
 
 void to_json(json& j, const SamplerRecord& s) {
-  j = json{{"dataset_size", s.dataset_size}, {"num_replicas", s.num_replicas},
-           {"shuffle", s.shuffle},           {"drop_last", s.drop_last},
-           {"seed", s.seed},                 {"num_samples", s.num_samples},
-           {"total_size", s.total_size},     {"padded_per_epoch", s.padded},
+  j = json{{"dataset_size", s.dataset_size},
+           {"num_replicas", s.num_replicas},
+           {"shuffle", s.shuffle},
+           {"drop_last", s.drop_last},
+           {"seed", s.seed},
+           {"num_samples", s.num_samples},
+           {"total_size", s.total_size},
+           {"padded_per_epoch", s.padded},
            {"dropped_per_epoch", s.dropped}};
 }
 
@@ -96,8 +101,12 @@ void from_json(const json& j, RunConfig& c) {
 }
 
 void to_json(json& j, const CheckRecord& c) {
-  j = json{{"name", c.name},           {"status", c.status}, {"max_abs_diff", c.max_abs_diff},
-           {"max_rel_diff", c.max_rel_diff}, {"tensor", c.tensor}, {"step", c.step},
+  j = json{{"name", c.name},
+           {"status", c.status},
+           {"max_abs_diff", c.max_abs_diff},
+           {"max_rel_diff", c.max_rel_diff},
+           {"tensor", c.tensor},
+           {"step", c.step},
            {"detail", c.detail}};
 }
 
@@ -147,12 +156,14 @@ json to_json(const RunReport& report) {
 
 RunReport report_from_json(const json& doc) {
   if (!doc.is_object() || !doc.contains("schema_version")) {
-    throw InputError("not a ddpbench report: no schema_version field (was it written by ddpbench?)");
+    throw InputError(
+        "not a ddpbench report: no schema_version field (was it written by ddpbench?)");
   }
   const int version = doc.at("schema_version").get<int>();
   if (version != kSchemaVersion) {
-    throw InputError(fmt::format("report schema_version {} is not supported (this ddpbench reads {})",
-                                 version, kSchemaVersion));
+    throw InputError(
+        fmt::format("report schema_version {} is not supported (this ddpbench reads {})", version,
+                    kSchemaVersion));
   }
   try {
     RunReport r;

@@ -12,7 +12,8 @@ namespace ddpbench::reports {
 std::unique_ptr<Reporter> make_reporter(const std::string& name) {
   if (name == "json") return std::make_unique<JsonReporter>();
   if (name == "console") return std::make_unique<ConsoleReporter>();
-  throw InputError(fmt::format("unknown report format '{}': known formats are json, console", name));
+  throw InputError(
+      fmt::format("unknown report format '{}': known formats are json, console", name));
 }
 
 }  // namespace ddpbench::reports

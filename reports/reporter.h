@@ -19,7 +19,8 @@ class Reporter {
   virtual std::string render(const RunReport& report) const = 0;
 };
 
-// Name-based factory, like google/benchmark's CreateReporter. Throws InputError for an unknown name.
+// Name-based factory, like google/benchmark's CreateReporter. Throws InputError for an unknown
+// name.
 std::unique_ptr<Reporter> make_reporter(const std::string& name);
 
 }  // namespace ddpbench::reports

@@ -37,8 +37,8 @@ struct SamplerRecord {
   int64_t seed = 0;
   int64_t num_samples = 0;  // per rank per epoch
   int64_t total_size = 0;
-  int64_t padded = 0;       // duplicated samples per epoch
-  int64_t dropped = 0;      // samples left out per epoch
+  int64_t padded = 0;   // duplicated samples per epoch
+  int64_t dropped = 0;  // samples left out per epoch
 };
 
 struct RunConfig {

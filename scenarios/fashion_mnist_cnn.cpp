@@ -1,11 +1,10 @@
 // fashion_mnist_cnn.cpp — scenario `fashion_mnist_cnn`: a small CNN on the real Fashion-MNIST
 // training images shipped by Debian's dataset-fashion-mnist package (or --data-dir with the same
 // four IDX .gz files). Skipped, with the reason, when the data is absent.
+#include <fmt/format.h>
 #include <torch/utils.h>
 
 #include <filesystem>
-
-#include <fmt/format.h>
 
 #include "data/idx_images.h"
 #include "data/image_dataset.h"

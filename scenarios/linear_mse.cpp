@@ -1,10 +1,10 @@
 // linear_mse.cpp — scenario `linear_mse`: the single-device half of the seed notebook, exactly:
 // torch.manual_seed(123); x = randn(20, 10); y = randn(20, 10); model = Linear(10, 10);
 // MSELoss; SGD(lr=1); one step on the whole batch of 20.
-#include <torch/nn/modules/linear.h>
 #include <ATen/CPUGeneratorImpl.h>
-#include <torch/utils.h>
+#include <torch/nn/modules/linear.h>
 #include <torch/types.h>
+#include <torch/utils.h>
 
 #include "data/tensor_dataset.h"
 #include "scenarios/builtin.h"

@@ -73,7 +73,7 @@ ScenarioInstance instantiate(const ScenarioSpec& spec, const BuildRequest& reque
 
 struct ScenarioSpec {
   std::string name;
-  std::string summary;       // one line for `ddpbench list`
+  std::string summary;  // one line for `ddpbench list`
   std::string model_name;
   std::string dataset_name;
   int64_t global_batch = 0;  // default --batch-size

@@ -27,7 +27,8 @@ ScenarioSpec toy_cnn_scenario() {
     return torch::nn::AnyModule(models::ToyCnn());
   };
   s.build_dataset = [](const BuildRequest& request) {
-    data::ImageTransformOptions transform;  // the tutorial: ToTensor + Normalize((0.5,)*3, (0.5,)*3)
+    data::ImageTransformOptions
+        transform;  // the tutorial: ToTensor + Normalize((0.5,)*3, (0.5,)*3)
     transform.mean = {0.5F, 0.5F, 0.5F};
     transform.stddev = {0.5F, 0.5F, 0.5F};
     transform.seed = request.seed;

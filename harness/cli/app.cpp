@@ -2,11 +2,10 @@
 // wires them together and owns the error-to-exit-code policy.
 #include "cli/app.h"
 
-#include <CLI/CLI.hpp>
-
-#include <iostream>
-
 #include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <iostream>
 
 #include "cli/list_command.h"
 #include "cli/run_command.h"

@@ -28,7 +28,8 @@ std::vector<char> export_batches(const RunSetup& setup, const data::Dataset& dat
   meta.insert("weight_decay", spec.optimizer.weight_decay);
   meta.insert("nesterov", spec.optimizer.nesterov);
   meta.insert("dtype", setup.dtype_name);
-  meta.insert("bucket_cap_mb", static_cast<double>(setup.ddp.reducer.limits.bucket_cap_bytes) / (1 << 20));
+  meta.insert("bucket_cap_mb",
+              static_cast<double>(setup.ddp.reducer.limits.bucket_cap_bytes) / (1 << 20));
   meta.insert("broadcast_buffers", setup.ddp.broadcast_buffers);
 
   c10::Dict<std::string, at::Tensor> init;

@@ -2,11 +2,10 @@
 // and never stale, unlike a hard-coded number).
 #include "cli/list_command.h"
 
+#include <fmt/format.h>
 #include <torch/nn/module.h>
 
 #include <iostream>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "errors.h"

@@ -14,6 +14,7 @@ struct ListCommandOptions {
 };
 
 CLI::App* add_list_command(CLI::App& app, ListCommandOptions& options);
-int run_list_command(const ListCommandOptions& options, const scenarios::ScenarioRegistry& registry);
+int run_list_command(const ListCommandOptions& options,
+                     const scenarios::ScenarioRegistry& registry);
 
 }  // namespace ddpbench::cli

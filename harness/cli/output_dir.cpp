@@ -1,14 +1,13 @@
 // output_dir.cpp — see output_dir.h.
 #include "cli/output_dir.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-
-#include <fmt/format.h>
 
 #include "errors.h"
 
@@ -24,13 +23,14 @@ OutputDir::OutputDir(std::string path) : path_(std::move(path)) {
   if (!fs::exists(path_, ec)) {
     created_ = fs::create_directories(path_, ec);
     if (ec) {
-      throw InputError(fmt::format("--out {}: cannot create directory ({}); choose a writable --out",
-                                   path_, ec.message()));
+      throw InputError(fmt::format(
+          "--out {}: cannot create directory ({}); choose a writable --out", path_, ec.message()));
     }
   }
   if (access(path_.c_str(), W_OK | X_OK) != 0) {
-    throw InputError(fmt::format("--out {}: directory is not writable ({}); choose a writable --out",
-                                 path_, std::strerror(errno)));
+    throw InputError(
+        fmt::format("--out {}: directory is not writable ({}); choose a writable --out", path_,
+                    std::strerror(errno)));
   }
 }
 

@@ -3,11 +3,10 @@
 // and --out is proven writable before any training, and files are committed together at the end.
 #include "cli/run_command.h"
 
+#include <fmt/format.h>
 #include <torch/torch.h>
 
 #include <thread>
-
-#include <fmt/format.h>
 
 #include "cli/batch_export.h"
 #include "cli/mode_runs.h"
@@ -35,11 +34,12 @@ void check_backend_here(const RunSetup& s, const dist::GpuInfo& gpu) {
         "mpi ...); use --backend gloo to let ddpbench spawn the workers itself");
   }
   if (s.backend == "nccl" && gpu.device_count == 0) {
-    throw InputError(fmt::format("--backend nccl needs a CUDA device: {}; use --backend gloo",
-                                 gpu.status));
+    throw InputError(
+        fmt::format("--backend nccl needs a CUDA device: {}; use --backend gloo", gpu.status));
   }
   if (s.backend != "gloo" && s.backend != "nccl") {
-    throw InputError(fmt::format("unknown --backend '{}': known backends are gloo, mpi, nccl", s.backend));
+    throw InputError(
+        fmt::format("unknown --backend '{}': known backends are gloo, mpi, nccl", s.backend));
   }
 }
 
@@ -50,11 +50,13 @@ void print_header(const RunSetup& s, const scenarios::ScenarioInstance& instance
   const auto& sampler = plan.sampler();
   fmt::print("{} — run {}\n", version_line(), spec.name);
   fmt::print("scenario  {}: {}, {}\n", spec.name, spec.model_name, scenarios::loss_name(spec.loss));
-  fmt::print("data      {}; shuffle={} seed={}\n", instance.dataset->describe(), spec.shuffle, s.seed);
-  fmt::print("plan      global batch {} = {} rank(s) x {}, {} steps/epoch; per epoch {} sample(s) "
-             "duplicated by padding, {} dropped\n",
-             s.global_batch, s.world_size, plan.local_batch(), plan.steps_per_epoch(),
-             sampler.padded_count(), sampler.dropped_count());
+  fmt::print("data      {}; shuffle={} seed={}\n", instance.dataset->describe(), spec.shuffle,
+             s.seed);
+  fmt::print(
+      "plan      global batch {} = {} rank(s) x {}, {} steps/epoch; per epoch {} sample(s) "
+      "duplicated by padding, {} dropped\n",
+      s.global_batch, s.world_size, plan.local_batch(), plan.steps_per_epoch(),
+      sampler.padded_count(), sampler.dropped_count());
   fmt::print("modes     {}; {} steps, {}, {} thread(s) per process, gradients compared {}\n",
              fmt::join(s.modes, ","), s.steps, s.dtype_name, s.threads,
              modes::grad_record_name(grad));
@@ -73,7 +75,8 @@ void print_header(const RunSetup& s, const scenarios::ScenarioInstance& instance
 }  // namespace
 
 CLI::App* add_run_command(CLI::App& app, RunCommandOptions& o) {
-  CLI::App* cmd = app.add_subcommand("run", "Train a scenario in the selected modes and compare them");
+  CLI::App* cmd =
+      app.add_subcommand("run", "Train a scenario in the selected modes and compare them");
   cmd->add_option("--scenario", o.scenario, "Scenario name (see `ddpbench list`)");
   cmd->add_option("--modes", o.modes, "Comma-separated modes: single, ddp")->delimiter(',');
   cmd->add_option("--steps", o.steps, "Training steps (default: the scenario's)")
@@ -93,7 +96,8 @@ CLI::App* add_run_command(CLI::App& app, RunCommandOptions& o) {
   cmd->add_option("--backend", o.backend, "Collectives: gloo, mpi (under mpirun), nccl")
       ->check(CLI::IsMember({"gloo", "mpi", "nccl"}));
   cmd->add_option("--master-addr", o.master_addr, "Address the workers rendezvous on");
-  cmd->add_option("--timeout", o.timeout, "Seconds without progress before a rank is declared hung");
+  cmd->add_option("--timeout", o.timeout,
+                  "Seconds without progress before a rank is declared hung");
   cmd->add_option("--ddp-impl", o.ddp_impl, "bucketed (overlapping) or naive")
       ->check(CLI::IsMember({"bucketed", "naive"}));
   cmd->add_option("--bucket-cap-mb", o.bucket_cap_mb, "DDP bucket cap in MiB");
@@ -139,8 +143,8 @@ int run_run_command(const RunCommandOptions& o, const scenarios::ScenarioRegistr
 
   if (o.export_batches) {
     modes::cast_floating_point(*instance.model.ptr(), setup.dtype);
-    const std::vector<char> bytes = export_batches(setup, *instance.dataset, plan,
-                                                   modes::capture_state(*instance.model.ptr()));
+    const std::vector<char> bytes =
+        export_batches(setup, *instance.dataset, plan, modes::capture_state(*instance.model.ptr()));
     out.stage("batches.pt", std::string_view(bytes.data(), bytes.size()));
   }
 
@@ -156,7 +160,8 @@ int run_run_command(const RunCommandOptions& o, const scenarios::ScenarioRegistr
     const std::string bytes = launch::run_worker_group(group);
     outcomes.push_back(ddp_outcome(setup, launch::decode_worker_result(bytes), names));
   }
-  return finish_run(setup, {instance.dataset->describe(), &plan, modes::grad_record_name(grad), argv},
+  return finish_run(setup,
+                    {instance.dataset->describe(), &plan, modes::grad_record_name(grad), argv},
                     std::move(outcomes), out);
 }
 

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <CLI/App.hpp>
-
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -1,6 +1,7 @@
 // run_context.cpp — see run_context.h.
 #include "cli/run_context.h"
 
+#include <fmt/format.h>
 #include <gloo/config.h>
 #include <mpi.h>
 #include <torch/version.h>
@@ -9,8 +10,6 @@
 #include <chrono>
 #include <ctime>
 #include <thread>
-
-#include <fmt/format.h>
 
 #include "ddpbench_git_revision.h"
 #include "ddpbench_version.h"

@@ -49,7 +49,7 @@ compare::ComparisonPolicy policy_for(const RunSetup& setup, const std::string& m
 
 reports::SamplerRecord sampler_record(const data::DistributedSampler& s) {
   const auto& o = s.options();
-  return {o.dataset_size,   o.num_replicas,  o.shuffle,          o.drop_last,        o.seed,
+  return {o.dataset_size,  o.num_replicas, o.shuffle,        o.drop_last,      o.seed,
           s.num_samples(), s.total_size(), s.padded_count(), s.dropped_count()};
 }
 
@@ -93,7 +93,8 @@ int finish_run(const RunSetup& setup, const RunDescription& run, std::vector<Mod
     r.buckets = o.buckets;
     if (single != nullptr && &o != single) {
       r.gradient_check = run.grad_record;
-      r.checks = compare::compare_modes(single->trace, o.trace, policy_for(setup, o.mode, run.grad_record));
+      r.checks = compare::compare_modes(single->trace, o.trace,
+                                        policy_for(setup, o.mode, run.grad_record));
     }
     r.checks.insert(r.checks.end(), o.extra_checks.begin(), o.extra_checks.end());
     for (const auto& c : r.checks) report.passed = report.passed && c.status != "fail";

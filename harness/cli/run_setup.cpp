@@ -1,11 +1,11 @@
 // run_setup.cpp — see run_setup.h.
 #include "cli/run_setup.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <thread>
-
-#include <fmt/format.h>
 
 #include "errors.h"
 
@@ -32,7 +32,8 @@ RunSetup resolve_run(const RunCommandOptions& o, const scenarios::ScenarioRegist
   }
   for (const auto& m : s.modes) {
     if (m != "single" && m != "ddp") {
-      throw InputError(fmt::format("unknown mode '{}' in --modes: known modes are {}", m, kKnownModes));
+      throw InputError(
+          fmt::format("unknown mode '{}' in --modes: known modes are {}", m, kKnownModes));
     }
   }
   s.steps = o.steps > 0 ? o.steps : s.spec->steps;

@@ -1,15 +1,15 @@
 // sampler_command.cpp — see sampler_command.h.
 #include "cli/sampler_command.h"
 
+#include <fmt/format.h>
+
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <set>
 
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
-
+#include "cli/validators.h"
 #include "data/distributed_sampler.h"
 #include "data/libtorch_sampler.h"
-#include "cli/validators.h"
 #include "errors.h"
 
 namespace ddpbench::cli {
@@ -44,7 +44,8 @@ Partition torch_partition(const SamplerCommandOptions& o) {
 
 Partition libtorch_partition(const SamplerCommandOptions& o) {
   Partition p;
-  p.ranks = data::libtorch_partitions({o.dataset_size, o.replicas, o.shuffle, o.drop_last, o.epoch});
+  p.ranks =
+      data::libtorch_partitions({o.dataset_size, o.replicas, o.shuffle, o.drop_last, o.epoch});
   p.num_samples = p.ranks.empty() ? 0 : static_cast<int64_t>(p.ranks[0].size());
   p.total_size = p.num_samples * o.replicas;
   p.padded = std::max<int64_t>(0, p.total_size - o.dataset_size);
@@ -72,7 +73,8 @@ CLI::App* add_sampler_command(CLI::App& app, SamplerCommandOptions& o) {
   cmd->add_flag("--shuffle", o.shuffle, "Shuffle with randperm seeded seed + epoch");
   cmd->add_option("--seed", o.seed, "Shuffle seed")->check(integer_at_least(0));
   cmd->add_option("--epoch", o.epoch, "Epoch (set_epoch)")->check(integer_at_least(0));
-  cmd->add_option("--impl", o.impl, "torch: PyTorch-exact (used by ddpbench); libtorch: C++ samplers")
+  cmd->add_option("--impl", o.impl,
+                  "torch: PyTorch-exact (used by ddpbench); libtorch: C++ samplers")
       ->check(CLI::IsMember({"torch", "libtorch"}));
   cmd->add_option("--format", o.format, "Output format")->check(CLI::IsMember({"text", "json"}));
   return cmd;
@@ -81,20 +83,27 @@ CLI::App* add_sampler_command(CLI::App& app, SamplerCommandOptions& o) {
 int run_sampler_command(const SamplerCommandOptions& o) {
   const Partition p = o.impl == "torch" ? torch_partition(o) : libtorch_partition(o);
   if (o.format == "json") {
-    nlohmann::json j{{"impl", o.impl},           {"dataset_size", o.dataset_size},
-                     {"replicas", o.replicas},   {"drop_last", o.drop_last},
-                     {"shuffle", o.shuffle},     {"seed", o.seed},
-                     {"epoch", o.epoch},         {"num_samples", p.num_samples},
-                     {"total_size", p.total_size}, {"padded", p.padded},
-                     {"dropped", p.dropped},     {"ranks", p.ranks},
+    nlohmann::json j{{"impl", o.impl},
+                     {"dataset_size", o.dataset_size},
+                     {"replicas", o.replicas},
+                     {"drop_last", o.drop_last},
+                     {"shuffle", o.shuffle},
+                     {"seed", o.seed},
+                     {"epoch", o.epoch},
+                     {"num_samples", p.num_samples},
+                     {"total_size", p.total_size},
+                     {"padded", p.padded},
+                     {"dropped", p.dropped},
+                     {"ranks", p.ranks},
                      {"is_padding", p.is_padding}};
     std::cout << j.dump() << "\n";
     return kExitOk;
   }
-  fmt::print("DistributedSampler ({}): dataset_size={} replicas={} shuffle={} drop_last={} seed={} "
-             "epoch={}\n",
-             o.impl == "torch" ? "PyTorch-exact" : "libtorch C++", o.dataset_size, o.replicas,
-             o.shuffle, o.drop_last, o.seed, o.epoch);
+  fmt::print(
+      "DistributedSampler ({}): dataset_size={} replicas={} shuffle={} drop_last={} seed={} "
+      "epoch={}\n",
+      o.impl == "torch" ? "PyTorch-exact" : "libtorch C++", o.dataset_size, o.replicas, o.shuffle,
+      o.drop_last, o.seed, o.epoch);
   fmt::print("num_samples={} total_size={} padded={} dropped={}\n", p.num_samples, p.total_size,
              p.padded, p.dropped);
   bool any_padding = false;

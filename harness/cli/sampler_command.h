@@ -3,7 +3,6 @@
 #pragma once
 
 #include <CLI/App.hpp>
-
 #include <cstdint>
 #include <string>
 

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <CLI/Validators.hpp>
-
 #include <string>
 
 namespace ddpbench::cli {

@@ -1,11 +1,10 @@
 // worker_command.cpp — see worker_command.h.
 #include "cli/worker_command.h"
 
+#include <fmt/format.h>
 #include <torch/torch.h>
 
 #include <optional>
-
-#include <fmt/format.h>
 
 #include "cli/mode_runs.h"
 #include "cli/output_dir.h"
@@ -21,7 +20,8 @@
 namespace ddpbench::cli {
 namespace {
 
-std::shared_ptr<dist::Store> join_store(const launch::WorldInfo& w, std::chrono::milliseconds timeout) {
+std::shared_ptr<dist::Store> join_store(const launch::WorldInfo& w,
+                                        std::chrono::milliseconds timeout) {
   if (w.launcher == launch::Launcher::kOpenMpi && w.master_addr.empty()) {
     return dist::mpi_rendezvous_store(w.rank, timeout);
   }
@@ -101,7 +101,8 @@ int run_as_worker(const RunCommandOptions& o, const scenarios::ScenarioRegistry&
     outcomes.push_back(run_single_mode(setup, fresh, plan, grad));
   }
   outcomes.push_back(ddp_outcome(setup, std::move(result), names));
-  return finish_run(setup, {instance.dataset->describe(), &plan, modes::grad_record_name(grad), argv},
+  return finish_run(setup,
+                    {instance.dataset->describe(), &plan, modes::grad_record_name(grad), argv},
                     std::move(outcomes), *out);
 }
 

@@ -2,11 +2,10 @@
 #include "compare/mode_comparison.h"
 
 #include <ATen/ATen.h>
+#include <fmt/format.h>
 
 #include <limits>
 #include <regex>
-
-#include <fmt/format.h>
 
 namespace ddpbench::compare {
 namespace {
@@ -80,7 +79,8 @@ reports::CheckRecord compare_losses(const ModeTrace& ref, const ModeTrace& got,
                                     const ComparisonPolicy& p) {
   CheckBuilder b("loss", p.divergences);
   for (size_t s = 0; s < ref.losses.size(); ++s) {
-    const double a = s < got.losses.size() ? got.losses[s] : std::numeric_limits<double>::quiet_NaN();
+    const double a =
+        s < got.losses.size() ? got.losses[s] : std::numeric_limits<double>::quiet_NaN();
     const double r = ref.losses[s];
     const double diff = std::abs(a - r);
     const bool ok = diff <= p.state.atol + p.state.rtol * std::abs(r);

@@ -15,8 +15,8 @@ struct Tolerance {
 
 struct TensorDiff {
   double max_abs = 0.0;
-  double max_rel = 0.0;     // max |got - ref| / |ref| over elements with ref != 0
-  int64_t violations = 0;   // elements outside atol + rtol * |ref| (non-finite values count)
+  double max_rel = 0.0;    // max |got - ref| / |ref| over elements with ref != 0
+  int64_t violations = 0;  // elements outside atol + rtol * |ref| (non-finite values count)
   bool shape_mismatch = false;
 };
 

@@ -3,9 +3,9 @@
 // proves it for every step, including the short last one.
 #include "data/batch_plan.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "errors.h"
 
@@ -55,9 +55,9 @@ GlobalBatchPlan::GlobalBatchPlan(SamplerOptions sampler, int64_t global_batch)
         global_batch_, k, k));
   }
   if (sampler_.num_samples() == 0) {
-    throw InputError(fmt::format(
-        "dataset of {} samples leaves no sample per rank for {} ranks with drop_last",
-        sampler.dataset_size, k));
+    throw InputError(
+        fmt::format("dataset of {} samples leaves no sample per rank for {} ranks with drop_last",
+                    sampler.dataset_size, k));
   }
 }
 

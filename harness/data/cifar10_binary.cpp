@@ -1,10 +1,10 @@
 // cifar10_binary.cpp — see cifar10_binary.h.
 #include "data/cifar10_binary.h"
 
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <fstream>
-
-#include <fmt/format.h>
 
 #include "errors.h"
 

@@ -1,5 +1,6 @@
 // cifar10_binary.h — loader for the CIFAR-10 "binary version" (cifar-10-batches-bin): records of
-// 1 label byte + 3072 pixel bytes (R, G, B planes of 32x32), in data_batch_1..5.bin / test_batch.bin.
+// 1 label byte + 3072 pixel bytes (R, G, B planes of 32x32), in data_batch_1..5.bin /
+// test_batch.bin.
 #pragma once
 
 #include <string>

@@ -17,9 +17,9 @@ DistributedSampler::DistributedSampler(SamplerOptions options) : options_(option
         options_.num_replicas));
   }
   if (options_.dataset_size <= 0) {
-    throw InputError(fmt::format(
-        "dataset size {} is empty: DistributedSampler needs at least one sample",
-        options_.dataset_size));
+    throw InputError(
+        fmt::format("dataset size {} is empty: DistributedSampler needs at least one sample",
+                    options_.dataset_size));
   }
   if (options_.seed < 0) {
     throw InputError(fmt::format("seed {} is negative: pass a seed >= 0", options_.seed));
@@ -49,8 +49,8 @@ std::vector<int64_t> DistributedSampler::epoch_order() const {
   order.reserve(static_cast<size_t>(std::max(n, total_size())));
   if (options_.shuffle) {
     // Python: g = torch.Generator(); g.manual_seed(self.seed + self.epoch); torch.randperm(N, g)
-    auto gen = at::make_generator<at::CPUGeneratorImpl>(
-        static_cast<uint64_t>(options_.seed + epoch_));
+    auto gen =
+        at::make_generator<at::CPUGeneratorImpl>(static_cast<uint64_t>(options_.seed + epoch_));
     const at::Tensor perm = at::randperm(n, gen, at::TensorOptions().dtype(at::kLong));
     const int64_t* p = perm.data_ptr<int64_t>();
     order.assign(p, p + n);
@@ -73,8 +73,8 @@ std::vector<int64_t> DistributedSampler::epoch_order() const {
 
 std::vector<int64_t> DistributedSampler::indices(int64_t rank) const {
   if (rank < 0 || rank >= options_.num_replicas) {
-    throw InputError(fmt::format("invalid rank {}: it must be in [0, {}]", rank,
-                                 options_.num_replicas - 1));
+    throw InputError(
+        fmt::format("invalid rank {}: it must be in [0, {}]", rank, options_.num_replicas - 1));
   }
   const std::vector<int64_t> order = epoch_order();
   std::vector<int64_t> mine;

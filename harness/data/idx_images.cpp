@@ -1,12 +1,11 @@
 // idx_images.cpp — see idx_images.h. zlib's gzread also reads uncompressed files transparently.
 #include "data/idx_images.h"
 
+#include <fmt/format.h>
 #include <zlib.h>
 
 #include <filesystem>
 #include <memory>
-
-#include <fmt/format.h>
 
 #include "errors.h"
 
@@ -28,7 +27,8 @@ std::vector<uint8_t> read_all(const std::string& path) {
     const int n = gzread(f.get(), buf, sizeof(buf));
     if (n < 0) {
       int errnum = 0;
-      throw InputError(fmt::format("{}: corrupt gzip stream ({})", path, gzerror(f.get(), &errnum)));
+      throw InputError(
+          fmt::format("{}: corrupt gzip stream ({})", path, gzerror(f.get(), &errnum)));
     }
     if (n == 0) break;
     out.insert(out.end(), buf, buf + n);
@@ -50,9 +50,9 @@ std::vector<uint32_t> parse_header(const std::vector<uint8_t>& bytes, uint32_t m
                                  bytes.size()));
   }
   if (be32(bytes, 0) != magic) {
-    throw InputError(fmt::format("{}: magic number 0x{:08x}, expected 0x{:08x} (not an IDX {} file)",
-                                 path, be32(bytes, 0), magic,
-                                 magic == kImagesMagic ? "images" : "labels"));
+    throw InputError(
+        fmt::format("{}: magic number 0x{:08x}, expected 0x{:08x} (not an IDX {} file)", path,
+                    be32(bytes, 0), magic, magic == kImagesMagic ? "images" : "labels"));
   }
   std::vector<uint32_t> dims;
   size_t payload = 1;
@@ -92,9 +92,9 @@ InMemoryImages load_idx_images(const std::string& images_path, const std::string
   }
   std::vector<uint8_t> pixels(img.begin() + 16, img.end());
   const ImageShape shape{1, idims[1], idims[2]};
-  return InMemoryImages(std::move(pixels), std::move(labels), shape, num_classes,
-                        fmt::format("IDX {} ({} samples, 1x{}x{})", images_path, idims[0],
-                                    idims[1], idims[2]));
+  return InMemoryImages(
+      std::move(pixels), std::move(labels), shape, num_classes,
+      fmt::format("IDX {} ({} samples, 1x{}x{})", images_path, idims[0], idims[1], idims[2]));
 }
 
 }  // namespace ddpbench::data

@@ -14,8 +14,8 @@ ImageDataset::ImageDataset(std::shared_ptr<const ImageSource> source,
   const auto channels = static_cast<size_t>(source_->shape().channels);
   if (!transform_.mean.empty() &&
       (transform_.mean.size() != channels || transform_.stddev.size() != channels)) {
-    throw InputError(fmt::format("{}: normalisation needs {} means and stddevs",
-                                 source_->describe(), channels));
+    throw InputError(
+        fmt::format("{}: normalisation needs {} means and stddevs", source_->describe(), channels));
   }
 }
 
@@ -28,7 +28,8 @@ Example ImageDataset::get(int64_t index, int64_t epoch) const {
 
 std::string ImageDataset::describe() const {
   std::string aug;
-  if (transform_.crop_padding > 0) aug += fmt::format(", RandomCrop(pad {})", transform_.crop_padding);
+  if (transform_.crop_padding > 0)
+    aug += fmt::format(", RandomCrop(pad {})", transform_.crop_padding);
   if (transform_.random_flip) aug += ", RandomHorizontalFlip";
   return source_->describe() + aug;
 }

@@ -1,9 +1,9 @@
 // image_source.cpp — see image_source.h.
 #include "data/image_source.h"
 
-#include <cstring>
-
 #include <fmt/format.h>
+
+#include <cstring>
 
 #include "errors.h"
 

@@ -24,8 +24,8 @@ AugmentDraw draw_augmentation(const ImageTransformOptions& options, int64_t epoc
   return d;
 }
 
-at::Tensor transform_image(const uint8_t* chw, ImageShape shape, const ImageTransformOptions& options,
-                           int64_t epoch, int64_t index) {
+at::Tensor transform_image(const uint8_t* chw, ImageShape shape,
+                           const ImageTransformOptions& options, int64_t epoch, int64_t index) {
   const AugmentDraw d = draw_augmentation(options, epoch, index);
   at::Tensor out = at::empty({shape.channels, shape.height, shape.width}, at::kFloat);
   float* o = out.data_ptr<float>();

@@ -14,11 +14,11 @@
 namespace ddpbench::data {
 
 struct ImageTransformOptions {
-  int64_t crop_padding = 0;   // RandomCrop(H, padding=p) with zero fill; 0 disables the crop
-  bool random_flip = false;   // RandomHorizontalFlip(p=0.5)
-  std::vector<float> mean;    // Normalize; empty = no normalisation (just /255)
+  int64_t crop_padding = 0;  // RandomCrop(H, padding=p) with zero fill; 0 disables the crop
+  bool random_flip = false;  // RandomHorizontalFlip(p=0.5)
+  std::vector<float> mean;   // Normalize; empty = no normalisation (just /255)
   std::vector<float> stddev;
-  int64_t seed = 0;           // scenario seed: keys the augmentation stream
+  int64_t seed = 0;  // scenario seed: keys the augmentation stream
 };
 
 // The random choices for one sample, exposed so tests can check them independently.
@@ -31,7 +31,7 @@ struct AugmentDraw {
 AugmentDraw draw_augmentation(const ImageTransformOptions& options, int64_t epoch, int64_t index);
 
 // Returns float32 [C, H, W].
-at::Tensor transform_image(const uint8_t* chw, ImageShape shape, const ImageTransformOptions& options,
-                           int64_t epoch, int64_t index);
+at::Tensor transform_image(const uint8_t* chw, ImageShape shape,
+                           const ImageTransformOptions& options, int64_t epoch, int64_t index);
 
 }  // namespace ddpbench::data

@@ -51,7 +51,8 @@ class KeyedRng {
     return result;
   }
 
-  // Uniform integer in [0, n). Lemire's multiply-shift; the tiny bias for huge n is irrelevant here.
+  // Uniform integer in [0, n). Lemire's multiply-shift; the tiny bias for huge n is irrelevant
+  // here.
   std::uint64_t uniform_int(std::uint64_t n) {
     return static_cast<std::uint64_t>((static_cast<unsigned __int128>(next_u64()) * n) >> 64);
   }

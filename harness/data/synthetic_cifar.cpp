@@ -1,10 +1,10 @@
 // synthetic_cifar.cpp — see synthetic_cifar.h.
 #include "data/synthetic_cifar.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "data/keyed_rng.h"
 #include "errors.h"

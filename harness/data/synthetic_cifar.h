@@ -20,7 +20,7 @@ class SyntheticCifar : public ImageSource {
 
  private:
   struct ClassPattern {
-    double base[3];       // mean intensity per channel
+    double base[3];         // mean intensity per channel
     double freq_x, freq_y;  // stripe frequencies (radians per pixel)
     double phase[3];
   };

@@ -9,7 +9,9 @@
 namespace ddpbench::data {
 
 TensorDataset::TensorDataset(at::Tensor inputs, at::Tensor targets, std::string description)
-    : inputs_(std::move(inputs)), targets_(std::move(targets)), description_(std::move(description)) {
+    : inputs_(std::move(inputs)),
+      targets_(std::move(targets)),
+      description_(std::move(description)) {
   if (inputs_.size(0) != targets_.size(0)) {
     throw InputError(fmt::format("tensor dataset has {} inputs but {} targets", inputs_.size(0),
                                  targets_.size(0)));

@@ -31,7 +31,8 @@ class Communicator {
   virtual std::shared_ptr<Work> allreduce_sum(at::Tensor tensor) = 0;
   // In-place broadcast of every tensor from `root`, blocking.
   virtual void broadcast(std::vector<at::Tensor> tensors, int root) = 0;
-  // Gathers one tensor per rank (same shape and dtype on every rank), blocking; result in rank order.
+  // Gathers one tensor per rank (same shape and dtype on every rank), blocking; result in rank
+  // order.
   virtual std::vector<at::Tensor> allgather(const at::Tensor& tensor) = 0;
   virtual void barrier() = 0;
   // Counts collectives issued so far (tests use it, e.g. "SyncBN eval sends nothing").

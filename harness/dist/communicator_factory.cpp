@@ -23,7 +23,8 @@ std::unique_ptr<Communicator> make_communicator(const CommunicatorRequest& r) {
     return make_mpi_communicator();
   }
   if (r.backend == "nccl") return make_nccl_communicator(r.store, r.rank, r.world_size);
-  throw InputError(fmt::format("unknown --backend '{}': known backends are gloo, mpi, nccl", r.backend));
+  throw InputError(
+      fmt::format("unknown --backend '{}': known backends are gloo, mpi, nccl", r.backend));
 }
 
 }  // namespace ddpbench::dist

@@ -1,10 +1,9 @@
 // gloo_communicator.cpp — see gloo_communicator.h.
 #include "dist/gloo_communicator.h"
 
+#include <atomic>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
-
-#include <atomic>
 
 #include "dist/store_impl.h"
 

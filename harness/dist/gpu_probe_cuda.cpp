@@ -1,9 +1,8 @@
 // gpu_probe_cuda.cpp — gpu_probe.h for builds with CUDA + NCCL (compiled and linked in CI,
 // exercised at run time only where a GPU exists).
 #include <cuda_runtime_api.h>
-#include <nccl.h>
-
 #include <fmt/format.h>
+#include <nccl.h>
 
 #include "dist/gpu_probe.h"
 
@@ -14,8 +13,7 @@ GpuInfo probe_gpus() {
   info.built_with_cuda = true;
   int nccl = 0;
   if (ncclGetVersion(&nccl) == ncclSuccess) {
-    info.nccl_version =
-        fmt::format("{}.{}.{}", nccl / 10000, (nccl % 10000) / 100, nccl % 100);
+    info.nccl_version = fmt::format("{}.{}.{}", nccl / 10000, (nccl % 10000) / 100, nccl % 100);
   }
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);

@@ -1,6 +1,7 @@
 // mpi_rendezvous.cpp — see mpi_rendezvous.h.
 #include "dist/mpi_rendezvous.h"
 
+#include <fmt/format.h>
 #include <mpi.h>
 #include <unistd.h>
 
@@ -8,8 +9,6 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "dist/mpi_communicator.h"
 

@@ -1,9 +1,9 @@
 // environment.cpp — see environment.h.
 #include "launch/environment.h"
 
-#include <cstdlib>
-
 #include <fmt/format.h>
+
+#include <cstdlib>
 
 #include "errors.h"
 
@@ -25,8 +25,8 @@ int parse_int(const EnvLookup& env, const std::string& name, int min_value) {
 
 void check_rank(const WorldInfo& w, const char* rank_var) {
   if (w.rank >= w.world_size) {
-    throw InputError(fmt::format("{}={} is outside a world of {} ranks", rank_var, w.rank,
-                                 w.world_size));
+    throw InputError(
+        fmt::format("{}={} is outside a world of {} ranks", rank_var, w.rank, w.world_size));
   }
 }
 
@@ -51,10 +51,14 @@ EnvLookup process_env() {
 
 const char* launcher_name(Launcher l) {
   switch (l) {
-    case Launcher::kDdpbench: return "ddpbench";
-    case Launcher::kTorchrun: return "torchrun";
-    case Launcher::kSlurm: return "slurm";
-    case Launcher::kOpenMpi: return "openmpi";
+    case Launcher::kDdpbench:
+      return "ddpbench";
+    case Launcher::kTorchrun:
+      return "torchrun";
+    case Launcher::kSlurm:
+      return "slurm";
+    case Launcher::kOpenMpi:
+      return "openmpi";
   }
   return "?";
 }
@@ -73,7 +77,8 @@ std::string first_slurm_host(const std::string& nodelist) {
     first += lo;
     const size_t close = nodelist.find(']', i);
     if (close != std::string::npos) {
-      for (size_t j = close + 1; j < nodelist.size() && nodelist[j] != ','; ++j) first += nodelist[j];
+      for (size_t j = close + 1; j < nodelist.size() && nodelist[j] != ','; ++j)
+        first += nodelist[j];
     }
   }
   if (first.empty()) throw InputError(fmt::format("SLURM_NODELIST='{}' names no host", nodelist));
@@ -98,8 +103,9 @@ std::optional<WorldInfo> detect_world(const EnvLookup& env) {
     w.launcher = Launcher::kOpenMpi;
     w.rank = parse_int(env, "OMPI_COMM_WORLD_RANK", 0);
     w.world_size = parse_int(env, "OMPI_COMM_WORLD_SIZE", 1);
-    w.local_rank = env("OMPI_COMM_WORLD_LOCAL_RANK") ? parse_int(env, "OMPI_COMM_WORLD_LOCAL_RANK", 0)
-                                                     : w.rank;
+    w.local_rank = env("OMPI_COMM_WORLD_LOCAL_RANK")
+                       ? parse_int(env, "OMPI_COMM_WORLD_LOCAL_RANK", 0)
+                       : w.rank;
     if (const auto addr = env("MASTER_ADDR")) {
       w.master_addr = *addr;
       w.master_port = env("MASTER_PORT") ? parse_int(env, "MASTER_PORT", 1) : 0;

@@ -2,6 +2,7 @@
 #include "launch/worker_group.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -13,8 +14,6 @@
 #include <filesystem>
 #include <fstream>
 #include <thread>
-
-#include <fmt/format.h>
 
 #include "errors.h"
 #include "launch/environment.h"
@@ -43,7 +42,8 @@ std::string tail_of(const std::string& path, int lines) {
   std::vector<std::string> all;
   for (std::string l; std::getline(in, l);) all.push_back(l);
   std::string out;
-  for (size_t i = all.size() > static_cast<size_t>(lines) ? all.size() - lines : 0; i < all.size(); ++i) {
+  for (size_t i = all.size() > static_cast<size_t>(lines) ? all.size() - lines : 0; i < all.size();
+       ++i) {
     out += (out.empty() ? "" : " | ") + all[i];
   }
   return out.empty() ? "(no output)" : out;
@@ -106,7 +106,8 @@ void stop_all(std::vector<Worker>& workers) {
 
 std::string describe_exit(int status) {
   if (WIFSIGNALED(status)) {
-    return fmt::format("was killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
+    return fmt::format("was killed by signal {} ({})", WTERMSIG(status),
+                       strsignal(WTERMSIG(status)));
   }
   return fmt::format("exited with code {}", WEXITSTATUS(status));
 }
@@ -159,12 +160,14 @@ std::string progress_key(int rank) { return fmt::format("ddpbench/progress/{}", 
 std::string run_worker_group(const WorkerGroupOptions& o) {
   auto store = dist::Store::serve(o.master_addr, 0, std::chrono::seconds(30));
   std::string tmp = (fs::temp_directory_path() / "ddpbench-workers-XXXXXX").string();
-  if (mkdtemp(tmp.data()) == nullptr) throw std::runtime_error("cannot create a temporary directory");
+  if (mkdtemp(tmp.data()) == nullptr)
+    throw std::runtime_error("cannot create a temporary directory");
 
   g_interrupt_signal = 0;
   struct sigaction sa {};
   sa.sa_handler = on_interrupt;
-  struct sigaction old_int {}, old_term {};
+  struct sigaction old_int {
+  }, old_term{};
   sigaction(SIGINT, &sa, &old_int);
   sigaction(SIGTERM, &sa, &old_term);
 
@@ -220,13 +223,14 @@ std::string run_worker_group(const WorkerGroupOptions& o) {
         std::vector<std::string> culprits;
         for (const auto& w : workers) {
           if (!w.exited && progress_rank(w.last_progress) == behind) {
-            culprits.push_back(
-                fmt::format("rank {} (last seen at {})", w.rank, describe_progress(w.last_progress)));
+            culprits.push_back(fmt::format("rank {} (last seen at {})", w.rank,
+                                           describe_progress(w.last_progress)));
           }
         }
-        failure = fmt::format("no progress for {} s (--timeout): {} stopped responding",
-                              std::chrono::duration_cast<std::chrono::seconds>(o.progress_timeout).count(),
-                              fmt::join(culprits, ", "));
+        failure = fmt::format(
+            "no progress for {} s (--timeout): {} stopped responding",
+            std::chrono::duration_cast<std::chrono::seconds>(o.progress_timeout).count(),
+            fmt::join(culprits, ", "));
       }
     }
   } catch (...) {

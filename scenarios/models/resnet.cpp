@@ -62,8 +62,8 @@ nn::Sequential ResNet18Impl::make_layer(int64_t planes, int64_t blocks, int64_t 
 
 void ResNet18Impl::reset() {
   inplanes_ = 64;
-  conv1 = register_module(
-      "conv1", nn::Conv2d(nn::Conv2dOptions(3, 64, 7).stride(2).padding(3).bias(false)));
+  conv1 = register_module("conv1",
+                          nn::Conv2d(nn::Conv2dOptions(3, 64, 7).stride(2).padding(3).bias(false)));
   bn1 = register_module("bn1", nn::BatchNorm2d(64));
   layer1 = register_module("layer1", make_layer(64, 2, 1));
   layer2 = register_module("layer2", make_layer(128, 2, 2));

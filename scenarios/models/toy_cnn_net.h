@@ -1,6 +1,7 @@
 // toy_cnn_net.h — the PyTorch CIFAR-10 tutorial network ("Training a Classifier"):
-// conv(3->6, k5) -> relu -> maxpool 2 -> conv(6->16, k5) -> relu -> maxpool 2 -> fc 400->120->84->10.
-// Module names (conv1, conv2, fc1, fc2, fc3) match the tutorial's so states map one to one.
+// conv(3->6, k5) -> relu -> maxpool 2 -> conv(6->16, k5) -> relu -> maxpool 2 -> fc
+// 400->120->84->10. Module names (conv1, conv2, fc1, fc2, fc3) match the tutorial's so states map
+// one to one.
 #pragma once
 
 #include <torch/nn/cloneable.h>

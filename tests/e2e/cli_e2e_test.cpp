@@ -5,10 +5,10 @@
 
 #include <filesystem>
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "support/cli_runner.h"
+#include "support/temp_dir_test.h"
 
 namespace ddpbench {
 namespace {
@@ -18,12 +18,7 @@ using testing::oracle;
 using testing::python;
 using testing::read_json;
 
-class CliE2E : public ::testing::Test {
- protected:
-  void SetUp() override { tmp_ = testing::make_temp_dir("e2e"); }
-  void TearDown() override { fs::remove_all(tmp_); }
-  std::string tmp_;
-};
+class CliE2E : public testing::TempDirTest {};
 
 TEST_F(CliE2E, VersionAndHelp) {
   const auto v = ddpbench({"--version"});
@@ -57,10 +52,9 @@ TEST_F(CliE2E, SamplerSeedExample) {
   EXPECT_NE(text.out.find("rank 1: 1 4 7 0*\n"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("rank 2: 2 5 8 1*\n"), std::string::npos) << text.out;
 
-  const auto j = nlohmann::json::parse(
-      ddpbench({"sampler", "--dataset-size", "10", "--replicas", "3", "--drop-last", "--format",
-                "json"})
-          .out);
+  const auto j = nlohmann::json::parse(ddpbench({"sampler", "--dataset-size", "10", "--replicas",
+                                                 "3", "--drop-last", "--format", "json"})
+                                           .out);
   EXPECT_EQ(j.at("ranks"), nlohmann::json::parse("[[0,3,6],[1,4,7],[2,5,8]]"));
   for (const char* key : {"dataset_size", "replicas", "drop_last", "shuffle", "seed", "epoch",
                           "num_samples", "total_size", "ranks"}) {
@@ -71,9 +65,9 @@ TEST_F(CliE2E, SamplerSeedExample) {
 }
 
 TEST_F(CliE2E, SamplerShuffledMatchesPythonAndLibtorchDiffers) {
-  const std::vector<std::string> args = {"sampler", "--dataset-size", "23", "--replicas", "4",
-                                         "--shuffle", "--seed", "5", "--epoch", "2",
-                                         "--format", "json"};
+  const std::vector<std::string> args = {
+      "sampler", "--dataset-size", "23", "--replicas", "4",   "--shuffle", "--seed",
+      "5",       "--epoch",        "2",  "--format",   "json"};
   const auto ours = nlohmann::json::parse(ddpbench(args).out);
   const auto py = python({"-c",
                           "import json,torch\n"
@@ -113,11 +107,15 @@ TEST_F(CliE2E, BadInputIsOneLineExitTwoAndNothingWritten) {
       {"negative seed", {"run", "--seed", "-1", "--out", out}, "--seed"},
       {"bad dtype", {"run", "--dtype", "float16", "--out", out}, "float16"},
       {"unknown mode", {"run", "--modes", "single,warp", "--out", out}, "warp"},
-      {"unwritable out", {"run", "--scenario", "linear_mse", "--out", tmp_ + "/a_file/sub"}, "--out"},
+      {"unwritable out",
+       {"run", "--scenario", "linear_mse", "--out", tmp_ + "/a_file/sub"},
+       "--out"},
       {"missing data dir", {"run", "--data-dir", tmp_ + "/nope", "--out", out}, "--data-dir"},
-      {"cifar files missing", {"run", "--scenario", "toy_cnn", "--data-dir", empty, "--out", out},
+      {"cifar files missing",
+       {"run", "--scenario", "toy_cnn", "--data-dir", empty, "--out", out},
        "data_batch"},
-      {"cifar file corrupt", {"run", "--scenario", "toy_cnn", "--data-dir", corrupt, "--out", out},
+      {"cifar file corrupt",
+       {"run", "--scenario", "toy_cnn", "--data-dir", corrupt, "--out", out},
        "data_batch_1.bin"},
       {"idx files missing",
        {"run", "--scenario", "fashion_mnist_cnn", "--data-dir", empty, "--out", out},
@@ -143,7 +141,8 @@ TEST_F(CliE2E, LinearMseReportAndStateMatchPyTorch) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto report = read_json(out + "/report.json");
   EXPECT_EQ(report.at("schema_version"), 1);
-  for (const char* key : {"host", "cores", "libtorch_version", "compiler", "git_revision", "argv"}) {
+  for (const char* key :
+       {"host", "cores", "libtorch_version", "compiler", "git_revision", "argv"}) {
     EXPECT_TRUE(report.at("context").contains(key)) << key;
   }
   EXPECT_EQ(report.at("context").at("argv").back(), "1");
@@ -159,9 +158,10 @@ TEST_F(CliE2E, LinearMseReportAndStateMatchPyTorch) {
 
   // The oracle comparison can fail: a different seed's weights must be rejected.
   const std::string other = tmp_ + "/other";
-  ASSERT_EQ(ddpbench({"run", "--scenario", "linear_mse", "--seed", "124", "--out", other}).exit_code,
-            0);
-  const auto wrong = python({oracle("linear_mse_oracle.py"), "--check", other + "/state_single.pt"});
+  ASSERT_EQ(
+      ddpbench({"run", "--scenario", "linear_mse", "--seed", "124", "--out", other}).exit_code, 0);
+  const auto wrong =
+      python({oracle("linear_mse_oracle.py"), "--check", other + "/state_single.pt"});
   EXPECT_EQ(wrong.exit_code, 1) << wrong.out;
   EXPECT_NE(wrong.out.find("FAIL"), std::string::npos) << wrong.out;
 }

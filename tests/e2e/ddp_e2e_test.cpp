@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "support/cli_runner.h"
+#include "support/temp_dir_test.h"
 
 namespace ddpbench {
 namespace {
@@ -16,55 +17,49 @@ using testing::ddpbench;
 using testing::find_check;
 using testing::read_json;
 
-class DdpE2E : public ::testing::Test {
- protected:
-  void SetUp() override { tmp_ = testing::make_temp_dir("ddp"); }
-  void TearDown() override { fs::remove_all(tmp_); }
-  std::string out(const std::string& name) const { return tmp_ + "/" + name; }
-  std::string tmp_;
-};
+class DdpE2E : public testing::TempDirTest {};
 
 TEST_F(DdpE2E, LinearMseOnFourRanksMatchesSingleDeviceAndTheNotebook) {
-  const auto r = ddpbench({"run", "--scenario", "linear_mse", "--gpus", "4", "--out", out("lin")});
+  const auto r = ddpbench({"run", "--scenario", "linear_mse", "--gpus", "4", "--out", path("lin")});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("running 4 CPU rank(s) over gloo"), std::string::npos) << r.out;
-  const auto report = read_json(out("lin") + "/report.json");
+  const auto report = read_json(path("lin") + "/report.json");
   EXPECT_TRUE(report.at("passed").get<bool>());
   for (const char* check : {"loss", "gradients", "parameters", "ranks_bitwise_equal"}) {
     EXPECT_EQ(find_check(report, "ddp", check).at("status"), "pass") << check;
   }
   // The notebook's claim: DDP's weights are PyTorch's single-device weights.
   const auto py = testing::python({testing::oracle("linear_mse_oracle.py"), "--check",
-                                   out("lin") + "/state_ddp.pt", "--atol", "1e-6"});
+                                   path("lin") + "/state_ddp.pt", "--atol", "1e-6"});
   EXPECT_EQ(py.exit_code, 0) << py.out << py.err;
 }
 
 TEST_F(DdpE2E, ToyCnnFloat64AgreesToRounding) {
   const auto r = ddpbench({"run", "--scenario", "toy_cnn", "--gpus", "2", "--steps", "6", "--dtype",
-                           "float64", "--out", out("f64")});
+                           "float64", "--out", path("f64")});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  const auto report = read_json(out("f64") + "/report.json");
+  const auto report = read_json(path("f64") + "/report.json");
   EXPECT_LT(find_check(report, "ddp", "parameters").at("max_abs_diff").get<double>(), 1e-12);
   EXPECT_LT(find_check(report, "ddp", "gradients").at("max_abs_diff").get<double>(), 1e-12);
 }
 
 TEST_F(DdpE2E, NaiveStrategyAndSmallBucketsAgreeToo) {
   const auto naive = ddpbench({"run", "--scenario", "toy_cnn", "--gpus", "2", "--steps", "4",
-                               "--ddp-impl", "naive", "--out", out("naive")});
+                               "--ddp-impl", "naive", "--out", path("naive")});
   ASSERT_EQ(naive.exit_code, 0) << naive.out << naive.err;
-  EXPECT_EQ(read_json(out("naive") + "/report.json").at("results")[1].at("buckets"), 0);
-  const auto small = ddpbench({"run", "--scenario", "toy_cnn", "--gpus", "3", "--batch-size", "18",
-                               "--steps", "4", "--bucket-cap-mb", "0.01", "--first-bucket-mb",
-                               "0.001", "--out", out("small")});
+  EXPECT_EQ(read_json(path("naive") + "/report.json").at("results")[1].at("buckets"), 0);
+  const auto small =
+      ddpbench({"run", "--scenario", "toy_cnn", "--gpus", "3", "--batch-size", "18", "--steps", "4",
+                "--bucket-cap-mb", "0.01", "--first-bucket-mb", "0.001", "--out", path("small")});
   ASSERT_EQ(small.exit_code, 0) << small.out << small.err;
-  EXPECT_GT(read_json(out("small") + "/report.json").at("results")[1].at("buckets").get<int>(), 3);
+  EXPECT_GT(read_json(path("small") + "/report.json").at("results")[1].at("buckets").get<int>(), 3);
 }
 
 TEST_F(DdpE2E, BatchNormWithoutSyncBnIsAnExpectedDivergence) {
-  const auto r = ddpbench({"run", "--gpus", "2", "--steps", "2", "--batch-size", "16", "--out",
-                           out("bn")});
+  const auto r =
+      ddpbench({"run", "--gpus", "2", "--steps", "2", "--batch-size", "16", "--out", path("bn")});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  const auto report = read_json(out("bn") + "/report.json");
+  const auto report = read_json(path("bn") + "/report.json");
   const auto buffers = find_check(report, "ddp", "buffers");
   EXPECT_EQ(buffers.at("status"), "expected_divergence");
   EXPECT_NE(buffers.at("detail").get<std::string>().find("BatchNorm"), std::string::npos);
@@ -75,10 +70,10 @@ TEST_F(DdpE2E, BatchNormWithoutSyncBnIsAnExpectedDivergence) {
 
 TEST_F(DdpE2E, GradientFaultFailsInFloat32AtTheDefaultEps) {
   const auto r = ddpbench({"run", "--scenario", "toy_cnn", "--gpus", "2", "--steps", "6",
-                           "--inject-fault", "grad:rank=1,step=3", "--out", out("g32")});
+                           "--inject-fault", "grad:rank=1,step=3", "--out", path("g32")});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("FAIL"), std::string::npos);
-  const auto g = find_check(read_json(out("g32") + "/report.json"), "ddp", "gradients");
+  const auto g = find_check(read_json(path("g32") + "/report.json"), "ddp", "gradients");
   EXPECT_EQ(g.at("status"), "fail");
   EXPECT_EQ(g.at("tensor"), "conv1.weight");
   EXPECT_EQ(g.at("step"), 3);
@@ -86,10 +81,10 @@ TEST_F(DdpE2E, GradientFaultFailsInFloat32AtTheDefaultEps) {
 
 TEST_F(DdpE2E, GradientFaultFailsInFloat64AtEps1e9) {
   const auto r = ddpbench({"run", "--scenario", "toy_cnn", "--gpus", "2", "--steps", "4", "--dtype",
-                           "float64", "--inject-fault", "grad:rank=0,step=2,eps=1e-9,tensor=fc2.bias",
-                           "--out", out("g64")});
+                           "float64", "--inject-fault",
+                           "grad:rank=0,step=2,eps=1e-9,tensor=fc2.bias", "--out", path("g64")});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
-  const auto g = find_check(read_json(out("g64") + "/report.json"), "ddp", "gradients");
+  const auto g = find_check(read_json(path("g64") + "/report.json"), "ddp", "gradients");
   EXPECT_EQ(g.at("tensor"), "fc2.bias");
   EXPECT_EQ(g.at("step"), 2);
 }
@@ -106,7 +101,7 @@ TEST_F(DdpE2E, CrashHangAndNanStopTheRunNamingTheRank) {
       {"hang:rank=1,step=2", "rank 1"},
   };
   for (const auto& f : faults) {
-    const std::string dir = out("fault-" + f.spec.substr(0, f.spec.find(':')));
+    const std::string dir = path("fault-" + f.spec.substr(0, f.spec.find(':')));
     const auto start = std::chrono::steady_clock::now();
     const auto r = ddpbench({"run", "--scenario", "toy_cnn", "--gpus", "2", "--steps", "5",
                              "--timeout", "8", "--inject-fault", f.spec, "--out", dir});
@@ -122,10 +117,11 @@ TEST_F(DdpE2E, CrashHangAndNanStopTheRunNamingTheRank) {
 }
 
 TEST_F(DdpE2E, BadDdpInputIsExitTwo) {
-  const std::string o = out("bad");
+  const std::string o = path("bad");
   const std::vector<std::vector<std::string>> cases = {
       {"run", "--scenario", "toy_cnn", "--gpus", "2", "--inject-fault", "grad:rank=2,step=0"},
-      {"run", "--scenario", "toy_cnn", "--modes", "single", "--inject-fault", "crash:rank=0,step=0"},
+      {"run", "--scenario", "toy_cnn", "--modes", "single", "--inject-fault",
+       "crash:rank=0,step=0"},
       {"run", "--scenario", "toy_cnn", "--gpus", "3"},  // batch 16 is not divisible by 3
       {"run", "--scenario", "toy_cnn", "--gpus", "2", "--backend", "mpi"},
       {"run", "--scenario", "toy_cnn", "--gpus", "2", "--backend", "nccl"},

@@ -6,16 +6,14 @@
 #include <filesystem>
 
 #include "support/cli_runner.h"
+#include "support/temp_dir_test.h"
 
 namespace ddpbench {
 namespace {
 namespace fs = std::filesystem;
 
-class TorchDdpOracle : public ::testing::Test {
+class TorchDdpOracle : public testing::TempDirTest {
  protected:
-  void SetUp() override { tmp_ = testing::make_temp_dir("oracle"); }
-  void TearDown() override { fs::remove_all(tmp_); }
-
   // Runs ddpbench's DDP with exported batches, then the oracle's --check. Returns its result.
   testing::ProcessResult compare(const std::string& name, std::vector<std::string> args,
                                  int expected_exit, const std::string& atol) {
@@ -28,7 +26,6 @@ class TorchDdpOracle : public ::testing::Test {
                             dir + "/batches.pt", "--check", dir + "/state_ddp.pt", "--atol", atol,
                             "--rtol", "1.3e-6"});
   }
-  std::string tmp_;
 };
 
 TEST_F(TorchDdpOracle, LinearMseFourRanks) {
@@ -37,7 +34,8 @@ TEST_F(TorchDdpOracle, LinearMseFourRanks) {
 }
 
 TEST_F(TorchDdpOracle, ToyCnnTwoRanks) {
-  const auto r = compare("toy", {"--scenario", "toy_cnn", "--gpus", "2", "--steps", "5"}, 0, "1e-7");
+  const auto r =
+      compare("toy", {"--scenario", "toy_cnn", "--gpus", "2", "--steps", "5"}, 0, "1e-7");
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
 }
 

@@ -7,6 +7,7 @@
 #include <future>
 
 #include "support/cli_runner.h"
+#include "support/temp_dir_test.h"
 #include "support/test_paths.h"
 
 namespace ddpbench {
@@ -15,17 +16,15 @@ namespace fs = std::filesystem;
 using testing::find_check;
 using testing::read_json;
 
-class Launchers : public ::testing::Test {
+class Launchers : public testing::TempDirTest {
  protected:
-  void SetUp() override { tmp_ = testing::make_temp_dir("launch"); }
-  void TearDown() override { fs::remove_all(tmp_); }
-
   // Starts one ddpbench per environment at once and waits for all.
   static std::vector<testing::ProcessResult> run_world(
       const std::vector<std::string>& args, const std::vector<std::vector<std::string>>& envs) {
     std::vector<std::future<testing::ProcessResult>> running;
     for (const auto& env : envs) {
-      running.push_back(std::async(std::launch::async, [&args, env] { return testing::ddpbench(args, env); }));
+      running.push_back(
+          std::async(std::launch::async, [&args, env] { return testing::ddpbench(args, env); }));
     }
     std::vector<testing::ProcessResult> results;
     for (auto& f : running) results.push_back(f.get());
@@ -38,7 +37,6 @@ class Launchers : public ::testing::Test {
     EXPECT_EQ(report.at("config").at("world_size"), 2);
     EXPECT_EQ(find_check(report, "ddp", "gradients").at("status"), "pass");
   }
-  std::string tmp_;
 };
 
 TEST_F(Launchers, TorchrunVariablesByHand) {
@@ -49,7 +47,8 @@ TEST_F(Launchers, TorchrunVariablesByHand) {
     envs.push_back({"RANK=" + std::to_string(r), "LOCAL_RANK=" + std::to_string(r), "WORLD_SIZE=2",
                     "MASTER_ADDR=127.0.0.1", "MASTER_PORT=" + port});
   }
-  const auto results = run_world({"run", "--scenario", "toy_cnn", "--steps", "4", "--out", dir}, envs);
+  const auto results =
+      run_world({"run", "--scenario", "toy_cnn", "--steps", "4", "--out", dir}, envs);
   for (const auto& r : results) EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   expect_passing_report(dir);
 }
@@ -71,10 +70,9 @@ TEST_F(Launchers, SlurmVariablesByHand) {
 TEST_F(Launchers, RealMpirunWithGlooAndWithMpiBackends) {
   for (const std::string backend : {"gloo", "mpi"}) {
     const std::string dir = tmp_ + "/mpirun-" + backend;
-    const auto r = testing::run_process({"mpirun", "--allow-run-as-root", "--oversubscribe", "-np",
-                                         "2", testing::kDdpbenchBinary, "run", "--scenario",
-                                         "toy_cnn", "--steps", "4", "--backend", backend, "--out",
-                                         dir});
+    const auto r = testing::run_process(
+        {"mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "2", testing::kDdpbenchBinary,
+         "run", "--scenario", "toy_cnn", "--steps", "4", "--backend", backend, "--out", dir});
     ASSERT_EQ(r.exit_code, 0) << backend << ": " << r.out << r.err;
     expect_passing_report(dir);
     EXPECT_EQ(read_json(dir + "/report.json").at("results")[1].at("backend"), backend);

@@ -9,20 +9,16 @@
 #include "cli/output_dir.h"
 #include "errors.h"
 #include "support/subprocess.h"
+#include "support/temp_dir_test.h"
 
 namespace ddpbench::cli {
 namespace {
 namespace fs = std::filesystem;
 
-class OutputDirTest : public ::testing::Test {
- protected:
-  void SetUp() override { root_ = testing::make_temp_dir("outdir"); }
-  void TearDown() override { fs::remove_all(root_); }
-  std::string root_;
-};
+class OutputDirTest : public testing::TempDirTest {};
 
 TEST_F(OutputDirTest, CommitMovesEveryStagedFileIntoPlace) {
-  const std::string dir = root_ + "/run";
+  const std::string dir = tmp_ + "/run";
   {
     OutputDir out(dir);
     out.stage("a.json", "{}");
@@ -36,25 +32,25 @@ TEST_F(OutputDirTest, CommitMovesEveryStagedFileIntoPlace) {
 }
 
 TEST_F(OutputDirTest, AbandonedRunLeavesNothing) {
-  const std::string dir = root_ + "/new/nested";
+  const std::string dir = tmp_ + "/new/nested";
   {
     OutputDir out(dir);
     out.stage("a.json", "{}");
   }
   EXPECT_FALSE(fs::exists(dir)) << "a directory created for a failed run must be removed";
-  fs::create_directories(root_ + "/existing");
+  fs::create_directories(tmp_ + "/existing");
   {
-    OutputDir out(root_ + "/existing");
+    OutputDir out(tmp_ + "/existing");
     out.stage("a.json", "{}");
   }
-  EXPECT_TRUE(fs::exists(root_ + "/existing"));
-  EXPECT_TRUE(fs::is_empty(root_ + "/existing"));
+  EXPECT_TRUE(fs::exists(tmp_ + "/existing"));
+  EXPECT_TRUE(fs::is_empty(tmp_ + "/existing"));
 }
 
 TEST_F(OutputDirTest, RefusesPathsThatCannotBeDirectories) {
-  std::ofstream(root_ + "/file") << "x";
-  EXPECT_THROW(OutputDir(root_ + "/file"), InputError);
-  EXPECT_THROW(OutputDir(root_ + "/file/sub"), InputError);
+  std::ofstream(tmp_ + "/file") << "x";
+  EXPECT_THROW(OutputDir(tmp_ + "/file"), InputError);
+  EXPECT_THROW(OutputDir(tmp_ + "/file/sub"), InputError);
 }
 
 }  // namespace

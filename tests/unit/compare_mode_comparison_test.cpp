@@ -1,9 +1,8 @@
 // compare_mode_comparison_test.cpp — verdicts: identical traces pass, a perturbed gradient fails
 // naming tensor and step, declared divergences become expected_divergence with their reason, a
 // NaN never passes, and fingerprints catch what full tensors catch.
-#include <gtest/gtest.h>
-
 #include <ATen/ATen.h>
+#include <gtest/gtest.h>
 
 #include <limits>
 

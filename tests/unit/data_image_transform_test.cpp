@@ -1,9 +1,8 @@
 // data_image_transform_test.cpp — the keyed augmentation: same (seed, epoch, index) -> same
 // tensor; the crop/flip/normalise arithmetic equals the same pipeline written with tensor ops
 // (pad -> slice -> flip -> normalise); the draws cover the whole crop range and flip about half.
-#include <gtest/gtest.h>
-
 #include <ATen/ATen.h>
+#include <gtest/gtest.h>
 
 #include <set>
 
@@ -36,9 +35,10 @@ at::Tensor reference_transform(const std::vector<uint8_t>& raw, const ImageTrans
   at::Tensor img = at::from_blob(const_cast<uint8_t*>(raw.data()), {3, 32, 32}, at::kByte)
                        .to(at::kFloat)
                        .div(255.0);
-  at::Tensor padded = at::constant_pad_nd(img, {o.crop_padding, o.crop_padding, o.crop_padding,
-                                                o.crop_padding});
-  at::Tensor crop = padded.slice(1, d.offset_y, d.offset_y + 32).slice(2, d.offset_x, d.offset_x + 32);
+  at::Tensor padded =
+      at::constant_pad_nd(img, {o.crop_padding, o.crop_padding, o.crop_padding, o.crop_padding});
+  at::Tensor crop =
+      padded.slice(1, d.offset_y, d.offset_y + 32).slice(2, d.offset_x, d.offset_x + 32);
   if (d.flip) crop = crop.flip({2});
   at::Tensor mean = at::tensor(o.mean).view({3, 1, 1});
   at::Tensor stddev = at::tensor(o.stddev).view({3, 1, 1});

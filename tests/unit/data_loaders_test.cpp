@@ -10,21 +10,18 @@
 #include "data/idx_images.h"
 #include "errors.h"
 #include "support/subprocess.h"
+#include "support/temp_dir_test.h"
 
 namespace ddpbench::data {
 namespace {
 namespace fs = std::filesystem;
 
-class LoaderTest : public ::testing::Test {
+class LoaderTest : public testing::TempDirTest {
  protected:
-  void SetUp() override { dir_ = testing::make_temp_dir("loaders"); }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string path(const std::string& name) const { return (fs::path(dir_) / name).string(); }
-
   void write_file(const std::string& name, const std::vector<uint8_t>& bytes) const {
     std::ofstream out(path(name), std::ios::binary);
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    out.write(reinterpret_cast<const char*>(bytes.data()),
+              static_cast<std::streamsize>(bytes.size()));
   }
 
   void write_gz(const std::string& name, const std::vector<uint8_t>& bytes) const {
@@ -61,14 +58,12 @@ class LoaderTest : public ::testing::Test {
     }
     return "";
   }
-
-  std::string dir_;
 };
 
 TEST_F(LoaderTest, Cifar10ReadsRecordsInFileOrder) {
   write_file("data_batch_1.bin", cifar_records(3, 0));
   write_file("data_batch_2.bin", cifar_records(2, 5));
-  const InMemoryImages imgs = load_cifar10_binary(dir_, Cifar10Split::kTrain);
+  const InMemoryImages imgs = load_cifar10_binary(tmp_, Cifar10Split::kTrain);
   ASSERT_EQ(imgs.size(), 5);
   std::vector<uint8_t> px(3072);
   EXPECT_EQ(imgs.read(0, px.data()), 0);
@@ -83,7 +78,7 @@ TEST_F(LoaderTest, Cifar10TruncatedFileIsNamed) {
   auto bytes = cifar_records(2, 0);
   bytes.resize(bytes.size() - 10);
   write_file("data_batch_1.bin", bytes);
-  const std::string msg = error_of([&] { load_cifar10_binary(dir_, Cifar10Split::kTrain); });
+  const std::string msg = error_of([&] { load_cifar10_binary(tmp_, Cifar10Split::kTrain); });
   EXPECT_NE(msg.find("data_batch_1.bin"), std::string::npos) << msg;
   EXPECT_NE(msg.find("not a whole number"), std::string::npos) << msg;
 }
@@ -92,15 +87,16 @@ TEST_F(LoaderTest, Cifar10BadLabelIsNamed) {
   auto bytes = cifar_records(2, 0);
   bytes[3073] = 42;
   write_file("data_batch_1.bin", bytes);
-  const std::string msg = error_of([&] { load_cifar10_binary(dir_, Cifar10Split::kTrain); });
+  const std::string msg = error_of([&] { load_cifar10_binary(tmp_, Cifar10Split::kTrain); });
   EXPECT_NE(msg.find("record 1 has label 42"), std::string::npos) << msg;
 }
 
 TEST_F(LoaderTest, Cifar10MissingFilesAndDirectory) {
-  EXPECT_NE(error_of([&] { load_cifar10_binary(dir_, Cifar10Split::kTrain); }).find("data_batch"),
+  EXPECT_NE(error_of([&] { load_cifar10_binary(tmp_, Cifar10Split::kTrain); }).find("data_batch"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { load_cifar10_binary(dir_ + "/nope", Cifar10Split::kTrain); })
-                .find("not a directory"),
+  EXPECT_NE(error_of([&] {
+              load_cifar10_binary(tmp_ + "/nope", Cifar10Split::kTrain);
+            }).find("not a directory"),
             std::string::npos);
 }
 
@@ -166,8 +162,8 @@ TEST(FashionMnistFiles, RealDatasetLoadsWhenInstalled) {
   if (!fs::exists(dir + "/train-images-idx3-ubyte.gz")) {
     GTEST_SKIP() << "dataset-fashion-mnist is not installed";
   }
-  const InMemoryImages imgs = load_idx_images(dir + "/t10k-images-idx3-ubyte.gz",
-                                              dir + "/t10k-labels-idx1-ubyte.gz");
+  const InMemoryImages imgs =
+      load_idx_images(dir + "/t10k-images-idx3-ubyte.gz", dir + "/t10k-labels-idx1-ubyte.gz");
   EXPECT_EQ(imgs.size(), 10000);
   EXPECT_EQ(imgs.shape().numel(), 784);
 }

@@ -23,8 +23,11 @@ TEST(LaunchEnvironment, NoVariablesMeansThisProcessLaunches) {
 }
 
 TEST(LaunchEnvironment, Torchrun) {
-  const auto w = detect_world(env_of({{"RANK", "3"}, {"WORLD_SIZE", "8"}, {"LOCAL_RANK", "1"},
-                                      {"MASTER_ADDR", "node0"}, {"MASTER_PORT", "29500"}}));
+  const auto w = detect_world(env_of({{"RANK", "3"},
+                                      {"WORLD_SIZE", "8"},
+                                      {"LOCAL_RANK", "1"},
+                                      {"MASTER_ADDR", "node0"},
+                                      {"MASTER_PORT", "29500"}}));
   ASSERT_TRUE(w);
   EXPECT_EQ(w->launcher, Launcher::kTorchrun);
   EXPECT_EQ(w->rank, 3);
@@ -35,15 +38,20 @@ TEST(LaunchEnvironment, Torchrun) {
 }
 
 TEST(LaunchEnvironment, SpawnedByDdpbench) {
-  const auto w = detect_world(env_of({{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "127.0.0.1"},
-                                      {"MASTER_PORT", "4000"}, {kSpawnedEnv, "1"}}));
+  const auto w = detect_world(env_of({{"RANK", "0"},
+                                      {"WORLD_SIZE", "2"},
+                                      {"MASTER_ADDR", "127.0.0.1"},
+                                      {"MASTER_PORT", "4000"},
+                                      {kSpawnedEnv, "1"}}));
   ASSERT_TRUE(w);
   EXPECT_EQ(w->launcher, Launcher::kDdpbench);
 }
 
 TEST(LaunchEnvironment, SlurmDerivesMasterFromNodeListAndJob) {
-  const auto w = detect_world(env_of({{"SLURM_PROCID", "5"}, {"SLURM_NTASKS", "8"},
-                                      {"SLURM_LOCALID", "1"}, {"SLURM_NODELIST", "gpu[07-10,12],cpu1"},
+  const auto w = detect_world(env_of({{"SLURM_PROCID", "5"},
+                                      {"SLURM_NTASKS", "8"},
+                                      {"SLURM_LOCALID", "1"},
+                                      {"SLURM_NODELIST", "gpu[07-10,12],cpu1"},
                                       {"SLURM_JOB_ID", "123456"}}));
   ASSERT_TRUE(w);
   EXPECT_EQ(w->launcher, Launcher::kSlurm);
@@ -63,14 +71,17 @@ TEST(LaunchEnvironment, SlurmNodeListForms) {
 }
 
 TEST(LaunchEnvironment, OpenMpiWithAndWithoutMasterAddress) {
-  auto w = detect_world(env_of({{"OMPI_COMM_WORLD_RANK", "1"}, {"OMPI_COMM_WORLD_SIZE", "2"},
+  auto w = detect_world(env_of({{"OMPI_COMM_WORLD_RANK", "1"},
+                                {"OMPI_COMM_WORLD_SIZE", "2"},
                                 {"OMPI_COMM_WORLD_LOCAL_RANK", "1"}}));
   ASSERT_TRUE(w);
   EXPECT_EQ(w->launcher, Launcher::kOpenMpi);
   EXPECT_EQ(w->rank, 1);
   EXPECT_TRUE(w->master_addr.empty()) << "shared through MPI instead";
-  w = detect_world(env_of({{"OMPI_COMM_WORLD_RANK", "0"}, {"OMPI_COMM_WORLD_SIZE", "2"},
-                           {"MASTER_ADDR", "h"}, {"MASTER_PORT", "7"}}));
+  w = detect_world(env_of({{"OMPI_COMM_WORLD_RANK", "0"},
+                           {"OMPI_COMM_WORLD_SIZE", "2"},
+                           {"MASTER_ADDR", "h"},
+                           {"MASTER_PORT", "7"}}));
   EXPECT_EQ(w->master_addr, "h");
   EXPECT_EQ(w->master_port, 7);
 }
@@ -86,12 +97,14 @@ TEST(LaunchEnvironment, InconsistentVariablesNameTheProblem) {
   };
   EXPECT_NE(message({{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_PORT", "1"}}).find("MASTER_ADDR"),
             std::string::npos);
-  EXPECT_NE(message({{"RANK", "2"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "a"}, {"MASTER_PORT", "1"}})
-                .find("outside"),
-            std::string::npos);
-  EXPECT_NE(message({{"RANK", "x"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "a"}, {"MASTER_PORT", "1"}})
-                .find("RANK='x'"),
-            std::string::npos);
+  EXPECT_NE(
+      message({{"RANK", "2"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "a"}, {"MASTER_PORT", "1"}})
+          .find("outside"),
+      std::string::npos);
+  EXPECT_NE(
+      message({{"RANK", "x"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "a"}, {"MASTER_PORT", "1"}})
+          .find("RANK='x'"),
+      std::string::npos);
   EXPECT_NE(message({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"}}).find("SLURM_NODELIST"),
             std::string::npos);
 }

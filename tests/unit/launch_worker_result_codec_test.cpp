@@ -1,8 +1,7 @@
 // launch_worker_result_codec_test.cpp — rank 0's results survive the trip through the store:
 // every field, including parameters without gradients.
-#include <gtest/gtest.h>
-
 #include <ATen/ATen.h>
+#include <gtest/gtest.h>
 
 #include "launch/worker_result_codec.h"
 

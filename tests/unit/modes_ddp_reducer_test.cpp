@@ -3,7 +3,6 @@
 // last layer first, naive == bucketed, no_sync accumulation, unused parameters, compression
 // hooks, the fault tap, and the construction-time broadcast.
 #include <gtest/gtest.h>
-
 #include <torch/torch.h>
 
 #include "modes/ddp/distributed_model.h"
@@ -62,7 +61,8 @@ std::vector<at::Tensor> single_grads(const Data& d, uint64_t seed) {
 
 double max_diff(const std::vector<at::Tensor>& a, const std::vector<at::Tensor>& b) {
   double worst = 0;
-  for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, (a[i] - b[i]).abs().max().item<double>());
+  for (size_t i = 0; i < a.size(); ++i)
+    worst = std::max(worst, (a[i] - b[i]).abs().max().item<double>());
   return worst;
 }
 
@@ -172,16 +172,18 @@ struct TwoHeadsImpl : torch::nn::Module {
 };
 TORCH_MODULE(TwoHeads);
 
+TwoHeads make_two_heads(int rank) {
+  std::lock_guard<std::mutex> lock(init_mutex());
+  torch::manual_seed(3);
+  TwoHeads m;
+  m->use_c = rank == 1;
+  return m;
+}
+
 TEST(DdpReducer, UnusedParametersNeedTheFlagAndAreAveragedAsZeros) {
   const Data d = make_data(6);
   testing::run_ranks(kWorld, [&](dist::Communicator& comm) {
-    TwoHeads m{nullptr};
-    {
-      std::lock_guard<std::mutex> lock(init_mutex());
-      torch::manual_seed(3);
-      m = TwoHeads();
-    }
-    m->use_c = comm.rank() == 1;
+    TwoHeads m = make_two_heads(comm.rank());
     DistributedModel model(torch::nn::AnyModule(m), comm, small_buckets());
     model.forward(local(d.x, comm.rank())).sum().backward();
     try {
@@ -192,13 +194,7 @@ TEST(DdpReducer, UnusedParametersNeedTheFlagAndAreAveragedAsZeros) {
     }
   });
   testing::run_ranks(kWorld, [&](dist::Communicator& comm) {
-    TwoHeads m{nullptr};
-    {
-      std::lock_guard<std::mutex> lock(init_mutex());
-      torch::manual_seed(3);
-      m = TwoHeads();
-    }
-    m->use_c = comm.rank() == 1;
+    TwoHeads m = make_two_heads(comm.rank());
     DdpOptions o = small_buckets();
     o.reducer.find_unused_parameters = true;
     DistributedModel model(torch::nn::AnyModule(m), comm, o);

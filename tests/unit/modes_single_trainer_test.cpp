@@ -3,7 +3,6 @@
 // computed without autograd and compared in float64 to ~1e-12. Also: the global batch is the
 // plan's, losses are recorded per step, and a diverging run is reported as a failure, not a number.
 #include <gtest/gtest.h>
-
 #include <torch/torch.h>
 
 #include "errors.h"
@@ -30,11 +29,14 @@ TEST(SingleTrainer, LinearMseMatchesClosedFormSgdInFloat64) {
   auto instance = scenarios::instantiate(spec, {spec.seed, ""});
   auto params = instance.model.ptr()->named_parameters();
   Linear p{params["weight"].detach().to(at::kDouble), params["bias"].detach().to(at::kDouble)};
-  const data::Batch all = data::collate(*instance.dataset, [] {
-    std::vector<int64_t> v(20);
-    for (int64_t i = 0; i < 20; ++i) v[static_cast<size_t>(i)] = i;
-    return v;
-  }(), 0);
+  const data::Batch all = data::collate(
+      *instance.dataset,
+      [] {
+        std::vector<int64_t> v(20);
+        for (int64_t i = 0; i < 20; ++i) v[static_cast<size_t>(i)] = i;
+        return v;
+      }(),
+      0);
   const at::Tensor x = all.inputs.to(at::kDouble);
   const at::Tensor y = all.targets.to(at::kDouble);
 

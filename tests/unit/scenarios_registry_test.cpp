@@ -2,7 +2,6 @@
 // errors list what exists, every scenario builds a model deterministically from its seed, and
 // each declares what the issue requires.
 #include <gtest/gtest.h>
-
 #include <torch/torch.h>
 
 #include "errors.h"

@@ -3,7 +3,6 @@
 // and — with torchvision's weights loaded — the same logits, loss, parameter gradients and
 // BatchNorm running statistics for the same input, within float32 tolerance.
 #include <gtest/gtest.h>
-
 #include <torch/torch.h>
 
 #include <filesystem>
@@ -24,10 +23,9 @@ class ResNet18Parity : public ::testing::Test {
   static void SetUpTestSuite() {
     const std::string dir = testing::make_temp_dir("resnet18");
     const std::string file = dir + "/oracle.pt";
-    const auto r = testing::run_process({testing::kPython,
-                                         std::string(testing::kSourceDir) +
-                                             "/reference/resnet18_oracle.py",
-                                         "--out", file, "--seed", "0"});
+    const auto r = testing::run_process(
+        {testing::kPython, std::string(testing::kSourceDir) + "/reference/resnet18_oracle.py",
+         "--out", file, "--seed", "0"});
     ASSERT_EQ(r.exit_code, 0) << "oracle needs python3-torchvision: " << r.err;
     std::ifstream in(file, std::ios::binary);
     std::vector<char> bytes((std::istreambuf_iterator<char>(in)), {});
@@ -63,8 +61,8 @@ class ResNet18Parity : public ::testing::Test {
     return out;
   }
 
-  static void expect_close(const at::Tensor& got, const at::Tensor& want, double rtol,
-                           double atol, const std::string& what) {
+  static void expect_close(const at::Tensor& got, const at::Tensor& want, double rtol, double atol,
+                           const std::string& what) {
     ASSERT_EQ(got.sizes(), want.sizes()) << what;
     const double max_diff = (got.to(at::kDouble) - want.to(at::kDouble)).abs().max().item<double>();
     EXPECT_TRUE(at::allclose(got, want, rtol, atol)) << what << ": max |diff| " << max_diff;

@@ -10,7 +10,7 @@
 namespace ddpbench::modes::ddp {
 
 struct BucketLimits {
-  int64_t first_bucket_bytes = 1 << 20;            // PyTorch's _DEFAULT_FIRST_BUCKET_BYTES
+  int64_t first_bucket_bytes = 1 << 20;                // PyTorch's _DEFAULT_FIRST_BUCKET_BYTES
   int64_t bucket_cap_bytes = 25 * (int64_t{1} << 20);  // bucket_cap_mb=25
 };
 

@@ -56,9 +56,12 @@ CommHookKind parse_comm_hook(const std::string& name) {
 
 const char* comm_hook_name(CommHookKind kind) {
   switch (kind) {
-    case CommHookKind::kAllreduce: return "allreduce";
-    case CommHookKind::kFp16Compress: return "fp16";
-    case CommHookKind::kBf16Compress: return "bf16";
+    case CommHookKind::kAllreduce:
+      return "allreduce";
+    case CommHookKind::kFp16Compress:
+      return "fp16";
+    case CommHookKind::kBf16Compress:
+      return "bf16";
   }
   return "?";
 }

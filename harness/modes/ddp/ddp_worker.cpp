@@ -1,14 +1,13 @@
 // ddp_worker.cpp — see ddp_worker.h.
 #include "modes/ddp/ddp_worker.h"
 
+#include <fmt/format.h>
 #include <torch/torch.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cmath>
 #include <cstring>
-
-#include <fmt/format.h>
 
 #include "errors.h"
 #include "scenarios/training_recipe.h"
@@ -45,20 +44,27 @@ int64_t resolve_fault_tensor(const std::optional<FaultSpec>& fault,
   for (size_t i = 0; i < names.size(); ++i) {
     if (names[i] == fault->tensor) return static_cast<int64_t>(i);
   }
-  throw InputError(fmt::format("--inject-fault tensor '{}' is not a parameter of the model (e.g. {})",
-                               fault->tensor, names.empty() ? "" : names.front()));
+  throw InputError(
+      fmt::format("--inject-fault tensor '{}' is not a parameter of the model (e.g. {})",
+                  fault->tensor, names.empty() ? "" : names.front()));
 }
 
 }  // namespace
 
 const char* step_phase_name(StepPhase phase) {
   switch (phase) {
-    case StepPhase::kData: return "loading data";
-    case StepPhase::kForward: return "forward";
-    case StepPhase::kBackward: return "backward";
-    case StepPhase::kCommWait: return "waiting for gradient allreduce";
-    case StepPhase::kOptimizer: return "optimizer step";
-    case StepPhase::kDone: return "step done";
+    case StepPhase::kData:
+      return "loading data";
+    case StepPhase::kForward:
+      return "forward";
+    case StepPhase::kBackward:
+      return "backward";
+    case StepPhase::kCommWait:
+      return "waiting for gradient allreduce";
+    case StepPhase::kOptimizer:
+      return "optimizer step";
+    case StepPhase::kDone:
+      return "step done";
   }
   return "?";
 }
@@ -91,17 +97,18 @@ DdpWorkerResult run_ddp_worker(const scenarios::ScenarioSpec& spec,
   if (fault_tensor >= 0 && options.fault->rank == rank) {
     const double scale = 1.0 + options.fault->eps;
     const int64_t fault_step = options.fault->step;
-    model.set_gradient_tap([&current_step, fault_tensor, scale, fault_step](int64_t index,
-                                                                           at::Tensor& slot) {
-      if (index == fault_tensor && current_step == fault_step) slot.mul_(scale);
-    });
+    model.set_gradient_tap(
+        [&current_step, fault_tensor, scale, fault_step](int64_t index, at::Tensor& slot) {
+          if (index == fault_tensor && current_step == fault_step) slot.mul_(scale);
+        });
   }
   auto progress = [&](int64_t step, StepPhase phase) {
     if (options.on_progress) options.on_progress(step, phase);
   };
 
   DdpWorkerResult result;
-  if (const Reducer* r = model.reducer()) result.num_buckets = static_cast<int64_t>(r->buckets().size());
+  if (const Reducer* r = model.reducer())
+    result.num_buckets = static_cast<int64_t>(r->buckets().size());
   std::vector<StepTiming> timings;
   std::optional<data::EpochPlan> epoch_plan;
   int64_t current_epoch = -1;
@@ -122,8 +129,8 @@ DdpWorkerResult run_ddp_worker(const scenarios::ScenarioSpec& spec,
       epoch_plan.emplace(plan.epoch(pos.epoch));
       current_epoch = pos.epoch;
     }
-    data::Batch batch =
-        data::collate(*instance.dataset, epoch_plan->local_batch(pos.step_in_epoch, rank), pos.epoch);
+    data::Batch batch = data::collate(*instance.dataset,
+                                      epoch_plan->local_batch(pos.step_in_epoch, rank), pos.epoch);
     at::Tensor inputs = batch.inputs.to(options.dtype);
     at::Tensor targets =
         batch.targets.is_floating_point() ? batch.targets.to(options.dtype) : batch.targets;
@@ -159,8 +166,8 @@ DdpWorkerResult run_ddp_worker(const scenarios::ScenarioSpec& spec,
     t.optimizer = seconds_since(phase_start);
 
     // The global loss is the sample-weighted mean of the local means.
-    at::Tensor loss_sum = at::tensor({local_loss * inputs.size(0), static_cast<double>(inputs.size(0))},
-                                     at::kDouble);
+    at::Tensor loss_sum =
+        at::tensor({local_loss * inputs.size(0), static_cast<double>(inputs.size(0))}, at::kDouble);
     dist::allreduce_sum_blocking(comm, loss_sum);
     result.losses.push_back(loss_sum[0].item<double>() / loss_sum[1].item<double>());
 

@@ -22,7 +22,14 @@
 namespace ddpbench::modes::ddp {
 
 // Where a rank is inside a step; reported so a launcher can tell which rank stopped progressing.
-enum class StepPhase { kData = 1, kForward = 2, kBackward = 3, kCommWait = 4, kOptimizer = 5, kDone = 6 };
+enum class StepPhase {
+  kData = 1,
+  kForward = 2,
+  kBackward = 3,
+  kCommWait = 4,
+  kOptimizer = 5,
+  kDone = 6
+};
 const char* step_phase_name(StepPhase phase);
 
 struct DdpWorkerOptions {
@@ -39,11 +46,11 @@ struct StepTiming {
 };
 
 struct DdpWorkerResult {
-  std::vector<double> losses;                       // global mean loss per step
+  std::vector<double> losses;                      // global mean loss per step
   std::vector<std::vector<at::Tensor>> gradients;  // per step: averaged gradient records
-  NamedTensors final_state;                         // this rank's
-  std::vector<StepTiming> step_timings;             // per step, max over ranks per phase
-  int64_t bytes_per_step = 0;                       // gradient bytes reduced per rank per step
+  NamedTensors final_state;                        // this rank's
+  std::vector<StepTiming> step_timings;            // per step, max over ranks per phase
+  int64_t bytes_per_step = 0;                      // gradient bytes reduced per rank per step
   int64_t num_buckets = 0;
   // Cross-rank bitwise agreement after each step; step -1 = always agreed.
   int64_t disagreement_step = -1;

@@ -2,11 +2,10 @@
 #include "modes/ddp/reducer.h"
 
 #include <ATen/ATen.h>
+#include <fmt/format.h>
 #include <torch/csrc/autograd/variable.h>
 
 #include <chrono>
-
-#include <fmt/format.h>
 
 namespace ddpbench::modes::ddp {
 
@@ -23,7 +22,8 @@ Reducer::Reducer(std::vector<std::string> names, std::vector<at::Tensor> params,
       slots_[static_cast<size_t>(i)] = {static_cast<int64_t>(b), numel};
       numel += params_[static_cast<size_t>(i)].numel();
     }
-    bucket_buffers_.push_back(at::zeros({numel}, params_[static_cast<size_t>(bucket_params_[b][0])].options()));
+    bucket_buffers_.push_back(
+        at::zeros({numel}, params_[static_cast<size_t>(bucket_params_[b][0])].options()));
   }
   for (size_t i = 0; i < params_.size(); ++i) {
     const auto index = static_cast<int64_t>(i);
@@ -72,8 +72,9 @@ void Reducer::on_gradient(int64_t index, const at::Tensor& grad) {
 
 void Reducer::mark_ready(int64_t index) {
   if (param_ready_[static_cast<size_t>(index)]) {
-    throw std::runtime_error(fmt::format(
-        "DDP reducer: gradient of '{}' arrived twice in one backward", names_[static_cast<size_t>(index)]));
+    throw std::runtime_error(
+        fmt::format("DDP reducer: gradient of '{}' arrived twice in one backward",
+                    names_[static_cast<size_t>(index)]));
   }
   param_ready_[static_cast<size_t>(index)] = true;
   const Slot& s = slots_[static_cast<size_t>(index)];
@@ -118,7 +119,9 @@ double Reducer::finalize() {
     for (size_t i = 0; i < params_.size(); ++i) {
       if (param_ready_[i]) continue;
       const Slot& s = slots_[i];
-      bucket_buffers_[static_cast<size_t>(s.bucket)].narrow(0, s.offset, params_[i].numel()).zero_();
+      bucket_buffers_[static_cast<size_t>(s.bucket)]
+          .narrow(0, s.offset, params_[i].numel())
+          .zero_();
       mark_ready(static_cast<int64_t>(i));
     }
   }
@@ -127,7 +130,8 @@ double Reducer::finalize() {
   at::Tensor used_anywhere;
   if (options_.find_unused_parameters) {
     used_anywhere = at::zeros({static_cast<int64_t>(params_.size())}, at::kFloat);
-    for (size_t i = 0; i < params_.size(); ++i) used_anywhere[static_cast<int64_t>(i)] = param_used_[i] ? 1.0 : 0.0;
+    for (size_t i = 0; i < params_.size(); ++i)
+      used_anywhere[static_cast<int64_t>(i)] = param_used_[i] ? 1.0 : 0.0;
   }
   const auto start = std::chrono::steady_clock::now();
   if (used_anywhere.defined()) dist::allreduce_sum_blocking(comm_, used_anywhere);
@@ -137,7 +141,8 @@ double Reducer::finalize() {
 
   for (size_t i = 0; i < params_.size(); ++i) {
     at::Tensor& param = params_[i];
-    if (used_anywhere.defined() && used_anywhere[static_cast<int64_t>(i)].item<float>() == 0.0F) continue;
+    if (used_anywhere.defined() && used_anywhere[static_cast<int64_t>(i)].item<float>() == 0.0F)
+      continue;
     const Slot& s = slots_[i];
     const at::Tensor averaged = bucket_buffers_[static_cast<size_t>(s.bucket)]
                                     .narrow(0, s.offset, param.numel())

@@ -34,8 +34,8 @@ using GradientTap = std::function<void(int64_t param_index, at::Tensor& slot)>;
 class Reducer {
  public:
   // `params` in registration order; hooks are registered on each.
-  Reducer(std::vector<std::string> names, std::vector<at::Tensor> params,
-          dist::Communicator& comm, ReducerOptions options);
+  Reducer(std::vector<std::string> names, std::vector<at::Tensor> params, dist::Communicator& comm,
+          ReducerOptions options);
   ~Reducer();
   Reducer(const Reducer&) = delete;
   Reducer& operator=(const Reducer&) = delete;

@@ -1,13 +1,12 @@
 // single_trainer.cpp — see single_trainer.h.
 #include "modes/single/single_trainer.h"
 
+#include <fmt/format.h>
 #include <torch/torch.h>
 
 #include <chrono>
 #include <cmath>
 #include <optional>
-
-#include <fmt/format.h>
 
 #include "errors.h"
 #include "scenarios/training_recipe.h"
@@ -16,7 +15,8 @@ namespace ddpbench::modes {
 
 SingleTrainResult train_single(const scenarios::ScenarioSpec& spec,
                                scenarios::ScenarioInstance& instance,
-                               const data::GlobalBatchPlan& plan, const SingleTrainOptions& options) {
+                               const data::GlobalBatchPlan& plan,
+                               const SingleTrainOptions& options) {
   torch::nn::Module& module = *instance.model.ptr();
   cast_floating_point(module, options.dtype);
   module.train();

@@ -36,6 +36,7 @@ struct SingleTrainResult {
 // Throws WorkerFailure("single: non-finite loss at step S") if the loss becomes NaN or Inf.
 SingleTrainResult train_single(const scenarios::ScenarioSpec& spec,
                                scenarios::ScenarioInstance& instance,
-                               const data::GlobalBatchPlan& plan, const SingleTrainOptions& options);
+                               const data::GlobalBatchPlan& plan,
+                               const SingleTrainOptions& options);
 
 }  // namespace ddpbench::modes
