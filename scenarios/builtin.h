@@ -9,5 +9,6 @@ ScenarioSpec linear_mse_scenario();
 ScenarioSpec toy_cnn_scenario();
 ScenarioSpec cifar_resnet18_scenario();
 ScenarioSpec fashion_mnist_cnn_scenario();
+ScenarioSpec resnet18_syncbn_scenario();
 
 }  // namespace ddpbench::scenarios

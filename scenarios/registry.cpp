@@ -38,6 +38,7 @@ ScenarioRegistry builtin_registry() {
   r.add(toy_cnn_scenario());
   r.add(linear_mse_scenario());
   r.add(fashion_mnist_cnn_scenario());
+  r.add(resnet18_syncbn_scenario());
   return r;
 }
 

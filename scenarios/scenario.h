@@ -54,6 +54,9 @@ struct ExpectedDivergence {
   std::string mode;            // "dp" or "ddp"
   std::string tensor_pattern;  // ECMAScript regex over state names, e.g. "running_(mean|var)$"
   std::string reason;
+  // The divergence exists only because BatchNorm is not synchronised: it does not apply when
+  // the run uses SyncBN.
+  bool only_without_sync_bn = false;
 };
 
 struct BuildRequest {
@@ -76,10 +79,11 @@ struct ScenarioSpec {
   std::string summary;  // one line for `ddpbench list`
   std::string model_name;
   std::string dataset_name;
-  int64_t global_batch = 0;  // default --batch-size
-  int64_t steps = 0;         // default --steps
-  int64_t seed = 0;          // default --seed
-  bool shuffle = true;       // DistributedSampler(shuffle=...)
+  int64_t global_batch = 0;       // default --batch-size
+  int64_t steps = 0;              // default --steps
+  int64_t seed = 0;               // default --seed
+  std::string dtype = "float32";  // default --dtype
+  bool shuffle = true;            // DistributedSampler(shuffle=...)
   bool sampler_drop_last = false;
   LossKind loss = LossKind::kCrossEntropy;
   OptimizerSpec optimizer;
@@ -88,6 +92,9 @@ struct ScenarioSpec {
   // Model name understood by reference/torch_ddp_oracle.py ("linear", "toy_cnn", "resnet18");
   // empty when the oracle cannot rebuild this model.
   std::string torch_oracle_model;
+  // DDP converts every BatchNorm to SyncBN (like convert_sync_batchnorm), and the scenario
+  // then declares equality with single-device training for DDP.
+  bool sync_bn = false;
 
   // A freshly initialised model. Seeds the global torch generator with `seed` first (model
   // init uses libtorch's default initialisers, which draw from it), so every rank builds the

@@ -3,6 +3,7 @@
 
 #include <torch/torch.h>
 
+#include "modes/data_parallel/dp_trainer.h"
 #include "modes/single/single_trainer.h"
 
 namespace ddpbench::cli {
@@ -31,6 +32,24 @@ ModeOutcome run_single_mode(const RunSetup& setup, scenarios::ScenarioInstance& 
     o.trace.gradients.push_back(modes::record_gradients(m, kind));
   };
   modes::SingleTrainResult r = modes::train_single(*setup.spec, instance, plan, options);
+  o.trace.losses = std::move(r.losses);
+  o.trace.final_state = std::move(r.final_state);
+  o.trace.param_names = parameter_names(*instance.model.ptr());
+  o.step_seconds = std::move(r.step_seconds);
+  return o;
+}
+
+ModeOutcome run_dp_mode(const RunSetup& setup, scenarios::ScenarioInstance& instance,
+                        const data::GlobalBatchPlan& plan, modes::GradRecordKind kind) {
+  ModeOutcome o;
+  o.mode = "dp";
+  o.world_size = setup.world_size;
+  modes::data_parallel::DpTrainOptions options{setup.steps, setup.dtype};
+  options.after_reduce = [&o, kind](int64_t, const torch::nn::Module& m) {
+    o.trace.gradients.push_back(modes::record_gradients(m, kind));
+  };
+  modes::data_parallel::DpTrainResult r =
+      modes::data_parallel::train_data_parallel(*setup.spec, instance, plan, options);
   o.trace.losses = std::move(r.losses);
   o.trace.final_state = std::move(r.final_state);
   o.trace.param_names = parameter_names(*instance.model.ptr());

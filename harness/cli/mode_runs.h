@@ -17,6 +17,10 @@ modes::GradRecordKind resolve_grad_record(const RunSetup& setup, const torch::nn
 ModeOutcome run_single_mode(const RunSetup& setup, scenarios::ScenarioInstance& instance,
                             const data::GlobalBatchPlan& plan, modes::GradRecordKind kind);
 
+// DataParallel-style: one process, setup.world_size replicas as threads.
+ModeOutcome run_dp_mode(const RunSetup& setup, scenarios::ScenarioInstance& instance,
+                        const data::GlobalBatchPlan& plan, modes::GradRecordKind kind);
+
 ModeOutcome ddp_outcome(const RunSetup& setup, modes::ddp::DdpWorkerResult result,
                         std::vector<std::string> param_names);
 

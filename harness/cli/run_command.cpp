@@ -21,6 +21,7 @@
 #include "launch/environment.h"
 #include "launch/worker_group.h"
 #include "launch/worker_result_codec.h"
+#include "modes/sync_bn/sync_batch_norm.h"
 #include "scenarios/training_recipe.h"
 
 namespace ddpbench::cli {
@@ -60,6 +61,12 @@ void print_header(const RunSetup& s, const scenarios::ScenarioInstance& instance
   fmt::print("modes     {}; {} steps, {}, {} thread(s) per process, gradients compared {}\n",
              fmt::join(s.modes, ","), s.steps, s.dtype_name, s.threads,
              modes::grad_record_name(grad));
+  if (s.has_mode("dp") && gpu.device_count == 0) {
+    fmt::print("dp        no CUDA device: {} replicas run as {} threads of this process\n",
+               s.world_size, s.world_size);
+  }
+  if (s.has_mode("ddp") && s.sync_bn)
+    fmt::print("syncbn    BatchNorm layers synchronised under DDP\n");
   if (s.has_mode("ddp") && gpu.device_count == 0) {
     const int64_t cores = std::max<int64_t>(1, std::thread::hardware_concurrency());
     fmt::print("devices   {}: running {} CPU rank(s) over {}{}\n", gpu.status, s.world_size,
@@ -78,7 +85,7 @@ CLI::App* add_run_command(CLI::App& app, RunCommandOptions& o) {
   CLI::App* cmd =
       app.add_subcommand("run", "Train a scenario in the selected modes and compare them");
   cmd->add_option("--scenario", o.scenario, "Scenario name (see `ddpbench list`)");
-  cmd->add_option("--modes", o.modes, "Comma-separated modes: single, ddp")->delimiter(',');
+  cmd->add_option("--modes", o.modes, "Comma-separated modes: single, dp, ddp")->delimiter(',');
   cmd->add_option("--steps", o.steps, "Training steps (default: the scenario's)")
       ->check(integer_at_least(1));
   cmd->add_option("--batch-size", o.batch_size, "Global batch size (default: the scenario's)")
@@ -112,6 +119,7 @@ CLI::App* add_run_command(CLI::App& app, RunCommandOptions& o) {
                   "KIND:rank=R,step=S[,eps=E][,tensor=NAME], KIND in grad, crash, hang, nan");
   cmd->add_option("--grad-check", o.grad_check, "Gradient comparison: auto, full, fingerprint")
       ->check(CLI::IsMember({"auto", "full", "fingerprint"}));
+  cmd->add_flag("--sync-bn", o.sync_bn, "Convert BatchNorm to SyncBN under DDP");
   cmd->add_flag("--export-batches", o.export_batches,
                 "Also write batches.pt for reference/torch_ddp_oracle.py");
   return cmd;
@@ -139,6 +147,11 @@ int run_run_command(const RunCommandOptions& o, const scenarios::ScenarioRegistr
                                     setup.seed, setup.spec->sampler_drop_last},
                                    setup.global_batch);
   const modes::GradRecordKind grad = resolve_grad_record(setup, *instance.model.ptr());
+  if (setup.sync_bn && setup.has_mode("ddp") &&
+      modes::sync_bn::count_batchnorm(*instance.model.ptr()) == 0) {
+    throw InputError(
+        fmt::format("--sync-bn: scenario {} has no BatchNorm layer to convert", setup.spec->name));
+  }
   print_header(setup, instance, plan, gpu, grad);
 
   if (o.export_batches) {
@@ -150,7 +163,12 @@ int run_run_command(const RunCommandOptions& o, const scenarios::ScenarioRegistr
 
   std::vector<ModeOutcome> outcomes;
   const std::vector<std::string> names = parameter_names(*instance.model.ptr());
+  // Every mode starts from a freshly built model: same seed, same initial weights.
   if (setup.has_mode("single")) outcomes.push_back(run_single_mode(setup, instance, plan, grad));
+  if (setup.has_mode("dp")) {
+    scenarios::ScenarioInstance fresh = scenarios::instantiate(*setup.spec, setup.request);
+    outcomes.push_back(run_dp_mode(setup, fresh, plan, grad));
+  }
   if (setup.has_mode("ddp")) {
     launch::WorkerGroupOptions group;
     group.world_size = static_cast<int>(setup.world_size);

@@ -16,7 +16,7 @@ namespace ddpbench::cli {
 struct RunCommandOptions {
   // Scenario name (see `ddpbench list`).
   std::string scenario = scenarios::kDefaultScenario;
-  // Comma-separated modes (single, ddp); empty = single,ddp with --gpus > 1, else single.
+  // Comma-separated modes (single, dp, ddp); empty = single,ddp with --gpus > 1, else single.
   std::vector<std::string> modes;
   // Training steps; 0 = the scenario's default.
   int64_t steps = 0;
@@ -25,7 +25,7 @@ struct RunCommandOptions {
   // Seed for model init, sampler shuffle and augmentation; -1 = the scenario's default.
   int64_t seed = -1;
   // float32 or float64 (double exposes algorithmic differences that float32 rounding hides).
-  std::string dtype = "float32";
+  std::string dtype;  // empty = the scenario's default
   // Dataset directory; empty = the scenario's default data.
   std::string data_dir;
   // Output directory for report.json and state_<mode>.pt.
@@ -55,6 +55,8 @@ struct RunCommandOptions {
   std::string inject_fault;
   // Gradient comparison: auto, full, fingerprint.
   std::string grad_check = "auto";
+  // Convert BatchNorm to SyncBN under DDP (scenarios like resnet18_syncbn do it by default).
+  bool sync_bn = false;
   // Also write batches.pt (initial state + every step's global batch) for torch_ddp_oracle.py.
   bool export_batches = false;
 };

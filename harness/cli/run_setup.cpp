@@ -12,7 +12,7 @@
 namespace ddpbench::cli {
 namespace {
 
-constexpr const char* kKnownModes = "single, ddp";
+constexpr const char* kKnownModes = "single, dp, ddp";
 
 }  // namespace
 
@@ -31,7 +31,7 @@ RunSetup resolve_run(const RunCommandOptions& o, const scenarios::ScenarioRegist
                                : std::vector<std::string>{"single"};
   }
   for (const auto& m : s.modes) {
-    if (m != "single" && m != "ddp") {
+    if (m != "single" && m != "dp" && m != "ddp") {
       throw InputError(
           fmt::format("unknown mode '{}' in --modes: known modes are {}", m, kKnownModes));
     }
@@ -39,8 +39,8 @@ RunSetup resolve_run(const RunCommandOptions& o, const scenarios::ScenarioRegist
   s.steps = o.steps > 0 ? o.steps : s.spec->steps;
   s.global_batch = o.batch_size > 0 ? o.batch_size : s.spec->global_batch;
   s.seed = o.seed >= 0 ? o.seed : s.spec->seed;
-  s.dtype = o.dtype == "float64" ? at::kDouble : at::kFloat;
-  s.dtype_name = o.dtype;
+  s.dtype_name = o.dtype.empty() ? s.spec->dtype : o.dtype;
+  s.dtype = s.dtype_name == "float64" ? at::kDouble : at::kFloat;
   if (s.global_batch % s.world_size != 0) {
     throw InputError(fmt::format(
         "global batch {} is not divisible by {} ranks: pass --batch-size as a multiple of {}",
@@ -71,6 +71,7 @@ RunSetup resolve_run(const RunCommandOptions& o, const scenarios::ScenarioRegist
   s.ddp.reducer.find_unused_parameters = o.find_unused_parameters;
   s.ddp.broadcast_buffers = !o.no_broadcast_buffers;
   s.grad_check = o.grad_check;
+  s.sync_bn = o.sync_bn || s.spec->sync_bn;
 
   if (!o.inject_fault.empty()) {
     s.fault = modes::parse_fault(o.inject_fault);
@@ -80,6 +81,9 @@ RunSetup resolve_run(const RunCommandOptions& o, const scenarios::ScenarioRegist
     if (s.fault->rank >= s.world_size) {
       throw InputError(fmt::format("--inject-fault rank {} is outside a world of {} ranks",
                                    s.fault->rank, s.world_size));
+    }
+    if (s.fault->kind == modes::FaultKind::kSyncBn && !s.sync_bn) {
+      throw InputError("--inject-fault syncbn needs SyncBN: add --sync-bn or use resnet18_syncbn");
     }
     if (s.fault->step >= s.steps) {
       throw InputError(fmt::format("--inject-fault step {} is beyond the run's {} steps",

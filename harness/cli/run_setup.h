@@ -32,6 +32,7 @@ struct RunSetup {
   modes::ddp::DdpOptions ddp;
   std::optional<modes::FaultSpec> fault;
   std::string grad_check;  // "auto", "full", "fingerprint"
+  bool sync_bn = false;    // DDP converts BatchNorm to SyncBN
 
   bool has_mode(const std::string& m) const;
 };

@@ -81,6 +81,7 @@ int run_as_worker(const RunCommandOptions& o, const scenarios::ScenarioRegistry&
   options.ddp = setup.ddp;
   options.fault = setup.fault;
   options.grad_record = grad;
+  options.sync_bn = setup.sync_bn;
   if (spawned) {
     options.on_progress = [&store, rank = world.rank](int64_t step, modes::ddp::StepPhase phase) {
       store->set(launch::progress_key(rank),

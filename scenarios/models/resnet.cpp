@@ -32,12 +32,12 @@ void BasicBlockImpl::reset() {
   // random init first; it is registered last, after bn2, which fixes the parameter order.
   nn::Sequential downsample{nullptr};
   if (with_downsample_) {
-    downsample = nn::Sequential(conv1x1(inplanes_, planes_, stride_), nn::BatchNorm2d(planes_));
+    downsample = nn::Sequential(conv1x1(inplanes_, planes_, stride_), BatchNorm2d(planes_));
   }
   conv1 = register_module("conv1", conv3x3(inplanes_, planes_, stride_));
-  bn1 = register_module("bn1", nn::BatchNorm2d(planes_));
+  bn1 = register_module("bn1", BatchNorm2d(planes_));
   conv2 = register_module("conv2", conv3x3(planes_, planes_, 1));
-  bn2 = register_module("bn2", nn::BatchNorm2d(planes_));
+  bn2 = register_module("bn2", BatchNorm2d(planes_));
   if (downsample) downsample_ = register_module("downsample", downsample);
 }
 
@@ -64,7 +64,7 @@ void ResNet18Impl::reset() {
   inplanes_ = 64;
   conv1 = register_module("conv1",
                           nn::Conv2d(nn::Conv2dOptions(3, 64, 7).stride(2).padding(3).bias(false)));
-  bn1 = register_module("bn1", nn::BatchNorm2d(64));
+  bn1 = register_module("bn1", BatchNorm2d(64));
   layer1 = register_module("layer1", make_layer(64, 2, 1));
   layer2 = register_module("layer2", make_layer(128, 2, 2));
   layer3 = register_module("layer3", make_layer(256, 2, 2));
@@ -76,7 +76,7 @@ void ResNet18Impl::reset() {
   for (const auto& m : modules(/*include_self=*/false)) {
     if (auto* conv = m->as<nn::Conv2d>()) {
       nn::init::kaiming_normal_(conv->weight, 0.0, torch::kFanOut, torch::kReLU);
-    } else if (auto* bn = m->as<nn::BatchNorm2d>()) {
+    } else if (auto* bn = m->as<BatchNorm2d>()) {
       nn::init::constant_(bn->weight, 1.0);
       nn::init::constant_(bn->bias, 0.0);
     }

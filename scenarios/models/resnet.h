@@ -6,11 +6,12 @@
 #pragma once
 
 #include <torch/nn/cloneable.h>
-#include <torch/nn/modules/batchnorm.h>
 #include <torch/nn/modules/container/sequential.h>
 #include <torch/nn/modules/conv.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
+
+#include "scenarios/models/batch_norm.h"
 
 namespace ddpbench::scenarios::models {
 
@@ -26,7 +27,7 @@ class BasicBlockImpl : public torch::nn::Cloneable<BasicBlockImpl> {
   int64_t inplanes_, planes_, stride_;
   bool with_downsample_;
   torch::nn::Conv2d conv1{nullptr}, conv2{nullptr};
-  torch::nn::BatchNorm2d bn1{nullptr}, bn2{nullptr};
+  BatchNorm2d bn1{nullptr}, bn2{nullptr};
   torch::nn::Sequential downsample_{nullptr};
 };
 TORCH_MODULE(BasicBlock);
@@ -43,7 +44,7 @@ class ResNet18Impl : public torch::nn::Cloneable<ResNet18Impl> {
   int64_t num_classes_;
   int64_t inplanes_ = 64;
   torch::nn::Conv2d conv1{nullptr};
-  torch::nn::BatchNorm2d bn1{nullptr};
+  BatchNorm2d bn1{nullptr};
   torch::nn::Sequential layer1{nullptr}, layer2{nullptr}, layer3{nullptr}, layer4{nullptr};
   torch::nn::Linear fc{nullptr};
 };

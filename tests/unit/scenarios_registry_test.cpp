@@ -23,7 +23,8 @@ TEST(ScenarioRegistry, UnknownNameListsKnownScenarios) {
 
 TEST(ScenarioRegistry, HasTheRequiredScenariosAndDefault) {
   const ScenarioRegistry r = builtin_registry();
-  for (const char* name : {"linear_mse", "toy_cnn", "cifar_resnet18", "fashion_mnist_cnn"}) {
+  for (const char* name :
+       {"linear_mse", "toy_cnn", "cifar_resnet18", "fashion_mnist_cnn", "resnet18_syncbn"}) {
     EXPECT_NO_THROW(r.get(name)) << name;
   }
   EXPECT_NO_THROW(r.get(kDefaultScenario));
@@ -62,6 +63,8 @@ TEST(ScenarioRegistry, DescriptorsAreComplete) {
   EXPECT_TRUE(resnet.optimizer.nesterov);
   EXPECT_FALSE(resnet.divergences.empty()) << "BatchNorm model must declare its divergences";
   EXPECT_TRUE(registry.get("toy_cnn").divergences.empty());
+  EXPECT_TRUE(registry.get("resnet18_syncbn").sync_bn);
+  EXPECT_FALSE(registry.get("cifar_resnet18").sync_bn);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "errors.h"
+#include "modes/sync_bn/sync_batch_norm.h"
 #include "scenarios/training_recipe.h"
 
 namespace ddpbench::modes::ddp {
@@ -86,6 +87,9 @@ DdpWorkerResult run_ddp_worker(const scenarios::ScenarioSpec& spec,
   const int rank = comm.rank();
   cast_floating_point(*instance.model.ptr(), options.dtype);
   instance.model.ptr()->train();
+  auto sync_bn_control = std::make_shared<sync_bn::SyncBnControl>();
+  if (options.sync_bn)
+    sync_bn::convert_sync_batchnorm(*instance.model.ptr(), comm, sync_bn_control);
   DistributedModel model(instance.model, comm, options.ddp);
   // DDP semantics: the optimizer is created after the construction-time broadcast.
   auto optimizer = scenarios::make_optimizer(spec.optimizer, model.module().parameters());
@@ -120,6 +124,9 @@ DdpWorkerResult run_ddp_worker(const scenarios::ScenarioSpec& spec,
     if (fault_fires(options.fault, FaultKind::kCrash, rank, step)) {
       throw WorkerFailure(fmt::format("rank {}: injected crash at step {}", rank, step));
     }
+    // syncbn fault: from its step on, this rank normalises with local statistics only.
+    sync_bn_control->skip_exchange = options.fault && options.fault->kind == FaultKind::kSyncBn &&
+                                     options.fault->rank == rank && step >= options.fault->step;
     if (fault_fires(options.fault, FaultKind::kHang, rank, step)) {
       // Stop responding without exiting: only the launcher's timeout can end this.
       for (;;) pause();

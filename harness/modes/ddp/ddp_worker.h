@@ -38,6 +38,8 @@ struct DdpWorkerOptions {
   DdpOptions ddp;
   std::optional<FaultSpec> fault;
   GradRecordKind grad_record = GradRecordKind::kFull;
+  // Convert BatchNorm layers to SyncBN over the DDP communicator.
+  bool sync_bn = false;
   std::function<void(int64_t step, StepPhase phase)> on_progress;
 };
 

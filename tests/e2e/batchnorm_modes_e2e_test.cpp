@@ -1,0 +1,100 @@
+// batchnorm_modes_e2e_test.cpp — all three modes end to end and the BatchNorm questions: DP and
+// DDP equal single-device without BatchNorm; DDP + SyncBN (resnet18_syncbn) equals single-device
+// parameters AND buffers; a SyncBN fault turns that into FAIL; ResNet under DP is labelled an
+// expected divergence; padding is announced and recorded.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "support/cli_runner.h"
+#include "support/temp_dir_test.h"
+
+namespace ddpbench {
+namespace {
+using testing::ddpbench;
+using testing::find_check;
+using testing::read_json;
+
+class BatchNormModes : public testing::TempDirTest {};
+
+TEST_F(BatchNormModes, AllThreeModesAgreeWithoutBatchNormInFloat64) {
+  const auto r =
+      ddpbench({"run", "--scenario", "toy_cnn", "--gpus", "2", "--modes", "single,dp,ddp",
+                "--dtype", "float64", "--steps", "4", "--out", path("toy")});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("replicas run as 2 threads"), std::string::npos) << r.out;
+  const auto report = read_json(path("toy") + "/report.json");
+  for (const char* mode : {"dp", "ddp"}) {
+    for (const char* check : {"loss", "gradients", "parameters"}) {
+      const auto c = find_check(report, mode, check);
+      EXPECT_EQ(c.at("status"), "pass") << mode << " " << check;
+      EXPECT_LT(c.at("max_abs_diff").get<double>(), 1e-12) << mode << " " << check;
+    }
+  }
+}
+
+TEST_F(BatchNormModes, SyncBnMakesDdpEqualSingleDeviceIncludingBuffers) {
+  const auto r =
+      ddpbench({"run", "--scenario", "resnet18_syncbn", "--gpus", "2", "--modes", "single,dp,ddp",
+                "--steps", "2", "--batch-size", "8", "--out", path("sync")});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto report = read_json(path("sync") + "/report.json");
+  EXPECT_EQ(report.at("config").at("dtype"), "float64");
+  for (const char* check : {"loss", "gradients", "parameters", "buffers"}) {
+    const auto c = find_check(report, "ddp", check);
+    EXPECT_EQ(c.at("status"), "pass") << check << ": " << c.dump();
+    EXPECT_LT(c.at("max_abs_diff").get<double>(), 1e-10) << check;
+  }
+  // DataParallel has no SyncBN: per-replica statistics, replica 0's buffers — labelled, not hidden.
+  EXPECT_EQ(find_check(report, "dp", "buffers").at("status"), "expected_divergence");
+  EXPECT_NE(find_check(report, "dp", "buffers").at("detail").get<std::string>().find("replica 0"),
+            std::string::npos);
+  EXPECT_EQ(find_check(report, "dp", "parameters").at("status"), "expected_divergence");
+}
+
+TEST_F(BatchNormModes, SyncBnInFloat32PassesOverTwoSteps) {
+  const auto r = ddpbench({"run", "--scenario", "resnet18_syncbn", "--gpus", "2", "--steps", "2",
+                           "--batch-size", "16", "--dtype", "float32", "--out", path("f32")});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+}
+
+TEST_F(BatchNormModes, SkippingTheStatisticsExchangeOnOneRankFails) {
+  const auto r =
+      ddpbench({"run", "--scenario", "resnet18_syncbn", "--gpus", "2", "--steps", "2",
+                "--batch-size", "8", "--inject-fault", "syncbn:rank=1", "--out", path("bad")});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  const auto report = read_json(path("bad") + "/report.json");
+  EXPECT_EQ(find_check(report, "ddp", "buffers").at("status"), "fail");
+  EXPECT_EQ(find_check(report, "ddp", "parameters").at("status"), "fail");
+}
+
+TEST_F(BatchNormModes, SyncBnNeedsBatchNormLayers) {
+  const auto r =
+      ddpbench({"run", "--scenario", "toy_cnn", "--gpus", "2", "--sync-bn", "--out", path("none")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no BatchNorm"), std::string::npos) << r.err;
+}
+
+TEST_F(BatchNormModes, PaddingIsAnnouncedAndRecorded) {
+  // 40 real CIFAR records over 3 ranks: 14 per rank, 2 duplicated by padding per epoch.
+  const std::string data = path("cifar");
+  std::filesystem::create_directories(data);
+  {
+    std::ofstream f(data + "/data_batch_1.bin", std::ios::binary);
+    for (int r = 0; r < 40; ++r) {
+      f.put(static_cast<char>(r % 10));
+      for (int p = 0; p < 3072; ++p) f.put(static_cast<char>((r * 13 + p) % 253));
+    }
+  }
+  const auto r = ddpbench({"run", "--scenario", "toy_cnn", "--data-dir", data, "--gpus", "3",
+                           "--batch-size", "6", "--steps", "6", "--out", path("pad")});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("2 sample(s) duplicated by padding"), std::string::npos) << r.out;
+  const auto sampler = read_json(path("pad") + "/report.json").at("config").at("sampler");
+  EXPECT_EQ(sampler.at("padded_per_epoch"), 2);
+  EXPECT_EQ(sampler.at("num_samples"), 14);
+}
+
+}  // namespace
+}  // namespace ddpbench
