@@ -38,10 +38,11 @@ std::vector<char> export_batches(const RunSetup& setup, const data::Dataset& dat
   c10::List<at::Tensor> targets;
   for (int64_t step = 0; step < setup.steps; ++step) {
     const data::StepPosition pos = plan.locate(step);
-    const data::Batch b =
-        data::collate(dataset, plan.epoch(pos.epoch).global_batch(pos.step_in_epoch), pos.epoch);
-    inputs.push_back(b.inputs.to(setup.dtype));
-    targets.push_back(b.targets.is_floating_point() ? b.targets.to(setup.dtype) : b.targets);
+    const data::Batch b = data::cast_batch(
+        data::collate(dataset, plan.epoch(pos.epoch).global_batch(pos.step_in_epoch), pos.epoch),
+        setup.dtype);
+    inputs.push_back(b.inputs);
+    targets.push_back(b.targets);
   }
   c10::impl::GenericDict doc(c10::StringType::get(), c10::AnyType::get());
   doc.insert("meta", meta);

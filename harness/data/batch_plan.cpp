@@ -76,4 +76,13 @@ EpochPlan GlobalBatchPlan::epoch(int64_t epoch) const {
   return EpochPlan(s.all_indices(), local_batch());
 }
 
+const EpochPlan& PlanCursor::seek(int64_t step, StepPosition& pos) {
+  pos = plan_.locate(step);
+  if (pos.epoch != current_epoch_) {
+    epoch_.emplace(plan_.epoch(pos.epoch));
+    current_epoch_ = pos.epoch;
+  }
+  return *epoch_;
+}
+
 }  // namespace ddpbench::data

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "data/distributed_sampler.h"
@@ -53,6 +54,20 @@ class GlobalBatchPlan {
  private:
   DistributedSampler sampler_;
   int64_t global_batch_;
+};
+
+// Walks a plan step by step for a training loop, building each epoch's plan (one shuffle) only
+// when the run crosses into that epoch.
+class PlanCursor {
+ public:
+  explicit PlanCursor(const GlobalBatchPlan& plan) : plan_(plan) {}
+  // The epoch plan that holds run-global `step`; `pos` receives the step's position in it.
+  const EpochPlan& seek(int64_t step, StepPosition& pos);
+
+ private:
+  const GlobalBatchPlan& plan_;
+  std::optional<EpochPlan> epoch_;
+  int64_t current_epoch_ = -1;
 };
 
 }  // namespace ddpbench::data

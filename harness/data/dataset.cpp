@@ -19,4 +19,10 @@ Batch collate(const Dataset& dataset, const std::vector<int64_t>& indices, int64
   return {at::stack(inputs), at::stack(targets)};
 }
 
+Batch cast_batch(Batch batch, at::ScalarType dtype) {
+  batch.inputs = batch.inputs.to(dtype);
+  if (batch.targets.is_floating_point()) batch.targets = batch.targets.to(dtype);
+  return batch;
+}
+
 }  // namespace ddpbench::data

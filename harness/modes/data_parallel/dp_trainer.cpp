@@ -69,25 +69,21 @@ DpTrainResult train_data_parallel(const scenarios::ScenarioSpec& spec,
   auto optimizer = scenarios::make_optimizer(spec.optimizer, master.parameters());
 
   DpTrainResult result;
-  std::optional<data::EpochPlan> epoch_plan;
-  int64_t current_epoch = -1;
+  data::PlanCursor cursor(plan);
   for (int64_t step = 0; step < options.steps; ++step) {
     const auto start = std::chrono::steady_clock::now();
-    const data::StepPosition pos = plan.locate(step);
-    if (pos.epoch != current_epoch) {
-      epoch_plan.emplace(plan.epoch(pos.epoch));
-      current_epoch = pos.epoch;
-    }
+    data::StepPosition pos;
+    const data::EpochPlan& epoch = cursor.seek(step, pos);
     std::vector<at::Tensor> outputs(static_cast<size_t>(k));
     std::vector<at::Tensor> targets(static_cast<size_t>(k));
     parallel_for_replicas(k, [&](int64_t r) {
       torch::nn::AnyModule& replica = replicas[static_cast<size_t>(r)];
       copy_master_into(master, *replica.ptr());
-      data::Batch chunk = data::collate(*instance.dataset,
-                                        epoch_plan->local_batch(pos.step_in_epoch, r), pos.epoch);
-      const at::Tensor t = chunk.targets;
-      targets[static_cast<size_t>(r)] = t.is_floating_point() ? t.to(options.dtype) : t;
-      outputs[static_cast<size_t>(r)] = replica.forward(chunk.inputs.to(options.dtype));
+      const data::Batch chunk = data::cast_batch(
+          data::collate(*instance.dataset, epoch.local_batch(pos.step_in_epoch, r), pos.epoch),
+          options.dtype);
+      targets[static_cast<size_t>(r)] = chunk.targets;
+      outputs[static_cast<size_t>(r)] = replica.forward(chunk.inputs);
     });
     // gather() onto device 0, then the loss on the whole gathered output.
     const at::Tensor loss = scenarios::compute_loss(spec.loss, at::cat(outputs), at::cat(targets));

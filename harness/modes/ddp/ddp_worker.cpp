@@ -114,8 +114,7 @@ DdpWorkerResult run_ddp_worker(const scenarios::ScenarioSpec& spec,
   if (const Reducer* r = model.reducer())
     result.num_buckets = static_cast<int64_t>(r->buckets().size());
   std::vector<StepTiming> timings;
-  std::optional<data::EpochPlan> epoch_plan;
-  int64_t current_epoch = -1;
+  data::PlanCursor cursor(plan);
   for (int64_t step = 0; step < options.steps; ++step) {
     current_step = step;
     StepTiming t;
@@ -131,16 +130,13 @@ DdpWorkerResult run_ddp_worker(const scenarios::ScenarioSpec& spec,
       // Stop responding without exiting: only the launcher's timeout can end this.
       for (;;) pause();
     }
-    const data::StepPosition pos = plan.locate(step);
-    if (pos.epoch != current_epoch) {
-      epoch_plan.emplace(plan.epoch(pos.epoch));
-      current_epoch = pos.epoch;
-    }
-    data::Batch batch = data::collate(*instance.dataset,
-                                      epoch_plan->local_batch(pos.step_in_epoch, rank), pos.epoch);
-    at::Tensor inputs = batch.inputs.to(options.dtype);
-    at::Tensor targets =
-        batch.targets.is_floating_point() ? batch.targets.to(options.dtype) : batch.targets;
+    data::StepPosition pos;
+    const data::EpochPlan& epoch = cursor.seek(step, pos);
+    const data::Batch batch = data::cast_batch(
+        data::collate(*instance.dataset, epoch.local_batch(pos.step_in_epoch, rank), pos.epoch),
+        options.dtype);
+    const at::Tensor& inputs = batch.inputs;
+    const at::Tensor& targets = batch.targets;
     t.data = seconds_since(step_start);
 
     auto phase_start = Clock::now();

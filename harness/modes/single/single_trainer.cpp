@@ -24,20 +24,16 @@ SingleTrainResult train_single(const scenarios::ScenarioSpec& spec,
   auto optimizer = scenarios::make_optimizer(spec.optimizer, module.parameters());
 
   SingleTrainResult result;
-  std::optional<data::EpochPlan> epoch_plan;
-  int64_t current_epoch = -1;
+  data::PlanCursor cursor(plan);
   for (int64_t step = 0; step < options.steps; ++step) {
     const auto start = std::chrono::steady_clock::now();
-    const data::StepPosition pos = plan.locate(step);
-    if (pos.epoch != current_epoch) {
-      epoch_plan.emplace(plan.epoch(pos.epoch));
-      current_epoch = pos.epoch;
-    }
-    data::Batch batch =
-        data::collate(*instance.dataset, epoch_plan->global_batch(pos.step_in_epoch), pos.epoch);
-    at::Tensor inputs = batch.inputs.to(options.dtype);
-    at::Tensor targets =
-        batch.targets.is_floating_point() ? batch.targets.to(options.dtype) : batch.targets;
+    data::StepPosition pos;
+    const data::EpochPlan& epoch = cursor.seek(step, pos);
+    const data::Batch batch = data::cast_batch(
+        data::collate(*instance.dataset, epoch.global_batch(pos.step_in_epoch), pos.epoch),
+        options.dtype);
+    const at::Tensor& inputs = batch.inputs;
+    const at::Tensor& targets = batch.targets;
 
     optimizer->zero_grad();
     at::Tensor output = instance.model.forward(inputs);
