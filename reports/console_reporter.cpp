@@ -3,31 +3,21 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <numeric>
-
 namespace ddpbench::reports {
-namespace {
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-}  // namespace
 
 std::string ConsoleReporter::render(const RunReport& report) const {
-  const RunConfig& c = report.config;
-  std::string out = fmt::format("{:<8} {:>5} {:>6} {:>14} {:>14} {:>13} {:>12}\n", "mode", "world",
-                                "steps", "first loss", "last loss", "p50 step (s)", "samples/s");
+  std::string out = fmt::format("{:<6} {:>5} {:>6} {:>12} {:>12} {:>10} {:>10} {:>11} {:>8}\n",
+                                "mode", "world", "steps", "first loss", "last loss", "p50 step",
+                                "p90 step", "samples/s", "scaling");
   for (const ModeResult& r : report.results) {
-    const double p50 = median(r.step_seconds);
-    const double rate = p50 > 0 ? static_cast<double>(c.global_batch) / p50 : 0.0;
-    out += fmt::format("{:<8} {:>5} {:>6} {:>14.8g} {:>14.8g} {:>13.4f} {:>12.1f}\n", r.mode,
-                       r.world_size, r.losses.size(), r.losses.empty() ? 0.0 : r.losses.front(),
-                       r.losses.empty() ? 0.0 : r.losses.back(), p50, rate);
+    const ThroughputRecord& t = r.throughput;
+    const std::string eff =
+        r.scaling_efficiency < 0 ? "-" : fmt::format("{:.1f}%", 100 * r.scaling_efficiency);
+    const std::string rate = t.timed_steps == 0 ? "-" : fmt::format("{:.1f}", t.samples_per_s);
+    out += fmt::format(
+        "{:<6} {:>5} {:>6} {:>12.8g} {:>12.8g} {:>9.4f}s {:>9.4f}s {:>11} {:>8}\n", r.mode,
+        r.world_size, r.losses.size(), r.losses.empty() ? 0.0 : r.losses.front(),
+        r.losses.empty() ? 0.0 : r.losses.back(), t.step_time_p50_s, t.step_time_p90_s, rate, eff);
   }
   int failed = 0;
   for (const ModeResult& r : report.results) {

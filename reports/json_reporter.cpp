@@ -120,6 +120,50 @@ void from_json(const json& j, CheckRecord& c) {
   j.at("detail").get_to(c.detail);
 }
 
+void to_json(json& j, const PhaseRecord& p) {
+  j = json{{"data_s", p.data},
+           {"forward_s", p.forward},
+           {"backward_s", p.backward},
+           {"comm_wait_s", p.comm_wait},
+           {"optimizer_s", p.optimizer}};
+}
+
+void from_json(const json& j, PhaseRecord& p) {
+  j.at("data_s").get_to(p.data);
+  j.at("forward_s").get_to(p.forward);
+  j.at("backward_s").get_to(p.backward);
+  j.at("comm_wait_s").get_to(p.comm_wait);
+  j.at("optimizer_s").get_to(p.optimizer);
+}
+
+void to_json(json& j, const ThroughputRecord& t) {
+  j = json{{"warmup_steps", t.warmup_steps},
+           {"timed_steps", t.timed_steps},
+           {"samples_per_step", t.samples_per_step},
+           {"samples_per_s", t.samples_per_s},
+           {"samples_per_s_per_device", t.samples_per_s_per_device},
+           {"step_time_p50_s", t.step_time_p50_s},
+           {"step_time_p90_s", t.step_time_p90_s},
+           {"step_time_p99_s", t.step_time_p99_s},
+           {"phases", t.phases},
+           {"bytes_allreduced_per_step", t.bytes_allreduced_per_step},
+           {"bus_bandwidth_gb_s", t.bus_bandwidth_gb_s}};
+}
+
+void from_json(const json& j, ThroughputRecord& t) {
+  j.at("warmup_steps").get_to(t.warmup_steps);
+  j.at("timed_steps").get_to(t.timed_steps);
+  j.at("samples_per_step").get_to(t.samples_per_step);
+  j.at("samples_per_s").get_to(t.samples_per_s);
+  j.at("samples_per_s_per_device").get_to(t.samples_per_s_per_device);
+  j.at("step_time_p50_s").get_to(t.step_time_p50_s);
+  j.at("step_time_p90_s").get_to(t.step_time_p90_s);
+  j.at("step_time_p99_s").get_to(t.step_time_p99_s);
+  j.at("phases").get_to(t.phases);
+  j.at("bytes_allreduced_per_step").get_to(t.bytes_allreduced_per_step);
+  j.at("bus_bandwidth_gb_s").get_to(t.bus_bandwidth_gb_s);
+}
+
 void to_json(json& j, const ModeResult& r) {
   j = json{{"mode", r.mode},
            {"world_size", r.world_size},
@@ -130,7 +174,10 @@ void to_json(json& j, const ModeResult& r) {
            {"gradient_check", r.gradient_check},
            {"backend", r.backend},
            {"bytes_per_step", r.bytes_per_step},
-           {"buckets", r.buckets}};
+           {"buckets", r.buckets},
+           {"throughput", r.throughput},
+           {"scaling_efficiency", r.scaling_efficiency},
+           {"scaling", r.scaling}};
 }
 
 void from_json(const json& j, ModeResult& r) {
@@ -144,6 +191,9 @@ void from_json(const json& j, ModeResult& r) {
   r.backend = j.value("backend", "");
   r.bytes_per_step = j.value("bytes_per_step", int64_t{0});
   r.buckets = j.value("buckets", int64_t{0});
+  if (j.contains("throughput")) j.at("throughput").get_to(r.throughput);
+  r.scaling_efficiency = j.value("scaling_efficiency", -1.0);
+  r.scaling = j.value("scaling", "");
 }
 
 json to_json(const RunReport& report) {

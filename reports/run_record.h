@@ -71,6 +71,24 @@ struct CheckRecord {
   std::string detail;  // tolerance used, counts, and the reason of an expected divergence
 };
 
+// Mean seconds per step phase in the perf phase.
+struct PhaseRecord {
+  double data = 0, forward = 0, backward = 0, comm_wait = 0, optimizer = 0;
+};
+
+// The perf phase of a mode: `warmup_steps` discarded, `timed_steps` measured (reports/METRICS.md).
+struct ThroughputRecord {
+  int64_t warmup_steps = 0;
+  int64_t timed_steps = 0;  // 0 = no perf phase ran
+  int64_t samples_per_step = 0;
+  double samples_per_s = 0;             // samples_per_step / mean step time
+  double samples_per_s_per_device = 0;  // samples_per_s / world_size
+  double step_time_p50_s = 0, step_time_p90_s = 0, step_time_p99_s = 0;
+  PhaseRecord phases;
+  int64_t bytes_allreduced_per_step = 0;  // gradient bytes per rank (ddp)
+  double bus_bandwidth_gb_s = 0;          // bytes * 2 (K-1) / K / mean step time (ddp)
+};
+
 struct ModeResult {
   std::string mode;  // "single", "dp", "ddp"
   int64_t world_size = 1;
@@ -82,6 +100,10 @@ struct ModeResult {
   std::string backend;               // collective backend ("" for single)
   int64_t bytes_per_step = 0;        // gradient bytes reduced per rank per step (ddp)
   int64_t buckets = 0;               // DDP buckets (0 for the naive strategy)
+  ThroughputRecord throughput;
+  // throughput / (world_size x single-device throughput); -1 when not measured.
+  double scaling_efficiency = -1;
+  std::string scaling;  // "weak" (same per-device batch as single) or "strong" (same global batch)
 };
 
 struct RunReport {

@@ -20,7 +20,7 @@ std::vector<char> export_batches(const RunSetup& setup, const data::Dataset& dat
   meta.insert("model", spec.torch_oracle_model);
   meta.insert("num_classes", int64_t{10});
   meta.insert("world_size", setup.world_size);
-  meta.insert("steps", setup.steps);
+  meta.insert("steps", setup.check_steps);
   meta.insert("loss", spec.loss == scenarios::LossKind::kMse ? "mse" : "cross_entropy");
   meta.insert("lr", spec.optimizer.lr);
   meta.insert("momentum", spec.optimizer.momentum);
@@ -36,7 +36,7 @@ std::vector<char> export_batches(const RunSetup& setup, const data::Dataset& dat
   for (const auto& [name, t] : initial_state) init.insert(name, t);
   c10::List<at::Tensor> inputs;
   c10::List<at::Tensor> targets;
-  for (int64_t step = 0; step < setup.steps; ++step) {
+  for (int64_t step = 0; step < setup.check_steps; ++step) {
     const data::StepPosition pos = plan.locate(step);
     const data::Batch b = data::cast_batch(
         data::collate(dataset, plan.epoch(pos.epoch).global_batch(pos.step_in_epoch), pos.epoch),

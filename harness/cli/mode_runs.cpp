@@ -22,20 +22,51 @@ std::vector<std::string> parameter_names(const torch::nn::Module& model) {
   return names;
 }
 
+namespace {
+
+// Perf phases run on a freshly built model so the checked trajectory is not disturbed.
+std::vector<metrics::PhaseTimes> timed_part(std::vector<metrics::PhaseTimes> all, int64_t warmup) {
+  all.erase(all.begin(), all.begin() + std::min<int64_t>(warmup, static_cast<int64_t>(all.size())));
+  return all;
+}
+
+data::GlobalBatchPlan plan_for(const RunSetup& setup, const data::Dataset& dataset,
+                               int64_t replicas, int64_t global_batch) {
+  return data::GlobalBatchPlan(
+      {dataset.size(), replicas, setup.spec->shuffle, setup.seed, setup.spec->sampler_drop_last},
+      global_batch);
+}
+
+}  // namespace
+
 ModeOutcome run_single_mode(const RunSetup& setup, scenarios::ScenarioInstance& instance,
                             const data::GlobalBatchPlan& plan, modes::GradRecordKind kind) {
   ModeOutcome o;
   o.mode = "single";
   o.world_size = 1;
-  modes::SingleTrainOptions options{setup.steps, setup.dtype};
-  options.after_backward = [&o, kind](int64_t, const torch::nn::Module& m) {
-    o.trace.gradients.push_back(modes::record_gradients(m, kind));
-  };
-  modes::SingleTrainResult r = modes::train_single(*setup.spec, instance, plan, options);
-  o.trace.losses = std::move(r.losses);
-  o.trace.final_state = std::move(r.final_state);
-  o.trace.param_names = parameter_names(*instance.model.ptr());
-  o.step_seconds = std::move(r.step_seconds);
+  if (setup.check_steps > 0) {
+    modes::SingleTrainOptions options{setup.check_steps, setup.dtype};
+    options.after_backward = [&o, kind](int64_t, const torch::nn::Module& m) {
+      o.trace.gradients.push_back(modes::record_gradients(m, kind));
+    };
+    modes::SingleTrainResult r = modes::train_single(*setup.spec, instance, plan, options);
+    o.trace.losses = std::move(r.losses);
+    o.trace.final_state = std::move(r.final_state);
+    o.trace.param_names = parameter_names(*instance.model.ptr());
+    o.check_times = std::move(r.step_times);
+  }
+  if (setup.perf_steps > 0) {
+    // The scaling baseline: one device with the per-device batch of the K-rank run (weak
+    // scaling) or with the whole global batch (strong scaling).
+    const int64_t batch =
+        setup.strong_scaling ? setup.global_batch : setup.global_batch / setup.world_size;
+    scenarios::ScenarioInstance fresh = scenarios::instantiate(*setup.spec, setup.request);
+    const data::GlobalBatchPlan perf_plan = plan_for(setup, *fresh.dataset, 1, batch);
+    modes::SingleTrainOptions options{setup.warmup_steps + setup.perf_steps, setup.dtype};
+    o.perf_times = timed_part(
+        modes::train_single(*setup.spec, fresh, perf_plan, options).step_times, setup.warmup_steps);
+    o.perf_samples_per_step = batch;
+  }
   return o;
 }
 
@@ -44,16 +75,27 @@ ModeOutcome run_dp_mode(const RunSetup& setup, scenarios::ScenarioInstance& inst
   ModeOutcome o;
   o.mode = "dp";
   o.world_size = setup.world_size;
-  modes::data_parallel::DpTrainOptions options{setup.steps, setup.dtype};
-  options.after_reduce = [&o, kind](int64_t, const torch::nn::Module& m) {
-    o.trace.gradients.push_back(modes::record_gradients(m, kind));
-  };
-  modes::data_parallel::DpTrainResult r =
-      modes::data_parallel::train_data_parallel(*setup.spec, instance, plan, options);
-  o.trace.losses = std::move(r.losses);
-  o.trace.final_state = std::move(r.final_state);
-  o.trace.param_names = parameter_names(*instance.model.ptr());
-  o.step_seconds = std::move(r.step_seconds);
+  if (setup.check_steps > 0) {
+    modes::data_parallel::DpTrainOptions options{setup.check_steps, setup.dtype};
+    options.after_reduce = [&o, kind](int64_t, const torch::nn::Module& m) {
+      o.trace.gradients.push_back(modes::record_gradients(m, kind));
+    };
+    modes::data_parallel::DpTrainResult r =
+        modes::data_parallel::train_data_parallel(*setup.spec, instance, plan, options);
+    o.trace.losses = std::move(r.losses);
+    o.trace.final_state = std::move(r.final_state);
+    o.trace.param_names = parameter_names(*instance.model.ptr());
+    o.check_times = std::move(r.step_times);
+  }
+  if (setup.perf_steps > 0) {
+    scenarios::ScenarioInstance fresh = scenarios::instantiate(*setup.spec, setup.request);
+    modes::data_parallel::DpTrainOptions options{setup.warmup_steps + setup.perf_steps,
+                                                 setup.dtype};
+    o.perf_times = timed_part(
+        modes::data_parallel::train_data_parallel(*setup.spec, fresh, plan, options).step_times,
+        setup.warmup_steps);
+    o.perf_samples_per_step = setup.global_batch;
+  }
   return o;
 }
 
@@ -67,11 +109,17 @@ ModeOutcome ddp_outcome(const RunSetup& setup, modes::ddp::DdpWorkerResult resul
   o.trace.gradients = std::move(result.gradients);
   o.trace.final_state = std::move(result.final_state);
   o.trace.param_names = std::move(param_names);
-  for (const auto& t : result.step_timings) o.step_seconds.push_back(t.total);
+  o.check_times = std::move(result.step_timings);
+  o.perf_times = std::move(result.perf_timings);
+  o.perf_samples_per_step = setup.global_batch;
   o.bytes_per_step = result.bytes_per_step;
   o.buckets = result.num_buckets;
-  o.extra_checks.push_back(compare::rank_agreement_check(
-      result.disagreement_step, result.disagreement_rank, result.disagreement_tensor));
+  if (setup.check_steps == 0) {
+    o.trace.final_state.clear();  // --perf-only: nothing was checked
+  } else {
+    o.extra_checks.push_back(compare::rank_agreement_check(
+        result.disagreement_step, result.disagreement_rank, result.disagreement_tensor));
+  }
   return o;
 }
 

@@ -58,9 +58,10 @@ void print_header(const RunSetup& s, const scenarios::ScenarioInstance& instance
       "duplicated by padding, {} dropped\n",
       s.global_batch, s.world_size, plan.local_batch(), plan.steps_per_epoch(),
       sampler.padded_count(), sampler.dropped_count());
-  fmt::print("modes     {}; {} steps, {}, {} thread(s) per process, gradients compared {}\n",
-             fmt::join(s.modes, ","), s.steps, s.dtype_name, s.threads,
-             modes::grad_record_name(grad));
+  fmt::print("modes     {}; {}, {} thread(s) per process, gradients compared {}\n",
+             fmt::join(s.modes, ","), s.dtype_name, s.threads, modes::grad_record_name(grad));
+  fmt::print("phases    check {} step(s); perf {} warm-up + {} timed step(s), {} scaling\n",
+             s.check_steps, s.warmup_steps, s.perf_steps, s.strong_scaling ? "strong" : "weak");
   if (s.has_mode("dp") && gpu.device_count == 0) {
     fmt::print("dp        no CUDA device: {} replicas run as {} threads of this process\n",
                s.world_size, s.world_size);
@@ -120,6 +121,11 @@ CLI::App* add_run_command(CLI::App& app, RunCommandOptions& o) {
   cmd->add_option("--grad-check", o.grad_check, "Gradient comparison: auto, full, fingerprint")
       ->check(CLI::IsMember({"auto", "full", "fingerprint"}));
   cmd->add_flag("--sync-bn", o.sync_bn, "Convert BatchNorm to SyncBN under DDP");
+  cmd->add_option("--warmup", o.warmup, "Perf phase: warm-up steps discarded before timing")
+      ->check(integer_at_least(0));
+  cmd->add_flag("--check-only", o.check_only, "Only the correctness checks, no perf phase");
+  cmd->add_flag("--perf-only", o.perf_only, "Only the perf phase, no correctness checks");
+  cmd->add_flag("--strong", o.strong, "Strong scaling: single-device baseline at the global batch");
   cmd->add_flag("--export-batches", o.export_batches,
                 "Also write batches.pt for reference/torch_ddp_oracle.py");
   return cmd;

@@ -55,6 +55,14 @@ struct RunCommandOptions {
   std::string inject_fault;
   // Gradient comparison: auto, full, fingerprint.
   std::string grad_check = "auto";
+  // Perf phase: warm-up steps discarded before the --steps timed steps.
+  int64_t warmup = 2;
+  // Run only the correctness checks, or only the perf phase (default: both).
+  bool check_only = false;
+  bool perf_only = false;
+  // Scaling efficiency against single-device training at the same GLOBAL batch (strong
+  // scaling) instead of the same per-device batch (weak scaling, the default).
+  bool strong = false;
   // Convert BatchNorm to SyncBN under DDP (scenarios like resnet18_syncbn do it by default).
   bool sync_bn = false;
   // Also write batches.pt (initial state + every step's global batch) for torch_ddp_oracle.py.

@@ -56,6 +56,29 @@ reports::SamplerRecord sampler_record(const data::DistributedSampler& s) {
 
 }  // namespace
 
+reports::ThroughputRecord throughput_of(const RunSetup& setup, const ModeOutcome& o) {
+  reports::ThroughputRecord t;
+  if (o.perf_times.empty()) return t;
+  const metrics::StepSummary s = metrics::summarize(o.perf_times);
+  t.warmup_steps = setup.warmup_steps;
+  t.timed_steps = s.steps;
+  t.samples_per_step = o.perf_samples_per_step;
+  t.samples_per_s = s.mean > 0 ? static_cast<double>(o.perf_samples_per_step) / s.mean : 0.0;
+  t.samples_per_s_per_device =
+      t.samples_per_s / static_cast<double>(std::max<int64_t>(1, o.world_size));
+  t.step_time_p50_s = s.p50;
+  t.step_time_p90_s = s.p90;
+  t.step_time_p99_s = s.p99;
+  t.phases = {s.phase_means.data, s.phase_means.forward, s.phase_means.backward,
+              s.phase_means.comm_wait, s.phase_means.optimizer};
+  if (o.mode == "ddp") {
+    t.bytes_allreduced_per_step = o.bytes_per_step;
+    t.bus_bandwidth_gb_s =
+        metrics::allreduce_bus_bandwidth(o.bytes_per_step, o.world_size, s.mean) / 1e9;
+  }
+  return t;
+}
+
 int finish_run(const RunSetup& setup, const RunDescription& run, std::vector<ModeOutcome> outcomes,
                OutputDir& out) {
   const scenarios::ScenarioSpec& spec = *setup.spec;
@@ -82,25 +105,41 @@ int finish_run(const RunSetup& setup, const RunDescription& run, std::vector<Mod
   for (const auto& o : outcomes) {
     if (o.mode == "single") single = &o;
   }
+  const double single_throughput =
+      single != nullptr ? throughput_of(setup, *single).samples_per_s : 0.0;
   for (auto& o : outcomes) {
     reports::ModeResult r;
     r.mode = o.mode;
     r.world_size = o.world_size;
     r.losses = o.trace.losses;
-    r.step_seconds = o.step_seconds;
+    for (const auto& t : o.check_times) r.step_seconds.push_back(t.total);
+    r.throughput = throughput_of(setup, o);
     r.state_file = fmt::format("state_{}.pt", o.mode);
     r.backend = o.backend;
     r.bytes_per_step = o.bytes_per_step;
     r.buckets = o.buckets;
-    if (single != nullptr && &o != single) {
+    if (single != nullptr && &o != single && single->throughput_defined() && o.world_size > 0) {
+      r.scaling = setup.strong_scaling ? "strong" : "weak";
+      const double base = single_throughput;
+      if (base > 0 && r.throughput.samples_per_s > 0) {
+        r.scaling_efficiency =
+            r.throughput.samples_per_s / (static_cast<double>(o.world_size) * base);
+      }
+    }
+    if (single != nullptr && &o != single && !o.trace.losses.empty() &&
+        !single->trace.losses.empty()) {
       r.gradient_check = run.grad_record;
       r.checks = compare::compare_modes(single->trace, o.trace,
                                         policy_for(setup, o.mode, run.grad_record));
     }
     r.checks.insert(r.checks.end(), o.extra_checks.begin(), o.extra_checks.end());
     for (const auto& c : r.checks) report.passed = report.passed && c.status != "fail";
-    const std::vector<char> state = modes::pickle_state(o.trace.final_state);
-    out.stage(r.state_file, std::string_view(state.data(), state.size()));
+    if (o.trace.final_state.empty()) {
+      r.state_file.clear();  // --perf-only: no checked trajectory, no final state
+    } else {
+      const std::vector<char> state = modes::pickle_state(o.trace.final_state);
+      out.stage(r.state_file, std::string_view(state.data(), state.size()));
+    }
     report.results.push_back(std::move(r));
   }
 

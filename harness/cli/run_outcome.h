@@ -10,6 +10,7 @@
 #include "cli/run_setup.h"
 #include "compare/mode_comparison.h"
 #include "data/batch_plan.h"
+#include "metrics/step_statistics.h"
 #include "reports/run_record.h"
 
 namespace ddpbench::cli {
@@ -18,12 +19,19 @@ struct ModeOutcome {
   std::string mode;
   int64_t world_size = 1;
   compare::ModeTrace trace;
-  std::vector<double> step_seconds;
+  std::vector<metrics::PhaseTimes> check_times;  // per checked step
+  std::vector<metrics::PhaseTimes> perf_times;   // per timed step (after warm-up)
+  int64_t perf_samples_per_step = 0;
   std::string backend;
   int64_t bytes_per_step = 0;
   int64_t buckets = 0;
   std::vector<reports::CheckRecord> extra_checks;  // e.g. ranks_bitwise_equal
+
+  bool throughput_defined() const { return !perf_times.empty(); }
 };
+
+// The perf-phase figures of one mode (formulas in reports/METRICS.md).
+reports::ThroughputRecord throughput_of(const RunSetup& setup, const ModeOutcome& outcome);
 
 struct RunDescription {
   std::string dataset;

@@ -72,6 +72,14 @@ RunSetup resolve_run(const RunCommandOptions& o, const scenarios::ScenarioRegist
   s.ddp.broadcast_buffers = !o.no_broadcast_buffers;
   s.grad_check = o.grad_check;
   s.sync_bn = o.sync_bn || s.spec->sync_bn;
+  if (o.check_only && o.perf_only) {
+    throw InputError("--check-only and --perf-only exclude each other: pass at most one");
+  }
+  if (o.warmup < 0) throw InputError("--warmup must be >= 0");
+  s.check_steps = o.perf_only ? 0 : s.steps;
+  s.perf_steps = o.check_only ? 0 : s.steps;
+  s.warmup_steps = o.check_only ? 0 : o.warmup;
+  s.strong_scaling = o.strong;
 
   if (!o.inject_fault.empty()) {
     s.fault = modes::parse_fault(o.inject_fault);
@@ -85,6 +93,8 @@ RunSetup resolve_run(const RunCommandOptions& o, const scenarios::ScenarioRegist
     if (s.fault->kind == modes::FaultKind::kSyncBn && !s.sync_bn) {
       throw InputError("--inject-fault syncbn needs SyncBN: add --sync-bn or use resnet18_syncbn");
     }
+    if (s.check_steps == 0)
+      throw InputError("--inject-fault needs the check phase (drop --perf-only)");
     if (s.fault->step >= s.steps) {
       throw InputError(fmt::format("--inject-fault step {} is beyond the run's {} steps",
                                    s.fault->step, s.steps));

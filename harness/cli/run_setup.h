@@ -31,8 +31,12 @@ struct RunSetup {
   std::chrono::milliseconds timeout{0};
   modes::ddp::DdpOptions ddp;
   std::optional<modes::FaultSpec> fault;
-  std::string grad_check;  // "auto", "full", "fingerprint"
-  bool sync_bn = false;    // DDP converts BatchNorm to SyncBN
+  std::string grad_check;    // "auto", "full", "fingerprint"
+  bool sync_bn = false;      // DDP converts BatchNorm to SyncBN
+  int64_t check_steps = 0;   // steps of the check phase (0 with --perf-only)
+  int64_t perf_steps = 0;    // timed steps of the perf phase (0 with --check-only)
+  int64_t warmup_steps = 0;  // discarded before the timed steps
+  bool strong_scaling = false;
 
   bool has_mode(const std::string& m) const;
 };

@@ -76,7 +76,9 @@ int run_as_worker(const RunCommandOptions& o, const scenarios::ScenarioRegistry&
   const std::vector<std::string> names = parameter_names(*instance.model.ptr());
 
   modes::ddp::DdpWorkerOptions options;
-  options.steps = setup.steps;
+  options.steps = setup.check_steps;
+  options.warmup_steps = setup.warmup_steps;
+  options.perf_steps = setup.perf_steps;
   options.dtype = setup.dtype;
   options.ddp = setup.ddp;
   options.fault = setup.fault;

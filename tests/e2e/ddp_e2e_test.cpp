@@ -34,6 +34,41 @@ TEST_F(DdpE2E, LinearMseOnFourRanksMatchesSingleDeviceAndTheNotebook) {
   EXPECT_EQ(py.exit_code, 0) << py.out << py.err;
 }
 
+TEST_F(DdpE2E, PerfPhaseReportsThroughputPhasesAndScaling) {
+  const auto r = ddpbench({"run", "--scenario", "toy_cnn", "--gpus", "2", "--steps", "5",
+                           "--warmup", "1", "--out", path("perf")});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto report = read_json(path("perf") + "/report.json");
+  const auto& single = report.at("results")[0];
+  const auto& ddp = report.at("results")[1];
+  EXPECT_EQ(single.at("throughput").at("samples_per_step"), 8) << "weak scaling: 16 / 2 ranks";
+  const auto& t = ddp.at("throughput");
+  EXPECT_EQ(t.at("timed_steps"), 5);
+  EXPECT_EQ(t.at("warmup_steps"), 1);
+  EXPECT_GT(t.at("samples_per_s").get<double>(), 0);
+  EXPECT_LE(t.at("step_time_p50_s").get<double>(), t.at("step_time_p99_s").get<double>());
+  EXPECT_GT(t.at("bytes_allreduced_per_step").get<int64_t>(), 62006 * 4 - 1);
+  EXPECT_GT(t.at("phases").at("backward_s").get<double>(), 0);
+  EXPECT_GT(ddp.at("scaling_efficiency").get<double>(), 0);
+  EXPECT_EQ(ddp.at("scaling"), "weak");
+
+  // --check-only: no perf phase; --perf-only: no checks and no state files.
+  ASSERT_EQ(ddpbench({"run", "--scenario", "linear_mse", "--gpus", "2", "--check-only", "--out",
+                      path("check")})
+                .exit_code,
+            0);
+  EXPECT_EQ(read_json(path("check") + "/report.json").at("results")[1].at("throughput").at(
+                "timed_steps"),
+            0);
+  ASSERT_EQ(ddpbench({"run", "--scenario", "linear_mse", "--gpus", "2", "--perf-only", "--out",
+                      path("perfonly")})
+                .exit_code,
+            0);
+  const auto perf_only = read_json(path("perfonly") + "/report.json");
+  EXPECT_TRUE(perf_only.at("results")[1].at("checks").empty());
+  EXPECT_FALSE(fs::exists(path("perfonly") + "/state_ddp.pt"));
+}
+
 TEST_F(DdpE2E, ToyCnnFloat64AgreesToRounding) {
   const auto r = ddpbench({"run", "--scenario", "toy_cnn", "--gpus", "2", "--steps", "6", "--dtype",
                            "float64", "--out", path("f64")});

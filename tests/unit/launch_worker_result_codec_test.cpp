@@ -14,6 +14,7 @@ TEST(WorkerResultCodec, RoundTripsEveryField) {
   r.gradients = {{at::ones({2, 2}), at::Tensor()}, {at::full({2, 2}, 3.0), at::zeros({1})}};
   r.final_state = {{"w", at::arange(4).to(at::kDouble)}, {"n", at::tensor(int64_t{7})}};
   r.step_timings = {{0.1, 0.2, 0.3, 0.4, 0.5, 1.5}, {0.0, 0.0, 0.0, 0.0, 0.0, 0.9}};
+  r.perf_timings = {{0.0, 0.0, 0.0, 0.7, 0.0, 2.0}};
   r.bytes_per_step = 1234;
   r.num_buckets = 3;
   r.disagreement_step = 1;
@@ -30,6 +31,8 @@ TEST(WorkerResultCodec, RoundTripsEveryField) {
   EXPECT_EQ(back.final_state[1].second.scalar_type(), at::kLong);
   EXPECT_DOUBLE_EQ(back.step_timings[0].comm_wait, 0.4);
   EXPECT_DOUBLE_EQ(back.step_timings[1].total, 0.9);
+  ASSERT_EQ(back.perf_timings.size(), 1u);
+  EXPECT_DOUBLE_EQ(back.perf_timings[0].comm_wait, 0.7);
   EXPECT_EQ(back.bytes_per_step, 1234);
   EXPECT_EQ(back.num_buckets, 3);
   EXPECT_EQ(back.disagreement_step, 1);

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "errors.h"
+#include "metrics/stopwatch.h"
 #include "scenarios/training_recipe.h"
 
 namespace ddpbench::modes::data_parallel {
@@ -71,7 +72,8 @@ DpTrainResult train_data_parallel(const scenarios::ScenarioSpec& spec,
   DpTrainResult result;
   data::PlanCursor cursor(plan);
   for (int64_t step = 0; step < options.steps; ++step) {
-    const auto start = std::chrono::steady_clock::now();
+    metrics::Stopwatch watch;
+    metrics::PhaseTimes t;
     data::StepPosition pos;
     const data::EpochPlan& epoch = cursor.seek(step, pos);
     std::vector<at::Tensor> outputs(static_cast<size_t>(k));
@@ -85,6 +87,7 @@ DpTrainResult train_data_parallel(const scenarios::ScenarioSpec& spec,
       targets[static_cast<size_t>(r)] = chunk.targets;
       outputs[static_cast<size_t>(r)] = replica.forward(chunk.inputs);
     });
+    t.forward = watch.lap();  // scatter + replica forwards, in parallel (data loading included)
     // gather() onto device 0, then the loss on the whole gathered output.
     const at::Tensor loss = scenarios::compute_loss(spec.loss, at::cat(outputs), at::cat(targets));
     const double value = loss.item<double>();
@@ -93,6 +96,7 @@ DpTrainResult train_data_parallel(const scenarios::ScenarioSpec& spec,
     }
     optimizer->zero_grad();
     loss.backward();
+    t.backward = watch.lap();
     {
       // DataParallel's reduce-add: the master's gradient is the SUM of the replicas'.
       torch::NoGradGuard no_grad;
@@ -111,11 +115,14 @@ DpTrainResult train_data_parallel(const scenarios::ScenarioSpec& spec,
       auto rb = replicas[0].ptr()->buffers();
       for (size_t i = 0; i < mb.size(); ++i) mb[i].copy_(rb[i]);
     }
+    t.comm_wait = watch.lap();  // the reduce-add of replica gradients
     if (options.after_reduce) options.after_reduce(step, master);
+    watch.lap();
     optimizer->step();
+    t.optimizer = watch.lap();
+    t.total = t.forward + t.backward + t.comm_wait + t.optimizer;
     result.losses.push_back(value);
-    result.step_seconds.push_back(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    result.step_times.push_back(t);
   }
   result.final_state = capture_state(master);
   return result;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "data/batch_plan.h"
+#include "metrics/step_statistics.h"
 #include "modes/model_state.h"
 #include "scenarios/scenario.h"
 
@@ -32,7 +33,7 @@ struct DpTrainOptions {
 
 struct DpTrainResult {
   std::vector<double> losses;
-  std::vector<double> step_seconds;
+  std::vector<metrics::PhaseTimes> step_times;
   NamedTensors final_state;  // the master's
 };
 

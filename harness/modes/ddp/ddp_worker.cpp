@@ -50,6 +50,26 @@ int64_t resolve_fault_tensor(const std::optional<FaultSpec>& fault,
                   fault->tensor, names.empty() ? "" : names.front()));
 }
 
+// Per-step phase times, max over ranks (a step is as slow as its slowest rank).
+std::vector<metrics::PhaseTimes> max_over_ranks(dist::Communicator& comm,
+                                                const std::vector<metrics::PhaseTimes>& times) {
+  const auto n = static_cast<int64_t>(times.size());
+  at::Tensor local = at::zeros({std::max<int64_t>(n, 1), 6}, at::kDouble);
+  for (int64_t s = 0; s < n; ++s) {
+    const metrics::PhaseTimes& t = times[static_cast<size_t>(s)];
+    const double row[6] = {t.data, t.forward, t.backward, t.comm_wait, t.optimizer, t.total};
+    for (int c = 0; c < 6; ++c) local[s][c] = row[c];
+  }
+  const at::Tensor worst = at::stack(comm.allgather(local)).amax(0);
+  std::vector<metrics::PhaseTimes> out;
+  for (int64_t s = 0; s < n; ++s) {
+    const at::Tensor r = worst[s];
+    out.push_back({r[0].item<double>(), r[1].item<double>(), r[2].item<double>(),
+                   r[3].item<double>(), r[4].item<double>(), r[5].item<double>()});
+  }
+  return out;
+}
+
 }  // namespace
 
 const char* step_phase_name(StepPhase phase) {
@@ -113,11 +133,11 @@ DdpWorkerResult run_ddp_worker(const scenarios::ScenarioSpec& spec,
   DdpWorkerResult result;
   if (const Reducer* r = model.reducer())
     result.num_buckets = static_cast<int64_t>(r->buckets().size());
-  std::vector<StepTiming> timings;
+  // One training step; `checking` adds what the comparison needs and the perf phase omits.
   data::PlanCursor cursor(plan);
-  for (int64_t step = 0; step < options.steps; ++step) {
+  auto run_step = [&](int64_t step, bool checking) {
     current_step = step;
-    StepTiming t;
+    metrics::PhaseTimes t;
     const auto step_start = Clock::now();
     progress(step, StepPhase::kData);
     if (fault_fires(options.fault, FaultKind::kCrash, rank, step)) {
@@ -135,15 +155,13 @@ DdpWorkerResult run_ddp_worker(const scenarios::ScenarioSpec& spec,
     const data::Batch batch = data::cast_batch(
         data::collate(*instance.dataset, epoch.local_batch(pos.step_in_epoch, rank), pos.epoch),
         options.dtype);
-    const at::Tensor& inputs = batch.inputs;
-    const at::Tensor& targets = batch.targets;
     t.data = seconds_since(step_start);
 
     auto phase_start = Clock::now();
     progress(step, StepPhase::kForward);
     optimizer->zero_grad();
-    at::Tensor output = model.forward(inputs);
-    at::Tensor loss = scenarios::compute_loss(spec.loss, output, targets);
+    at::Tensor loss =
+        scenarios::compute_loss(spec.loss, model.forward(batch.inputs), batch.targets);
     if (fault_fires(options.fault, FaultKind::kNan, rank, step)) {
       loss = loss * std::numeric_limits<double>::quiet_NaN();
     }
@@ -161,53 +179,48 @@ DdpWorkerResult run_ddp_worker(const scenarios::ScenarioSpec& spec,
     t.backward = seconds_since(phase_start);
     progress(step, StepPhase::kCommWait);
     t.comm_wait = model.reduce_gradients();
-    result.gradients.push_back(record_gradients(model.module(), options.grad_record));
+    if (checking) result.gradients.push_back(record_gradients(model.module(), options.grad_record));
 
     phase_start = Clock::now();
     progress(step, StepPhase::kOptimizer);
     optimizer->step();
     t.optimizer = seconds_since(phase_start);
+    result.bytes_per_step = model.bytes_last_step();
+    t.total = seconds_since(step_start);
+    progress(step, StepPhase::kDone);
+    if (!checking) return t;
 
     // The global loss is the sample-weighted mean of the local means.
-    at::Tensor loss_sum =
-        at::tensor({local_loss * inputs.size(0), static_cast<double>(inputs.size(0))}, at::kDouble);
+    const auto n = static_cast<double>(batch.inputs.size(0));
+    at::Tensor loss_sum = at::tensor({local_loss * n, n}, at::kDouble);
     dist::allreduce_sum_blocking(comm, loss_sum);
     result.losses.push_back(loss_sum[0].item<double>() / loss_sum[1].item<double>());
 
     // Parameters must agree bit for bit across ranks after every step: DDP's whole promise.
     std::vector<std::string> state_names;
     const std::vector<at::Tensor> all = comm.allgather(state_digests(model.module(), &state_names));
-    if (result.disagreement_step < 0) {
-      for (int r = 1; r < comm.world_size() && result.disagreement_step < 0; ++r) {
-        const at::Tensor differs = all[static_cast<size_t>(r)].ne(all[0]);
-        if (differs.any().item<bool>()) {
-          const int64_t idx = differs.nonzero()[0][0].item<int64_t>();
-          result.disagreement_step = step;
-          result.disagreement_rank = r;
-          result.disagreement_tensor = state_names[static_cast<size_t>(idx)];
-        }
+    for (int r = 1; r < comm.world_size() && result.disagreement_step < 0; ++r) {
+      const at::Tensor differs = all[static_cast<size_t>(r)].ne(all[0]);
+      if (differs.any().item<bool>()) {
+        const int64_t idx = differs.nonzero()[0][0].item<int64_t>();
+        result.disagreement_step = step;
+        result.disagreement_rank = r;
+        result.disagreement_tensor = state_names[static_cast<size_t>(idx)];
       }
     }
-    result.bytes_per_step = model.bytes_last_step();
-    t.total = seconds_since(step_start);
-    timings.push_back(t);
-    progress(step, StepPhase::kDone);
-  }
-  result.final_state = capture_state(model.module());
+    return t;
+  };
 
-  // Per-step phase times, max over ranks (a step is as slow as its slowest rank).
-  at::Tensor local = at::empty({options.steps, 6}, at::kDouble);
-  for (int64_t s = 0; s < options.steps; ++s) {
-    const StepTiming& t = timings[static_cast<size_t>(s)];
-    const double row[6] = {t.data, t.forward, t.backward, t.comm_wait, t.optimizer, t.total};
-    for (int c = 0; c < 6; ++c) local[s][c] = row[c];
+  std::vector<metrics::PhaseTimes> check_times;
+  for (int64_t step = 0; step < options.steps; ++step) check_times.push_back(run_step(step, true));
+  result.final_state = capture_state(model.module());
+  std::vector<metrics::PhaseTimes> perf_times;
+  for (int64_t i = 0; i < options.warmup_steps + options.perf_steps; ++i) {
+    const metrics::PhaseTimes t = run_step(options.steps + i, false);
+    if (i >= options.warmup_steps) perf_times.push_back(t);
   }
-  const at::Tensor worst = at::stack(comm.allgather(local)).amax(0);
-  for (int64_t s = 0; s < options.steps; ++s) {
-    const at::Tensor r = worst[s];
-    result.step_timings.push_back({r[0].item<double>(), r[1].item<double>(), r[2].item<double>(),
-                                   r[3].item<double>(), r[4].item<double>(), r[5].item<double>()});
-  }
+  result.step_timings = max_over_ranks(comm, check_times);
+  result.perf_timings = max_over_ranks(comm, perf_times);
   return result;
 }
 

@@ -13,6 +13,7 @@
 
 #include "data/batch_plan.h"
 #include "dist/communicator.h"
+#include "metrics/step_statistics.h"
 #include "modes/ddp/distributed_model.h"
 #include "modes/fault_injection.h"
 #include "modes/gradient_record.h"
@@ -40,18 +41,19 @@ struct DdpWorkerOptions {
   GradRecordKind grad_record = GradRecordKind::kFull;
   // Convert BatchNorm layers to SyncBN over the DDP communicator.
   bool sync_bn = false;
+  // Perf phase after the checked steps: `warmup_steps` discarded, then `perf_steps` timed
+  // without the checking work (gradient records, digests, loss allreduce).
+  int64_t warmup_steps = 0;
+  int64_t perf_steps = 0;
   std::function<void(int64_t step, StepPhase phase)> on_progress;
-};
-
-struct StepTiming {
-  double data = 0, forward = 0, backward = 0, comm_wait = 0, optimizer = 0, total = 0;
 };
 
 struct DdpWorkerResult {
   std::vector<double> losses;                      // global mean loss per step
   std::vector<std::vector<at::Tensor>> gradients;  // per step: averaged gradient records
   NamedTensors final_state;                        // this rank's
-  std::vector<StepTiming> step_timings;            // per step, max over ranks per phase
+  std::vector<metrics::PhaseTimes> step_timings;   // check steps, max over ranks per phase
+  std::vector<metrics::PhaseTimes> perf_timings;   // timed steps after warm-up, likewise
   int64_t bytes_per_step = 0;                      // gradient bytes reduced per rank per step
   int64_t num_buckets = 0;
   // Cross-rank bitwise agreement after each step; step -1 = always agreed.

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "errors.h"
+#include "metrics/stopwatch.h"
 #include "scenarios/training_recipe.h"
 
 namespace ddpbench::modes {
@@ -26,7 +27,8 @@ SingleTrainResult train_single(const scenarios::ScenarioSpec& spec,
   SingleTrainResult result;
   data::PlanCursor cursor(plan);
   for (int64_t step = 0; step < options.steps; ++step) {
-    const auto start = std::chrono::steady_clock::now();
+    metrics::Stopwatch watch;
+    metrics::PhaseTimes t;
     data::StepPosition pos;
     const data::EpochPlan& epoch = cursor.seek(step, pos);
     const data::Batch batch = data::cast_batch(
@@ -34,21 +36,26 @@ SingleTrainResult train_single(const scenarios::ScenarioSpec& spec,
         options.dtype);
     const at::Tensor& inputs = batch.inputs;
     const at::Tensor& targets = batch.targets;
+    t.data = watch.lap();
 
     optimizer->zero_grad();
     at::Tensor output = instance.model.forward(inputs);
     at::Tensor loss = scenarios::compute_loss(spec.loss, output, targets);
+    t.forward = watch.lap();
     loss.backward();
+    t.backward = watch.lap();
     if (options.after_backward) options.after_backward(step, module);
+    watch.lap();  // observation is not training time
     optimizer->step();
+    t.optimizer = watch.lap();
 
     const double value = loss.item<double>();
     if (!std::isfinite(value)) {
       throw WorkerFailure(fmt::format("single: non-finite loss ({}) at step {}", value, step));
     }
     result.losses.push_back(value);
-    result.step_seconds.push_back(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    t.total = t.data + t.forward + t.backward + t.optimizer;
+    result.step_times.push_back(t);
   }
   result.final_state = capture_state(module);
   return result;

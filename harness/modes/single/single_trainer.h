@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "data/batch_plan.h"
+#include "metrics/step_statistics.h"
 #include "modes/model_state.h"
 #include "scenarios/scenario.h"
 
@@ -28,9 +29,9 @@ struct SingleTrainOptions {
 };
 
 struct SingleTrainResult {
-  std::vector<double> losses;        // mean loss of each step's global batch
-  std::vector<double> step_seconds;  // wall time per step, data loading included
-  NamedTensors final_state;          // parameters and buffers after the last step
+  std::vector<double> losses;                   // mean loss of each step's global batch
+  std::vector<metrics::PhaseTimes> step_times;  // per step
+  NamedTensors final_state;                     // parameters and buffers after the last step
 };
 
 // Throws WorkerFailure("single: non-finite loss at step S") if the loss becomes NaN or Inf.
