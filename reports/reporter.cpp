@@ -5,15 +5,27 @@
 
 #include "errors.h"
 #include "reports/console_reporter.h"
+#include "reports/csv_reporter.h"
 #include "reports/json_reporter.h"
+#include "reports/junit_reporter.h"
+#include "reports/markdown_reporter.h"
 
 namespace ddpbench::reports {
 
 std::unique_ptr<Reporter> make_reporter(const std::string& name) {
   if (name == "json") return std::make_unique<JsonReporter>();
   if (name == "console") return std::make_unique<ConsoleReporter>();
-  throw InputError(
-      fmt::format("unknown report format '{}': known formats are json, console", name));
+  if (name == "csv") return std::make_unique<CsvReporter>();
+  if (name == "junit") return std::make_unique<JunitReporter>();
+  if (name == "markdown") return std::make_unique<MarkdownReporter>();
+  throw InputError(fmt::format(
+      "unknown report format '{}': known formats are json, console, csv, junit, markdown", name));
+}
+
+std::vector<std::unique_ptr<Reporter>> file_reporters() {
+  std::vector<std::unique_ptr<Reporter>> out;
+  for (const char* name : {"json", "csv", "junit", "markdown"}) out.push_back(make_reporter(name));
+  return out;
 }
 
 }  // namespace ddpbench::reports

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "reports/run_record.h"
 
@@ -22,5 +23,8 @@ class Reporter {
 // Name-based factory, like google/benchmark's CreateReporter. Throws InputError for an unknown
 // name.
 std::unique_ptr<Reporter> make_reporter(const std::string& name);
+
+// The formats written next to every report.json (json first: it is canonical).
+std::vector<std::unique_ptr<Reporter>> file_reporters();
 
 }  // namespace ddpbench::reports

@@ -7,7 +7,9 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "cli/gate_command.h"
 #include "cli/list_command.h"
+#include "cli/report_command.h"
 #include "cli/run_command.h"
 #include "cli/run_context.h"
 #include "cli/sampler_command.h"
@@ -51,6 +53,10 @@ int run_app(int argc, char** argv) {
   CLI::App* run_cmd = add_run_command(app, run_options);
   CLI::App* sampler_cmd = add_sampler_command(app, sampler_options);
   CLI::App* list_cmd = add_list_command(app, list_options);
+  ReportCommandOptions report_options;
+  GateCommandOptions gate_options;
+  CLI::App* report_cmd = add_report_command(app, report_options);
+  CLI::App* gate_cmd = add_gate_command(app, gate_options);
 
   try {
     app.parse(argc, argv);
@@ -68,6 +74,8 @@ int run_app(int argc, char** argv) {
     if (run_cmd->parsed()) return run_run_command(run_options, registry, args);
     if (sampler_cmd->parsed()) return run_sampler_command(sampler_options);
     if (list_cmd->parsed()) return run_list_command(list_options, registry);
+    if (report_cmd->parsed()) return run_report_command(report_options);
+    if (gate_cmd->parsed()) return run_gate_command(gate_options);
   } catch (const InputError& e) {
     fmt::print(stderr, "ddpbench: error: {}\n", one_line(e.what()));
     return kExitBadInput;

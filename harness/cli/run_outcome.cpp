@@ -143,11 +143,12 @@ int finish_run(const RunSetup& setup, const RunDescription& run, std::vector<Mod
     report.results.push_back(std::move(r));
   }
 
-  const reports::JsonReporter json;
-  out.stage(json.file_name(), json.render(report));
+  for (const auto& reporter : reports::file_reporters()) {
+    out.stage(reporter->file_name(), reporter->render(report));
+  }
   out.commit();
   fmt::print("\n{}", reports::ConsoleReporter().render(report));
-  fmt::print("wrote {}/report.json and state files\n", out.path());
+  fmt::print("wrote {}/report.{{json,csv,junit.xml,md}} and state files\n", out.path());
   return report.passed ? kExitOk : kExitCheckFailed;
 }
 

@@ -57,9 +57,9 @@ TEST_F(DdpE2E, PerfPhaseReportsThroughputPhasesAndScaling) {
                       path("check")})
                 .exit_code,
             0);
-  EXPECT_EQ(read_json(path("check") + "/report.json").at("results")[1].at("throughput").at(
-                "timed_steps"),
-            0);
+  EXPECT_EQ(
+      read_json(path("check") + "/report.json").at("results")[1].at("throughput").at("timed_steps"),
+      0);
   ASSERT_EQ(ddpbench({"run", "--scenario", "linear_mse", "--gpus", "2", "--perf-only", "--out",
                       path("perfonly")})
                 .exit_code,

@@ -1,0 +1,44 @@
+// csv_reporter.cpp — see csv_reporter.h. Numbers use "%.9g": round-trippable, locale-free.
+#include "reports/csv_reporter.h"
+
+#include <fmt/format.h>
+
+namespace ddpbench::reports {
+namespace {
+
+// RFC 4180: quote fields containing separators, quotes or newlines.
+std::string field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+}  // namespace
+
+std::string CsvReporter::render(const RunReport& report) const {
+  const RunConfig& c = report.config;
+  std::string out =
+      "scenario,mode,world_size,backend,dtype,global_batch,samples_per_s,"
+      "samples_per_s_per_device,step_time_p50_s,step_time_p90_s,step_time_p99_s,"
+      "scaling_efficiency,checks_passed,checks_failed,checks_expected_divergence\n";
+  for (const ModeResult& r : report.results) {
+    int passed = 0, failed = 0, divergent = 0;
+    for (const CheckRecord& k : r.checks) {
+      if (k.status == "pass") ++passed;
+      if (k.status == "fail") ++failed;
+      if (k.status == "expected_divergence") ++divergent;
+    }
+    const ThroughputRecord& t = r.throughput;
+    out += fmt::format(
+        "{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{},{},{}\n", field(c.scenario),
+        field(r.mode), r.world_size, field(r.backend.empty() ? "none" : r.backend), field(c.dtype),
+        c.global_batch, t.samples_per_s, t.samples_per_s_per_device, t.step_time_p50_s,
+        t.step_time_p90_s, t.step_time_p99_s,
+        r.scaling_efficiency < 0 ? std::string() : fmt::format("{:.9g}", r.scaling_efficiency),
+        passed, failed, divergent);
+  }
+  return out;
+}
+
+}  // namespace ddpbench::reports

@@ -1,0 +1,78 @@
+// junit_reporter.cpp — see junit_reporter.h.
+#include "reports/junit_reporter.h"
+
+#include <fmt/format.h>
+
+namespace ddpbench::reports {
+
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string JunitReporter::render(const RunReport& report) const {
+  const RunConfig& c = report.config;
+  int tests = 0, failures = 0;
+  for (const auto& r : report.results) {
+    for (const auto& k : r.checks) {
+      ++tests;
+      failures += k.status == "fail" ? 1 : 0;
+    }
+  }
+  std::string out = fmt::format(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"ddpbench\" tests=\"{}\" "
+      "failures=\"{}\">\n",
+      tests, failures);
+  for (const auto& r : report.results) {
+    if (r.checks.empty()) continue;
+    int suite_failures = 0;
+    for (const auto& k : r.checks) suite_failures += k.status == "fail" ? 1 : 0;
+    const std::string suite = fmt::format("{}.{}.world{}", c.scenario, r.mode, r.world_size);
+    out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\">\n",
+                       xml_escape(suite), r.checks.size(), suite_failures);
+    for (const auto& k : r.checks) {
+      const std::string summary =
+          fmt::format("max abs diff {:.3e}, max rel diff {:.3e}, worst tensor {}{}: {}",
+                      k.max_abs_diff, k.max_rel_diff, k.tensor.empty() ? "-" : k.tensor,
+                      k.step >= 0 ? fmt::format(" (step {})", k.step) : "", k.detail);
+      out += fmt::format("    <testcase classname=\"{}\" name=\"{}\"", xml_escape(suite),
+                         xml_escape(k.name));
+      if (k.status == "fail") {
+        out += fmt::format(">\n      <failure message=\"{}\">{}</failure>\n    </testcase>\n",
+                           xml_escape(k.name + " differs from single-device training"),
+                           xml_escape(summary));
+      } else if (k.status == "expected_divergence") {
+        out += fmt::format(
+            ">\n      <system-out>expected divergence: {}</system-out>\n    </testcase>\n",
+            xml_escape(summary));
+      } else {
+        out += "/>\n";
+      }
+    }
+    out += "  </testsuite>\n";
+  }
+  return out + "</testsuites>\n";
+}
+
+}  // namespace ddpbench::reports

@@ -1,0 +1,20 @@
+// junit_reporter.h — report.junit.xml: one testcase per check, as CI systems read JUnit XML
+// (a testsuite per mode; failures carry the diff summary; expected divergences pass with the
+// reason in system-out).
+#pragma once
+
+#include "reports/reporter.h"
+
+namespace ddpbench::reports {
+
+class JunitReporter : public Reporter {
+ public:
+  std::string name() const override { return "junit"; }
+  std::string file_name() const override { return "report.junit.xml"; }
+  std::string render(const RunReport& report) const override;
+};
+
+// XML-escapes text for attributes and element content.
+std::string xml_escape(const std::string& s);
+
+}  // namespace ddpbench::reports

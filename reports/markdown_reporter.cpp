@@ -1,0 +1,41 @@
+// markdown_reporter.cpp — see markdown_reporter.h.
+#include "reports/markdown_reporter.h"
+
+#include <fmt/format.h>
+
+namespace ddpbench::reports {
+
+std::string MarkdownReporter::render(const RunReport& report) const {
+  const RunConfig& c = report.config;
+  std::string out =
+      fmt::format("## ddpbench: {} — {}\n\n", c.scenario, report.passed ? "PASS" : "FAIL");
+  out += fmt::format("{} · {} · global batch {} · {} · git {}\n\n", c.model, c.dtype,
+                     c.global_batch, report.context.host, report.context.git_revision);
+  out += "| mode | world | samples/s | p50 step (s) | scaling | checks |\n";
+  out += "|---|---:|---:|---:|---:|---|\n";
+  for (const auto& r : report.results) {
+    std::string checks;
+    for (const auto& k : r.checks) {
+      const char* mark = k.status == "pass" ? "✅" : k.status == "fail" ? "❌" : "⚠️";
+      checks += fmt::format("{}{} {}", checks.empty() ? "" : " ", mark, k.name);
+    }
+    out += fmt::format(
+        "| {} | {} | {} | {} | {} | {} |\n", r.mode, r.world_size,
+        r.throughput.timed_steps ? fmt::format("{:.1f}", r.throughput.samples_per_s) : "-",
+        r.throughput.timed_steps ? fmt::format("{:.4f}", r.throughput.step_time_p50_s) : "-",
+        r.scaling_efficiency < 0 ? "-" : fmt::format("{:.1f}%", 100 * r.scaling_efficiency),
+        checks.empty() ? "-" : checks);
+  }
+  for (const auto& r : report.results) {
+    for (const auto& k : r.checks) {
+      if (k.status == "pass") continue;
+      out += fmt::format("\n- **{} {}** {}: max abs diff {:.3e} at {}{} — {}", r.mode, k.name,
+                         k.status == "fail" ? "FAILED" : "expected divergence", k.max_abs_diff,
+                         k.tensor.empty() ? "-" : k.tensor,
+                         k.step >= 0 ? fmt::format(" (step {})", k.step) : "", k.detail);
+    }
+  }
+  return out + "\n";
+}
+
+}  // namespace ddpbench::reports

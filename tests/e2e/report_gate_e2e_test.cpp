@@ -1,0 +1,72 @@
+// report_gate_e2e_test.cpp — `ddpbench report` regenerates byte-identical formats from
+// report.json, its JUnit XML parses as XML, and `ddpbench gate` gives exit 0 / 1 / 2 for an
+// unchanged run / a regressed run / a run of another configuration.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "support/cli_runner.h"
+#include "support/temp_dir_test.h"
+
+namespace ddpbench {
+namespace {
+using testing::ddpbench;
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class ReportAndGate : public testing::TempDirTest {};
+
+TEST_F(ReportAndGate, ReportRegeneratesEveryFormatAndGateDecides) {
+  const std::string run = path("run");
+  ASSERT_EQ(
+      ddpbench({"run", "--scenario", "linear_mse", "--gpus", "2", "--steps", "3", "--out", run})
+          .exit_code,
+      0);
+  const auto regen = ddpbench({"report", run + "/report.json", "--out", path("regen")});
+  ASSERT_EQ(regen.exit_code, 0) << regen.err;
+  for (const char* f : {"report.json", "report.csv", "report.junit.xml", "report.md"}) {
+    EXPECT_EQ(slurp(run + "/" + f), slurp(path("regen") + "/" + f)) << f;
+  }
+  const auto xml =
+      testing::python({"-c",
+                       "import sys,xml.etree.ElementTree as E; r=E.parse(sys.argv[1]).getroot(); "
+                       "print(len(r.findall('.//testcase')))",
+                       run + "/report.junit.xml"});
+  EXPECT_EQ(xml.exit_code, 0) << xml.err;
+  EXPECT_EQ(xml.out, "4\n");
+
+  const auto same = ddpbench({"gate", "--baseline", run + "/report.json", "--current",
+                              run + "/report.json", "--format", "md"});
+  EXPECT_EQ(same.exit_code, 0) << same.out << same.err;
+  EXPECT_NE(same.out.find("| linear_mse/ddp/2 |"), std::string::npos) << same.out;
+
+  // A current run whose throughput halved and whose gradients check failed.
+  auto doc = testing::read_json(run + "/report.json");
+  doc["results"][1]["throughput"]["samples_per_s"] =
+      doc["results"][1]["throughput"]["samples_per_s"].get<double>() / 2;
+  std::ofstream(path("slow.json")) << doc.dump();
+  const auto slow =
+      ddpbench({"gate", "--baseline", run + "/report.json", "--current", path("slow.json")});
+  EXPECT_EQ(slow.exit_code, 1) << slow.out;
+  EXPECT_NE(slow.out.find("slower"), std::string::npos) << slow.out;
+
+  doc["config"]["dtype"] = "float64";
+  std::ofstream(path("other.json")) << doc.dump();
+  const auto other =
+      ddpbench({"gate", "--baseline", run + "/report.json", "--current", path("other.json")});
+  EXPECT_EQ(other.exit_code, 2);
+  EXPECT_NE(other.err.find("dtype"), std::string::npos) << other.err;
+
+  const auto missing = ddpbench({"report", path("nope.json")});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_EQ(testing::count_lines(missing.err), 1);
+}
+
+}  // namespace
+}  // namespace ddpbench

@@ -1,0 +1,127 @@
+// reports_formats_test.cpp — output tests for every format, in the manner of google/benchmark's
+// reporter output tests: parse what each reporter wrote and check it against the records.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "reports/console_reporter.h"
+#include "reports/csv_reporter.h"
+#include "reports/junit_reporter.h"
+#include "reports/markdown_reporter.h"
+#include "reports/reporter.h"
+
+namespace ddpbench::reports {
+namespace {
+
+RunReport sample() {
+  RunReport r;
+  r.config.scenario = "toy_cnn";
+  r.config.dtype = "float32";
+  r.config.global_batch = 16;
+  ModeResult single;
+  single.mode = "single";
+  single.losses = {2.3, 2.2};
+  single.throughput.timed_steps = 5;
+  single.throughput.samples_per_s = 1000;
+  ModeResult ddp;
+  ddp.mode = "ddp";
+  ddp.world_size = 2;
+  ddp.backend = "gloo";
+  ddp.losses = {2.3, 2.2};
+  ddp.throughput.timed_steps = 5;
+  ddp.throughput.samples_per_s = 1500;
+  ddp.scaling_efficiency = 0.75;
+  ddp.checks = {{"loss", "pass", 1e-7, 1e-7, "loss", 0, "ok"},
+                {"gradients", "fail", 4e-4, 4e-4, "conv1.weight", 3, "1 of 30 <items> & more"},
+                {"buffers", "expected_divergence", 0.3, 0.2, "bn.running_var", -1, "BatchNorm"}};
+  r.results = {single, ddp};
+  r.passed = false;
+  return r;
+}
+
+std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::stringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> cells;
+    std::stringstream l(line);
+    for (std::string cell; std::getline(l, cell, ',');) cells.push_back(cell);
+    if (!line.empty() && line.back() == ',') cells.emplace_back();
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+int count(const std::string& text, const std::string& needle) {
+  int n = 0;
+  for (size_t pos = text.find(needle); pos != std::string::npos; pos = text.find(needle, pos + 1))
+    ++n;
+  return n;
+}
+
+TEST(ReportFormats, CsvHasHeaderAndOneRowPerPoint) {
+  const auto rows = parse_csv(CsvReporter().render(sample()));
+  ASSERT_EQ(rows.size(), 3u);
+  const std::vector<std::string> required = {"scenario",
+                                             "mode",
+                                             "world_size",
+                                             "backend",
+                                             "dtype",
+                                             "global_batch",
+                                             "samples_per_s",
+                                             "step_time_p50_s",
+                                             "scaling_efficiency",
+                                             "checks_passed",
+                                             "checks_failed"};
+  for (const auto& column : required) {
+    EXPECT_NE(std::find(rows[0].begin(), rows[0].end(), column), rows[0].end()) << column;
+  }
+  for (const auto& row : rows) EXPECT_EQ(row.size(), rows[0].size());
+  auto col = [&](const std::string& name) {
+    return static_cast<size_t>(std::find(rows[0].begin(), rows[0].end(), name) - rows[0].begin());
+  };
+  EXPECT_EQ(rows[2][col("mode")], "ddp");
+  EXPECT_EQ(rows[2][col("world_size")], "2");
+  EXPECT_EQ(rows[2][col("samples_per_s")], "1500");
+  EXPECT_EQ(rows[2][col("scaling_efficiency")], "0.75");
+  EXPECT_EQ(rows[2][col("checks_passed")], "1");
+  EXPECT_EQ(rows[2][col("checks_failed")], "1");
+  EXPECT_EQ(rows[1][col("scaling_efficiency")], "") << "no baseline for the baseline itself";
+}
+
+TEST(ReportFormats, JunitHasOneTestcasePerCheckAndEscapes) {
+  const std::string xml = JunitReporter().render(sample());
+  EXPECT_EQ(xml.rfind("<?xml", 0), 0u);
+  EXPECT_EQ(count(xml, "<testcase "), 3);
+  EXPECT_EQ(count(xml, "<failure "), 1);
+  EXPECT_NE(xml.find("tests=\"3\" failures=\"1\""), std::string::npos);
+  EXPECT_NE(xml.find("conv1.weight (step 3)"), std::string::npos);
+  EXPECT_NE(xml.find("&lt;items&gt; &amp; more"), std::string::npos);
+  EXPECT_EQ(xml.find("<items>"), std::string::npos);
+  EXPECT_EQ(count(xml, "<testsuite "), count(xml, "</testsuite>"));
+}
+
+TEST(ReportFormats, MarkdownSummarisesVerdictAndFailures) {
+  const std::string md = MarkdownReporter().render(sample());
+  EXPECT_NE(md.find("## ddpbench: toy_cnn — FAIL"), std::string::npos);
+  EXPECT_NE(md.find("| ddp | 2 | 1500.0 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("75.0%"), std::string::npos);
+  EXPECT_NE(md.find("**ddp gradients** FAILED"), std::string::npos);
+  EXPECT_NE(md.find("expected divergence"), std::string::npos);
+}
+
+TEST(ReportFormats, ConsoleEndsWithTheVerdict) {
+  const std::string text = ConsoleReporter().render(sample());
+  EXPECT_NE(text.find("FAIL: 1 check(s) failed"), std::string::npos) << text;
+  EXPECT_NE(text.find("conv1.weight (step 3)"), std::string::npos);
+}
+
+TEST(ReportFormats, FactoryKnowsEveryFormat) {
+  for (const char* name : {"json", "console", "csv", "junit", "markdown"}) {
+    EXPECT_EQ(make_reporter(name)->name(), name);
+  }
+  EXPECT_EQ(file_reporters().front()->file_name(), "report.json");
+}
+
+}  // namespace
+}  // namespace ddpbench::reports
