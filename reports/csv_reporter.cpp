@@ -30,10 +30,13 @@ std::string CsvReporter::render(const RunReport& report) const {
       if (k.status == "expected_divergence") ++divergent;
     }
     const ThroughputRecord& t = r.throughput;
+    // A scale sweep's points differ in global batch: prefer the point's own.
+    const int64_t global_batch =
+        r.mode != "single" && t.samples_per_step > 0 ? t.samples_per_step : c.global_batch;
     out += fmt::format(
         "{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{},{},{}\n", field(c.scenario),
         field(r.mode), r.world_size, field(r.backend.empty() ? "none" : r.backend), field(c.dtype),
-        c.global_batch, t.samples_per_s, t.samples_per_s_per_device, t.step_time_p50_s,
+        global_batch, t.samples_per_s, t.samples_per_s_per_device, t.step_time_p50_s,
         t.step_time_p90_s, t.step_time_p99_s,
         r.scaling_efficiency < 0 ? std::string() : fmt::format("{:.9g}", r.scaling_efficiency),
         passed, failed, divergent);

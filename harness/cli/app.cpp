@@ -13,6 +13,7 @@
 #include "cli/run_command.h"
 #include "cli/run_context.h"
 #include "cli/sampler_command.h"
+#include "cli/scale_command.h"
 #include "errors.h"
 #include "launch/environment.h"
 #include "launch/worker_group.h"
@@ -57,6 +58,8 @@ int run_app(int argc, char** argv) {
   GateCommandOptions gate_options;
   CLI::App* report_cmd = add_report_command(app, report_options);
   CLI::App* gate_cmd = add_gate_command(app, gate_options);
+  ScaleCommandOptions scale_options;
+  CLI::App* scale_cmd = add_scale_command(app, scale_options);
 
   try {
     app.parse(argc, argv);
@@ -76,6 +79,7 @@ int run_app(int argc, char** argv) {
     if (list_cmd->parsed()) return run_list_command(list_options, registry);
     if (report_cmd->parsed()) return run_report_command(report_options);
     if (gate_cmd->parsed()) return run_gate_command(gate_options);
+    if (scale_cmd->parsed()) return run_scale_command(scale_options, registry);
   } catch (const InputError& e) {
     fmt::print(stderr, "ddpbench: error: {}\n", one_line(e.what()));
     return kExitBadInput;

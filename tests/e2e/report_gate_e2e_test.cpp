@@ -70,3 +70,31 @@ TEST_F(ReportAndGate, ReportRegeneratesEveryFormatAndGateDecides) {
 
 }  // namespace
 }  // namespace ddpbench
+
+namespace ddpbench {
+namespace {
+
+TEST_F(ReportAndGate, ScaleSweepWritesOnePointPerModeAndWorldSize) {
+  const auto r =
+      testing::ddpbench({"scale", "--scenario", "toy_cnn", "--gpus", "1,2", "--modes", "ddp,dp",
+                         "--steps", "3", "--warmup", "1", "--out", path("scale")});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  std::ifstream csv(path("scale") + "/report.csv");
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(csv, l);) lines.push_back(l);
+  ASSERT_EQ(lines.size(), 1u + 1u + 2u * 2u) << "header, the baseline, 2 modes x 2 world sizes";
+  EXPECT_EQ(lines[0].rfind("scenario,mode,world_size,backend,dtype,global_batch,samples_per_s", 0),
+            0u);
+  const auto report = testing::read_json(path("scale") + "/report.json");
+  for (const auto& point : report.at("results")) {
+    if (point.at("mode") == "single") continue;
+    EXPECT_GT(point.at("scaling_efficiency").get<double>(), 0) << point.dump();
+    EXPECT_EQ(point.at("throughput").at("timed_steps"), 3);
+    // Weak scaling: 16 / 2 = 8 samples per device at every K.
+    EXPECT_EQ(point.at("throughput").at("samples_per_step").get<int64_t>(),
+              8 * point.at("world_size").get<int64_t>());
+  }
+}
+
+}  // namespace
+}  // namespace ddpbench
