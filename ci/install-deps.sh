@@ -8,7 +8,7 @@ packages=(
   libtorch-dev libgloo-dev libopenmpi-dev openmpi-bin
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libspdlog-dev libfmt-dev
-  python3 python3-torch python3-torchvision
+  python3 python3-torch python3-torchvision chromium
   dataset-fashion-mnist
 )
 

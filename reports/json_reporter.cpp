@@ -47,7 +47,9 @@ void to_json(json& j, const SamplerRecord& s) {
            {"num_samples", s.num_samples},
            {"total_size", s.total_size},
            {"padded_per_epoch", s.padded},
-           {"dropped_per_epoch", s.dropped}};
+           {"dropped_per_epoch", s.dropped},
+           {"preview", s.preview},
+           {"preview_padding", s.preview_padding}};
 }
 
 void from_json(const json& j, SamplerRecord& s) {
@@ -60,6 +62,8 @@ void from_json(const json& j, SamplerRecord& s) {
   j.at("total_size").get_to(s.total_size);
   j.at("padded_per_epoch").get_to(s.padded);
   j.at("dropped_per_epoch").get_to(s.dropped);
+  if (j.contains("preview")) j.at("preview").get_to(s.preview);
+  if (j.contains("preview_padding")) j.at("preview_padding").get_to(s.preview_padding);
 }
 
 void to_json(json& j, const RunConfig& c) {

@@ -6,6 +6,7 @@
 #include "errors.h"
 #include "reports/console_reporter.h"
 #include "reports/csv_reporter.h"
+#include "reports/html_reporter.h"
 #include "reports/json_reporter.h"
 #include "reports/junit_reporter.h"
 #include "reports/markdown_reporter.h"
@@ -18,13 +19,16 @@ std::unique_ptr<Reporter> make_reporter(const std::string& name) {
   if (name == "csv") return std::make_unique<CsvReporter>();
   if (name == "junit") return std::make_unique<JunitReporter>();
   if (name == "markdown") return std::make_unique<MarkdownReporter>();
+  if (name == "html") return std::make_unique<HtmlReporter>();
   throw InputError(fmt::format(
-      "unknown report format '{}': known formats are json, console, csv, junit, markdown", name));
+      "unknown report format '{}': known formats are json, console, csv, junit, markdown, html",
+      name));
 }
 
 std::vector<std::unique_ptr<Reporter>> file_reporters() {
   std::vector<std::unique_ptr<Reporter>> out;
-  for (const char* name : {"json", "csv", "junit", "markdown"}) out.push_back(make_reporter(name));
+  for (const char* name : {"json", "csv", "junit", "markdown", "html"})
+    out.push_back(make_reporter(name));
   return out;
 }
 

@@ -39,7 +39,13 @@ struct SamplerRecord {
   int64_t total_size = 0;
   int64_t padded = 0;   // duplicated samples per epoch
   int64_t dropped = 0;  // samples left out per epoch
+  // Epoch 0's first indices per rank (at most kPartitionPreview each) and, in parallel,
+  // whether each is a padding duplicate: what the HTML report draws.
+  std::vector<std::vector<int64_t>> preview;
+  std::vector<std::vector<bool>> preview_padding;
 };
+
+inline constexpr int64_t kPartitionPreview = 24;
 
 struct RunConfig {
   std::string scenario;

@@ -30,7 +30,7 @@ int run_report_command(const ReportCommandOptions& o) {
   }
   out.commit();
   fmt::print("{}", reports::ConsoleReporter().render(report));
-  fmt::print("wrote {}/report.{{json,csv,junit.xml,md}}\n", out.path());
+  fmt::print("wrote {}/report.{{json,csv,junit.xml,md,html}}\n", out.path());
   return kExitOk;
 }
 

@@ -48,10 +48,31 @@ compare::ComparisonPolicy policy_for(const RunSetup& setup, const std::string& m
   return p;
 }
 
-reports::SamplerRecord sampler_record(const data::DistributedSampler& s) {
-  const auto& o = s.options();
-  return {o.dataset_size,  o.num_replicas, o.shuffle,        o.drop_last,      o.seed,
-          s.num_samples(), s.total_size(), s.padded_count(), s.dropped_count()};
+reports::SamplerRecord sampler_record(const data::DistributedSampler& sampler) {
+  const auto& o = sampler.options();
+  reports::SamplerRecord r{o.dataset_size,
+                           o.num_replicas,
+                           o.shuffle,
+                           o.drop_last,
+                           o.seed,
+                           sampler.num_samples(),
+                           sampler.total_size(),
+                           sampler.padded_count(),
+                           sampler.dropped_count()};
+  data::DistributedSampler epoch0 = sampler;
+  epoch0.set_epoch(0);
+  const auto ranks = epoch0.all_indices();
+  for (size_t rank = 0; rank < ranks.size(); ++rank) {
+    const auto n = std::min<size_t>(ranks[rank].size(), reports::kPartitionPreview);
+    r.preview.emplace_back(ranks[rank].begin(), ranks[rank].begin() + static_cast<int64_t>(n));
+    std::vector<bool> pad;
+    // Rank r's j-th index sits at position r + j*K of the epoch order; positions >= N are padding.
+    for (size_t j = 0; j < n; ++j) {
+      pad.push_back(static_cast<int64_t>(rank + j * ranks.size()) >= o.dataset_size);
+    }
+    r.preview_padding.push_back(std::move(pad));
+  }
+  return r;
 }
 
 }  // namespace
@@ -148,7 +169,7 @@ int finish_run(const RunSetup& setup, const RunDescription& run, std::vector<Mod
   }
   out.commit();
   fmt::print("\n{}", reports::ConsoleReporter().render(report));
-  fmt::print("wrote {}/report.{{json,csv,junit.xml,md}} and state files\n", out.path());
+  fmt::print("wrote {}/report.{{json,csv,junit.xml,md,html}} and state files\n", out.path());
   return report.passed ? kExitOk : kExitCheckFailed;
 }
 

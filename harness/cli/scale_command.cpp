@@ -127,7 +127,7 @@ int run_scale_command(const ScaleCommandOptions& o, const scenarios::ScenarioReg
   }
   out.commit();
   fmt::print("\n{}", reports::ConsoleReporter().render(merged));
-  fmt::print("wrote {}/report.{{json,csv,junit.xml,md}}\n", out.path());
+  fmt::print("wrote {}/report.{{json,csv,junit.xml,md,html}}\n", out.path());
   return kExitOk;
 }
 

@@ -1,0 +1,210 @@
+// html_reporter.cpp — see html_reporter.h. Sections are separate functions; all markup is
+// escaped through xml_escape; charts come from svg_chart.h.
+#include "reports/html_reporter.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "reports/junit_reporter.h"  // xml_escape
+#include "reports/svg_chart.h"
+
+namespace ddpbench::reports {
+namespace {
+
+const char* color_of(const std::string& mode) {
+  if (mode == "single") return "#555555";
+  if (mode == "dp") return "#1f77b4";
+  return "#d62728";  // ddp
+}
+
+std::string verdict_section(const RunReport& r) {
+  std::string s = fmt::format("<section id=\"verdict\" class=\"{}\"><h2>Verdict: {}</h2><ul>\n",
+                              r.passed ? "pass" : "fail", r.passed ? "PASS" : "FAIL");
+  for (const auto& m : r.results) {
+    if (m.checks.empty()) continue;
+    const CheckRecord* worst = nullptr;
+    int failed = 0, divergent = 0;
+    for (const auto& c : m.checks) {
+      failed += c.status == "fail" ? 1 : 0;
+      divergent += c.status == "expected_divergence" ? 1 : 0;
+      if (c.status == "fail" && worst == nullptr) worst = &c;
+    }
+    std::string line = fmt::format("<b>{} (world {})</b>: {}", xml_escape(m.mode), m.world_size,
+                                   failed > 0 ? "FAIL" : "pass");
+    if (worst != nullptr) {
+      line += fmt::format(" — {} differs most in <code>{}</code>{} (max |diff| {:.3e})",
+                          xml_escape(worst->name), xml_escape(worst->tensor),
+                          worst->step >= 0 ? fmt::format(" at step {}", worst->step) : "",
+                          worst->max_abs_diff);
+    }
+    if (divergent > 0) line += fmt::format("; {} expected divergence(s)", divergent);
+    s += "<li>" + line + "</li>\n";
+  }
+  return s + "</ul></section>\n";
+}
+
+std::string scaling_section(const RunReport& r) {
+  std::map<std::string, Series> rate, eff;
+  double single_rate = 0;
+  int64_t max_k = 1;
+  for (const auto& m : r.results) {
+    max_k = std::max(max_k, m.world_size);
+    if (m.throughput.timed_steps == 0) continue;
+    if (m.mode == "single") {
+      single_rate = m.throughput.samples_per_s;
+      continue;
+    }
+    auto& s = rate[m.mode];
+    s.name = m.mode;
+    s.color = color_of(m.mode);
+    s.points.emplace_back(m.world_size, m.throughput.samples_per_s);
+    if (m.scaling_efficiency >= 0) {
+      auto& e = eff[m.mode];
+      e.name = m.mode;
+      e.color = color_of(m.mode);
+      e.points.emplace_back(m.world_size, 100 * m.scaling_efficiency);
+    }
+  }
+  std::vector<Series> rates, effs;
+  for (auto& [k, s] : rate) rates.push_back(s);
+  for (auto& [k, s] : eff) effs.push_back(s);
+  if (single_rate > 0) {
+    rates.push_back({"ideal (K x single)",
+                     "#2ca02c",
+                     {{1, single_rate}, {double(max_k), max_k * single_rate}},
+                     true});
+    effs.push_back({"ideal (100%)", "#2ca02c", {{1, 100}, {double(max_k), 100}}, true});
+  }
+  return "<section><h2>Throughput and scaling</h2><div class=\"charts\">\n" +
+         line_chart({"chart-throughput", "Throughput vs world size", "world size K (ranks)",
+                     "samples / s"},
+                    rates) +
+         line_chart({"chart-efficiency", "Scaling efficiency vs world size", "world size K (ranks)",
+                     "efficiency (%)"},
+                    effs) +
+         "</div></section>\n";
+}
+
+std::string phases_section(const RunReport& r) {
+  std::vector<Bar> bars;
+  for (const auto& m : r.results) {
+    if (m.throughput.timed_steps == 0) continue;
+    const PhaseRecord& p = m.throughput.phases;
+    bars.push_back(
+        {fmt::format("{} K={}", m.mode, m.world_size),
+         {1e3 * p.data, 1e3 * p.forward, 1e3 * p.backward, 1e3 * p.comm_wait, 1e3 * p.optimizer}});
+  }
+  return "<section><h2>Where a step's time goes</h2>\n" +
+         stacked_bar_chart({"chart-phases", "Mean time per step by phase", "mode and world size",
+                            "milliseconds per step"},
+                           {"data", "forward", "backward", "comm wait", "optimizer"},
+                           {"#9467bd", "#1f77b4", "#ff7f0e", "#d62728", "#2ca02c"}, bars) +
+         "</section>\n";
+}
+
+std::string loss_section(const RunReport& r) {
+  std::vector<Series> curves;
+  for (const auto& m : r.results) {
+    if (m.losses.empty()) continue;
+    Series s{
+        fmt::format("{} K={}", m.mode, m.world_size), color_of(m.mode), {}, m.mode == "single"};
+    for (size_t i = 0; i < m.losses.size(); ++i) s.points.emplace_back(double(i), m.losses[i]);
+    curves.push_back(s);
+  }
+  return "<section><h2>Loss per step</h2>\n" +
+         line_chart({"chart-loss", "Training loss (global mean) per checked step", "step", "loss"},
+                    curves) +
+         "</section>\n";
+}
+
+std::string sampler_section(const RunReport& r) {
+  const SamplerRecord& s = r.config.sampler;
+  std::string out = fmt::format(
+      "<section id=\"sampler-partition\"><h2>Sampler partition (epoch "
+      "0)</h2><p>DistributedSampler: "
+      "{} samples over {} ranks, shuffle={}, drop_last={}: {} per rank, <span class=\"pad\">{} "
+      "duplicated by padding</span>, {} dropped per epoch. First {} indices per rank:</p>\n"
+      "<table class=\"partition\">\n",
+      s.dataset_size, s.num_replicas, s.shuffle, s.drop_last, s.num_samples, s.padded, s.dropped,
+      kPartitionPreview);
+  for (size_t rank = 0; rank < s.preview.size(); ++rank) {
+    out += fmt::format("<tr><th>rank {}</th>", rank);
+    for (size_t j = 0; j < s.preview[rank].size(); ++j) {
+      const bool pad = rank < s.preview_padding.size() && j < s.preview_padding[rank].size() &&
+                       s.preview_padding[rank][j];
+      out += fmt::format("<td{}>{}</td>", pad ? " class=\"pad\" title=\"padding duplicate\"" : "",
+                         s.preview[rank][j]);
+    }
+    out += "</tr>\n";
+  }
+  return out + "</table></section>\n";
+}
+
+std::string checks_section(const RunReport& r) {
+  std::string out =
+      "<section id=\"checks\"><h2>Checks</h2><table><tr><th>mode</th><th>check</th>"
+      "<th>status</th><th>max |diff|</th><th>max rel</th><th>worst tensor</th>"
+      "<th>step</th><th>detail</th></tr>\n";
+  for (const auto& m : r.results) {
+    for (const auto& c : m.checks) {
+      out += fmt::format(
+          "<tr class=\"{}\"><td>{} K={}</td><td>{}</td><td>{}</td><td>{:.3e}</td><td>{:.3e}</td>"
+          "<td><code>{}</code></td><td>{}</td><td>{}</td></tr>\n",
+          xml_escape(c.status), xml_escape(m.mode), m.world_size, xml_escape(c.name),
+          xml_escape(c.status), c.max_abs_diff, c.max_rel_diff, xml_escape(c.tensor),
+          c.step >= 0 ? std::to_string(c.step) : "-", xml_escape(c.detail));
+    }
+  }
+  return out + "</table></section>\n";
+}
+
+std::string environment_section(const RunReport& r) {
+  const RunContext& c = r.context;
+  std::string argv;
+  for (const auto& a : c.argv) argv += (argv.empty() ? "" : " ") + a;
+  const std::vector<std::pair<std::string, std::string>> rows = {
+      {"ddpbench", c.ddpbench_version + " (git " + c.git_revision + ")"},
+      {"host", c.host + ", " + std::to_string(c.cores) + " cores"},
+      {"compiler", c.compiler},
+      {"libtorch", c.libtorch_version},
+      {"gloo / MPI / NCCL", c.gloo_version + " / " + c.mpi_version + " / " +
+                                (c.nccl_version.empty() ? "-" : c.nccl_version)},
+      {"GPU", c.gpu_status},
+      {"started", c.started_at},
+      {"command", argv}};
+  std::string out = "<section id=\"environment\"><h2>Environment</h2><table>\n";
+  for (const auto& [k, v] : rows) {
+    out += fmt::format("<tr><th>{}</th><td>{}</td></tr>\n", xml_escape(k), xml_escape(v));
+  }
+  return out + "</table></section>\n";
+}
+
+constexpr const char* kStyle = R"(
+body{font-family:system-ui,sans-serif;margin:24px;color:#222;max-width:1200px}
+.charts{display:flex;flex-wrap:wrap}
+h1{margin-bottom:4px} section{margin:18px 0}
+#verdict{padding:8px 16px;border-radius:6px} #verdict.pass{background:#e6f4ea} #verdict.fail{background:#fce8e6}
+table{border-collapse:collapse;font-size:13px} td,th{border:1px solid #ddd;padding:3px 6px;text-align:left}
+tr.fail td{background:#fce8e6} tr.expected_divergence td{background:#fff4e5}
+.partition td{width:28px;text-align:center} .pad{background:#ffbb78}
+.chart{margin:6px 12px 6px 0;border:1px solid #eee} .plot{fill:#fafafa;stroke:#999}
+.grid{stroke:#e0e0e0} .tick{font-size:11px;fill:#444} .axis{font-size:12px;fill:#222}
+.ctitle{font-size:14px;font-weight:600} .legend{font-size:12px}
+)";
+
+}  // namespace
+
+std::string HtmlReporter::render(const RunReport& r) const {
+  const RunConfig& c = r.config;
+  return fmt::format(
+             "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>ddpbench: "
+             "{}</title><style>{}</style></head><body>\n<h1>ddpbench: {}</h1><p>{} · {} · {} · "
+             "global batch {} · {} checked step(s)</p>\n",
+             xml_escape(c.scenario), kStyle, xml_escape(c.scenario), xml_escape(c.model),
+             xml_escape(c.dataset), xml_escape(c.dtype), c.global_batch, c.steps) +
+         verdict_section(r) + scaling_section(r) + phases_section(r) + loss_section(r) +
+         sampler_section(r) + checks_section(r) + environment_section(r) + "</body></html>\n";
+}
+
+}  // namespace ddpbench::reports
