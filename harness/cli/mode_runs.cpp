@@ -3,6 +3,7 @@
 
 #include <torch/torch.h>
 
+#include "metrics/progress_line.h"
 #include "modes/data_parallel/dp_trainer.h"
 #include "modes/single/single_trainer.h"
 
@@ -45,7 +46,9 @@ ModeOutcome run_single_mode(const RunSetup& setup, scenarios::ScenarioInstance& 
   o.mode = "single";
   o.world_size = 1;
   if (setup.check_steps > 0) {
+    metrics::ProgressLine progress(setup.progress, "single (check)", setup.check_steps);
     modes::SingleTrainOptions options{setup.check_steps, setup.dtype};
+    options.on_step = [&progress](int64_t step, double loss) { progress.update(step + 1, loss); };
     options.after_backward = [&o, kind](int64_t, const torch::nn::Module& m) {
       o.trace.gradients.push_back(modes::record_gradients(m, kind));
     };
@@ -63,6 +66,8 @@ ModeOutcome run_single_mode(const RunSetup& setup, scenarios::ScenarioInstance& 
     scenarios::ScenarioInstance fresh = scenarios::instantiate(*setup.spec, setup.request);
     const data::GlobalBatchPlan perf_plan = plan_for(setup, *fresh.dataset, 1, batch);
     modes::SingleTrainOptions options{setup.warmup_steps + setup.perf_steps, setup.dtype};
+    metrics::ProgressLine progress(setup.progress, "single (perf)", options.steps);
+    options.on_step = [&progress](int64_t step, double loss) { progress.update(step + 1, loss); };
     o.perf_times = timed_part(
         modes::train_single(*setup.spec, fresh, perf_plan, options).step_times, setup.warmup_steps);
     o.perf_samples_per_step = batch;
@@ -76,7 +81,9 @@ ModeOutcome run_dp_mode(const RunSetup& setup, scenarios::ScenarioInstance& inst
   o.mode = "dp";
   o.world_size = setup.world_size;
   if (setup.check_steps > 0) {
+    metrics::ProgressLine progress(setup.progress, "dp (check)", setup.check_steps);
     modes::data_parallel::DpTrainOptions options{setup.check_steps, setup.dtype};
+    options.on_step = [&progress](int64_t step, double loss) { progress.update(step + 1, loss); };
     options.after_reduce = [&o, kind](int64_t, const torch::nn::Module& m) {
       o.trace.gradients.push_back(modes::record_gradients(m, kind));
     };
@@ -91,6 +98,8 @@ ModeOutcome run_dp_mode(const RunSetup& setup, scenarios::ScenarioInstance& inst
     scenarios::ScenarioInstance fresh = scenarios::instantiate(*setup.spec, setup.request);
     modes::data_parallel::DpTrainOptions options{setup.warmup_steps + setup.perf_steps,
                                                  setup.dtype};
+    metrics::ProgressLine progress(setup.progress, "dp (perf)", options.steps);
+    options.on_step = [&progress](int64_t step, double loss) { progress.update(step + 1, loss); };
     o.perf_times = timed_part(
         modes::data_parallel::train_data_parallel(*setup.spec, fresh, plan, options).step_times,
         setup.warmup_steps);

@@ -21,6 +21,7 @@
 #include "launch/environment.h"
 #include "launch/worker_group.h"
 #include "launch/worker_result_codec.h"
+#include "metrics/progress_line.h"
 #include "modes/sync_bn/sync_batch_norm.h"
 #include "scenarios/training_recipe.h"
 
@@ -121,6 +122,7 @@ CLI::App* add_run_command(CLI::App& app, RunCommandOptions& o) {
   cmd->add_option("--grad-check", o.grad_check, "Gradient comparison: auto, full, fingerprint")
       ->check(CLI::IsMember({"auto", "full", "fingerprint"}));
   cmd->add_flag("--sync-bn", o.sync_bn, "Convert BatchNorm to SyncBN under DDP");
+  cmd->add_flag("--quiet", o.quiet, "No progress line on a terminal");
   cmd->add_option("--warmup", o.warmup, "Perf phase: warm-up steps discarded before timing")
       ->check(integer_at_least(0));
   cmd->add_flag("--check-only", o.check_only, "Only the correctness checks, no perf phase");
@@ -181,6 +183,9 @@ int run_run_command(const RunCommandOptions& o, const scenarios::ScenarioRegistr
     group.master_addr = o.master_addr;
     group.progress_timeout = setup.timeout;
     group.argv = argv;
+    metrics::ProgressLine progress(setup.progress, fmt::format("ddp x{}", setup.world_size),
+                                   setup.check_steps + setup.warmup_steps + setup.perf_steps);
+    group.on_rank0_steps = [&progress](int64_t done) { progress.update(done, std::nan("")); };
     const std::string bytes = launch::run_worker_group(group);
     outcomes.push_back(ddp_outcome(setup, launch::decode_worker_result(bytes), names));
   }

@@ -65,6 +65,8 @@ struct RunCommandOptions {
   bool strong = false;
   // Convert BatchNorm to SyncBN under DDP (scenarios like resnet18_syncbn do it by default).
   bool sync_bn = false;
+  // No progress line even on a terminal.
+  bool quiet = false;
   // Also write batches.pt (initial state + every step's global batch) for torch_ddp_oracle.py.
   bool export_batches = false;
 };

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "errors.h"
+#include "metrics/progress_line.h"
 
 namespace ddpbench::cli {
 namespace {
@@ -80,6 +81,7 @@ RunSetup resolve_run(const RunCommandOptions& o, const scenarios::ScenarioRegist
   s.perf_steps = o.check_only ? 0 : s.steps;
   s.warmup_steps = o.check_only ? 0 : o.warmup;
   s.strong_scaling = o.strong;
+  s.progress = metrics::progress_wanted(o.quiet);
 
   if (!o.inject_fault.empty()) {
     s.fault = modes::parse_fault(o.inject_fault);

@@ -37,6 +37,7 @@ struct RunSetup {
   int64_t perf_steps = 0;    // timed steps of the perf phase (0 with --check-only)
   int64_t warmup_steps = 0;  // discarded before the timed steps
   bool strong_scaling = false;
+  bool progress = false;  // draw a progress line (stdout is a TTY and no --quiet)
 
   bool has_mode(const std::string& m) const;
 };

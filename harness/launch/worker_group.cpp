@@ -205,6 +205,11 @@ std::string run_worker_group(const WorkerGroupOptions& o) {
           if (p != w.last_progress) {
             w.last_progress = p;
             w.last_change = Clock::now();
+            if (w.rank == 0 && o.on_rank0_steps) {
+              // A step is done when rank 0 reports the next one starting (or its kDone phase).
+              const auto [step, phase] = progress_rank(p);
+              o.on_rank0_steps(phase >= 6 ? step + 1 : step);
+            }
           }
         }
       }

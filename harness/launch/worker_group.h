@@ -8,6 +8,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,6 +27,8 @@ struct WorkerGroupOptions {
   std::vector<std::string> argv;
   // Extra "NAME=value" entries for every worker's environment.
   std::vector<std::string> extra_env;
+  // Called with the number of steps rank 0 has completed (progress display).
+  std::function<void(int64_t steps_done)> on_rank0_steps;
 };
 
 // Store keys shared by parent and workers.

@@ -9,6 +9,7 @@
 
 #include "support/cli_runner.h"
 #include "support/temp_dir_test.h"
+#include "support/test_paths.h"
 
 namespace ddpbench {
 namespace {
@@ -228,6 +229,32 @@ TEST_F(CliE2E, FashionMnistRunsOnTheRealDataOrSkips) {
   const auto report = read_json(out + "/report.json");
   EXPECT_EQ(report.at("config").at("sampler").at("dataset_size"), 60000);
   EXPECT_EQ(report.at("results")[0].at("losses").size(), 3u);
+}
+
+}  // namespace
+}  // namespace ddpbench
+
+namespace ddpbench {
+namespace {
+
+// `script` runs the command on a pseudo-terminal: the progress line appears only there, and
+// never with --quiet or when stdout is a pipe (CI logs).
+TEST_F(CliE2E, ProgressLineOnlyOnATerminal) {
+  const std::string cmd =
+      std::string(testing::kDdpbenchBinary) + " run --scenario toy_cnn --steps 12 --out ";
+  const auto tty = testing::run_process({"script", "-qec", cmd + path("tty"), "/dev/null"});
+  ASSERT_EQ(tty.exit_code, 0) << tty.out << tty.err;
+  EXPECT_NE(tty.out.find("step 12/12"), std::string::npos) << tty.out;
+  EXPECT_NE(tty.out.find("ETA"), std::string::npos);
+  EXPECT_NE(tty.out.find("loss"), std::string::npos);
+  const auto quiet =
+      testing::run_process({"script", "-qec", cmd + path("quiet") + " --quiet", "/dev/null"});
+  EXPECT_EQ(quiet.exit_code, 0) << quiet.out;
+  EXPECT_NE(quiet.out.find("PASS"), std::string::npos) << quiet.out;
+  EXPECT_EQ(quiet.out.find("ETA"), std::string::npos) << quiet.out;
+  const auto piped =
+      ddpbench({"run", "--scenario", "toy_cnn", "--steps", "12", "--out", path("pipe")});
+  EXPECT_EQ(piped.out.find("ETA"), std::string::npos);
 }
 
 }  // namespace

@@ -122,6 +122,7 @@ DpTrainResult train_data_parallel(const scenarios::ScenarioSpec& spec,
     t.optimizer = watch.lap();
     t.total = t.forward + t.backward + t.comm_wait + t.optimizer;
     result.losses.push_back(value);
+    if (options.on_step) options.on_step(step, value);
     result.step_times.push_back(t);
   }
   result.final_state = capture_state(master);

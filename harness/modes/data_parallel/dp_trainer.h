@@ -29,6 +29,8 @@ struct DpTrainOptions {
   at::ScalarType dtype = at::kFloat;
   // Observer after the reduce-add, before the optimizer step (gradient recording).
   std::function<void(int64_t step, const torch::nn::Module& master)> after_reduce;
+  // Called after each step with its loss (progress display).
+  std::function<void(int64_t step, double loss)> on_step;
 };
 
 struct DpTrainResult {

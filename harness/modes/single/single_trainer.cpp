@@ -54,6 +54,7 @@ SingleTrainResult train_single(const scenarios::ScenarioSpec& spec,
       throw WorkerFailure(fmt::format("single: non-finite loss ({}) at step {}", value, step));
     }
     result.losses.push_back(value);
+    if (options.on_step) options.on_step(step, value);
     t.total = t.data + t.forward + t.backward + t.optimizer;
     result.step_times.push_back(t);
   }

@@ -26,6 +26,8 @@ struct SingleTrainOptions {
   at::ScalarType dtype = at::kFloat;  // kFloat or kDouble: model and inputs are cast to it
   // Observer called after each backward, before the optimizer step (gradient recording).
   std::function<void(int64_t step, const torch::nn::Module& module)> after_backward;
+  // Called after each step with its loss (progress display).
+  std::function<void(int64_t step, double loss)> on_step;
 };
 
 struct SingleTrainResult {
