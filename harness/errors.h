@@ -25,10 +25,6 @@ inline constexpr int kExitPeerLost = 4;
 // Ctrl-C / SIGTERM of the launching parent (128 + SIGINT, as shells report it).
 inline constexpr int kExitInterrupted = 130;
 
-}  // namespace ddpbench
-
-namespace ddpbench {
-
 // A training process failed: crash, hang past its timeout, or a non-finite loss. Exit 3; the
 // message names the rank (or "single") and the cause.
 class WorkerFailure : public std::runtime_error {

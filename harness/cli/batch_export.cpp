@@ -36,11 +36,12 @@ std::vector<char> export_batches(const RunSetup& setup, const data::Dataset& dat
   for (const auto& [name, t] : initial_state) init.insert(name, t);
   c10::List<at::Tensor> inputs;
   c10::List<at::Tensor> targets;
+  data::PlanCursor cursor(plan);
   for (int64_t step = 0; step < setup.check_steps; ++step) {
-    const data::StepPosition pos = plan.locate(step);
+    data::StepPosition pos;
+    const data::EpochPlan& epoch = cursor.seek(step, pos);
     const data::Batch b = data::cast_batch(
-        data::collate(dataset, plan.epoch(pos.epoch).global_batch(pos.step_in_epoch), pos.epoch),
-        setup.dtype);
+        data::collate(dataset, epoch.global_batch(pos.step_in_epoch), pos.epoch), setup.dtype);
     inputs.push_back(b.inputs);
     targets.push_back(b.targets);
   }

@@ -25,17 +25,11 @@ std::vector<std::string> parameter_names(const torch::nn::Module& model) {
 
 namespace {
 
-// Perf phases run on a freshly built model so the checked trajectory is not disturbed.
+// The timed steps of a perf run: everything after its warm-up. (Perf runs use a freshly built
+// model so the checked trajectory is not disturbed.)
 std::vector<metrics::PhaseTimes> timed_part(std::vector<metrics::PhaseTimes> all, int64_t warmup) {
   all.erase(all.begin(), all.begin() + std::min<int64_t>(warmup, static_cast<int64_t>(all.size())));
   return all;
-}
-
-data::GlobalBatchPlan plan_for(const RunSetup& setup, const data::Dataset& dataset,
-                               int64_t replicas, int64_t global_batch) {
-  return data::GlobalBatchPlan(
-      {dataset.size(), replicas, setup.spec->shuffle, setup.seed, setup.spec->sampler_drop_last},
-      global_batch);
 }
 
 }  // namespace
@@ -64,7 +58,7 @@ ModeOutcome run_single_mode(const RunSetup& setup, scenarios::ScenarioInstance& 
     const int64_t batch =
         setup.strong_scaling ? setup.global_batch : setup.global_batch / setup.world_size;
     scenarios::ScenarioInstance fresh = scenarios::instantiate(*setup.spec, setup.request);
-    const data::GlobalBatchPlan perf_plan = plan_for(setup, *fresh.dataset, 1, batch);
+    const data::GlobalBatchPlan perf_plan = make_plan(setup, *fresh.dataset, 1, batch);
     modes::SingleTrainOptions options{setup.warmup_steps + setup.perf_steps, setup.dtype};
     metrics::ProgressLine progress(setup.progress, "single (perf)", options.steps);
     options.on_step = [&progress](int64_t step, double loss) { progress.update(step + 1, loss); };

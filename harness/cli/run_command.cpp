@@ -151,9 +151,8 @@ int run_run_command(const RunCommandOptions& o, const scenarios::ScenarioRegistr
   torch::set_num_threads(static_cast<int>(setup.threads));
 
   scenarios::ScenarioInstance instance = scenarios::instantiate(*setup.spec, setup.request);
-  const data::GlobalBatchPlan plan({instance.dataset->size(), setup.world_size, setup.spec->shuffle,
-                                    setup.seed, setup.spec->sampler_drop_last},
-                                   setup.global_batch);
+  const data::GlobalBatchPlan plan =
+      make_plan(setup, *instance.dataset, setup.world_size, setup.global_batch);
   const modes::GradRecordKind grad = resolve_grad_record(setup, *instance.model.ptr());
   if (setup.sync_bn && setup.has_mode("ddp") &&
       modes::sync_bn::count_batchnorm(*instance.model.ptr()) == 0) {

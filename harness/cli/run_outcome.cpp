@@ -66,9 +66,8 @@ reports::SamplerRecord sampler_record(const data::DistributedSampler& sampler) {
     const auto n = std::min<size_t>(ranks[rank].size(), reports::kPartitionPreview);
     r.preview.emplace_back(ranks[rank].begin(), ranks[rank].begin() + static_cast<int64_t>(n));
     std::vector<bool> pad;
-    // Rank r's j-th index sits at position r + j*K of the epoch order; positions >= N are padding.
     for (size_t j = 0; j < n; ++j) {
-      pad.push_back(static_cast<int64_t>(rank + j * ranks.size()) >= o.dataset_size);
+      pad.push_back(epoch0.is_padding(static_cast<int64_t>(rank), static_cast<int64_t>(j)));
     }
     r.preview_padding.push_back(std::move(pad));
   }

@@ -21,6 +21,13 @@ bool RunSetup::has_mode(const std::string& m) const {
   return std::find(modes.begin(), modes.end(), m) != modes.end();
 }
 
+data::GlobalBatchPlan make_plan(const RunSetup& setup, const data::Dataset& dataset,
+                                int64_t replicas, int64_t global_batch) {
+  return data::GlobalBatchPlan(
+      {dataset.size(), replicas, setup.spec->shuffle, setup.seed, setup.spec->sampler_drop_last},
+      global_batch);
+}
+
 RunSetup resolve_run(const RunCommandOptions& o, const scenarios::ScenarioRegistry& registry,
                      std::optional<int64_t> world_size) {
   RunSetup s;

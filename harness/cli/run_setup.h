@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "cli/run_command.h"
+#include "data/batch_plan.h"
+#include "data/dataset.h"
 #include "modes/ddp/distributed_model.h"
 #include "modes/fault_injection.h"
 #include "scenarios/scenario.h"
@@ -41,6 +43,11 @@ struct RunSetup {
 
   bool has_mode(const std::string& m) const;
 };
+
+// The run's plan over `dataset`: the scenario's sampler settings and seed, `replicas` ranks and
+// `global_batch` samples per step.
+data::GlobalBatchPlan make_plan(const RunSetup& setup, const data::Dataset& dataset,
+                                int64_t replicas, int64_t global_batch);
 
 // `world_size` overrides --gpus when an external launcher fixed it. Throws InputError.
 RunSetup resolve_run(const RunCommandOptions& options, const scenarios::ScenarioRegistry& registry,

@@ -33,10 +33,9 @@ Partition torch_partition(const SamplerCommandOptions& o) {
   p.total_size = s.total_size();
   p.padded = s.padded_count();
   p.dropped = s.dropped_count();
-  // Rank r's j-th index sits at position r + j*K of the epoch order; positions >= N are padding.
   for (int64_t r = 0; r < o.replicas; ++r) {
     std::vector<bool> pad;
-    for (int64_t j = 0; j < p.num_samples; ++j) pad.push_back(r + j * o.replicas >= o.dataset_size);
+    for (int64_t j = 0; j < p.num_samples; ++j) pad.push_back(s.is_padding(r, j));
     p.is_padding.push_back(pad);
   }
   return p;

@@ -69,9 +69,8 @@ int run_as_worker(const RunCommandOptions& o, const scenarios::ScenarioRegistry&
   auto comm = dist::make_communicator(request);
 
   scenarios::ScenarioInstance instance = scenarios::instantiate(*setup.spec, setup.request);
-  const data::GlobalBatchPlan plan({instance.dataset->size(), setup.world_size, setup.spec->shuffle,
-                                    setup.seed, setup.spec->sampler_drop_last},
-                                   setup.global_batch);
+  const data::GlobalBatchPlan plan =
+      make_plan(setup, *instance.dataset, setup.world_size, setup.global_batch);
   const modes::GradRecordKind grad = resolve_grad_record(setup, *instance.model.ptr());
   const std::vector<std::string> names = parameter_names(*instance.model.ptr());
 

@@ -42,6 +42,11 @@ class DistributedSampler {
   std::vector<int64_t> indices(int64_t rank) const;
   // All ranks at once (one shuffle instead of K).
   std::vector<std::vector<int64_t>> all_indices() const;
+  // Whether rank's j-th index is a padding duplicate: it sits at position rank + j*K of the
+  // epoch order, and positions >= N are padding (never with drop_last, which has none).
+  bool is_padding(int64_t rank, int64_t j) const {
+    return rank + j * options_.num_replicas >= options_.dataset_size;
+  }
 
  private:
   SamplerOptions options_;

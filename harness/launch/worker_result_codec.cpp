@@ -4,31 +4,13 @@
 
 #include <torch/torch.h>
 
+#include "metrics/phase_times_tensor.h"
+
 namespace ddpbench::launch {
 namespace {
 
 c10::IValue tensor_or_empty(const at::Tensor& t) { return t.defined() ? t : at::empty({0}); }
 at::Tensor undefined_if_empty(const at::Tensor& t) { return t.numel() == 0 ? at::Tensor() : t; }
-
-at::Tensor times_to_tensor(const std::vector<metrics::PhaseTimes>& times) {
-  at::Tensor out = at::empty({static_cast<int64_t>(times.size()), 6}, at::kDouble);
-  for (size_t s = 0; s < times.size(); ++s) {
-    const auto& t = times[s];
-    const double row[6] = {t.data, t.forward, t.backward, t.comm_wait, t.optimizer, t.total};
-    for (int c = 0; c < 6; ++c) out[static_cast<int64_t>(s)][c] = row[c];
-  }
-  return out;
-}
-
-std::vector<metrics::PhaseTimes> times_from_tensor(const at::Tensor& t) {
-  std::vector<metrics::PhaseTimes> out;
-  for (int64_t s = 0; s < t.size(0); ++s) {
-    const at::Tensor row = t[s];
-    out.push_back({row[0].item<double>(), row[1].item<double>(), row[2].item<double>(),
-                   row[3].item<double>(), row[4].item<double>(), row[5].item<double>()});
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -50,8 +32,8 @@ std::string encode_worker_result(const modes::ddp::DdpWorkerResult& r) {
   }
   d.insert("state_names", names);
   d.insert("state", tensors);
-  d.insert("timings", times_to_tensor(r.step_timings));
-  d.insert("perf_timings", times_to_tensor(r.perf_timings));
+  d.insert("timings", metrics::phase_times_to_tensor(r.step_timings));
+  d.insert("perf_timings", metrics::phase_times_to_tensor(r.perf_timings));
   d.insert("bytes_per_step", r.bytes_per_step);
   d.insert("num_buckets", r.num_buckets);
   d.insert("disagreement_step", r.disagreement_step);
@@ -75,8 +57,8 @@ modes::ddp::DdpWorkerResult decode_worker_result(const std::string& bytes) {
   for (size_t i = 0; i < names.size(); ++i) {
     r.final_state.emplace_back(names[i].toStringRef(), tensors[i].toTensor());
   }
-  r.step_timings = times_from_tensor(d.at("timings").toTensor());
-  r.perf_timings = times_from_tensor(d.at("perf_timings").toTensor());
+  r.step_timings = metrics::phase_times_from_tensor(d.at("timings").toTensor());
+  r.perf_timings = metrics::phase_times_from_tensor(d.at("perf_timings").toTensor());
   r.bytes_per_step = d.at("bytes_per_step").toInt();
   r.num_buckets = d.at("num_buckets").toInt();
   r.disagreement_step = d.at("disagreement_step").toInt();

@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 
 #include "support/cli_runner.h"
 #include "support/temp_dir_test.h"
@@ -79,14 +78,7 @@ TEST_F(BatchNormModes, SyncBnNeedsBatchNormLayers) {
 TEST_F(BatchNormModes, PaddingIsAnnouncedAndRecorded) {
   // 40 real CIFAR records over 3 ranks: 14 per rank, 2 duplicated by padding per epoch.
   const std::string data = path("cifar");
-  std::filesystem::create_directories(data);
-  {
-    std::ofstream f(data + "/data_batch_1.bin", std::ios::binary);
-    for (int r = 0; r < 40; ++r) {
-      f.put(static_cast<char>(r % 10));
-      for (int p = 0; p < 3072; ++p) f.put(static_cast<char>((r * 13 + p) % 253));
-    }
-  }
+  testing::write_cifar_batch(data, 40, 13);
   const auto r = ddpbench({"run", "--scenario", "toy_cnn", "--data-dir", data, "--gpus", "3",
                            "--batch-size", "6", "--steps", "6", "--out", path("pad")});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;

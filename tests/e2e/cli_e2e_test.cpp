@@ -199,14 +199,7 @@ TEST_F(CliE2E, ResNet18StateLoadsInPythonWithTorchvisionNames) {
 
 TEST_F(CliE2E, RealCifarBinaryFilesAcrossEpochs) {
   const std::string data = tmp_ + "/cifar";
-  fs::create_directories(data);
-  {
-    std::ofstream f(data + "/data_batch_1.bin", std::ios::binary);
-    for (int r = 0; r < 40; ++r) {
-      f.put(static_cast<char>(r % 10));
-      for (int p = 0; p < 3072; ++p) f.put(static_cast<char>((r * 31 + p) % 251));
-    }
-  }
+  testing::write_cifar_batch(data, 40, 31);
   const std::string out = tmp_ + "/out";
   const auto r = ddpbench({"run", "--scenario", "toy_cnn", "--data-dir", data, "--batch-size", "16",
                            "--steps", "7", "--out", out});

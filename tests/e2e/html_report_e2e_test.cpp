@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 
 #include "support/cli_runner.h"
 #include "support/temp_dir_test.h"
@@ -26,16 +25,9 @@ TEST_F(HtmlReport, RendersVerdictChartsPartitionAndEnvironmentInChromium) {
   if (!std::filesystem::exists("/usr/bin/chromium")) {
     GTEST_SKIP() << "chromium is not installed (ci/install-deps.sh installs it)";
   }
-  // 3 ranks over a 16-sample batch of 40 real-format records: padding shows in the partition.
+  // 3 ranks over 40 real-format records (6-sample global batch): padding shows in the partition.
   const std::string data = path("cifar");
-  std::filesystem::create_directories(data);
-  {
-    std::ofstream f(data + "/data_batch_1.bin", std::ios::binary);
-    for (int r = 0; r < 40; ++r) {
-      f.put(static_cast<char>(r % 10));
-      for (int p = 0; p < 3072; ++p) f.put(static_cast<char>((r * 7 + p) % 251));
-    }
-  }
+  testing::write_cifar_batch(data, 40, 7);
   const auto run = testing::ddpbench({"run", "--scenario", "toy_cnn", "--data-dir", data, "--gpus",
                                       "3", "--batch-size", "6", "--steps", "3", "--modes",
                                       "single,dp,ddp", "--out", path("run")});

@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 
@@ -47,6 +48,15 @@ int free_port() {
 
 bool process_alive_with(const std::string& marker) {
   return run_process({"pgrep", "-f", marker}).exit_code == 0;
+}
+
+void write_cifar_batch(const std::string& dir, int records, int salt) {
+  std::filesystem::create_directories(dir);
+  std::ofstream f(dir + "/data_batch_1.bin", std::ios::binary);
+  for (int r = 0; r < records; ++r) {
+    f.put(static_cast<char>(r % 10));
+    for (int p = 0; p < 3072; ++p) f.put(static_cast<char>((r * salt + p) % 251));
+  }
 }
 
 nlohmann::json find_check(const nlohmann::json& report, const std::string& mode,

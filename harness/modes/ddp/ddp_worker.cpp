@@ -5,22 +5,17 @@
 #include <torch/torch.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cmath>
 #include <cstring>
 
 #include "errors.h"
+#include "metrics/phase_times_tensor.h"
+#include "metrics/stopwatch.h"
 #include "modes/sync_bn/sync_batch_norm.h"
 #include "scenarios/training_recipe.h"
 
 namespace ddpbench::modes::ddp {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
 
 uint64_t digest_bytes(const at::Tensor& t) {
   const at::Tensor c = t.contiguous();
@@ -53,21 +48,13 @@ int64_t resolve_fault_tensor(const std::optional<FaultSpec>& fault,
 // Per-step phase times, max over ranks (a step is as slow as its slowest rank).
 std::vector<metrics::PhaseTimes> max_over_ranks(dist::Communicator& comm,
                                                 const std::vector<metrics::PhaseTimes>& times) {
-  const auto n = static_cast<int64_t>(times.size());
-  at::Tensor local = at::zeros({std::max<int64_t>(n, 1), 6}, at::kDouble);
-  for (int64_t s = 0; s < n; ++s) {
-    const metrics::PhaseTimes& t = times[static_cast<size_t>(s)];
-    const double row[6] = {t.data, t.forward, t.backward, t.comm_wait, t.optimizer, t.total};
-    for (int c = 0; c < 6; ++c) local[s][c] = row[c];
-  }
-  const at::Tensor worst = at::stack(comm.allgather(local)).amax(0);
-  std::vector<metrics::PhaseTimes> out;
-  for (int64_t s = 0; s < n; ++s) {
-    const at::Tensor r = worst[s];
-    out.push_back({r[0].item<double>(), r[1].item<double>(), r[2].item<double>(),
-                   r[3].item<double>(), r[4].item<double>(), r[5].item<double>()});
-  }
-  return out;
+  // An empty list still joins the allgather (every rank must), as one row of zeros.
+  const at::Tensor local =
+      times.empty() ? at::zeros({1, 6}, at::kDouble) : metrics::phase_times_to_tensor(times);
+  std::vector<metrics::PhaseTimes> worst =
+      metrics::phase_times_from_tensor(at::stack(comm.allgather(local)).amax(0));
+  worst.resize(times.size());
+  return worst;
 }
 
 }  // namespace
@@ -138,7 +125,7 @@ DdpWorkerResult run_ddp_worker(const scenarios::ScenarioSpec& spec,
   auto run_step = [&](int64_t step, bool checking) {
     current_step = step;
     metrics::PhaseTimes t;
-    const auto step_start = Clock::now();
+    metrics::Stopwatch watch;
     progress(step, StepPhase::kData);
     if (fault_fires(options.fault, FaultKind::kCrash, rank, step)) {
       throw WorkerFailure(fmt::format("rank {}: injected crash at step {}", rank, step));
@@ -155,9 +142,8 @@ DdpWorkerResult run_ddp_worker(const scenarios::ScenarioSpec& spec,
     const data::Batch batch = data::cast_batch(
         data::collate(*instance.dataset, epoch.local_batch(pos.step_in_epoch, rank), pos.epoch),
         options.dtype);
-    t.data = seconds_since(step_start);
+    t.data = watch.lap();
 
-    auto phase_start = Clock::now();
     progress(step, StepPhase::kForward);
     optimizer->zero_grad();
     at::Tensor loss =
@@ -171,22 +157,21 @@ DdpWorkerResult run_ddp_worker(const scenarios::ScenarioSpec& spec,
       throw WorkerFailure(
           fmt::format("rank {}: non-finite loss ({}) at step {}", rank, local_loss, step));
     }
-    t.forward = seconds_since(phase_start);
+    t.forward = watch.lap();
 
-    phase_start = Clock::now();
     progress(step, StepPhase::kBackward);
     loss.backward();
-    t.backward = seconds_since(phase_start);
+    t.backward = watch.lap();
     progress(step, StepPhase::kCommWait);
     t.comm_wait = model.reduce_gradients();
     if (checking) result.gradients.push_back(record_gradients(model.module(), options.grad_record));
 
-    phase_start = Clock::now();
+    watch.lap();  // comm wait is measured by the reducer; gradient records are observation
     progress(step, StepPhase::kOptimizer);
     optimizer->step();
-    t.optimizer = seconds_since(phase_start);
+    t.optimizer = watch.lap();
     result.bytes_per_step = model.bytes_last_step();
-    t.total = seconds_since(step_start);
+    t.total = watch.total();
     progress(step, StepPhase::kDone);
     if (!checking) return t;
 
