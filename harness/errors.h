@@ -1,4 +1,5 @@
-// errors.h — the error types that decide ddpbench's exit codes (DESIGN.md "Exit codes").
+// errors.h — the error types that decide ddpbench's exit codes (docs/ARCHITECTURE.md, "Exit
+// codes"). Every layer may throw them; only the CLI maps them to codes.
 // InputError means the user can fix it (bad flag, missing or corrupt file): the CLI prints one
 // line and exits 2. Anything else escaping a command is an internal failure.
 #pragma once
@@ -28,6 +29,12 @@ inline constexpr int kExitInterrupted = 130;
 // A training process failed: crash, hang past its timeout, or a non-finite loss. Exit 3; the
 // message names the rank (or "single") and the cause.
 class WorkerFailure : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// SIGINT / SIGTERM reached the launching parent; every worker has been stopped. Exit 130.
+class Interrupted : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };

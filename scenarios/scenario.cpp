@@ -10,4 +10,12 @@ ScenarioInstance instantiate(const ScenarioSpec& spec, const BuildRequest& reque
   return instance;
 }
 
+ScenarioInstance instantiate_model(const ScenarioSpec& spec, const BuildRequest& request,
+                                   std::shared_ptr<const data::Dataset> dataset) {
+  ScenarioInstance instance;
+  instance.dataset = std::move(dataset);
+  instance.model = spec.build_model(request.seed);
+  return instance;
+}
+
 }  // namespace ddpbench::scenarios

@@ -73,6 +73,10 @@ struct ScenarioInstance {
 struct ScenarioSpec;
 // Builds the dataset, then the model (see ScenarioSpec::build_model / build_dataset).
 ScenarioInstance instantiate(const ScenarioSpec& spec, const BuildRequest& request);
+// A freshly initialised model over a dataset built before: every phase of every mode starts from
+// the same initial weights without loading the data again.
+ScenarioInstance instantiate_model(const ScenarioSpec& spec, const BuildRequest& request,
+                                   std::shared_ptr<const data::Dataset> dataset);
 
 struct ScenarioSpec {
   std::string name;

@@ -1,22 +1,28 @@
-// app.cpp — see app.h. Every subcommand's flags live in that subcommand's file; this file only
-// wires them together and owns the error-to-exit-code policy.
+// app.cpp — see app.h. Every subcommand's flags live in that subcommand's file (the training
+// flags in run_flags.cpp); this file only wires them together, hands each parsed request to its
+// engine in run/, and owns the error-to-exit-code policy.
 #include "cli/app.h"
 
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <iostream>
 
 #include "cli/gate_command.h"
 #include "cli/list_command.h"
 #include "cli/report_command.h"
 #include "cli/run_command.h"
-#include "cli/run_context.h"
+#include "cli/run_flags.h"
 #include "cli/sampler_command.h"
 #include "cli/scale_command.h"
 #include "errors.h"
-#include "launch/environment.h"
-#include "launch/worker_group.h"
+#include "run/execute_gate.h"
+#include "run/execute_run.h"
+#include "run/execute_scale.h"
+#include "run/process_role.h"
+#include "run/rerender_reports.h"
+#include "run/version_line.h"
 #include "scenarios/registry.h"
 
 namespace ddpbench::cli {
@@ -45,21 +51,21 @@ std::string brief(std::string s) {
 int run_app(int argc, char** argv) {
   const std::vector<std::string> args(argv, argv + argc);
   CLI::App app{"ddpbench — correctness and scaling harness for data-parallel training", "ddpbench"};
-  app.set_version_flag("--version", version_line());
+  app.set_version_flag("--version", run::version_line());
   app.require_subcommand(1);
 
-  RunCommandOptions run_options;
+  run::RunRequest run_request;
+  run::ScaleRequest scale_request;
+  run::ReportRequest report_request;
+  run::GateRequest gate_request;
   SamplerCommandOptions sampler_options;
   ListCommandOptions list_options;
-  CLI::App* run_cmd = add_run_command(app, run_options);
+  CLI::App* run_cmd = add_run_command(app, run_request);
   CLI::App* sampler_cmd = add_sampler_command(app, sampler_options);
   CLI::App* list_cmd = add_list_command(app, list_options);
-  ReportCommandOptions report_options;
-  GateCommandOptions gate_options;
-  CLI::App* report_cmd = add_report_command(app, report_options);
-  CLI::App* gate_cmd = add_gate_command(app, gate_options);
-  ScaleCommandOptions scale_options;
-  CLI::App* scale_cmd = add_scale_command(app, scale_options);
+  CLI::App* report_cmd = add_report_command(app, report_request);
+  CLI::App* gate_cmd = add_gate_command(app, gate_request);
+  CLI::App* scale_cmd = add_scale_command(app, scale_request);
 
   try {
     app.parse(argc, argv);
@@ -74,27 +80,26 @@ int run_app(int argc, char** argv) {
 
   try {
     const scenarios::ScenarioRegistry registry = scenarios::builtin_registry();
-    if (run_cmd->parsed()) return run_run_command(run_options, registry, args);
+    if (run_cmd->parsed()) return run::execute_run(run_request, registry, args);
     if (sampler_cmd->parsed()) return run_sampler_command(sampler_options);
     if (list_cmd->parsed()) return run_list_command(list_options, registry);
-    if (report_cmd->parsed()) return run_report_command(report_options);
-    if (gate_cmd->parsed()) return run_gate_command(gate_options);
-    if (scale_cmd->parsed()) return run_scale_command(scale_options, registry);
+    if (report_cmd->parsed()) return run::rerender_reports(report_request);
+    if (gate_cmd->parsed()) return run::execute_gate(gate_request);
+    if (scale_cmd->parsed()) return run::execute_scale(scale_request, registry, command_line);
   } catch (const InputError& e) {
     fmt::print(stderr, "ddpbench: error: {}\n", one_line(e.what()));
     return kExitBadInput;
   } catch (const WorkerFailure& e) {
     fmt::print(stderr, "ddpbench: worker failure: {}\n", one_line(e.what()));
     return kExitWorkerFailed;
-  } catch (const launch::Interrupted& e) {
+  } catch (const Interrupted& e) {
     fmt::print(stderr, "ddpbench: {}; all workers stopped\n", one_line(e.what()));
     return kExitInterrupted;
   } catch (const std::exception& e) {
     // Inside a spawned worker this is almost always a collective failing because a peer died:
     // a distinct code lets the parent blame the peer that failed first.
-    const bool spawned = std::getenv(launch::kSpawnedEnv) != nullptr;
     fmt::print(stderr, "ddpbench: failure: {}\n", brief(e.what()));
-    return spawned ? kExitPeerLost : kExitWorkerFailed;
+    return run::is_spawned_worker() ? kExitPeerLost : kExitWorkerFailed;
   }
   return kExitBadInput;
 }

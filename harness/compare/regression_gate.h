@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "reports/gate_record.h"
 #include "reports/run_record.h"
 
 namespace ddpbench::compare {
@@ -18,19 +19,9 @@ struct GateThresholds {
   std::map<std::string, double> point_max_slowdown;
 };
 
-struct GatePoint {
-  std::string key;  // scenario/mode/world_size
-  double baseline_samples_per_s = 0;
-  double current_samples_per_s = 0;
-  double delta = 0;     // current / baseline - 1 (0 when either is unmeasured)
-  std::string verdict;  // "ok", "slower", "check failed", "check regressed", "missing"
-  std::string detail;
-};
-
-struct GateResult {
-  std::vector<GatePoint> points;
-  bool passed = true;
-};
+// The verdict records live with the other plain records, in reports/.
+using GatePoint = reports::GatePoint;
+using GateResult = reports::GateResult;
 
 // Throws InputError when the two reports' configurations differ (naming the field and values).
 GateResult run_gate(const reports::RunReport& baseline, const reports::RunReport& current,

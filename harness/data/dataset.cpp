@@ -1,5 +1,5 @@
 // dataset.cpp — batch assembly shared by every mode (the data path is common by design; the
-// gradient paths are not).
+// gradient paths are not). Casting and placement are the execution context's (runtime/).
 #include "data/dataset.h"
 
 #include <ATen/ATen.h>
@@ -17,12 +17,6 @@ Batch collate(const Dataset& dataset, const std::vector<int64_t>& indices, int64
     targets.push_back(std::move(e.target));
   }
   return {at::stack(inputs), at::stack(targets)};
-}
-
-Batch cast_batch(Batch batch, at::ScalarType dtype) {
-  batch.inputs = batch.inputs.to(dtype);
-  if (batch.targets.is_floating_point()) batch.targets = batch.targets.to(dtype);
-  return batch;
 }
 
 }  // namespace ddpbench::data

@@ -33,8 +33,4 @@ class Dataset {
 // Loads `indices` in the given order and stacks them into one batch.
 Batch collate(const Dataset& dataset, const std::vector<int64_t>& indices, int64_t epoch);
 
-// Casts the inputs, and floating-point targets (regression), to the run's dtype; class labels
-// stay int64.
-Batch cast_batch(Batch batch, at::ScalarType dtype);
-
 }  // namespace ddpbench::data

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <thread>
 
+#include "comm/store.h"
 #include "errors.h"
 #include "launch/environment.h"
 
@@ -158,7 +159,7 @@ std::string blame_failure(std::vector<Worker>& workers) {
 std::string progress_key(int rank) { return fmt::format("ddpbench/progress/{}", rank); }
 
 std::string run_worker_group(const WorkerGroupOptions& o) {
-  auto store = dist::Store::serve(o.master_addr, 0, std::chrono::seconds(30));
+  auto store = comm::Store::serve(o.master_addr, 0, std::chrono::seconds(30));
   std::string tmp = (fs::temp_directory_path() / "ddpbench-workers-XXXXXX").string();
   if (mkdtemp(tmp.data()) == nullptr)
     throw std::runtime_error("cannot create a temporary directory");

@@ -13,8 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "dist/store.h"
-
 namespace ddpbench::launch {
 
 struct WorkerGroupOptions {
@@ -37,12 +35,8 @@ inline constexpr const char* kResultKey = "ddpbench/result";
 
 // Spawns the workers, supervises them to the end and returns rank 0's result bytes (the value
 // it set under kResultKey). Throws WorkerFailure (exit 3) naming the rank and cause, or
-// Interrupted on SIGINT/SIGTERM; in every case all workers are gone when it returns or throws.
+// Interrupted (errors.h) on SIGINT/SIGTERM; in every case all workers are gone when it returns
+// or throws.
 std::string run_worker_group(const WorkerGroupOptions& options);
-
-class Interrupted : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 }  // namespace ddpbench::launch

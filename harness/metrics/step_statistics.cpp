@@ -48,6 +48,11 @@ StepSummary summarize(const std::vector<PhaseTimes>& steps) {
   return s;
 }
 
+double scaling_efficiency(double samples_per_s, int64_t world_size, double baseline_samples_per_s) {
+  if (samples_per_s <= 0 || baseline_samples_per_s <= 0 || world_size < 1) return -1;
+  return samples_per_s / (static_cast<double>(world_size) * baseline_samples_per_s);
+}
+
 double allreduce_bus_bandwidth(int64_t bytes, int64_t world_size, double seconds) {
   if (seconds <= 0 || world_size <= 1) return 0.0;
   return static_cast<double>(bytes) * 2.0 * static_cast<double>(world_size - 1) /

@@ -33,6 +33,11 @@ struct StepSummary {
 
 StepSummary summarize(const std::vector<PhaseTimes>& steps);
 
+// Scaling efficiency of `world_size` devices against a one-device baseline:
+// samples_per_s / (world_size x baseline_samples_per_s). -1 (not measured) when either
+// throughput is not positive.
+double scaling_efficiency(double samples_per_s, int64_t world_size, double baseline_samples_per_s);
+
 // nccl-tests' allreduce bus bandwidth: bytes * 2 (K - 1) / K per second of `seconds`.
 double allreduce_bus_bandwidth(int64_t bytes, int64_t world_size, double seconds);
 

@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "compare/mode_comparison.h"
-#include "modes/gradient_record.h"
+#include "modes/common/gradient_record.h"
 
 namespace ddpbench::compare {
 namespace {

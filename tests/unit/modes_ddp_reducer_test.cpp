@@ -85,7 +85,7 @@ struct StepResult {
 StepResult ddp_step(const Data& d, const DdpOptions& options, uint64_t seed) {
   StepResult out;
   std::mutex mu;
-  testing::run_ranks(kWorld, [&](dist::Communicator& comm) {
+  testing::run_ranks(kWorld, [&](comm::Communicator& comm) {
     DistributedModel model(torch::nn::AnyModule(make_mlp(seed)), comm, options);
     torch::mse_loss(model.forward(local(d.x, comm.rank())), local(d.y, comm.rank())).backward();
     model.reduce_gradients();
@@ -135,7 +135,7 @@ TEST(DdpReducer, NoSyncAccumulatesLocallyThenReducesTheSum) {
   const Data a = make_data(4);
   const Data b = make_data(5);
   std::vector<at::Tensor> got;
-  testing::run_ranks(kWorld, [&](dist::Communicator& comm) {
+  testing::run_ranks(kWorld, [&](comm::Communicator& comm) {
     DistributedModel model(torch::nn::AnyModule(make_mlp(11)), comm, small_buckets());
     const int r = comm.rank();
     {
@@ -182,7 +182,7 @@ TwoHeads make_two_heads(int rank) {
 
 TEST(DdpReducer, UnusedParametersNeedTheFlagAndAreAveragedAsZeros) {
   const Data d = make_data(6);
-  testing::run_ranks(kWorld, [&](dist::Communicator& comm) {
+  testing::run_ranks(kWorld, [&](comm::Communicator& comm) {
     TwoHeads m = make_two_heads(comm.rank());
     DistributedModel model(torch::nn::AnyModule(m), comm, small_buckets());
     model.forward(local(d.x, comm.rank())).sum().backward();
@@ -193,7 +193,7 @@ TEST(DdpReducer, UnusedParametersNeedTheFlagAndAreAveragedAsZeros) {
       EXPECT_NE(std::string(e.what()).find("b.weight"), std::string::npos) << e.what();
     }
   });
-  testing::run_ranks(kWorld, [&](dist::Communicator& comm) {
+  testing::run_ranks(kWorld, [&](comm::Communicator& comm) {
     TwoHeads m = make_two_heads(comm.rank());
     DdpOptions o = small_buckets();
     o.reducer.find_unused_parameters = true;
@@ -226,7 +226,7 @@ TEST(DdpReducer, Fp16CompressionHalvesTheBytesAndStaysClose) {
 TEST(DdpReducer, GradientTapCorruptsOnlyItsRanksContribution) {
   const Data d = make_data(8);
   std::vector<at::Tensor> got;
-  testing::run_ranks(kWorld, [&](dist::Communicator& comm) {
+  testing::run_ranks(kWorld, [&](comm::Communicator& comm) {
     DistributedModel model(torch::nn::AnyModule(make_mlp(5)), comm, small_buckets());
     if (comm.rank() == 1) {
       model.set_gradient_tap([](int64_t i, at::Tensor& slot) {
@@ -247,7 +247,7 @@ TEST(DdpReducer, GradientTapCorruptsOnlyItsRanksContribution) {
 }
 
 TEST(DistributedModel, ConstructionBroadcastsRankZerosWeights) {
-  testing::run_ranks(3, [&](dist::Communicator& comm) {
+  testing::run_ranks(3, [&](comm::Communicator& comm) {
     // Every rank initialises differently; after construction all hold rank 0's weights.
     DistributedModel model(torch::nn::AnyModule(make_mlp(100 + comm.rank())), comm, DdpOptions{});
     const auto want = make_mlp(100)->parameters();

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "errors.h"
-#include "modes/fault_injection.h"
+#include "modes/common/fault_injection.h"
 
 namespace ddpbench::modes {
 namespace {

@@ -46,7 +46,7 @@ TEST(SyncBatchNorm, UnevenLocalBatchesEqualBatchNormOnTheConcatenation) {
   const std::vector<int64_t> sizes = {2, 5, 3};
   std::vector<RankOutcome> outcome(sizes.size());
   std::mutex mu;
-  testing::run_ranks(static_cast<int>(sizes.size()), [&](dist::Communicator& comm) {
+  testing::run_ranks(static_cast<int>(sizes.size()), [&](comm::Communicator& comm) {
     const int64_t r = comm.rank();
     BatchNorm2d bn = make_bn();
     ASSERT_EQ(convert_sync_batchnorm(*bn, comm, std::make_shared<SyncBnControl>()), 0)
@@ -100,7 +100,7 @@ TEST(SyncBatchNorm, UnevenLocalBatchesEqualBatchNormOnTheConcatenation) {
 }
 
 TEST(SyncBatchNorm, EvalModeSendsNoCollective) {
-  testing::run_ranks(2, [&](dist::Communicator& comm) {
+  testing::run_ranks(2, [&](comm::Communicator& comm) {
     BatchNorm2d bn = make_bn();
     torch::nn::Sequential parent(bn);
     convert_sync_batchnorm(*parent, comm, std::make_shared<SyncBnControl>());
@@ -120,7 +120,7 @@ TEST(SyncBatchNorm, EvalModeSendsNoCollective) {
 
 TEST(SyncBatchNorm, SkippedExchangeUsesLocalStatistics) {
   std::vector<at::Tensor> means(2);
-  testing::run_ranks(2, [&](dist::Communicator& comm) {
+  testing::run_ranks(2, [&](comm::Communicator& comm) {
     BatchNorm2d bn = make_bn();
     torch::nn::Sequential parent(bn);
     auto control = std::make_shared<SyncBnControl>();

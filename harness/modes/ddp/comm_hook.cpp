@@ -13,7 +13,7 @@ namespace {
 
 class AllreduceReduction : public PendingReduction {
  public:
-  AllreduceReduction(dist::Communicator& comm, at::Tensor bucket) : bucket_(std::move(bucket)) {
+  AllreduceReduction(comm::Communicator& comm, at::Tensor bucket) : bucket_(std::move(bucket)) {
     bucket_.div_(comm.world_size());
     work_ = comm.allreduce_sum(bucket_);
   }
@@ -22,12 +22,12 @@ class AllreduceReduction : public PendingReduction {
 
  private:
   at::Tensor bucket_;
-  std::shared_ptr<dist::Work> work_;
+  std::shared_ptr<comm::Work> work_;
 };
 
 class CompressedReduction : public PendingReduction {
  public:
-  CompressedReduction(dist::Communicator& comm, at::Tensor bucket, at::ScalarType wire)
+  CompressedReduction(comm::Communicator& comm, at::Tensor bucket, at::ScalarType wire)
       : bucket_(std::move(bucket)) {
     compressed_ = bucket_.to(wire).div_(comm.world_size());
     work_ = comm.allreduce_sum(compressed_);
@@ -41,7 +41,7 @@ class CompressedReduction : public PendingReduction {
  private:
   at::Tensor bucket_;
   at::Tensor compressed_;
-  std::shared_ptr<dist::Work> work_;
+  std::shared_ptr<comm::Work> work_;
 };
 
 }  // namespace
@@ -66,7 +66,7 @@ const char* comm_hook_name(CommHookKind kind) {
   return "?";
 }
 
-std::unique_ptr<PendingReduction> launch_comm_hook(CommHookKind kind, dist::Communicator& comm,
+std::unique_ptr<PendingReduction> launch_comm_hook(CommHookKind kind, comm::Communicator& comm,
                                                    at::Tensor bucket) {
   switch (kind) {
     case CommHookKind::kAllreduce:

@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "dist/communicator.h"
+#include "comm/communicator.h"
 
 namespace ddpbench::modes::ddp {
 
@@ -28,7 +28,7 @@ class PendingReduction {
 };
 
 // Starts reducing `bucket` (a flat gradient buffer) across the communicator's ranks.
-std::unique_ptr<PendingReduction> launch_comm_hook(CommHookKind kind, dist::Communicator& comm,
+std::unique_ptr<PendingReduction> launch_comm_hook(CommHookKind kind, comm::Communicator& comm,
                                                    at::Tensor bucket);
 
 }  // namespace ddpbench::modes::ddp

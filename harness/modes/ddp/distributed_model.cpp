@@ -5,7 +5,7 @@
 
 namespace ddpbench::modes::ddp {
 
-DistributedModel::DistributedModel(torch::nn::AnyModule module, dist::Communicator& comm,
+DistributedModel::DistributedModel(torch::nn::AnyModule module, comm::Communicator& comm,
                                    DdpOptions options)
     : module_(std::move(module)), comm_(comm), options_(std::move(options)) {
   for (const auto& p : module_.ptr()->named_parameters()) {
@@ -37,10 +37,12 @@ at::Tensor DistributedModel::forward(const at::Tensor& input) {
   return module_.forward(input);
 }
 
-double DistributedModel::reduce_gradients() {
-  if (reducer_) return reducer_->finalize();
-  if (!sync_) return 0.0;
-  const auto start = std::chrono::steady_clock::now();
+void DistributedModel::reduce_gradients() {
+  if (reducer_) {
+    reducer_->finalize();
+    return;
+  }
+  if (!sync_) return;
   naive_bytes_ = 0;
   torch::NoGradGuard no_grad;
   for (size_t i = 0; i < params_.size(); ++i) {
@@ -53,11 +55,10 @@ double DistributedModel::reduce_gradients() {
       g = params_[i].mutable_grad() = torch::zeros_like(params_[i]);
     }
     if (naive_tap_) naive_tap_(static_cast<int64_t>(i), g);
-    dist::allreduce_sum_blocking(comm_, g);
+    comm::allreduce_sum_blocking(comm_, g);
     g.div_(comm_.world_size());  // sum first, then average: the textbook order
     naive_bytes_ += g.numel() * g.element_size();
   }
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 DistributedModel::NoSync::NoSync(DistributedModel& m) : model_(m) {

@@ -9,7 +9,7 @@
 
 #include <memory>
 
-#include "dist/communicator.h"
+#include "comm/communicator.h"
 #include "modes/ddp/reducer.h"
 
 namespace ddpbench::modes::ddp {
@@ -24,11 +24,11 @@ struct DdpOptions {
 
 class DistributedModel {
  public:
-  DistributedModel(torch::nn::AnyModule module, dist::Communicator& comm, DdpOptions options);
+  DistributedModel(torch::nn::AnyModule module, comm::Communicator& comm, DdpOptions options);
 
   at::Tensor forward(const at::Tensor& input);
-  // After backward: averaged gradients in .grad. Returns seconds blocked on communication.
-  double reduce_gradients();
+  // After backward: averaged gradients in .grad.
+  void reduce_gradients();
 
   // Scoped no_sync(): backward inside it only accumulates local gradients.
   class NoSync {
@@ -50,7 +50,7 @@ class DistributedModel {
 
  private:
   torch::nn::AnyModule module_;
-  dist::Communicator& comm_;
+  comm::Communicator& comm_;
   DdpOptions options_;
   std::vector<std::string> names_;
   std::vector<at::Tensor> params_;

@@ -5,12 +5,10 @@
 #include <fmt/format.h>
 #include <torch/csrc/autograd/variable.h>
 
-#include <chrono>
-
 namespace ddpbench::modes::ddp {
 
 Reducer::Reducer(std::vector<std::string> names, std::vector<at::Tensor> params,
-                 dist::Communicator& comm, ReducerOptions options)
+                 comm::Communicator& comm, ReducerOptions options)
     : names_(std::move(names)), params_(std::move(params)), comm_(comm), options_(options) {
   std::vector<int64_t> bytes;
   for (const auto& p : params_) bytes.push_back(p.numel() * p.element_size());
@@ -102,8 +100,8 @@ void Reducer::launch_ready_buckets() {
   }
 }
 
-double Reducer::finalize() {
-  if (!sync_) return 0.0;
+void Reducer::finalize() {
+  if (!sync_) return;
   in_backward_ = false;
   std::vector<std::string> missing;
   for (size_t i = 0; i < params_.size(); ++i) {
@@ -133,11 +131,8 @@ double Reducer::finalize() {
     for (size_t i = 0; i < params_.size(); ++i)
       used_anywhere[static_cast<int64_t>(i)] = param_used_[i] ? 1.0 : 0.0;
   }
-  const auto start = std::chrono::steady_clock::now();
-  if (used_anywhere.defined()) dist::allreduce_sum_blocking(comm_, used_anywhere);
+  if (used_anywhere.defined()) comm::allreduce_sum_blocking(comm_, used_anywhere);
   for (auto& p : pending_) p->finish();
-  const double waited =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   for (size_t i = 0; i < params_.size(); ++i) {
     at::Tensor& param = params_[i];
@@ -154,7 +149,6 @@ double Reducer::finalize() {
     }
   }
   pending_.clear();
-  return waited;
 }
 
 }  // namespace ddpbench::modes::ddp

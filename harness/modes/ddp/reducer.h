@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "dist/communicator.h"
+#include "comm/communicator.h"
 #include "modes/ddp/bucket_assignment.h"
 #include "modes/ddp/comm_hook.h"
 
@@ -34,7 +34,7 @@ using GradientTap = std::function<void(int64_t param_index, at::Tensor& slot)>;
 class Reducer {
  public:
   // `params` in registration order; hooks are registered on each.
-  Reducer(std::vector<std::string> names, std::vector<at::Tensor> params, dist::Communicator& comm,
+  Reducer(std::vector<std::string> names, std::vector<at::Tensor> params, comm::Communicator& comm,
           ReducerOptions options);
   ~Reducer();
   Reducer(const Reducer&) = delete;
@@ -48,8 +48,7 @@ class Reducer {
   // Call before each synchronised backward.
   void prepare_for_backward();
   // Call after backward: waits for all reductions and writes averaged gradients into .grad.
-  // Returns seconds spent blocked waiting for communication.
-  double finalize();
+  void finalize();
 
   const std::vector<std::vector<int64_t>>& buckets() const { return bucket_params_; }
   // Parameter indices in the order their hooks fired during the last backward.
@@ -71,7 +70,7 @@ class Reducer {
 
   std::vector<std::string> names_;
   std::vector<at::Tensor> params_;
-  dist::Communicator& comm_;
+  comm::Communicator& comm_;
   ReducerOptions options_;
   std::vector<std::vector<int64_t>> bucket_params_;
   std::vector<at::Tensor> bucket_buffers_;

@@ -23,7 +23,7 @@ struct GlobalStats {
 
 // Local (mean, M2, count) -> all-gather -> Chan's combination. Every rank combines the same
 // gathered numbers in the same order, so all ranks get bit-identical statistics.
-GlobalStats exchange_statistics(const at::Tensor& x, dist::Communicator& comm, bool skip) {
+GlobalStats exchange_statistics(const at::Tensor& x, comm::Communicator& comm, bool skip) {
   const int64_t c = x.size(1);
   const at::Tensor xd = x.detach().to(at::kDouble).transpose(0, 1).reshape({c, -1});
   const double n = static_cast<double>(xd.size(1));
@@ -70,12 +70,12 @@ class SyncBnFunction : public torch::autograd::Function<SyncBnFunction> {
     const at::Tensor& xhat = saved[0];
     const at::Tensor& weight = saved[1];
     const at::Tensor& invstd = saved[2];
-    auto* comm = reinterpret_cast<dist::Communicator*>(ctx->saved_data["comm"].toInt());
+    auto* comm = reinterpret_cast<comm::Communicator*>(ctx->saved_data["comm"].toInt());
     const at::Tensor dy = grad_outputs[0];
     const at::Tensor sum_dy = dy.sum({0, 2, 3});
     const at::Tensor sum_dy_xhat = (dy * xhat).sum({0, 2, 3});
     at::Tensor sums = at::cat({sum_dy, sum_dy_xhat});
-    dist::allreduce_sum_blocking(*comm, sums);
+    comm::allreduce_sum_blocking(*comm, sums);
     double count = ctx->saved_data["count"].toDouble();
     if (ctx->saved_data["skip"].toBool()) {
       sums = at::cat({sum_dy, sum_dy_xhat});
@@ -92,7 +92,7 @@ class SyncBnFunction : public torch::autograd::Function<SyncBnFunction> {
 };
 
 at::Tensor sync_forward(scenarios::models::BatchNorm2dImpl& bn, const at::Tensor& x,
-                        dist::Communicator& comm, const SyncBnControl& control) {
+                        comm::Communicator& comm, const SyncBnControl& control) {
   if (!bn.is_training()) {
     return torch::batch_norm(x, bn.weight, bn.bias, bn.running_mean, bn.running_var, false,
                              bn.momentum, bn.eps, false);
@@ -113,7 +113,7 @@ at::Tensor sync_forward(scenarios::models::BatchNorm2dImpl& bn, const at::Tensor
 
 }  // namespace
 
-int convert_sync_batchnorm(torch::nn::Module& model, dist::Communicator& comm,
+int convert_sync_batchnorm(torch::nn::Module& model, comm::Communicator& comm,
                            std::shared_ptr<SyncBnControl> control) {
   int converted = 0;
   for (const auto& m : model.modules(/*include_self=*/false)) {

@@ -1,16 +1,16 @@
-// sync_batch_norm.h — SyncBatchNorm for DDP, on CPU and GPU alike (PyTorch 1.13's SyncBatchNorm
-// refuses CPU tensors). Forward: per-channel local mean, M2 and count -> all-gather (counts may
-// differ per rank) -> global mean and biased variance for normalisation, combined with Chan's
-// parallel formula in float64 (no catastrophic cancellation of E[x^2] - E[x]^2); running
-// statistics move with the global mean and the UNBIASED global variance. Backward: allreduce of
-// per-channel sum(dy) and sum(dy * x_hat), then the input gradient; weight and bias gradients stay
-// local and reach the other ranks through DDP's allreduce. Eval mode uses the running statistics
-// and communicates nothing.
+// sync_batch_norm.h — SyncBatchNorm for DDP, in ddpbench's own code because PyTorch 1.13's
+// SyncBatchNorm refuses CPU tensors; it runs on the CPU, the only device so far. Forward:
+// per-channel local mean, M2 and count -> all-gather (counts may differ per rank) -> global mean
+// and biased variance for normalisation, combined with Chan's parallel formula in float64 (no
+// catastrophic cancellation of E[x^2] - E[x]^2); running statistics move with the global mean and
+// the UNBIASED global variance. Backward: allreduce of per-channel sum(dy) and sum(dy * x_hat),
+// then the input gradient; weight and bias gradients stay local and reach the other ranks through
+// DDP's allreduce. Eval mode uses the running statistics and communicates nothing.
 #pragma once
 
 #include <memory>
 
-#include "dist/communicator.h"
+#include "comm/communicator.h"
 
 namespace torch::nn {
 class Module;
@@ -28,7 +28,7 @@ struct SyncBnControl {
 // Makes every ddpbench BatchNorm2d in `model` synchronise over `comm` (like
 // torch.nn.SyncBatchNorm.convert_sync_batchnorm). Returns how many layers were converted.
 // `comm` and `control` must outlive the model's use.
-int convert_sync_batchnorm(torch::nn::Module& model, dist::Communicator& comm,
+int convert_sync_batchnorm(torch::nn::Module& model, comm::Communicator& comm,
                            std::shared_ptr<SyncBnControl> control);
 
 // Number of ddpbench BatchNorm2d layers in `model` (what convert_sync_batchnorm would convert).

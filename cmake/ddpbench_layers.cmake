@@ -1,0 +1,56 @@
+# ddpbench_layers.cmake — one static library per layer, and include roots that make the allowed
+# arrows the only ones that compile (docs/ARCHITECTURE.md, "Layers").
+#
+# Why staged include roots: every header is included by its path from the layer's root
+# ("comm/communicator.h"). If all targets saw harness/ as an include directory, any layer could
+# include any header and the arrows would be a convention. Instead each layer gets its own root,
+# build/layers/<target>/, holding one symlink to its source folder, and only that root is the
+# layer's PUBLIC include directory. A layer therefore sees exactly the headers of the layers it
+# links to (and theirs, where they link PUBLIC): a forbidden include fails with "No such file",
+# which tests/layering proves for the arrows that matter most.
+
+# ddpbench_layer(<target> DIR <source folder> INCLUDE_AS <path from the include root>
+#                [SOURCES files relative to DIR...] [PUBLIC deps...] [PRIVATE deps...]
+#                [TORCH])
+# TORCH: the layer's sources use libtorch; they reuse the one precompiled <torch/torch.h>.
+function(ddpbench_layer target)
+  cmake_parse_arguments(L "TORCH" "DIR;INCLUDE_AS" "SOURCES;PUBLIC;PRIVATE" ${ARGN})
+  set(root ${CMAKE_BINARY_DIR}/layers/${target})
+  ddpbench_stage_include(${root} ${L_DIR} ${L_INCLUDE_AS})
+  list(TRANSFORM L_SOURCES PREPEND ${L_DIR}/)
+  add_library(${target} STATIC ${L_SOURCES})
+  target_include_directories(${target} PUBLIC ${root})
+  target_link_libraries(${target} PUBLIC ${L_PUBLIC} PRIVATE ${L_PRIVATE})
+  if(L_TORCH)
+    target_link_libraries(${target} PUBLIC ddpbench_torch)
+    target_precompile_headers(${target} REUSE_FROM ddpbench_torch_pch)
+  endif()
+endfunction()
+
+# Makes <root>/<include_as> a symlink to <dir> (re-created when it points elsewhere).
+function(ddpbench_stage_include root dir include_as)
+  set(link ${root}/${include_as})
+  get_filename_component(parent ${link} DIRECTORY)
+  file(MAKE_DIRECTORY ${parent})
+  if(IS_SYMLINK ${link})
+    file(READ_SYMLINK ${link} current)
+    if(current STREQUAL dir)
+      return()
+    endif()
+  endif()
+  file(REMOVE ${link})
+  file(CREATE_LINK ${dir} ${link} SYMBOLIC)
+endfunction()
+
+# What every torch-using layer shares: libtorch, its ABI flags, and one precompiled
+# <torch/torch.h> (~20 s of parsing saved in every torch translation unit). The PCH is built once
+# by an object library; layers reuse it, so their compile flags must match: no layer adds
+# compile definitions or options of its own (include directories may differ).
+function(ddpbench_torch_base)
+  add_library(ddpbench_torch INTERFACE)
+  target_link_libraries(ddpbench_torch INTERFACE ${TORCH_LIBRARIES} fmt::fmt Threads::Threads)
+  target_compile_options(ddpbench_torch INTERFACE ${TORCH_CXX_FLAGS})
+  add_library(ddpbench_torch_pch OBJECT ${PROJECT_SOURCE_DIR}/cmake/torch_pch.cpp)
+  target_link_libraries(ddpbench_torch_pch PRIVATE ddpbench_torch)
+  target_precompile_headers(ddpbench_torch_pch PRIVATE <torch/torch.h>)
+endfunction()

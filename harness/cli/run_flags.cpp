@@ -1,0 +1,108 @@
+// run_flags.cpp — see run_flags.h.
+#include "cli/run_flags.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "cli/validators.h"
+
+namespace ddpbench::cli {
+
+void add_shared_run_flags(CLI::App& cmd, run::RunRequest& r) {
+  cmd.add_option("--scenario", r.scenario, "Scenario name (see `ddpbench list`)");
+  cmd.add_option("--steps", r.steps,
+                 "Training steps: checked steps, and timed steps after --warmup (default: the "
+                 "scenario's)")
+      ->check(integer_at_least(1));
+  cmd.add_option("--batch-size", r.batch_size,
+                 "Global batch size, all ranks together (default: the scenario's; `scale`: at "
+                 "the largest world size)")
+      ->check(integer_at_least(1));
+  cmd.add_option("--seed", r.seed, "Seed for init, shuffle and augmentation")
+      ->check(integer_at_least(0));
+  cmd.add_option("--dtype", r.dtype, "float32 or float64")
+      ->check(CLI::IsMember({"float32", "float64"}));
+  cmd.add_option("--data-dir", r.data_dir, "Dataset directory (default: the scenario's data)");
+  cmd.add_option("--out", r.out, "Output directory for the report files");
+  cmd.add_option("--threads", r.threads, "Intra-op threads per process (default: cores / ranks)")
+      ->check(integer_at_least(1));
+  cmd.add_option("--backend", r.backend, "Collectives: gloo, mpi (under mpirun), nccl")
+      ->check(CLI::IsMember({"gloo", "mpi", "nccl"}));
+  cmd.add_option("--master-addr", r.master_addr, "Address the workers rendezvous on");
+  cmd.add_option("--timeout", r.timeout, "Seconds without progress before a rank is declared hung");
+  cmd.add_option("--ddp-impl", r.ddp_impl, "bucketed (overlapping) or naive")
+      ->check(CLI::IsMember({"bucketed", "naive"}));
+  cmd.add_option("--bucket-cap-mb", r.bucket_cap_mb, "DDP bucket cap in MiB");
+  cmd.add_option("--first-bucket-mb", r.first_bucket_mb, "DDP first bucket size in MiB");
+  cmd.add_flag("--no-broadcast-buffers", r.no_broadcast_buffers,
+               "Do not broadcast rank 0's buffers before each forward");
+  cmd.add_flag("--find-unused-parameters", r.find_unused_parameters,
+               "Reduce parameters without a gradient as zeros");
+  cmd.add_option("--comm-hook", r.comm_hook, "DDP communication hook: allreduce, fp16, bf16")
+      ->check(CLI::IsMember({"allreduce", "fp16", "bf16"}));
+  cmd.add_option("--warmup", r.warmup, "Perf phase: warm-up steps discarded before timing")
+      ->check(integer_at_least(0));
+  cmd.add_flag("--strong", r.strong,
+               "Strong scaling: the single-device baseline trains the whole global batch");
+  cmd.add_flag("--sync-bn", r.sync_bn, "Convert BatchNorm to SyncBN under DDP");
+  cmd.add_flag("--quiet", r.quiet, "No progress line on a terminal");
+}
+
+void add_run_flags(CLI::App& cmd, run::RunRequest& r) {
+  add_shared_run_flags(cmd, r);
+  cmd.add_option("--modes", r.modes, "Comma-separated modes: single, dp, ddp")->delimiter(',');
+  cmd.add_option("--gpus,--world-size", r.world_size, "World size K: ranks, one process each")
+      ->check(integer_at_least(1));
+  cmd.add_option(
+      "--inject-fault", r.inject_fault,
+      "KIND:rank=R,step=S[,eps=E][,tensor=NAME], KIND in grad, crash, hang, nan, syncbn");
+  cmd.add_option("--grad-check", r.grad_check, "Gradient comparison: auto, full, fingerprint")
+      ->check(CLI::IsMember({"auto", "full", "fingerprint"}));
+  cmd.add_flag("--check-only", r.check_only, "Only the correctness checks, no perf phase");
+  cmd.add_flag("--perf-only", r.perf_only, "Only the perf phase, no correctness checks");
+  cmd.add_flag("--export-batches", r.export_batches,
+               "Also write batches.pt for reference/torch_ddp_oracle.py");
+}
+
+std::vector<std::string> command_line(const run::RunRequest& r) {
+  std::vector<std::string> a = {"/proc/self/exe", "run", "--scenario", r.scenario};
+  auto option = [&a](const char* flag, const std::string& value) {
+    a.insert(a.end(), {flag, value});
+  };
+  auto number = [&option](const char* flag, auto value) {
+    option(flag, fmt::format("{}", value));  // shortest round-trip form for doubles
+  };
+  auto flag = [&a](const char* name, bool set) {
+    if (set) a.emplace_back(name);
+  };
+  if (!r.modes.empty()) option("--modes", fmt::format("{}", fmt::join(r.modes, ",")));
+  if (r.steps > 0) number("--steps", r.steps);
+  if (r.batch_size > 0) number("--batch-size", r.batch_size);
+  if (r.seed >= 0) number("--seed", r.seed);
+  if (!r.dtype.empty()) option("--dtype", r.dtype);
+  if (!r.data_dir.empty()) option("--data-dir", r.data_dir);
+  option("--out", r.out);
+  if (r.threads > 0) number("--threads", r.threads);
+  number("--gpus", r.world_size);
+  option("--backend", r.backend);
+  option("--master-addr", r.master_addr);
+  number("--timeout", r.timeout);
+  option("--ddp-impl", r.ddp_impl);
+  number("--bucket-cap-mb", r.bucket_cap_mb);
+  number("--first-bucket-mb", r.first_bucket_mb);
+  flag("--no-broadcast-buffers", r.no_broadcast_buffers);
+  flag("--find-unused-parameters", r.find_unused_parameters);
+  option("--comm-hook", r.comm_hook);
+  if (!r.inject_fault.empty()) option("--inject-fault", r.inject_fault);
+  option("--grad-check", r.grad_check);
+  number("--warmup", r.warmup);
+  flag("--check-only", r.check_only);
+  flag("--perf-only", r.perf_only);
+  flag("--strong", r.strong);
+  flag("--sync-bn", r.sync_bn);
+  flag("--quiet", r.quiet);
+  flag("--export-batches", r.export_batches);
+  return a;
+}
+
+}  // namespace ddpbench::cli

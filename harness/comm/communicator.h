@@ -1,0 +1,47 @@
+// communicator.h — the collectives ddpbench's DDP and SyncBN need, behind one small interface
+// with one implementation per backend (gloo over c10d, OpenMPI, NCCL). Ranks must issue
+// collectives in the same order; async allreduces complete in launch order.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ddpbench::comm {
+
+// A pending asynchronous collective. wait() blocks until the result is in the tensor and
+// rethrows the backend's error (e.g. a timeout) as std::runtime_error.
+class Work {
+ public:
+  virtual ~Work() = default;
+  virtual void wait() = 0;
+};
+
+class Communicator {
+ public:
+  virtual ~Communicator() = default;
+  virtual int rank() const = 0;
+  virtual int world_size() const = 0;
+  virtual std::string backend() const = 0;
+
+  // In-place elementwise sum across ranks, asynchronous. The tensor must stay alive and
+  // untouched until wait() returns. float32, float64, float16 and bfloat16 are supported.
+  virtual std::shared_ptr<Work> allreduce_sum(at::Tensor tensor) = 0;
+  // In-place broadcast of every tensor from `root`, blocking.
+  virtual void broadcast(std::vector<at::Tensor> tensors, int root) = 0;
+  // Gathers one tensor per rank (same shape and dtype on every rank), blocking; result in rank
+  // order.
+  virtual std::vector<at::Tensor> allgather(const at::Tensor& tensor) = 0;
+  virtual void barrier() = 0;
+  // Counts collectives issued so far (tests use it, e.g. "SyncBN eval sends nothing").
+  virtual int64_t collectives_issued() const = 0;
+};
+
+// allreduce_sum + wait.
+inline void allreduce_sum_blocking(Communicator& comm, at::Tensor tensor) {
+  comm.allreduce_sum(std::move(tensor))->wait();
+}
+
+}  // namespace ddpbench::comm

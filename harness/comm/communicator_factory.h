@@ -1,0 +1,26 @@
+// communicator_factory.h — picks the Communicator implementation for --backend.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "comm/communicator.h"
+#include "comm/store.h"
+
+namespace ddpbench::comm {
+
+struct CommunicatorRequest {
+  std::string backend;  // gloo, mpi, nccl
+  int rank = 0;
+  int world_size = 1;
+  std::shared_ptr<Store> store;  // rendezvous for gloo and nccl (mpi needs none)
+  std::string interface_address = "127.0.0.1";
+  std::chrono::milliseconds timeout{std::chrono::minutes(5)};
+};
+
+// Throws InputError for an unknown backend or one this process cannot run (backend_support.h;
+// nccl without a CUDA device refuses in make_nccl_communicator), with the fix.
+std::unique_ptr<Communicator> make_communicator(const CommunicatorRequest& request);
+
+}  // namespace ddpbench::comm

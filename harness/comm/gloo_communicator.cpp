@@ -1,0 +1,86 @@
+// gloo_communicator.cpp — see gloo_communicator.h.
+#include "comm/gloo_communicator.h"
+
+#include <atomic>
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+
+#include "comm/store_impl.h"
+
+namespace ddpbench::comm {
+namespace {
+
+class GlooWork : public Work {
+ public:
+  explicit GlooWork(c10::intrusive_ptr<c10d::Work> work) : work_(std::move(work)) {}
+  void wait() override { work_->wait(); }
+
+ private:
+  c10::intrusive_ptr<c10d::Work> work_;
+};
+
+class GlooCommunicator : public Communicator {
+ public:
+  GlooCommunicator(const std::shared_ptr<Store>& store, const GlooOptions& o)
+      : store_(store), rank_(o.rank), world_size_(o.world_size) {
+    auto opts = c10d::ProcessGroupGloo::Options::create(o.timeout);
+    opts->devices.push_back(
+        o.interface_address.empty()
+            ? c10d::ProcessGroupGloo::createDefaultDevice()
+            : c10d::ProcessGroupGloo::createDeviceForHostname(o.interface_address));
+    auto prefixed = c10::make_intrusive<c10d::PrefixStore>("gloo", store->impl().store);
+    pg_ = c10::make_intrusive<c10d::ProcessGroupGloo>(prefixed, o.rank, o.world_size, opts);
+  }
+
+  int rank() const override { return rank_; }
+  int world_size() const override { return world_size_; }
+  std::string backend() const override { return "gloo"; }
+
+  std::shared_ptr<Work> allreduce_sum(at::Tensor tensor) override {
+    ++issued_;
+    std::vector<at::Tensor> v{std::move(tensor)};
+    return std::make_shared<GlooWork>(pg_->allreduce(v));
+  }
+
+  void broadcast(std::vector<at::Tensor> tensors, int root) override {
+    for (auto& t : tensors) {
+      ++issued_;
+      std::vector<at::Tensor> v{t};
+      c10d::BroadcastOptions opts;
+      opts.rootRank = root;
+      pg_->broadcast(v, opts)->wait();
+    }
+  }
+
+  std::vector<at::Tensor> allgather(const at::Tensor& tensor) override {
+    ++issued_;
+    std::vector<std::vector<at::Tensor>> out(1);
+    for (int r = 0; r < world_size_; ++r) out[0].push_back(at::empty_like(tensor));
+    std::vector<at::Tensor> in{tensor};
+    pg_->allgather(out, in)->wait();
+    return out[0];
+  }
+
+  void barrier() override {
+    ++issued_;
+    pg_->barrier()->wait();
+  }
+
+  int64_t collectives_issued() const override { return issued_; }
+
+ private:
+  std::shared_ptr<Store> store_;
+  int rank_;
+  int world_size_;
+  c10::intrusive_ptr<c10d::ProcessGroupGloo> pg_;
+  std::atomic<int64_t> issued_{0};
+};
+
+}  // namespace
+
+std::unique_ptr<Communicator> make_gloo_communicator(const std::shared_ptr<Store>& store,
+                                                     const GlooOptions& options) {
+  return std::make_unique<GlooCommunicator>(store, options);
+}
+
+}  // namespace ddpbench::comm

@@ -1,0 +1,57 @@
+// store.cpp — see store.h.
+#include "comm/store.h"
+
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+
+#include "comm/store_impl.h"
+
+namespace ddpbench::comm {
+namespace {
+
+std::vector<uint8_t> bytes_of(const std::string& s) { return {s.begin(), s.end()}; }
+
+std::shared_ptr<Store> make(const std::string& host, int port, bool server,
+                            std::chrono::milliseconds timeout) {
+  c10d::TCPStoreOptions opts;
+  opts.port = static_cast<uint16_t>(port);
+  opts.isServer = server;
+  opts.waitWorkers = false;
+  opts.timeout = timeout;
+  auto tcp = c10::make_intrusive<c10d::TCPStore>(host, opts);
+  auto impl = std::make_unique<Store::Impl>();
+  impl->port = tcp->getPort();
+  impl->store = tcp;
+  return std::make_shared<Store>(std::move(impl));
+}
+
+}  // namespace
+
+Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Store::~Store() = default;
+
+std::shared_ptr<Store> Store::serve(const std::string& host, int port,
+                                    std::chrono::milliseconds timeout) {
+  return make(host, port, true, timeout);
+}
+
+std::shared_ptr<Store> Store::connect(const std::string& host, int port,
+                                      std::chrono::milliseconds timeout) {
+  return make(host, port, false, timeout);
+}
+
+int Store::port() const { return impl_->port; }
+
+void Store::set(const std::string& key, const std::string& value) {
+  impl_->store->set(key, bytes_of(value));
+}
+
+std::string Store::get(const std::string& key) {
+  const std::vector<uint8_t> v = impl_->store->get(key);
+  return {v.begin(), v.end()};
+}
+
+bool Store::check(const std::string& key) { return impl_->store->check({key}); }
+
+int64_t Store::add(const std::string& key, int64_t delta) { return impl_->store->add(key, delta); }
+
+}  // namespace ddpbench::comm

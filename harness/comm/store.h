@@ -1,0 +1,38 @@
+// store.h — the key-value store used for rendezvous, progress heartbeats and results: a thin
+// wrapper over c10d::TCPStore so that callers need no c10d headers. The launching parent hosts
+// the server on a free port; workers (and the gloo process group) connect as clients.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace ddpbench::comm {
+
+class Store {
+ public:
+  // Listens on host:port; port 0 picks a free port (see port()).
+  static std::shared_ptr<Store> serve(const std::string& host, int port,
+                                      std::chrono::milliseconds timeout);
+  // Connects to a server; retries until `timeout`. Throws std::runtime_error on failure.
+  static std::shared_ptr<Store> connect(const std::string& host, int port,
+                                        std::chrono::milliseconds timeout);
+
+  int port() const;
+  void set(const std::string& key, const std::string& value);
+  // Blocks until the key exists or the timeout passes (then throws).
+  std::string get(const std::string& key);
+  bool check(const std::string& key);
+  int64_t add(const std::string& key, int64_t delta);
+
+  struct Impl;
+  explicit Store(std::unique_ptr<Impl> impl);
+  ~Store();
+  Impl& impl() { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ddpbench::comm

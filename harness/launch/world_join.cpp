@@ -1,0 +1,52 @@
+// world_join.cpp — see world_join.h.
+#include "launch/world_join.h"
+
+#include <fmt/format.h>
+
+#include "comm/communicator_factory.h"
+#include "comm/mpi_rendezvous.h"
+#include "errors.h"
+
+namespace ddpbench::launch {
+namespace {
+
+std::shared_ptr<comm::Store> join_store(const WorldInfo& w, std::chrono::milliseconds timeout) {
+  if (w.launcher == Launcher::kOpenMpi && w.master_addr.empty()) {
+    return comm::mpi_rendezvous_store(w.rank, timeout);
+  }
+  if (w.master_addr.empty() || w.master_port == 0) {
+    throw InputError(fmt::format(
+        "rank {} ({}): MASTER_ADDR and MASTER_PORT are needed for the rendezvous; export them "
+        "(e.g. MASTER_ADDR=<rank 0 host> MASTER_PORT=29500)",
+        w.rank, launcher_name(w.launcher)));
+  }
+  // A ddpbench parent hosts the store; otherwise rank 0 does, as torchrun's c10d rendezvous.
+  if (w.launcher != Launcher::kDdpbench && w.rank == 0) {
+    return comm::Store::serve(w.master_addr, w.master_port, timeout);
+  }
+  return comm::Store::connect(w.master_addr, w.master_port, timeout);
+}
+
+bool is_loopback(const std::string& addr) {
+  return addr == "localhost" || addr.rfind("127.", 0) == 0 || addr == "::1";
+}
+
+}  // namespace
+
+JoinedWorld join_world(const WorldInfo& world, const std::string& backend,
+                       std::chrono::milliseconds timeout) {
+  JoinedWorld joined;
+  // The MPI backend rendezvouses through mpirun itself; everything else through a store.
+  if (backend != "mpi") joined.store = join_store(world, timeout);
+  comm::CommunicatorRequest request;
+  request.backend = backend;
+  request.rank = world.rank;
+  request.world_size = world.world_size;
+  request.store = joined.store;
+  request.interface_address = is_loopback(world.master_addr) ? "127.0.0.1" : "";
+  request.timeout = timeout + std::chrono::seconds(30);
+  joined.comm = comm::make_communicator(request);
+  return joined;
+}
+
+}  // namespace ddpbench::launch

@@ -1,0 +1,56 @@
+// gradient_path.h — what makes a mode a mode: how it turns a step's batch into the gradients the
+// optimizer applies. Everything else of a training step — walking the plan, loading and placing
+// the batch, the optimizer, phase timing, the non-finite check, progress — belongs to the step
+// loop (step_loop.h) and is the same for every mode. Modes share that scaffolding and never a
+// gradient path (docs/ARCHITECTURE.md, contract 3): each implementation of this interface is
+// its own code, and agreement between two of them means something.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "data/batch_plan.h"
+#include "data/dataset.h"
+
+namespace torch::nn {
+class Module;
+}
+
+namespace ddpbench::modes {
+
+class GradientPath {
+ public:
+  virtual ~GradientPath() = default;
+
+  // The module whose parameters the optimizer steps and whose gradients and state are
+  // observed: the model (single), the master (dp), this rank's replica (ddp).
+  virtual torch::nn::Module& module() = 0;
+  // Who trains, for failure messages: "single", "dp", "rank 1".
+  virtual std::string who() const = 0;
+
+  // The samples this process loads for a step of `epoch`: the whole global batch (single; dp,
+  // which scatters it to its replicas itself, as torch.nn.DataParallel does) or only this rank's
+  // slice (ddp).
+  virtual std::vector<int64_t> step_samples(const data::EpochPlan& epoch,
+                                            int64_t step_in_epoch) const = 0;
+
+  // The forward pass of run-global step `step` on the placed batch; returns the loss this mode
+  // backpropagates.
+  virtual at::Tensor forward_loss(const data::Batch& batch, int64_t step) = 0;
+  virtual void backward(const at::Tensor& loss) = 0;
+  // After backward, before the optimizer: leaves in module()'s .grad the gradients this mode
+  // trains with (dp: the sum of the replicas'; ddp: the average over ranks).
+  virtual void reduce_gradients() = 0;
+
+  // After a checked step, outside the timed region: the loss to record for the step, given this
+  // process's mean loss over `samples` samples. DDP returns the global mean over ranks and checks
+  // that every rank holds the same parameters; the others return `local_loss`.
+  virtual double finish_checked_step(int64_t /*step*/, double local_loss, int64_t /*samples*/) {
+    return local_loss;
+  }
+};
+
+}  // namespace ddpbench::modes

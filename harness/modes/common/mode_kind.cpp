@@ -1,0 +1,33 @@
+// mode_kind.cpp — see mode_kind.h.
+#include "modes/common/mode_kind.h"
+
+#include <algorithm>
+
+namespace ddpbench::modes {
+
+const char* mode_name(ModeKind mode) {
+  switch (mode) {
+    case ModeKind::kSingle:
+      return "single";
+    case ModeKind::kDataParallel:
+      return "dp";
+    case ModeKind::kDdp:
+      return "ddp";
+  }
+  return "?";
+}
+
+std::optional<ModeKind> parse_mode(const std::string& name) {
+  for (ModeKind m : {ModeKind::kSingle, ModeKind::kDataParallel, ModeKind::kDdp}) {
+    if (name == mode_name(m)) return m;
+  }
+  return std::nullopt;
+}
+
+const char* known_mode_names() { return "single, dp, ddp"; }
+
+bool has_mode(const std::vector<ModeKind>& modes, ModeKind mode) {
+  return std::find(modes.begin(), modes.end(), mode) != modes.end();
+}
+
+}  // namespace ddpbench::modes

@@ -1,0 +1,25 @@
+// model_state.h — a model's parameters and buffers as an ordered name -> tensor list (the
+// state_dict names), and its serialisation as a pickle that Python's torch.load reads as a dict.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace torch::nn {
+class Module;
+}
+
+namespace ddpbench::modes {
+
+using NamedTensors = std::vector<std::pair<std::string, at::Tensor>>;
+
+// Detached copies of every parameter, then every buffer, in registration order.
+NamedTensors capture_state(const torch::nn::Module& module);
+
+// Bytes of torch::pickle_save(dict name -> tensor); `torch.load(path)` in Python gives the dict.
+std::vector<char> pickle_state(const NamedTensors& state);
+
+}  // namespace ddpbench::modes

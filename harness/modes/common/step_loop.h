@@ -1,0 +1,68 @@
+// step_loop.h — the one training loop of every mode. Per step it seeks the plan, collates the
+// samples the mode asks for, places the batch (execution context), zeroes the gradients, lets the
+// mode's gradient path run forward, backward and its reduction, steps the optimizer (the
+// scenario's, shared by design), times each phase, refuses a non-finite loss and reports
+// progress — progress and gradient records outside the timed region in every mode.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "data/batch_plan.h"
+#include "data/dataset.h"
+#include "metrics/step_statistics.h"
+#include "modes/common/gradient_path.h"
+#include "modes/common/gradient_record.h"
+#include "modes/common/model_state.h"
+#include "runtime/execution_context.h"
+#include "scenarios/scenario.h"
+
+namespace ddpbench::modes {
+
+// Where a process is inside a step; a launcher watches these to tell which rank stopped where.
+enum class StepPhase {
+  kData = 1,
+  kForward = 2,
+  kBackward = 3,
+  kCommWait = 4,
+  kOptimizer = 5,
+  kDone = 6
+};
+const char* step_phase_name(StepPhase phase);
+
+struct TrainOptions {
+  int64_t steps = 1;
+  // Checked steps record what the comparison needs: each step's loss (finish_checked_step), every
+  // gradient after the reduction, and the final state. Perf steps record only their times.
+  bool checking = true;
+  GradRecordKind grad_record = GradRecordKind::kFull;
+  // Before each phase of a step, untimed.
+  std::function<void(int64_t step, StepPhase phase)> on_phase;
+  // After each step with its loss (progress display), untimed.
+  std::function<void(int64_t step, double loss)> on_step;
+};
+
+struct TrainResult {
+  std::vector<double> losses;                      // per checked step
+  std::vector<std::vector<at::Tensor>> gradients;  // per checked step, one record per parameter
+  std::vector<metrics::PhaseTimes> step_times;     // per step, this process's
+  NamedTensors final_state;                        // after the last step (checked runs only)
+};
+
+// What a loop trains on. The references must outlive the call.
+struct TrainInputs {
+  const scenarios::ScenarioSpec& spec;  // the optimizer recipe
+  const data::Dataset& dataset;
+  const data::GlobalBatchPlan& plan;
+  const runtime::ExecutionContext& context;
+};
+
+// Runs steps 0 .. options.steps-1 of the plan through `path`. The optimizer is built here, after
+// the path was constructed (which placed the model and, in DDP, broadcast rank 0's state), as
+// DDP requires. Throws WorkerFailure("<who>: non-finite loss (<v>) at step <s>").
+TrainResult train(GradientPath& path, const TrainInputs& inputs, const TrainOptions& options);
+
+}  // namespace ddpbench::modes

@@ -1,0 +1,154 @@
+// ddp_path.cpp — see ddp_path.h.
+#include "modes/ddp/ddp_path.h"
+
+#include <fmt/format.h>
+#include <torch/torch.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <limits>
+
+#include "errors.h"
+#include "metrics/phase_times_tensor.h"
+#include "modes/sync_bn/sync_batch_norm.h"
+#include "scenarios/training_recipe.h"
+
+namespace ddpbench::modes::ddp {
+namespace {
+
+uint64_t digest_bytes(const at::Tensor& t) {
+  const at::Tensor c = t.contiguous();
+  const auto* p = static_cast<const unsigned char*>(c.data_ptr());
+  const size_t n = static_cast<size_t>(c.numel() * c.element_size());
+  uint64_t h = 0xcbf29ce484222325ULL;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    h = (h ^ w) * 0x100000001b3ULL;
+    h ^= h >> 29;
+  }
+  for (; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ULL;
+  return h;
+}
+
+int64_t resolve_fault_tensor(const std::optional<FaultSpec>& fault,
+                             const std::vector<std::string>& names) {
+  if (!fault || fault->kind != FaultKind::kGrad) return -1;
+  if (fault->tensor.empty()) return 0;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == fault->tensor) return static_cast<int64_t>(i);
+  }
+  throw InputError(
+      fmt::format("--inject-fault tensor '{}' is not a parameter of the model (e.g. {})",
+                  fault->tensor, names.empty() ? "" : names.front()));
+}
+
+}  // namespace
+
+DdpPath::DdpPath(const scenarios::ScenarioSpec& spec, scenarios::ScenarioInstance& instance,
+                 comm::Communicator& comm, const runtime::ExecutionContext& context,
+                 DdpPathOptions options)
+    : spec_(spec),
+      comm_(comm),
+      options_(std::move(options)),
+      sync_bn_control_(std::make_shared<sync_bn::SyncBnControl>()) {
+  context.place_model(*instance.model.ptr());
+  if (options_.sync_bn) {
+    sync_bn::convert_sync_batchnorm(*instance.model.ptr(), comm_, sync_bn_control_);
+  }
+  model_ = std::make_unique<DistributedModel>(instance.model, comm_, options_.ddp);
+
+  std::vector<std::string> names;
+  for (const auto& p : model_->module().named_parameters()) names.push_back(p.key());
+  const int64_t fault_tensor = resolve_fault_tensor(options_.fault, names);
+  if (fault_tensor >= 0 && options_.fault->rank == comm_.rank()) {
+    const double scale = 1.0 + options_.fault->eps;
+    const int64_t fault_step = options_.fault->step;
+    model_->set_gradient_tap(
+        [this, fault_tensor, scale, fault_step](int64_t index, at::Tensor& slot) {
+          if (index == fault_tensor && current_step_ == fault_step) slot.mul_(scale);
+        });
+  }
+}
+
+DdpPath::~DdpPath() = default;
+
+std::string DdpPath::who() const { return fmt::format("rank {}", comm_.rank()); }
+
+int64_t DdpPath::num_buckets() const {
+  const Reducer* r = model_->reducer();
+  return r != nullptr ? static_cast<int64_t>(r->buckets().size()) : 0;
+}
+
+std::vector<int64_t> DdpPath::step_samples(const data::EpochPlan& epoch,
+                                           int64_t step_in_epoch) const {
+  return epoch.local_batch(step_in_epoch, comm_.rank());
+}
+
+at::Tensor DdpPath::forward_loss(const data::Batch& batch, int64_t step) {
+  current_step_ = step;
+  const int rank = comm_.rank();
+  const std::optional<FaultSpec>& fault = options_.fault;
+  if (fault_fires(fault, FaultKind::kCrash, rank, step)) {
+    throw WorkerFailure(fmt::format("rank {}: injected crash at step {}", rank, step));
+  }
+  // syncbn fault: from its step on, this rank normalises with local statistics only.
+  sync_bn_control_->skip_exchange =
+      fault && fault->kind == FaultKind::kSyncBn && fault->rank == rank && step >= fault->step;
+  if (fault_fires(fault, FaultKind::kHang, rank, step)) {
+    // Stop responding without exiting: only the launcher's timeout can end this.
+    for (;;) pause();
+  }
+  at::Tensor loss =
+      scenarios::compute_loss(spec_.loss, model_->forward(batch.inputs), batch.targets);
+  if (fault_fires(fault, FaultKind::kNan, rank, step)) {
+    loss = loss * std::numeric_limits<double>::quiet_NaN();
+  }
+  return loss;
+}
+
+void DdpPath::backward(const at::Tensor& loss) { loss.backward(); }
+
+void DdpPath::reduce_gradients() { model_->reduce_gradients(); }
+
+double DdpPath::finish_checked_step(int64_t step, double local_loss, int64_t samples) {
+  // The global loss is the sample-weighted mean of the local means.
+  const auto n = static_cast<double>(samples);
+  at::Tensor loss_sum = at::tensor({local_loss * n, n}, at::kDouble);
+  comm::allreduce_sum_blocking(comm_, loss_sum);
+
+  // Parameters must agree bit for bit across ranks after every step: DDP's whole promise.
+  std::vector<std::string> names;
+  const std::vector<at::Tensor> all = comm_.allgather(state_digests(model_->module(), &names));
+  for (int r = 1; r < comm_.world_size() && disagreement_.step < 0; ++r) {
+    const at::Tensor differs = all[static_cast<size_t>(r)].ne(all[0]);
+    if (differs.any().item<bool>()) {
+      const int64_t idx = differs.nonzero()[0][0].item<int64_t>();
+      disagreement_ = {step, r, names[static_cast<size_t>(idx)]};
+    }
+  }
+  return loss_sum[0].item<double>() / loss_sum[1].item<double>();
+}
+
+std::vector<metrics::PhaseTimes> slowest_rank_times(comm::Communicator& comm,
+                                                    const std::vector<metrics::PhaseTimes>& times) {
+  // An empty list still joins the allgather (every rank must), as one row of zeros.
+  const at::Tensor local =
+      times.empty() ? at::zeros({1, 6}, at::kDouble) : metrics::phase_times_to_tensor(times);
+  std::vector<metrics::PhaseTimes> worst =
+      metrics::phase_times_from_tensor(at::stack(comm.allgather(local)).amax(0));
+  worst.resize(times.size());
+  return worst;
+}
+
+at::Tensor state_digests(const torch::nn::Module& module, std::vector<std::string>* names) {
+  std::vector<int64_t> digests;
+  for (const auto& p : module.named_parameters()) {
+    digests.push_back(static_cast<int64_t>(digest_bytes(p.value())));
+    if (names != nullptr) names->push_back(p.key());
+  }
+  return at::tensor(digests, at::kLong);
+}
+
+}  // namespace ddpbench::modes::ddp

@@ -1,0 +1,88 @@
+// ddp_path.h — one DDP rank's gradient path: it loads only its own slice of each step's global
+// batch (docs/ARCHITECTURE.md, contract 1), trains through DistributedModel (broadcast, bucketed
+// or naive averaging), optionally converts BatchNorm to SyncBN, applies injected faults, and
+// after every checked step computes the global loss and checks that all ranks hold
+// bit-identical parameters.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "comm/communicator.h"
+#include "metrics/step_statistics.h"
+#include "modes/common/fault_injection.h"
+#include "modes/common/gradient_path.h"
+#include "modes/ddp/distributed_model.h"
+#include "runtime/execution_context.h"
+#include "scenarios/scenario.h"
+
+namespace ddpbench::modes::sync_bn {
+struct SyncBnControl;
+}
+
+namespace ddpbench::modes::ddp {
+
+struct DdpPathOptions {
+  DdpOptions ddp;
+  // Deliberate fault (check phase only); nullopt = none.
+  std::optional<FaultSpec> fault;
+  // Convert BatchNorm layers to SyncBN over the DDP communicator.
+  bool sync_bn = false;
+};
+
+// The first checked step after which some rank's parameters differed from rank 0's.
+struct RankDisagreement {
+  int64_t step = -1;  // -1: the ranks always agreed
+  int64_t rank = -1;
+  std::string tensor;
+};
+
+class DdpPath : public GradientPath {
+ public:
+  // Places the instance's model, converts SyncBN if asked, wraps it in DistributedModel (which
+  // broadcasts rank 0's state). Throws InputError for a fault naming an unknown tensor.
+  DdpPath(const scenarios::ScenarioSpec& spec, scenarios::ScenarioInstance& instance,
+          comm::Communicator& comm, const runtime::ExecutionContext& context,
+          DdpPathOptions options);
+  ~DdpPath() override;
+
+  torch::nn::Module& module() override { return model_->module(); }
+  std::string who() const override;
+  std::vector<int64_t> step_samples(const data::EpochPlan& epoch,
+                                    int64_t step_in_epoch) const override;
+  at::Tensor forward_loss(const data::Batch& batch, int64_t step) override;
+  void backward(const at::Tensor& loss) override;
+  void reduce_gradients() override;
+  double finish_checked_step(int64_t step, double local_loss, int64_t samples) override;
+
+  // Gradient bytes this rank put on the wire in the last step.
+  int64_t bytes_per_step() const { return model_->bytes_last_step(); }
+  // Buckets of the bucketed reducer (0 for the naive strategy).
+  int64_t num_buckets() const;
+  const RankDisagreement& disagreement() const { return disagreement_; }
+
+ private:
+  const scenarios::ScenarioSpec& spec_;
+  comm::Communicator& comm_;
+  DdpPathOptions options_;
+  std::shared_ptr<sync_bn::SyncBnControl> sync_bn_control_;
+  std::unique_ptr<DistributedModel> model_;
+  int64_t current_step_ = 0;
+  RankDisagreement disagreement_;
+};
+
+// Per-step phase times, max over ranks (a step is as slow as its slowest rank). Collective: every
+// rank calls it, also with no steps.
+std::vector<metrics::PhaseTimes> slowest_rank_times(comm::Communicator& comm,
+                                                    const std::vector<metrics::PhaseTimes>& times);
+
+// 64-bit digest of each parameter's bytes, for bitwise agreement checks without copying the
+// state. Buffers are left out on purpose: under DDP each rank updates its BatchNorm statistics
+// locally and they only agree again after the next forward's broadcast (PyTorch behaves the
+// same). Names go to `names` when it is not null.
+at::Tensor state_digests(const torch::nn::Module& module, std::vector<std::string>* names);
+
+}  // namespace ddpbench::modes::ddp

@@ -1,0 +1,26 @@
+// execute_gate.cpp — see execute_gate.h.
+#include "run/execute_gate.h"
+
+#include <fmt/format.h>
+
+#include "compare/gate_thresholds.h"
+#include "compare/regression_gate.h"
+#include "errors.h"
+#include "reports/gate_table.h"
+#include "run/report_file.h"
+
+namespace ddpbench::run {
+
+int execute_gate(const GateRequest& request) {
+  compare::GateThresholds thresholds;
+  thresholds.max_slowdown = request.max_slowdown;
+  if (!request.thresholds.empty()) {
+    thresholds = compare::load_gate_thresholds(request.thresholds, request.max_slowdown);
+  }
+  const compare::GateResult g = compare::run_gate(read_report_file(request.baseline),
+                                                  read_report_file(request.current), thresholds);
+  fmt::print("{}", reports::render_gate_table(g, request.format == "md"));
+  return g.passed ? kExitOk : kExitCheckFailed;
+}
+
+}  // namespace ddpbench::run

@@ -1,0 +1,12 @@
+// execute_gate.h — `ddpbench gate`, once its flags are parsed: read both reports and the
+// thresholds, judge every point (compare/regression_gate.h), print the table, and exit 1 on a
+// regression.
+#pragma once
+
+#include "run/run_request.h"
+
+namespace ddpbench::run {
+
+int execute_gate(const GateRequest& request);
+
+}  // namespace ddpbench::run

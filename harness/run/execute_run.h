@@ -1,0 +1,25 @@
+// execute_run.h — `ddpbench run`, once its flags are parsed. The launch environment decides the
+// role: with no launcher variables this process is the launching parent (it trains single and DP
+// itself, spawns the DDP ranks, and writes the report); under ddpbench's own spawn, torchrun,
+// srun or mpirun it is a rank (rank_run.h). Order matters for "nothing half-written": every input
+// is validated and --out is proven writable before any training, and files are committed
+// together at the end.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "run/run_request.h"
+
+namespace ddpbench::scenarios {
+class ScenarioRegistry;
+}
+
+namespace ddpbench::run {
+
+// `argv` is this process's command line: spawned ranks run it again. Returns the exit code;
+// throws InputError (exit 2), WorkerFailure (exit 3) or launch::Interrupted.
+int execute_run(const RunRequest& request, const scenarios::ScenarioRegistry& registry,
+                const std::vector<std::string>& argv);
+
+}  // namespace ddpbench::run

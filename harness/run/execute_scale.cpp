@@ -1,0 +1,114 @@
+// execute_scale.cpp — see execute_scale.h.
+#include "run/execute_scale.h"
+
+#include <fmt/format.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "comm/backend_support.h"
+#include "errors.h"
+#include "launch/child_process.h"
+#include "metrics/step_statistics.h"
+#include "modes/common/mode_kind.h"
+#include "run/output_dir.h"
+#include "run/report_file.h"
+#include "run/run_setup.h"
+#include "run/write_reports.h"
+#include "runtime/device_probe.h"
+#include "scenarios/registry.h"
+
+namespace ddpbench::run {
+namespace {
+namespace fs = std::filesystem;
+
+bool is_baseline(const reports::ModeResult& r) {
+  return r.mode == modes::mode_name(modes::ModeKind::kSingle);
+}
+
+// The points of the sweep as runs: perf only, single (the baseline) plus the timed modes, and the
+// global batch that keeps the per-device batch fixed (weak) or the global batch fixed (strong).
+std::vector<RunRequest> plan_points(const ScaleRequest& s, const scenarios::ScenarioSpec& spec) {
+  const int64_t max_k = *std::max_element(s.world_sizes.begin(), s.world_sizes.end());
+  const int64_t batch = s.base.batch_size > 0 ? s.base.batch_size : spec.global_batch;
+  const int64_t per_device = std::max<int64_t>(1, batch / max_k);
+  std::vector<RunRequest> points;
+  for (int64_t k : s.world_sizes) {
+    RunRequest p = s.base;
+    p.world_size = k;
+    p.batch_size = s.base.strong ? batch : per_device * k;
+    p.perf_only = true;
+    p.check_only = false;
+    p.modes = {"single"};
+    p.modes.insert(p.modes.end(), s.modes.begin(), s.modes.end());
+    points.push_back(std::move(p));
+  }
+  return points;
+}
+
+}  // namespace
+
+int execute_scale(const ScaleRequest& request, const scenarios::ScenarioRegistry& registry,
+                  const CommandLineOf& command_line) {
+  const scenarios::ScenarioSpec& spec = registry.get(request.base.scenario);
+  std::vector<RunRequest> points = plan_points(request, spec);
+  // Refuse bad input for every point before the first one starts.
+  const runtime::GpuInfo gpus = runtime::probe_gpus();
+  for (const RunRequest& p : points) {
+    const RunSetup setup = resolve_run(p, registry, std::nullopt);
+    comm::require_usable_backend(setup.backend, {gpus.device_count, /*under_mpirun=*/false});
+  }
+  OutputDir out(request.base.out);
+  std::string tmp = (fs::temp_directory_path() / "ddpbench-scale-XXXXXX").string();
+  if (mkdtemp(tmp.data()) == nullptr) {
+    throw std::runtime_error("cannot create a temporary directory");
+  }
+  struct Cleanup {
+    std::string dir;
+    ~Cleanup() { fs::remove_all(dir); }
+  } cleanup{tmp};
+
+  reports::RunReport merged;
+  bool have_baseline = false;
+  for (RunRequest& p : points) {
+    p.out = fmt::format("{}/k{}", tmp, p.world_size);
+    fmt::print("scale: K={} (global batch {}) ...\n", p.world_size, p.batch_size);
+    std::fflush(stdout);
+    const int code = launch::run_child(command_line(p));
+    if (code != 0) {
+      throw WorkerFailure(
+          fmt::format("scale: the K={} point failed with exit code {}", p.world_size, code));
+    }
+    reports::RunReport point = read_report_file(p.out + "/report.json");
+    if (merged.results.empty()) {
+      merged.context = point.context;
+      merged.config = point.config;
+      merged.config.world_size =
+          *std::max_element(request.world_sizes.begin(), request.world_sizes.end());
+    }
+    for (auto& r : point.results) {
+      if (is_baseline(r)) {
+        if (have_baseline) continue;  // weak scaling: every point's baseline is the same batch
+        have_baseline = true;
+      }
+      r.state_file.clear();
+      merged.results.push_back(std::move(r));
+    }
+  }
+  // One baseline for the whole sweep: recompute every point's efficiency against it.
+  double baseline = 0;
+  for (const auto& r : merged.results) {
+    if (is_baseline(r)) baseline = r.throughput.samples_per_s;
+  }
+  for (auto& r : merged.results) {
+    if (!is_baseline(r)) {
+      r.scaling_efficiency =
+          metrics::scaling_efficiency(r.throughput.samples_per_s, r.world_size, baseline);
+    }
+  }
+  write_reports(merged, out);
+  return kExitOk;
+}
+
+}  // namespace ddpbench::run

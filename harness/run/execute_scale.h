@@ -1,0 +1,28 @@
+// execute_scale.h — `ddpbench scale`, once its flags are parsed: a scaling sweep. Each world size
+// K is one perf-only run (a child process of this binary, so a failing point cannot take the
+// sweep's bookkeeping down with it), built from the shared request as a typed RunRequest; the
+// points are merged into one report with one result per (mode, K) plus one single-device
+// baseline.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "run/run_request.h"
+
+namespace ddpbench::scenarios {
+class ScenarioRegistry;
+}
+
+namespace ddpbench::run {
+
+// The command line that makes this binary execute `request` (argv[0] is replaced by the binary).
+// The CLI provides it, since only the CLI knows how each field is spelled as a flag.
+using CommandLineOf = std::function<std::vector<std::string>(const RunRequest& request)>;
+
+// Every point is validated before the first one runs (bad input: InputError, nothing started).
+int execute_scale(const ScaleRequest& request, const scenarios::ScenarioRegistry& registry,
+                  const CommandLineOf& command_line);
+
+}  // namespace ddpbench::run

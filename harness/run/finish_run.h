@@ -1,0 +1,32 @@
+// finish_run.h — the end of a run, shared by the launching parent and by rank 0 of an externally
+// launched world: compare every mode with single-device training, assemble the report, stage the
+// state files, write every report format atomically, and pick the exit code.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "data/batch_plan.h"
+#include "reports/run_record.h"
+#include "run/mode_outcome.h"
+#include "run/output_dir.h"
+#include "run/run_setup.h"
+#include "runtime/execution_context.h"
+
+namespace ddpbench::run {
+
+// The perf-phase figures of one mode (formulas in reports/METRICS.md).
+reports::ThroughputRecord throughput_of(const RunSetup& setup, const ModeOutcome& outcome);
+
+struct RunDescription {
+  std::string dataset;
+  const data::GlobalBatchPlan* plan = nullptr;
+  std::string grad_record;  // "full" or "fingerprint"
+  std::vector<std::string> argv;
+};
+
+// Returns the exit code: 0 when every check passes or is an expected divergence, 1 otherwise.
+int finish_run(const RunSetup& setup, const runtime::ExecutionContext& context,
+               const RunDescription& run, std::vector<ModeOutcome> outcomes, OutputDir& out);
+
+}  // namespace ddpbench::run

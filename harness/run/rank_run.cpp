@@ -1,0 +1,64 @@
+// rank_run.cpp — see rank_run.h.
+#include "run/rank_run.h"
+
+#include <fmt/format.h>
+#include <torch/torch.h>
+
+#include <optional>
+
+#include "errors.h"
+#include "launch/worker_group.h"
+#include "launch/world_join.h"
+#include "run/finish_run.h"
+#include "run/mode_phases.h"
+#include "run/outcome_codec.h"
+#include "run/output_dir.h"
+#include "run/run_setup.h"
+
+namespace ddpbench::run {
+
+int run_as_rank(const RunRequest& request, const scenarios::ScenarioRegistry& registry,
+                const launch::WorldInfo& world, const std::vector<std::string>& argv) {
+  using modes::ModeKind;
+  const bool spawned = world.launcher == launch::Launcher::kDdpbench;
+  RunSetup setup = resolve_run(request, registry, world.world_size);
+  if (!setup.has_mode(ModeKind::kDdp)) setup.modes.push_back(ModeKind::kDdp);
+  const runtime::ExecutionContext context = runtime::configure_process(setup.context);
+
+  // Rank 0 of an external launch writes the report: prove --out usable before any training.
+  std::optional<OutputDir> out;
+  if (!spawned && world.rank == 0) out.emplace(setup.out);
+  launch::JoinedWorld joined = launch::join_world(world, setup.backend, setup.timeout);
+
+  const std::shared_ptr<const data::Dataset> dataset = setup.spec->build_dataset(setup.request);
+  const data::GlobalBatchPlan plan =
+      make_plan(setup, *dataset, setup.world_size, setup.global_batch);
+  const modes::GradRecordKind grad =
+      resolve_grad_record(setup, *setup.spec->build_model(setup.seed).ptr());
+  const PhaseInputs in{setup, context, dataset, plan, grad};
+
+  // A spawned rank reports where it is, so the parent can name a rank that stops progressing.
+  std::function<void(int64_t, modes::StepPhase)> on_phase;
+  if (spawned) {
+    on_phase = [&joined, rank = world.rank](int64_t step, modes::StepPhase phase) {
+      joined.store->set(
+          launch::progress_key(rank),
+          fmt::format("{}:{}:{}", step, static_cast<int>(phase), modes::step_phase_name(phase)));
+    };
+  }
+  ModeOutcome ddp = run_ddp_rank(in, *joined.comm, on_phase);
+
+  if (world.rank != 0) return kExitOk;
+  if (spawned) {
+    joined.store->set(launch::kResultKey, encode_outcome(ddp));
+    return kExitOk;
+  }
+  std::vector<ModeOutcome> outcomes;
+  if (setup.has_mode(ModeKind::kSingle)) outcomes.push_back(run_local_mode(in, ModeKind::kSingle));
+  outcomes.push_back(std::move(ddp));
+  return finish_run(setup, context,
+                    {dataset->describe(), &plan, modes::grad_record_name(grad), argv},
+                    std::move(outcomes), *out);
+}
+
+}  // namespace ddpbench::run

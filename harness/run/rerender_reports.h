@@ -1,0 +1,11 @@
+// rerender_reports.h — `ddpbench report`, once its flags are parsed: every report format
+// rendered again from a canonical report.json (JSON is canonical; the rest is rendered from it).
+#pragma once
+
+#include "run/run_request.h"
+
+namespace ddpbench::run {
+
+int rerender_reports(const ReportRequest& request);
+
+}  // namespace ddpbench::run

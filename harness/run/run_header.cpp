@@ -1,0 +1,58 @@
+// run_header.cpp — see run_header.h.
+#include "run/run_header.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <thread>
+
+#include "run/version_line.h"
+#include "scenarios/training_recipe.h"
+
+namespace ddpbench::run {
+
+void print_run_header(const RunSetup& s, const runtime::ExecutionContext& context,
+                      const scenarios::ScenarioInstance& instance,
+                      const data::GlobalBatchPlan& plan, modes::GradRecordKind grad) {
+  using modes::ModeKind;
+  const scenarios::ScenarioSpec& spec = *s.spec;
+  const auto& sampler = plan.sampler();
+  const runtime::GpuInfo& gpu = context.gpus();
+  std::vector<std::string> names;
+  for (ModeKind m : s.modes) names.push_back(modes::mode_name(m));
+  fmt::print("{} — run {}\n", version_line(), spec.name);
+  fmt::print("scenario  {}: {}, {}\n", spec.name, spec.model_name, scenarios::loss_name(spec.loss));
+  fmt::print("data      {}; shuffle={} seed={}\n", instance.dataset->describe(), spec.shuffle,
+             s.seed);
+  fmt::print(
+      "plan      global batch {} = {} rank(s) x {}, {} steps/epoch; per epoch {} sample(s) "
+      "duplicated by padding, {} dropped\n",
+      s.global_batch, s.world_size, plan.local_batch(), plan.steps_per_epoch(),
+      sampler.padded_count(), sampler.dropped_count());
+  fmt::print("modes     {}; {}, {} thread(s) per process, gradients compared {}\n",
+             fmt::join(names, ","), context.dtype_name(), context.threads(),
+             modes::grad_record_name(grad));
+  fmt::print("phases    check {} step(s); perf {} warm-up + {} timed step(s), {} scaling\n",
+             s.check_steps, s.warmup_steps, s.perf_steps, s.strong_scaling ? "strong" : "weak");
+  if (s.has_mode(ModeKind::kDataParallel) && gpu.device_count == 0) {
+    fmt::print("dp        no CUDA device: {} replicas run as {} threads of this process\n",
+               s.world_size, s.world_size);
+  }
+  if (s.has_mode(ModeKind::kDdp) && s.sync_bn) {
+    fmt::print("syncbn    BatchNorm layers synchronised under DDP\n");
+  }
+  if (s.has_mode(ModeKind::kDdp) && gpu.device_count == 0) {
+    const int64_t cores = std::max<int64_t>(1, std::thread::hardware_concurrency());
+    fmt::print("devices   {}: running {} CPU rank(s) over {}{}\n", gpu.status, s.world_size,
+               s.backend,
+               s.world_size > cores
+                   ? fmt::format(" — {} ranks on {} cores: throughput figures are oversubscribed",
+                                 s.world_size, cores)
+                   : "");
+  }
+  std::fflush(stdout);
+}
+
+}  // namespace ddpbench::run

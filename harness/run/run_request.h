@@ -1,0 +1,95 @@
+// run_request.h — what a user asked for, as plain data: the typed form of the command line that
+// the CLI fills in and the engine validates (run_setup.h). No CLI11 and no torch here, so the
+// CLI can include it and nothing below the engine leaks up to it. `scale` builds each of its
+// points as a RunRequest and hands it to the same engine.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ddpbench::run {
+
+struct RunRequest {
+  // Scenario name (see `ddpbench list`).
+  std::string scenario = "cifar_resnet18";
+  // Modes to run (single, dp, ddp); empty = single,ddp with a world size > 1, else single.
+  std::vector<std::string> modes;
+  // Training steps (checked steps, and timed steps of the perf phase); 0 = the scenario's.
+  int64_t steps = 0;
+  // Global batch size (all ranks together); 0 = the scenario's.
+  int64_t batch_size = 0;
+  // Seed for model init, sampler shuffle and augmentation; -1 = the scenario's.
+  int64_t seed = -1;
+  // float32 or float64; empty = the scenario's.
+  std::string dtype;
+  // Dataset directory; empty = the scenario's default data.
+  std::string data_dir;
+  // Output directory for the report and state files.
+  std::string out = "ddpbench_out";
+  // Intra-op threads per process; 0 = cores / ranks (at least 1).
+  int64_t threads = 0;
+  // World size K: DDP ranks (one process each), DP replicas.
+  int64_t world_size = 1;
+  // Collective backend: gloo, mpi, nccl.
+  std::string backend = "gloo";
+  // Address the spawned workers rendezvous on.
+  std::string master_addr = "127.0.0.1";
+  // Seconds a rank may go without progress before the run is stopped.
+  double timeout = 300;
+  // DDP gradient reduction: bucketed or naive.
+  std::string ddp_impl = "bucketed";
+  // Bucket cap and first bucket size in MiB.
+  double bucket_cap_mb = 25;
+  double first_bucket_mb = 1;
+  bool no_broadcast_buffers = false;
+  bool find_unused_parameters = false;
+  // allreduce, fp16, bf16.
+  std::string comm_hook = "allreduce";
+  // KIND:rank=R,step=S[,eps=E][,tensor=NAME]; empty = none.
+  std::string inject_fault;
+  // Gradient comparison: auto, full, fingerprint.
+  std::string grad_check = "auto";
+  // Perf phase: warm-up steps discarded before the timed steps.
+  int64_t warmup = 2;
+  bool check_only = false;
+  bool perf_only = false;
+  // Strong scaling (single-device baseline at the global batch) instead of weak.
+  bool strong = false;
+  // Convert BatchNorm to SyncBN under DDP.
+  bool sync_bn = false;
+  // No progress line even on a terminal.
+  bool quiet = false;
+  // Also write batches.pt for reference/torch_ddp_oracle.py.
+  bool export_batches = false;
+};
+
+// `ddpbench scale`: one perf-only run per world size, merged into one report.
+struct ScaleRequest {
+  ScaleRequest() { base.out = "ddpbench_scale"; }
+  // The configuration every point shares. batch_size is the global batch at the largest world
+  // size (weak scaling: per-device batch = batch_size / largest K) or at every world size
+  // (strong); out is where the merged report goes. world_size, modes and perf_only are set per
+  // point.
+  RunRequest base;
+  std::vector<int64_t> world_sizes = {1, 2};
+  // Modes timed at every world size (ddp, dp); single is the baseline and always runs.
+  std::vector<std::string> modes = {"ddp"};
+};
+
+// `ddpbench report`: re-render every format from a report.json.
+struct ReportRequest {
+  std::string input;
+  std::string out;  // empty = the input's directory
+};
+
+// `ddpbench gate`: compare a run with a baseline.
+struct GateRequest {
+  std::string baseline;
+  std::string current;
+  double max_slowdown = 0.05;
+  std::string thresholds;       // YAML; empty = none
+  std::string format = "text";  // text or md
+};
+
+}  // namespace ddpbench::run

@@ -1,0 +1,134 @@
+// run_setup.cpp — see run_setup.h.
+#include "run/run_setup.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <thread>
+
+#include "comm/backend_support.h"
+#include "errors.h"
+#include "modes/ddp/comm_hook.h"
+#include "run/progress_line.h"
+
+namespace ddpbench::run {
+namespace {
+
+std::vector<modes::ModeKind> resolve_modes(const std::vector<std::string>& names,
+                                           int64_t world_size) {
+  if (names.empty()) {
+    return world_size > 1
+               ? std::vector<modes::ModeKind>{modes::ModeKind::kSingle, modes::ModeKind::kDdp}
+               : std::vector<modes::ModeKind>{modes::ModeKind::kSingle};
+  }
+  std::vector<modes::ModeKind> out;
+  for (const auto& name : names) {
+    const std::optional<modes::ModeKind> m = modes::parse_mode(name);
+    if (!m) {
+      throw InputError(fmt::format("unknown mode '{}' in --modes: known modes are {}", name,
+                                   modes::known_mode_names()));
+    }
+    out.push_back(*m);
+  }
+  return out;
+}
+
+void check_fault(const RunSetup& s) {
+  if (!s.has_mode(modes::ModeKind::kDdp)) {
+    throw InputError("--inject-fault needs the ddp mode (add ddp to --modes)");
+  }
+  if (s.fault->rank >= s.world_size) {
+    throw InputError(fmt::format("--inject-fault rank {} is outside a world of {} ranks",
+                                 s.fault->rank, s.world_size));
+  }
+  if (s.fault->kind == modes::FaultKind::kSyncBn && !s.sync_bn) {
+    throw InputError("--inject-fault syncbn needs SyncBN: add --sync-bn or use resnet18_syncbn");
+  }
+  if (s.check_steps == 0) {
+    throw InputError("--inject-fault needs the check phase (drop --perf-only)");
+  }
+  if (s.fault->step >= s.steps) {
+    throw InputError(
+        fmt::format("--inject-fault step {} is beyond the run's {} steps", s.fault->step, s.steps));
+  }
+}
+
+}  // namespace
+
+const char* RunSetup::dtype_name() const {
+  return context.dtype == at::kDouble ? "float64" : "float32";
+}
+
+data::GlobalBatchPlan make_plan(const RunSetup& setup, const data::Dataset& dataset,
+                                int64_t replicas, int64_t global_batch) {
+  return data::GlobalBatchPlan(
+      {dataset.size(), replicas, setup.spec->shuffle, setup.seed, setup.spec->sampler_drop_last},
+      global_batch);
+}
+
+RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioRegistry& registry,
+                     std::optional<int64_t> world_size) {
+  RunSetup s;
+  s.spec = &registry.get(o.scenario);
+  s.world_size = world_size.value_or(o.world_size);
+  s.modes = resolve_modes(o.modes, s.world_size);
+  s.steps = o.steps > 0 ? o.steps : s.spec->steps;
+  s.global_batch = o.batch_size > 0 ? o.batch_size : s.spec->global_batch;
+  s.seed = o.seed >= 0 ? o.seed : s.spec->seed;
+  const std::string dtype = o.dtype.empty() ? s.spec->dtype : o.dtype;
+  s.context.dtype = dtype == "float64" ? at::kDouble : at::kFloat;
+  if (s.global_batch % s.world_size != 0) {
+    throw InputError(fmt::format(
+        "global batch {} is not divisible by {} ranks: pass --batch-size as a multiple of {}",
+        s.global_batch, s.world_size, s.world_size));
+  }
+  if (!o.data_dir.empty() && !std::filesystem::is_directory(o.data_dir)) {
+    throw InputError(fmt::format("--data-dir {}: no such directory", o.data_dir));
+  }
+  s.request = {s.seed, o.data_dir};
+  const int64_t cores = std::max<int64_t>(1, std::thread::hardware_concurrency());
+  s.context.threads = o.threads > 0 ? o.threads : std::max<int64_t>(1, cores / s.world_size);
+  s.backend = o.backend;
+  s.master_addr = o.master_addr;
+  if (o.timeout <= 0) throw InputError("--timeout must be a positive number of seconds");
+  s.timeout = std::chrono::milliseconds(static_cast<int64_t>(o.timeout * 1000));
+
+  s.ddp.impl = o.ddp_impl == "naive" ? modes::ddp::DdpImpl::kNaive : modes::ddp::DdpImpl::kBucketed;
+  if (o.bucket_cap_mb <= 0 || o.first_bucket_mb <= 0) {
+    throw InputError("--bucket-cap-mb and --first-bucket-mb must be positive");
+  }
+  s.ddp.reducer.limits.bucket_cap_bytes = static_cast<int64_t>(o.bucket_cap_mb * (1 << 20));
+  s.ddp.reducer.limits.first_bucket_bytes = static_cast<int64_t>(o.first_bucket_mb * (1 << 20));
+  s.ddp.reducer.comm_hook = modes::ddp::parse_comm_hook(o.comm_hook);
+  if (s.ddp.reducer.comm_hook == modes::ddp::CommHookKind::kBf16Compress &&
+      !comm::supports_sum(s.backend, at::kBFloat16)) {
+    throw InputError(fmt::format(
+        "--comm-hook bf16 needs a bfloat16 sum, which --backend {} lacks; use --backend mpi "
+        "(under mpirun) or nccl, or --comm-hook fp16",
+        s.backend));
+  }
+  s.ddp.reducer.find_unused_parameters = o.find_unused_parameters;
+  s.ddp.broadcast_buffers = !o.no_broadcast_buffers;
+  s.grad_check = o.grad_check;
+  s.sync_bn = o.sync_bn || s.spec->sync_bn;
+  if (o.check_only && o.perf_only) {
+    throw InputError("--check-only and --perf-only exclude each other: pass at most one");
+  }
+  if (o.warmup < 0) throw InputError("--warmup must be >= 0");
+  s.check_steps = o.perf_only ? 0 : s.steps;
+  s.perf_steps = o.check_only ? 0 : s.steps;
+  s.warmup_steps = o.check_only ? 0 : o.warmup;
+  s.strong_scaling = o.strong;
+  s.progress = progress_wanted(o.quiet);
+  s.export_batches = o.export_batches;
+  s.out = o.out;
+
+  if (!o.inject_fault.empty()) {
+    s.fault = modes::parse_fault(o.inject_fault);
+    check_fault(s);
+  }
+  return s;
+}
+
+}  // namespace ddpbench::run

@@ -1,0 +1,30 @@
+// gate_table.cpp — see gate_table.h.
+#include "reports/gate_table.h"
+
+#include <fmt/format.h>
+
+namespace ddpbench::reports {
+
+std::string render_gate_table(const GateResult& g, bool markdown) {
+  std::string out;
+  if (markdown) {
+    out =
+        "| point | baseline samples/s | current samples/s | delta | verdict "
+        "|\n|---|---:|---:|---:|---|\n";
+  } else {
+    out = fmt::format("{:<36} {:>14} {:>14} {:>8}  {}\n", "point", "baseline/s", "current/s",
+                      "delta", "verdict");
+  }
+  for (const auto& p : g.points) {
+    const std::string verdict = p.detail.empty() ? p.verdict : p.verdict + ": " + p.detail;
+    const std::string delta = fmt::format("{:+.1f}%", 100 * p.delta);
+    out += markdown
+               ? fmt::format("| {} | {:.1f} | {:.1f} | {} | {} |\n", p.key,
+                             p.baseline_samples_per_s, p.current_samples_per_s, delta, verdict)
+               : fmt::format("{:<36} {:>14.1f} {:>14.1f} {:>8}  {}\n", p.key,
+                             p.baseline_samples_per_s, p.current_samples_per_s, delta, verdict);
+  }
+  return out + (g.passed ? "\ngate: PASS\n" : "\ngate: FAIL\n");
+}
+
+}  // namespace ddpbench::reports

@@ -1,0 +1,13 @@
+// gate_table.h — a gate verdict as a table: aligned text for logs, or markdown for CI job
+// summaries, ending with the overall PASS/FAIL line.
+#pragma once
+
+#include <string>
+
+#include "reports/gate_record.h"
+
+namespace ddpbench::reports {
+
+std::string render_gate_table(const GateResult& result, bool markdown);
+
+}  // namespace ddpbench::reports

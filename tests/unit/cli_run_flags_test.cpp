@@ -1,0 +1,79 @@
+// cli_run_flags_test.cpp — command_line() writes a RunRequest back as the flags that reproduce it:
+// parsing its output gives every field back (this is how `scale` starts its points, so a field
+// lost on the way would silently change what a point measures), and fields left unset stay unset.
+#include <gtest/gtest.h>
+
+#include <CLI/CLI.hpp>
+#include <tuple>
+
+#include "cli/run_flags.h"
+
+namespace ddpbench::cli {
+namespace {
+
+auto fields(const run::RunRequest& r) {
+  return std::make_tuple(r.scenario, r.modes, r.steps, r.batch_size, r.seed, r.dtype, r.data_dir,
+                         r.out, r.threads, r.world_size, r.backend, r.master_addr, r.timeout,
+                         r.ddp_impl, r.bucket_cap_mb, r.first_bucket_mb, r.no_broadcast_buffers,
+                         r.find_unused_parameters, r.comm_hook, r.inject_fault, r.grad_check,
+                         r.warmup, r.check_only, r.perf_only, r.strong, r.sync_bn, r.quiet,
+                         r.export_batches);
+}
+
+run::RunRequest parse(const std::vector<std::string>& args) {
+  CLI::App app;
+  run::RunRequest parsed;
+  add_run_flags(*app.add_subcommand("run"), parsed);
+  std::vector<std::string> reversed(args.rbegin(), args.rend() - 1);  // CLI11 wants argv[0] gone
+  app.parse(reversed);
+  return parsed;
+}
+
+TEST(RunFlags, CommandLineRoundTripsEveryField) {
+  run::RunRequest r;
+  r.scenario = "toy_cnn";
+  r.modes = {"single", "dp", "ddp"};
+  r.steps = 7;
+  r.batch_size = 48;
+  r.seed = 3;
+  r.dtype = "float64";
+  r.data_dir = "/tmp/some data";
+  r.out = "/tmp/out dir";
+  r.threads = 2;
+  r.world_size = 3;
+  r.backend = "mpi";
+  r.master_addr = "10.0.0.1";
+  r.timeout = 12.25;
+  r.ddp_impl = "naive";
+  r.bucket_cap_mb = 0.1;
+  r.first_bucket_mb = 1.0 / 3;
+  r.no_broadcast_buffers = true;
+  r.find_unused_parameters = true;
+  r.comm_hook = "fp16";
+  r.inject_fault = "grad:rank=1,step=2,eps=1e-3";
+  r.grad_check = "full";
+  r.warmup = 0;
+  r.check_only = true;
+  r.strong = true;
+  r.sync_bn = true;
+  r.quiet = true;
+  r.export_batches = true;
+  EXPECT_EQ(fields(parse(command_line(r))), fields(r));
+
+  run::RunRequest other;
+  other.perf_only = true;
+  EXPECT_EQ(fields(parse(command_line(other))), fields(other));
+}
+
+TEST(RunFlags, UnsetFieldsAreNotWritten) {
+  const std::vector<std::string> args = command_line(run::RunRequest{});
+  for (const char* flag : {"--steps", "--batch-size", "--seed", "--dtype", "--data-dir",
+                           "--threads", "--modes", "--inject-fault", "--check-only"}) {
+    EXPECT_EQ(std::find(args.begin(), args.end(), flag), args.end()) << flag;
+  }
+  EXPECT_EQ(args[0], "/proc/self/exe");
+  EXPECT_EQ(args[1], "run");
+}
+
+}  // namespace
+}  // namespace ddpbench::cli
