@@ -1,7 +1,8 @@
 // scenario.h — the scenario descriptor: everything that defines one training workload (model,
 // data, loss, optimizer, batch, tolerances, legitimate divergences). One file per scenario fills
 // one of these in (scenarios/<name>.cpp); registry.h collects them. Modes share this definition,
-// the batch plan and the optimizer factory — never a gradient path (DESIGN.md contract 3).
+// the batch plan and the optimizer factory — never a gradient path (docs/ARCHITECTURE.md, contract
+// 3).
 #pragma once
 
 #include <torch/nn/modules/container/any.h>
@@ -28,7 +29,7 @@ struct OptimizerSpec {
   bool nesterov = false;
 };
 
-// Pass rule |a - b| <= atol + rtol * |ref| (DESIGN.md contract 6).
+// Pass rule |a - b| <= atol + rtol * |ref| (docs/ARCHITECTURE.md, contract 6).
 struct Tolerance {
   double rtol = 0.0;
   double atol = 0.0;

@@ -1,7 +1,8 @@
-// batch_plan.h — the global batch plan (DESIGN.md contract 1): which samples every mode sees at
-// every step. At step s the global batch is the concatenation over ranks r of rank r's s-th local
-// batch (size B/K) from the PyTorch-exact DistributedSampler. Single mode trains on that global
-// batch, DP scatters it in rank order, DDP rank r loads only its own slice. Pure: no I/O, no dist.
+// batch_plan.h — the global batch plan (docs/ARCHITECTURE.md, contract 1): which samples every mode
+// sees at every step. At step s the global batch is the concatenation over ranks r of rank r's s-th
+// local batch (size B/K) from the PyTorch-exact DistributedSampler. Single mode trains on that
+// global batch, DP scatters it in rank order, DDP rank r loads only its own slice. Pure: no I/O, no
+// dist.
 #pragma once
 
 #include <cstdint>

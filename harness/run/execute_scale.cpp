@@ -40,7 +40,7 @@ std::vector<RunRequest> plan_points(const ScaleRequest& s, const scenarios::Scen
     p.batch_size = s.base.strong ? batch : per_device * k;
     p.perf_only = true;
     p.check_only = false;
-    p.modes = {"single"};
+    p.modes = {modes::mode_name(modes::ModeKind::kSingle)};
     p.modes.insert(p.modes.end(), s.modes.begin(), s.modes.end());
     points.push_back(std::move(p));
   }

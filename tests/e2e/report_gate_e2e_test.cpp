@@ -3,6 +3,7 @@
 // unchanged run / a regressed run / a run of another configuration.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -93,6 +94,36 @@ TEST_F(ReportAndGate, ScaleSweepWritesOnePointPerModeAndWorldSize) {
     // Weak scaling: 16 / 2 = 8 samples per device at every K.
     EXPECT_EQ(point.at("throughput").at("samples_per_step").get<int64_t>(),
               8 * point.at("world_size").get<int64_t>());
+  }
+}
+
+// scale shares run's training flags and builds every point from them: the points train in the
+// requested dtype with the requested global batch, and bad input for any point is refused before
+// the first one starts.
+TEST_F(ReportAndGate, ScalePointsUseRunsTrainingFlags) {
+  const auto r = testing::ddpbench({"scale", "--scenario", "toy_cnn", "--gpus", "1,2", "--steps",
+                                    "2", "--warmup", "0", "--dtype", "float64", "--batch-size",
+                                    "12", "--threads", "1", "--out", path("f64")});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto report = testing::read_json(path("f64") + "/report.json");
+  EXPECT_EQ(report.at("config").at("dtype"), "float64");
+  EXPECT_EQ(report.at("config").at("threads"), 1);
+  for (const auto& point : report.at("results")) {
+    if (point.at("mode") == "single") continue;
+    // --batch-size is the global batch at the largest world size: 12 / 2 = 6 per device.
+    EXPECT_EQ(point.at("throughput").at("samples_per_step").get<int64_t>(),
+              6 * point.at("world_size").get<int64_t>());
+  }
+  for (const std::vector<std::string>& bad :
+       {std::vector<std::string>{"--backend", "mpi"}, {"--gpus", "2,3", "--strong"}}) {
+    std::vector<std::string> args = {"scale", "--scenario", "toy_cnn",  "--steps",
+                                     "1",     "--out",      path("bad")};
+    args.insert(args.end(), bad.begin(), bad.end());
+    const auto refused = testing::ddpbench(args);
+    EXPECT_EQ(refused.exit_code, 2) << bad[0] << ": " << refused.out << refused.err;
+    EXPECT_EQ(testing::count_lines(refused.err), 1) << refused.err;
+    EXPECT_EQ(refused.out.find("scale: K="), std::string::npos) << "a point started";
+    EXPECT_FALSE(std::filesystem::exists(path("bad")));
   }
 }
 

@@ -1,6 +1,6 @@
-// data_batch_plan_test.cpp — DESIGN.md contract 1: the union of the ranks' s-th local batches is
-// exactly the contiguous block order[s*B : (s+1)*B] of the epoch order, for every step, including
-// the short last one, so single, DP and DDP see the same samples at every step.
+// data_batch_plan_test.cpp — docs/ARCHITECTURE.md, contract 1: the union of the ranks' s-th local
+// batches is exactly the contiguous block order[s*B : (s+1)*B] of the epoch order, for every step,
+// including the short last one, so single, DP and DDP see the same samples at every step.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -31,15 +31,16 @@ class GradientPath {
   // Who trains, for failure messages: "single", "dp", "rank 1".
   virtual std::string who() const = 0;
 
-  // The samples this process loads for a step of `epoch`: the whole global batch (single; dp,
-  // which scatters it to its replicas itself, as torch.nn.DataParallel does) or only this rank's
-  // slice (ddp).
-  virtual std::vector<int64_t> step_samples(const data::EpochPlan& epoch,
-                                            int64_t step_in_epoch) const = 0;
+  // The samples this process loads for a step of `epoch`, as shards the step loop loads at once,
+  // one thread each: the whole global batch as one shard (single), one shard per replica (dp:
+  // shard r is rank r's slice of the plan, as DataParallel's scatter gives replica r), or only
+  // this rank's slice (ddp).
+  virtual std::vector<std::vector<int64_t>> step_shards(const data::EpochPlan& epoch,
+                                                        int64_t step_in_epoch) const = 0;
 
-  // The forward pass of run-global step `step` on the placed batch; returns the loss this mode
-  // backpropagates.
-  virtual at::Tensor forward_loss(const data::Batch& batch, int64_t step) = 0;
+  // The forward pass of run-global step `step` on the placed shards (in step_shards' order);
+  // returns the loss this mode backpropagates.
+  virtual at::Tensor forward_loss(const std::vector<data::Batch>& shards, int64_t step) = 0;
   virtual void backward(const at::Tensor& loss) = 0;
   // After backward, before the optimizer: leaves in module()'s .grad the gradients this mode
   // trains with (dp: the sum of the replicas'; ddp: the average over ranks).

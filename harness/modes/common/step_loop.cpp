@@ -7,9 +7,28 @@
 #include <cmath>
 
 #include "errors.h"
+#include "runtime/parallel_for.h"
 #include "scenarios/training_recipe.h"
 
 namespace ddpbench::modes {
+namespace {
+
+// Collates and places the step's shards, one thread per shard when the mode asks for several
+// (every dataset is thread-safe by contract: keyed randomness, no shared state).
+std::vector<data::Batch> load_shards(const GradientPath& path, const TrainInputs& in,
+                                     data::PlanCursor& cursor, int64_t step) {
+  data::StepPosition pos;
+  const data::EpochPlan& epoch = cursor.seek(step, pos);
+  const std::vector<std::vector<int64_t>> samples = path.step_shards(epoch, pos.step_in_epoch);
+  std::vector<data::Batch> shards(samples.size());
+  runtime::parallel_for(static_cast<int64_t>(samples.size()), [&](int64_t i) {
+    const auto s = static_cast<size_t>(i);
+    shards[s] = in.context.place_batch(data::collate(in.dataset, samples[s], pos.epoch));
+  });
+  return shards;
+}
+
+}  // namespace
 
 const char* step_phase_name(StepPhase phase) {
   switch (phase) {
@@ -45,15 +64,12 @@ TrainResult train(GradientPath& path, const TrainInputs& in, const TrainOptions&
   data::PlanCursor cursor(in.plan);
   for (int64_t step = 0; step < options.steps; ++step) {
     enter(step, StepPhase::kData);
-    data::StepPosition pos;
-    const data::EpochPlan& epoch = cursor.seek(step, pos);
-    const data::Batch batch = in.context.place_batch(
-        data::collate(in.dataset, path.step_samples(epoch, pos.step_in_epoch), pos.epoch));
+    const std::vector<data::Batch> shards = load_shards(path, in, cursor, step);
     timer->stop(Phase::kData);
 
     enter(step, StepPhase::kForward);
     optimizer->zero_grad();
-    const at::Tensor loss = path.forward_loss(batch, step);
+    const at::Tensor loss = path.forward_loss(shards, step);
     timer->stop(Phase::kForward);
 
     enter(step, StepPhase::kBackward);
@@ -82,7 +98,9 @@ TrainResult train(GradientPath& path, const TrainInputs& in, const TrainOptions&
           fmt::format("{}: non-finite loss ({}) at step {}", path.who(), value, step));
     }
     if (options.checking) {
-      result.losses.push_back(path.finish_checked_step(step, value, batch.inputs.size(0)));
+      int64_t samples = 0;
+      for (const data::Batch& b : shards) samples += b.inputs.size(0);
+      result.losses.push_back(path.finish_checked_step(step, value, samples));
     }
     if (options.on_step) options.on_step(step, value);
   }

@@ -1,8 +1,8 @@
 // step_loop.h — the one training loop of every mode. Per step it seeks the plan, collates the
-// samples the mode asks for, places the batch (execution context), zeroes the gradients, lets the
-// mode's gradient path run forward, backward and its reduction, steps the optimizer (the
-// scenario's, shared by design), times each phase, refuses a non-finite loss and reports
-// progress — progress and gradient records outside the timed region in every mode.
+// samples the mode asks for (one thread per shard), places them (execution context), zeroes the
+// gradients, lets the mode's gradient path run forward, backward and its reduction, steps the
+// optimizer (the scenario's, shared by design), times each phase, refuses a non-finite loss and
+// reports progress — progress and gradient records outside the timed region in every mode.
 #pragma once
 
 #include <ATen/core/Tensor.h>

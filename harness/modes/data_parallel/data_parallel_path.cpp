@@ -4,10 +4,7 @@
 #include <fmt/format.h>
 #include <torch/torch.h>
 
-#include <exception>
-#include <functional>
-#include <thread>
-
+#include "runtime/parallel_for.h"
 #include "scenarios/training_recipe.h"
 
 namespace ddpbench::modes::data_parallel {
@@ -27,25 +24,6 @@ void copy_master_into(torch::nn::Module& master, torch::nn::Module& replica) {
   for (size_t i = 0; i < mb.size(); ++i) rb[i].copy_(mb[i]);
 }
 
-// Runs fn(r) for every replica on its own thread; rethrows the first failure.
-void parallel_for_replicas(int64_t k, const std::function<void(int64_t)>& fn) {
-  std::vector<std::thread> threads;
-  std::vector<std::exception_ptr> errors(static_cast<size_t>(k));
-  for (int64_t r = 0; r < k; ++r) {
-    threads.emplace_back([&, r] {
-      try {
-        fn(r);
-      } catch (...) {
-        errors[static_cast<size_t>(r)] = std::current_exception();
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
-  for (auto& e : errors) {
-    if (e) std::rethrow_exception(e);
-  }
-}
-
 class DataParallelPath : public GradientPath {
  public:
   DataParallelPath(const scenarios::ScenarioSpec& spec, scenarios::ScenarioInstance& instance,
@@ -63,23 +41,27 @@ class DataParallelPath : public GradientPath {
   torch::nn::Module& module() override { return *master_.ptr(); }
   std::string who() const override { return "dp"; }
 
-  std::vector<int64_t> step_samples(const data::EpochPlan& epoch,
-                                    int64_t step_in_epoch) const override {
-    return epoch.global_batch(step_in_epoch);
+  // scatter(): chunk r of the global batch is rank r's slice of the plan (every rank's local
+  // batch has the same size), loaded by the step loop as shard r.
+  std::vector<std::vector<int64_t>> step_shards(const data::EpochPlan& epoch,
+                                                int64_t step_in_epoch) const override {
+    std::vector<std::vector<int64_t>> shards;
+    for (int64_t r = 0; r < k_; ++r) shards.push_back(epoch.local_batch(step_in_epoch, r));
+    return shards;
   }
 
-  at::Tensor forward_loss(const data::Batch& batch, int64_t /*step*/) override {
-    // scatter(): every rank's local batch has the same size, so the global batch splits into K
-    // equal chunks and chunk r is exactly rank r's slice of the plan.
-    const int64_t chunk = batch.inputs.size(0) / k_;
+  at::Tensor forward_loss(const std::vector<data::Batch>& shards, int64_t /*step*/) override {
     std::vector<at::Tensor> outputs(static_cast<size_t>(k_));
-    parallel_for_replicas(k_, [&](int64_t r) {
-      torch::nn::AnyModule& replica = replicas_[static_cast<size_t>(r)];
+    std::vector<at::Tensor> targets(static_cast<size_t>(k_));
+    runtime::parallel_for(k_, [&](int64_t r) {
+      const auto i = static_cast<size_t>(r);
+      torch::nn::AnyModule& replica = replicas_[i];
       copy_master_into(*master_.ptr(), *replica.ptr());
-      outputs[static_cast<size_t>(r)] = replica.forward(batch.inputs.narrow(0, r * chunk, chunk));
+      targets[i] = shards[i].targets;
+      outputs[i] = replica.forward(shards[i].inputs);
     });
     // gather() in replica order, then the loss on the whole gathered output.
-    return scenarios::compute_loss(spec_.loss, at::cat(outputs), batch.targets);
+    return scenarios::compute_loss(spec_.loss, at::cat(outputs), at::cat(targets));
   }
 
   void backward(const at::Tensor& loss) override { loss.backward(); }

@@ -81,12 +81,13 @@ int64_t DdpPath::num_buckets() const {
   return r != nullptr ? static_cast<int64_t>(r->buckets().size()) : 0;
 }
 
-std::vector<int64_t> DdpPath::step_samples(const data::EpochPlan& epoch,
-                                           int64_t step_in_epoch) const {
-  return epoch.local_batch(step_in_epoch, comm_.rank());
+std::vector<std::vector<int64_t>> DdpPath::step_shards(const data::EpochPlan& epoch,
+                                                       int64_t step_in_epoch) const {
+  return {epoch.local_batch(step_in_epoch, comm_.rank())};
 }
 
-at::Tensor DdpPath::forward_loss(const data::Batch& batch, int64_t step) {
+at::Tensor DdpPath::forward_loss(const std::vector<data::Batch>& shards, int64_t step) {
+  const data::Batch& batch = shards.front();
   current_step_ = step;
   const int rank = comm_.rank();
   const std::optional<FaultSpec>& fault = options_.fault;

@@ -51,9 +51,9 @@ class DdpPath : public GradientPath {
 
   torch::nn::Module& module() override { return model_->module(); }
   std::string who() const override;
-  std::vector<int64_t> step_samples(const data::EpochPlan& epoch,
-                                    int64_t step_in_epoch) const override;
-  at::Tensor forward_loss(const data::Batch& batch, int64_t step) override;
+  std::vector<std::vector<int64_t>> step_shards(const data::EpochPlan& epoch,
+                                                int64_t step_in_epoch) const override;
+  at::Tensor forward_loss(const std::vector<data::Batch>& shards, int64_t step) override;
   void backward(const at::Tensor& loss) override;
   void reduce_gradients() override;
   double finish_checked_step(int64_t step, double local_loss, int64_t samples) override;

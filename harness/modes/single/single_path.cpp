@@ -19,12 +19,13 @@ class SinglePath : public GradientPath {
   torch::nn::Module& module() override { return *model_.ptr(); }
   std::string who() const override { return "single"; }
 
-  std::vector<int64_t> step_samples(const data::EpochPlan& epoch,
-                                    int64_t step_in_epoch) const override {
-    return epoch.global_batch(step_in_epoch);
+  std::vector<std::vector<int64_t>> step_shards(const data::EpochPlan& epoch,
+                                                int64_t step_in_epoch) const override {
+    return {epoch.global_batch(step_in_epoch)};
   }
 
-  at::Tensor forward_loss(const data::Batch& batch, int64_t /*step*/) override {
+  at::Tensor forward_loss(const std::vector<data::Batch>& shards, int64_t /*step*/) override {
+    const data::Batch& batch = shards.front();
     return scenarios::compute_loss(spec_.loss, model_.forward(batch.inputs), batch.targets);
   }
 
