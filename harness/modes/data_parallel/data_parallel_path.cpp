@@ -52,15 +52,15 @@ class DataParallelPath : public GradientPath {
 
   at::Tensor forward_loss(const std::vector<data::Batch>& shards, int64_t /*step*/) override {
     std::vector<at::Tensor> outputs(static_cast<size_t>(k_));
-    std::vector<at::Tensor> targets(static_cast<size_t>(k_));
     runtime::parallel_for(k_, [&](int64_t r) {
       const auto i = static_cast<size_t>(r);
       torch::nn::AnyModule& replica = replicas_[i];
       copy_master_into(*master_.ptr(), *replica.ptr());
-      targets[i] = shards[i].targets;
       outputs[i] = replica.forward(shards[i].inputs);
     });
     // gather() in replica order, then the loss on the whole gathered output.
+    std::vector<at::Tensor> targets;
+    for (const data::Batch& shard : shards) targets.push_back(shard.targets);
     return scenarios::compute_loss(spec_.loss, at::cat(outputs), at::cat(targets));
   }
 
