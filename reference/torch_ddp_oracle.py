@@ -9,7 +9,7 @@ torch.optim.SGD created after wrapping.
 
 --batches FILE (torch::pickle_save by ddpbench, read with torch.load) is a dict:
   "meta"     {"model": "linear"|"toy_cnn"|"resnet18", "num_classes", "world_size", "steps",
-              "loss": "mse"|"cross_entropy", "lr", "momentum", "dampening", "weight_decay",
+              "loss": "mse"|"rmse"|"cross_entropy", "lr", "momentum", "dampening", "weight_decay",
               "nesterov", "dtype": "float32"|"float64", "bucket_cap_mb", "broadcast_buffers"}
   "init"     name -> tensor, the state_dict before training, in the run dtype
   "inputs"   one GLOBAL batch per step; rank r's local batch is inputs[s].chunk(world_size)[r]
@@ -85,7 +85,8 @@ def worker(rank, batches_path, out_path):
     opt = torch.optim.SGD(ddp.parameters(), lr=float(meta["lr"]), momentum=float(meta["momentum"]),
                           dampening=float(meta["dampening"]),
                           weight_decay=float(meta["weight_decay"]), nesterov=bool(meta["nesterov"]))
-    loss_fn = {"mse": F.mse_loss, "cross_entropy": F.cross_entropy}[meta["loss"]]
+    loss_fn = {"mse": F.mse_loss, "rmse": lambda out, y: F.mse_loss(out, y).sqrt(),
+               "cross_entropy": F.cross_entropy}[meta["loss"]]
     steps = int(meta["steps"])
     if len(data["inputs"]) < steps or len(data["targets"]) < steps:
         raise ValueError(f"meta.steps={steps} but {len(data['inputs'])} inputs / "

@@ -22,8 +22,12 @@ std::string ConsoleReporter::render(const RunReport& report) const {
   int failed = 0;
   for (const ModeResult& r : report.results) {
     if (r.checks.empty()) continue;
-    out += fmt::format("\n{} (world {}) vs single{}:\n", r.mode, r.world_size,
+    const ReferenceRecord& ref = r.reference;
+    out += fmt::format("\n{} (world {}) vs {}{}{}:\n", r.mode, r.world_size,
+                       ref.name.empty() ? "single" : ref.name,
+                       ref.comparison.empty() ? "" : ", " + ref.comparison,
                        r.gradient_check.empty() ? "" : ", gradients compared " + r.gradient_check);
+    if (!ref.summary.empty()) out += fmt::format("  {}\n", ref.summary);
     out += fmt::format("  {:<20} {:<20} {:>12} {:>12}  {}\n", "check", "status", "max abs diff",
                        "max rel diff", "worst tensor (step)");
     for (const CheckRecord& c : r.checks) {

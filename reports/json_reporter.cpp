@@ -168,6 +168,30 @@ void from_json(const json& j, ThroughputRecord& t) {
   j.at("bus_bandwidth_gb_s").get_to(t.bus_bandwidth_gb_s);
 }
 
+void to_json(json& j, const ReferenceRecord& r) {
+  j = json{{"name", r.name},
+           {"comparison", r.comparison},
+           {"causes", r.causes},
+           {"steps", r.steps},
+           {"loss_diff", r.loss_diff},
+           {"loss_rel_diff", r.loss_rel_diff},
+           {"max_parameter_diff", r.max_parameter_diff},
+           {"summary", r.summary},
+           {"state_file", r.state_file}};
+}
+
+void from_json(const json& j, ReferenceRecord& r) {
+  r.name = j.value("name", "");
+  r.comparison = j.value("comparison", "");
+  if (j.contains("causes")) j.at("causes").get_to(r.causes);
+  r.steps = j.value("steps", int64_t{0});
+  r.loss_diff = j.value("loss_diff", 0.0);
+  r.loss_rel_diff = j.value("loss_rel_diff", 0.0);
+  r.max_parameter_diff = j.value("max_parameter_diff", 0.0);
+  r.summary = j.value("summary", "");
+  r.state_file = j.value("state_file", "");
+}
+
 void to_json(json& j, const ModeResult& r) {
   j = json{{"mode", r.mode},
            {"world_size", r.world_size},
@@ -175,6 +199,7 @@ void to_json(json& j, const ModeResult& r) {
            {"step_seconds", r.step_seconds},
            {"state_file", r.state_file},
            {"checks", r.checks},
+           {"reference", r.reference},
            {"gradient_check", r.gradient_check},
            {"backend", r.backend},
            {"bytes_per_step", r.bytes_per_step},
@@ -191,6 +216,7 @@ void from_json(const json& j, ModeResult& r) {
   j.at("step_seconds").get_to(r.step_seconds);
   r.state_file = j.value("state_file", "");
   if (j.contains("checks")) j.at("checks").get_to(r.checks);
+  if (j.contains("reference")) j.at("reference").get_to(r.reference);
   r.gradient_check = j.value("gradient_check", "");
   r.backend = j.value("backend", "");
   r.bytes_per_step = j.value("bytes_per_step", int64_t{0});

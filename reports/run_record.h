@@ -95,6 +95,23 @@ struct ThroughputRecord {
   double bus_bandwidth_gb_s = 0;          // bytes * 2 (K-1) / K / mean step time (ddp)
 };
 
+// What a data-parallel mode's checks compared it with, and how far it is from plain
+// single-device training (an informational figure, never a verdict).
+struct ReferenceRecord {
+  std::string name;        // "single-device training" or "exact reference: ..."
+  std::string comparison;  // "free-running": both trained from the same start, compared per step
+  // The per-rank nonlinearities that make the mode differ from single-device training; empty
+  // when it computes single-device training.
+  std::vector<std::string> causes;
+  // Mode against plain single-device training, when the reference is not that:
+  int64_t steps = 0;                // checked steps
+  double loss_diff = 0;             // |loss - single's| at the last checked step
+  double loss_rel_diff = 0;         // the same relative to single's loss
+  double max_parameter_diff = 0;    // max |parameter - single's| at the end
+  std::string summary;              // one sentence with the figures above
+  std::string state_file;           // the exact reference's final state ("" when plain)
+};
+
 struct ModeResult {
   std::string mode;  // "single", "dp", "ddp"
   int64_t world_size = 1;
@@ -102,6 +119,7 @@ struct ModeResult {
   std::vector<double> step_seconds;  // per step, wall time
   std::string state_file;            // file name of the final state, relative to the report
   std::vector<CheckRecord> checks;   // empty for the reference mode itself
+  ReferenceRecord reference;         // what `checks` compared with (empty name: no checks)
   std::string gradient_check;        // "full" or "fingerprint": how gradients were compared
   std::string backend;               // collective backend ("" for single)
   int64_t bytes_per_step = 0;        // gradient bytes reduced per rank per step (ddp)

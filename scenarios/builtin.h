@@ -10,5 +10,6 @@ ScenarioSpec toy_cnn_scenario();
 ScenarioSpec cifar_resnet18_scenario();
 ScenarioSpec fashion_mnist_cnn_scenario();
 ScenarioSpec resnet18_syncbn_scenario();
+ScenarioSpec rmse_linear_scenario();
 
 }  // namespace ddpbench::scenarios

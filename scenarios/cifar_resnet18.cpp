@@ -21,15 +21,14 @@ ScenarioSpec cifar_resnet18_scenario() {
   s.loss = LossKind::kCrossEntropy;
   s.optimizer = {/*lr=*/0.02, /*momentum=*/0.9, /*dampening=*/0.0, /*weight_decay=*/1e-4,
                  /*nesterov=*/true};
-  // BatchNorm without SyncBN: each replica normalises with its own batch statistics.
-  s.divergences = {
-      {"ddp", "(running_mean|running_var)$",
-       "BatchNorm without SyncBN: buffers are rank 0's local statistics after broadcast", true},
-      {"ddp", ".*", "BatchNorm without SyncBN normalises each rank's local batch", true},
-      {"dp", "(running_mean|running_var)$",
-       "DataParallel keeps replica 0's running statistics (its chunk only)"},
-      {"dp", ".*", "DataParallel normalises each replica's chunk with its own batch statistics"},
-  };
+  // No declared divergences: BatchNorm without SyncBN (per-rank statistics, rank 0's running
+  // statistics) is modelled exactly by the single-device exact reference (run/exact_reference.h),
+  // so every DP and DDP check is pass or fail.
+  // float64 free-running over 5 steps at 6 samples per rank chunk: DDP's gradients differ from
+  // the exact reference by up to 1.14e-11 (layer4.0.downsample.0.weight, step 4, measured on
+  // this project's CI machine): rounding compounded through 20 BatchNorm layers. 1e-10 still
+  // catches a 1e-9 gradient error on one rank of four (~2.5e-10 after averaging).
+  s.tolerances.gradient_float64 = 1e-10;
   s.torch_oracle_model = "resnet18";
   s.build_model = [](int64_t seed) {
     torch::manual_seed(static_cast<uint64_t>(seed));

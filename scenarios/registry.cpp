@@ -39,6 +39,7 @@ ScenarioRegistry builtin_registry() {
   r.add(linear_mse_scenario());
   r.add(fashion_mnist_cnn_scenario());
   r.add(resnet18_syncbn_scenario());
+  r.add(rmse_linear_scenario());
   return r;
 }
 

@@ -1,7 +1,7 @@
 // resnet18_syncbn.cpp — scenario `resnet18_syncbn`: cifar_resnet18 with every BatchNorm converted
 // to SyncBN under DDP. SyncBN normalises with the statistics of the whole global batch, so DDP must
-// now reproduce single-device training — parameters AND BatchNorm buffers — instead of diverging.
-// DataParallel has no SyncBN here and keeps its expected divergence.
+// now reproduce plain single-device training — parameters AND BatchNorm buffers. DataParallel has
+// no SyncBN and is judged against the exact reference with per-replica statistics.
 #include "scenarios/builtin.h"
 
 namespace ddpbench::scenarios {

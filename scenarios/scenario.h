@@ -18,7 +18,9 @@
 
 namespace ddpbench::scenarios {
 
-enum class LossKind { kCrossEntropy, kMse };
+// kRmse is sqrt(MSELoss()): not a mean of per-sample terms, so the mean of per-rank losses that
+// DDP differentiates is not the loss of the global batch (PyTorch issues 24391, 49794).
+enum class LossKind { kCrossEntropy, kMse, kRmse };
 
 // torch.optim.SGD's hyper-parameters (libtorch's SGD implements the same update rule).
 struct OptimizerSpec {

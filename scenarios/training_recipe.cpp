@@ -12,6 +12,8 @@ at::Tensor compute_loss(LossKind kind, const at::Tensor& output, const at::Tenso
       return torch::nn::functional::cross_entropy(output, target);
     case LossKind::kMse:
       return torch::nn::functional::mse_loss(output, target);
+    case LossKind::kRmse:
+      return torch::nn::functional::mse_loss(output, target).sqrt();
   }
   throw std::logic_error("unknown loss kind");
 }
@@ -26,8 +28,18 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const OptimizerSpec& spe
                                                  .nesterov(spec.nesterov));
 }
 
+bool loss_is_sample_mean(LossKind kind) { return kind != LossKind::kRmse; }
+
 const char* loss_name(LossKind kind) {
-  return kind == LossKind::kCrossEntropy ? "CrossEntropyLoss" : "MSELoss";
+  switch (kind) {
+    case LossKind::kCrossEntropy:
+      return "CrossEntropyLoss";
+    case LossKind::kMse:
+      return "MSELoss";
+    case LossKind::kRmse:
+      return "sqrt(MSELoss)";
+  }
+  return "?";
 }
 
 }  // namespace ddpbench::scenarios

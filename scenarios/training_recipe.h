@@ -11,8 +11,13 @@
 
 namespace ddpbench::scenarios {
 
-// Mean-reduced loss, as torch.nn.CrossEntropyLoss() / MSELoss() with default reduction.
+// Mean-reduced loss, as torch.nn.CrossEntropyLoss() / MSELoss() with default reduction, or the
+// square root of MSELoss().
 at::Tensor compute_loss(LossKind kind, const at::Tensor& output, const at::Tensor& target);
+
+// Whether the loss of a batch is the mean of per-sample terms, so that the mean of equal-sized
+// chunks' losses is the loss of the whole batch (true for cross-entropy and MSE, not for RMSE).
+bool loss_is_sample_mean(LossKind kind);
 
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(const OptimizerSpec& spec,
                                                         std::vector<at::Tensor> parameters);

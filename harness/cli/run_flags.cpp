@@ -58,6 +58,10 @@ void add_run_flags(CLI::App& cmd, run::RunRequest& r) {
       "KIND:rank=R,step=S[,eps=E][,tensor=NAME], KIND in grad, crash, hang, nan, syncbn");
   cmd.add_option("--grad-check", r.grad_check, "Gradient comparison: auto, full, fingerprint")
       ->check(CLI::IsMember({"auto", "full", "fingerprint"}));
+  cmd.add_option("--comparison", r.comparison,
+                 "How modes are compared: lockstep (every step from the reference's state), "
+                 "free (each trains on its own), auto (lockstep below float64)")
+      ->check(CLI::IsMember({"auto", "lockstep", "free"}));
   cmd.add_flag("--check-only", r.check_only, "Only the correctness checks, no perf phase");
   cmd.add_flag("--perf-only", r.perf_only, "Only the perf phase, no correctness checks");
   cmd.add_flag("--export-batches", r.export_batches,
@@ -95,6 +99,7 @@ std::vector<std::string> command_line(const run::RunRequest& r) {
   option("--comm-hook", r.comm_hook);
   if (!r.inject_fault.empty()) option("--inject-fault", r.inject_fault);
   option("--grad-check", r.grad_check);
+  option("--comparison", r.comparison);
   number("--warmup", r.warmup);
   flag("--check-only", r.check_only);
   flag("--perf-only", r.perf_only);

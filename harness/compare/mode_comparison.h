@@ -15,12 +15,28 @@
 
 namespace ddpbench::compare {
 
+// One tensor of a mode's state after a lockstep step against the reference's after the same step
+// from the same state (the optimizer update, and the buffers the forward updated).
+struct StateDiff {
+  int64_t step = 0;
+  std::string tensor;
+  bool buffer = false;
+  double max_abs = 0.0;
+  double max_rel = 0.0;
+  int64_t violations = 0;  // elements outside the state tolerance
+};
+
 // What a mode computed. Gradients: per step, one record per parameter (param_names order).
 struct ModeTrace {
   std::vector<double> losses;
   std::vector<std::vector<at::Tensor>> gradients;
   std::vector<std::string> param_names;
   std::vector<std::pair<std::string, at::Tensor>> final_state;  // parameters, then buffers
+  // "free-running": trained on its own from the common start; "lockstep": every step started
+  // from the reference's state.
+  std::string comparison = "free-running";
+  // Lockstep only: every parameter and buffer after every step, against the reference's.
+  std::vector<StateDiff> state_diffs;
 };
 
 struct DivergenceRule {

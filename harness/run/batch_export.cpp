@@ -7,6 +7,22 @@
 #include "errors.h"
 
 namespace ddpbench::run {
+namespace {
+
+// The loss names reference/torch_ddp_oracle.py understands.
+const char* oracle_loss_name(scenarios::LossKind kind) {
+  switch (kind) {
+    case scenarios::LossKind::kCrossEntropy:
+      return "cross_entropy";
+    case scenarios::LossKind::kMse:
+      return "mse";
+    case scenarios::LossKind::kRmse:
+      return "rmse";
+  }
+  return "?";
+}
+
+}  // namespace
 
 std::vector<char> export_batches(const RunSetup& setup, const runtime::ExecutionContext& context,
                                  const data::Dataset& dataset, const data::GlobalBatchPlan& plan,
@@ -21,7 +37,7 @@ std::vector<char> export_batches(const RunSetup& setup, const runtime::Execution
   meta.insert("num_classes", int64_t{10});
   meta.insert("world_size", setup.world_size);
   meta.insert("steps", setup.check_steps);
-  meta.insert("loss", spec.loss == scenarios::LossKind::kMse ? "mse" : "cross_entropy");
+  meta.insert("loss", oracle_loss_name(spec.loss));
   meta.insert("lr", spec.optimizer.lr);
   meta.insert("momentum", spec.optimizer.momentum);
   meta.insert("dampening", spec.optimizer.dampening);

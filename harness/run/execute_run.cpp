@@ -12,6 +12,7 @@
 #include "launch/worker_group.h"
 #include "modes/sync_bn/sync_batch_norm.h"
 #include "run/batch_export.h"
+#include "run/exact_reference.h"
 #include "run/finish_run.h"
 #include "run/mode_phases.h"
 #include "run/outcome_codec.h"
@@ -84,14 +85,19 @@ int execute_run(const RunRequest& request, const scenarios::ScenarioRegistry& re
 
   const PhaseInputs in{setup, context, dataset, plan, grad};
   std::vector<ModeOutcome> outcomes;
-  if (setup.has_mode(ModeKind::kSingle)) outcomes.push_back(run_local_mode(in, ModeKind::kSingle));
+  std::vector<ReferenceOutcome> references;
+  if (setup.has_mode(ModeKind::kSingle)) {
+    outcomes.push_back(run_local_mode(in, ModeKind::kSingle));
+    references = run_exact_references(in, *instance.model.ptr());
+  }
   if (setup.has_mode(ModeKind::kDataParallel)) {
     outcomes.push_back(run_local_mode(in, ModeKind::kDataParallel));
   }
   if (setup.has_mode(ModeKind::kDdp)) outcomes.push_back(spawn_ddp_ranks(setup, argv));
-  return finish_run(setup, context,
-                    {dataset->describe(), &plan, modes::grad_record_name(grad), argv},
-                    std::move(outcomes), out);
+  return finish_run(
+      setup, context,
+      {dataset->describe(), &plan, modes::grad_record_name(grad), argv, instance.model.ptr().get()},
+      std::move(outcomes), references, out);
 }
 
 }  // namespace ddpbench::run

@@ -1,12 +1,15 @@
 // finish_run.cpp — see finish_run.h.
 #include "run/finish_run.h"
 
+#include <ATen/ATen.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "compare/mode_comparison.h"
 #include "errors.h"
 #include "metrics/step_statistics.h"
 #include "modes/common/model_state.h"
+#include "run/comparison_policy.h"
 #include "run/environment_block.h"
 #include "run/write_reports.h"
 #include "scenarios/training_recipe.h"
@@ -21,33 +24,6 @@ std::string describe_optimizer(const scenarios::OptimizerSpec& o) {
   if (o.nesterov) s += ", nesterov=True";
   if (o.weight_decay != 0) s += fmt::format(", weight_decay={}", o.weight_decay);
   return s + ")";
-}
-
-compare::ComparisonPolicy policy_for(const RunSetup& setup, modes::ModeKind mode,
-                                     const std::string& grad_record) {
-  const scenarios::Tolerances& t = setup.spec->tolerances;
-  const bool f64 = setup.context.dtype == at::kDouble;
-  const scenarios::Tolerance& state = f64 ? t.float64 : t.float32;
-  compare::ComparisonPolicy p;
-  p.state = {state.rtol, state.atol};
-  p.gradient_tolerance = f64 ? t.gradient_float64 : t.gradient_float32;
-  p.gradient_fingerprints = grad_record == "fingerprint";
-  // Compression hooks round every gradient to the wire format: judge gradients at that
-  // precision (8 ulps of fp16 / bf16), or the check would only measure the compression.
-  // Parameters accumulate those roundings step after step: widen them the same way.
-  if (mode == modes::ModeKind::kDdp &&
-      setup.ddp.reducer.comm_hook != modes::ddp::CommHookKind::kAllreduce) {
-    const double wire_eps =
-        setup.ddp.reducer.comm_hook == modes::ddp::CommHookKind::kFp16Compress ? 0x1p-11 : 0x1p-8;
-    p.gradient_tolerance = std::max(p.gradient_tolerance, 8 * wire_eps);
-    p.state.rtol = std::max(p.state.rtol, 8 * wire_eps);
-    p.state.atol = std::max(p.state.atol, 0.08 * wire_eps);
-  }
-  for (const auto& d : setup.spec->divergences) {
-    if (d.only_without_sync_bn && setup.sync_bn) continue;
-    if (d.mode == modes::mode_name(mode)) p.divergences.push_back({d.tensor_pattern, d.reason});
-  }
-  return p;
 }
 
 reports::SamplerRecord sampler_record(const data::DistributedSampler& sampler) {
@@ -73,6 +49,39 @@ reports::SamplerRecord sampler_record(const data::DistributedSampler& sampler) {
     }
     r.preview_padding.push_back(std::move(pad));
   }
+  return r;
+}
+
+// What `mode` was judged against and, when that is not plain single-device training, how far the
+// mode is from it: the figure that explains why single-device training is not the verdict.
+reports::ReferenceRecord reference_record(const ExactReference& exact,
+                                          const compare::ModeTrace& single,
+                                          const compare::ModeTrace& mode) {
+  reports::ReferenceRecord r;
+  r.name = exact.name();
+  r.causes = exact.causes;
+  if (exact.rule.plain()) return r;
+  r.steps = static_cast<int64_t>(std::min(single.losses.size(), mode.losses.size()));
+  if (r.steps > 0) {
+    const double a = single.losses[static_cast<size_t>(r.steps - 1)];
+    const double b = mode.losses[static_cast<size_t>(r.steps - 1)];
+    r.loss_diff = std::abs(a - b);
+    r.loss_rel_diff = a != 0 ? r.loss_diff / std::abs(a) : 0.0;
+  }
+  for (size_t i = 0; i < single.param_names.size() && i < single.final_state.size(); ++i) {
+    for (const auto& [name, t] : mode.final_state) {
+      if (name != single.final_state[i].first) continue;
+      const at::Tensor diff = (t.to(at::kDouble) - single.final_state[i].second.to(at::kDouble));
+      r.max_parameter_diff = std::max(r.max_parameter_diff, diff.abs().max().item<double>());
+    }
+  }
+  std::vector<std::string> names;
+  for (const auto& c : exact.causes) names.push_back(c.substr(0, c.find(':')));
+  r.summary = fmt::format(
+      "{} move{} the loss by {:.3g} ({:.2g}% of it) after {} step(s) and the parameters by up to "
+      "{:.3g} against plain single-device training; the checks compare with the exact reference",
+      fmt::join(names, " and "), names.size() == 1 ? "s" : "", r.loss_diff, 100 * r.loss_rel_diff,
+      r.steps, r.max_parameter_diff);
   return r;
 }
 
@@ -102,7 +111,8 @@ reports::ThroughputRecord throughput_of(const RunSetup& setup, const ModeOutcome
 }
 
 int finish_run(const RunSetup& setup, const runtime::ExecutionContext& context,
-               const RunDescription& run, std::vector<ModeOutcome> outcomes, OutputDir& out) {
+               const RunDescription& run, std::vector<ModeOutcome> outcomes,
+               const std::vector<ReferenceOutcome>& references, OutputDir& out) {
   const scenarios::ScenarioSpec& spec = *setup.spec;
   reports::RunReport report;
   report.context = collect_context(run.argv, context.gpus());
@@ -149,9 +159,21 @@ int finish_run(const RunSetup& setup, const runtime::ExecutionContext& context,
     }
     if (single != nullptr && &o != single && !o.trace.losses.empty() &&
         !single->trace.losses.empty()) {
+      const ExactReference exact = exact_reference_for(setup, o.mode, *run.model);
+      const ModeOutcome* ref = single;
+      for (const auto& candidate : references) {
+        if (!exact.rule.plain() && candidate.rule == exact.rule) ref = &candidate.outcome;
+      }
       r.gradient_check = run.grad_record;
-      r.checks = compare::compare_modes(single->trace, o.trace,
-                                        policy_for(setup, o.mode, run.grad_record));
+      r.checks = compare::compare_modes(ref->trace, o.trace,
+                                        comparison_policy(setup, o.mode, run.grad_record));
+      r.reference = reference_record(exact, single->trace, o.trace);
+      r.reference.comparison = o.trace.comparison;
+      if (ref != single) {
+        r.reference.state_file = fmt::format("state_reference_{}.pt", modes::mode_name(o.mode));
+        const std::vector<char> state = modes::pickle_state(ref->trace.final_state);
+        out.stage(r.reference.state_file, std::string_view(state.data(), state.size()));
+      }
     }
     r.checks.insert(r.checks.end(), o.extra_checks.begin(), o.extra_checks.end());
     for (const auto& c : r.checks) report.passed = report.passed && c.status != "fail";

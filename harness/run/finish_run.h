@@ -1,5 +1,5 @@
 // finish_run.h — the end of a run, shared by the launching parent and by rank 0 of an externally
-// launched world: compare every mode with single-device training, assemble the report, stage the
+// launched world: compare every mode with its reference, assemble the report, stage the
 // state files, write every report format atomically, and pick the exit code.
 #pragma once
 
@@ -8,6 +8,7 @@
 
 #include "data/batch_plan.h"
 #include "reports/run_record.h"
+#include "run/exact_reference.h"
 #include "run/mode_outcome.h"
 #include "run/output_dir.h"
 #include "run/run_setup.h"
@@ -23,10 +24,14 @@ struct RunDescription {
   const data::GlobalBatchPlan* plan = nullptr;
   std::string grad_record;  // "full" or "fingerprint"
   std::vector<std::string> argv;
+  const torch::nn::Module* model = nullptr;  // a fresh instance: what the exact references model
 };
 
 // Returns the exit code: 0 when every check passes or is an expected divergence, 1 otherwise.
+// Each data-parallel mode is judged against its exact reference (`references`, or single's
+// outcome when that is plain single-device training).
 int finish_run(const RunSetup& setup, const runtime::ExecutionContext& context,
-               const RunDescription& run, std::vector<ModeOutcome> outcomes, OutputDir& out);
+               const RunDescription& run, std::vector<ModeOutcome> outcomes,
+               const std::vector<ReferenceOutcome>& references, OutputDir& out);
 
 }  // namespace ddpbench::run

@@ -6,6 +6,7 @@
 #include "modes/data_parallel/data_parallel_path.h"
 #include "modes/ddp/ddp_path.h"
 #include "modes/single/single_path.h"
+#include "run/lockstep.h"
 #include "run/progress_line.h"
 
 namespace ddpbench::run {
@@ -53,6 +54,36 @@ modes::TrainOptions perf_options(const PhaseInputs& in) {
   return o;
 }
 
+// Lockstep: every step of `path` starts from its exact reference's state (run/lockstep.h); the
+// per-step state differences go into the trace. `comm` as for LockstepDriver.
+modes::TrainResult train_checked(const PhaseInputs& in, ModeKind mode, modes::GradientPath& path,
+                                 modes::TrainOptions options, comm::Communicator* comm,
+                                 compare::ModeTrace& trace) {
+  if (mode == ModeKind::kSingle || !in.setup.lockstep) {
+    return modes::train(path, train_inputs(in, in.plan), options);
+  }
+  LockstepDriver driver(in, mode, path.module(), comm);
+  options.before_step = [&driver](int64_t step, torch::nn::Module& m, torch::optim::Optimizer& o) {
+    driver.before_step(step, m, o);
+  };
+  modes::TrainResult r = modes::train(path, train_inputs(in, in.plan), options);
+  trace.comparison = "lockstep";
+  trace.state_diffs = driver.finish(path.module());
+  return r;
+}
+
+// The check phase of a local path: a fresh model trained on the run's plan, every step checked.
+template <typename MakePath>
+void run_check_phase(const PhaseInputs& in, ModeKind mode, const MakePath& make_path,
+                     const std::string& name, ModeOutcome& o) {
+  scenarios::ScenarioInstance instance = fresh_instance(in);
+  const auto path = make_path(instance);
+  ProgressLine progress(in.setup.progress, name + " (check)", in.setup.check_steps);
+  modes::TrainOptions options = check_options(in);
+  options.on_step = [&progress](int64_t step, double loss) { progress.update(step + 1, loss); };
+  keep_check(o, train_checked(in, mode, *path, options, nullptr, o.trace), path->module());
+}
+
 }  // namespace
 
 modes::GradRecordKind resolve_grad_record(const RunSetup& setup, const torch::nn::Module& model) {
@@ -81,14 +112,7 @@ ModeOutcome run_local_mode(const PhaseInputs& in, ModeKind mode) {
   o.mode = mode;
   o.world_size = mode == ModeKind::kSingle ? 1 : s.world_size;
   const std::string name = modes::mode_name(mode);
-  if (s.check_steps > 0) {
-    scenarios::ScenarioInstance instance = fresh_instance(in);
-    const auto path = make_path(instance);
-    ProgressLine progress(s.progress, name + " (check)", s.check_steps);
-    modes::TrainOptions options = check_options(in);
-    options.on_step = [&progress](int64_t step, double loss) { progress.update(step + 1, loss); };
-    keep_check(o, modes::train(*path, train_inputs(in, in.plan), options), path->module());
-  }
+  if (s.check_steps > 0) run_check_phase(in, mode, make_path, name, o);
   if (s.perf_steps > 0) {
     // single is the scaling baseline: one device with the per-device batch of the K-rank run
     // (weak scaling) or with the whole global batch (strong scaling).
@@ -106,6 +130,17 @@ ModeOutcome run_local_mode(const PhaseInputs& in, ModeKind mode) {
         timed_part(modes::train(*path, train_inputs(in, plan), options).step_times, s.warmup_steps);
     o.perf_samples_per_step = batch;
   }
+  return o;
+}
+
+ModeOutcome run_reference(const PhaseInputs& in, const modes::single::ReferenceRule& rule) {
+  ModeOutcome o;
+  o.mode = ModeKind::kSingle;
+  o.world_size = 1;
+  auto make_path = [&](scenarios::ScenarioInstance& instance) {
+    return modes::single::make_single_path(*in.setup.spec, instance, in.context, rule);
+  };
+  run_check_phase(in, ModeKind::kSingle, make_path, "reference", o);
   return o;
 }
 
@@ -129,7 +164,8 @@ ModeOutcome run_ddp_rank(const PhaseInputs& in, comm::Communicator& comm,
     modes::ddp::DdpPath path(*s.spec, instance, comm, in.context, path_options);
     modes::TrainOptions options = check_options(in);
     options.on_phase = on_phase;
-    keep_check(o, modes::train(path, train_inputs(in, in.plan), options), path.module());
+    keep_check(o, train_checked(in, ModeKind::kDdp, path, options, &comm, o.trace),
+               path.module());
     check_times = std::move(o.check_times);
     record_path(path);
     const modes::ddp::RankDisagreement& d = path.disagreement();

@@ -14,6 +14,7 @@
 #include "data/dataset.h"
 #include "modes/common/gradient_record.h"
 #include "modes/common/step_loop.h"
+#include "modes/single/single_path.h"
 #include "run/mode_outcome.h"
 #include "run/run_setup.h"
 #include "runtime/execution_context.h"
@@ -37,6 +38,9 @@ struct PhaseInputs {
 
 // single or dp, in this process; a progress line per phase when the setup asks for one.
 ModeOutcome run_local_mode(const PhaseInputs& in, modes::ModeKind mode);
+
+// The check phase of an exact reference (single-device training under `rule`), in this process.
+ModeOutcome run_reference(const PhaseInputs& in, const modes::single::ReferenceRule& rule);
 
 // One DDP rank's phases over `comm` (collective: every rank calls it). `on_phase` sees every step
 // phase of both phases with run-wide step numbers (perf steps follow the checked ones).

@@ -35,6 +35,27 @@ reports::CheckRecord decode_check(const Dict& d) {
           d.at("detail").toStringRef()};
 }
 
+// Per step, one tensor per parameter or buffer (an undefined one travels as an empty tensor).
+c10::impl::GenericList encode_steps(const std::vector<std::vector<at::Tensor>>& steps) {
+  c10::impl::GenericList out(c10::AnyType::get());
+  for (const auto& step : steps) {
+    c10::List<at::Tensor> list;
+    for (const auto& t : step) list.push_back(tensor_or_empty(t).toTensor());
+    out.push_back(list);
+  }
+  return out;
+}
+
+std::vector<std::vector<at::Tensor>> decode_steps(const c10::IValue& v) {
+  std::vector<std::vector<at::Tensor>> out;
+  for (const auto& step : v.toListRef()) {
+    std::vector<at::Tensor> list;
+    for (const auto& t : step.toListRef()) list.push_back(undefined_if_empty(t.toTensor()));
+    out.push_back(std::move(list));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string encode_outcome(const ModeOutcome& o) {
@@ -42,14 +63,18 @@ std::string encode_outcome(const ModeOutcome& o) {
   d.insert("mode", std::string(modes::mode_name(o.mode)));
   d.insert("world_size", o.world_size);
   d.insert("losses", c10::List<double>(o.trace.losses));
-  c10::impl::GenericList steps(c10::AnyType::get());
-  for (const auto& step : o.trace.gradients) {
-    c10::List<at::Tensor> g;
-    for (const auto& t : step) g.push_back(tensor_or_empty(t).toTensor());
-    steps.push_back(g);
-  }
-  d.insert("gradients", steps);
+  d.insert("gradients", encode_steps(o.trace.gradients));
   d.insert("param_names", c10::List<std::string>(o.trace.param_names));
+  d.insert("comparison", o.trace.comparison);
+  c10::List<std::string> diff_names;
+  std::vector<double> diff_values;  // step, buffer, max_abs, max_rel, violations per row
+  for (const auto& s : o.trace.state_diffs) {
+    diff_names.push_back(s.tensor);
+    diff_values.insert(diff_values.end(), {static_cast<double>(s.step), s.buffer ? 1.0 : 0.0,
+                                           s.max_abs, s.max_rel, static_cast<double>(s.violations)});
+  }
+  d.insert("state_diff_names", diff_names);
+  d.insert("state_diffs", c10::List<double>(diff_values));
   c10::List<std::string> names;
   c10::List<at::Tensor> tensors;
   for (const auto& [n, t] : o.trace.final_state) {
@@ -77,13 +102,17 @@ ModeOutcome decode_outcome(const std::string& bytes) {
   o.mode = modes::parse_mode(d.at("mode").toStringRef()).value();
   o.world_size = d.at("world_size").toInt();
   for (const auto& v : d.at("losses").toListRef()) o.trace.losses.push_back(v.toDouble());
-  for (const auto& step : d.at("gradients").toListRef()) {
-    std::vector<at::Tensor> g;
-    for (const auto& t : step.toListRef()) g.push_back(undefined_if_empty(t.toTensor()));
-    o.trace.gradients.push_back(std::move(g));
-  }
+  o.trace.gradients = decode_steps(d.at("gradients"));
   for (const auto& n : d.at("param_names").toListRef())
     o.trace.param_names.push_back(n.toStringRef());
+  o.trace.comparison = d.at("comparison").toStringRef();
+  const auto& diff_names = d.at("state_diff_names").toListRef();
+  const auto diff_values = d.at("state_diffs").toDoubleVector();
+  for (size_t i = 0; i < diff_names.size(); ++i) {
+    const double* v = &diff_values[5 * i];
+    o.trace.state_diffs.push_back({static_cast<int64_t>(v[0]), diff_names[i].toStringRef(),
+                                   v[1] != 0.0, v[2], v[3], static_cast<int64_t>(v[4])});
+  }
   const auto& names = d.at("state_names").toListRef();
   const auto& tensors = d.at("state").toListRef();
   for (size_t i = 0; i < names.size(); ++i) {

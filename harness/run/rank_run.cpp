@@ -9,6 +9,7 @@
 #include "errors.h"
 #include "launch/worker_group.h"
 #include "launch/world_join.h"
+#include "run/exact_reference.h"
 #include "run/finish_run.h"
 #include "run/mode_phases.h"
 #include "run/outcome_codec.h"
@@ -54,11 +55,18 @@ int run_as_rank(const RunRequest& request, const scenarios::ScenarioRegistry& re
     return kExitOk;
   }
   std::vector<ModeOutcome> outcomes;
-  if (setup.has_mode(ModeKind::kSingle)) outcomes.push_back(run_local_mode(in, ModeKind::kSingle));
+  std::vector<ReferenceOutcome> references;
+  const scenarios::ScenarioInstance fresh =
+      scenarios::instantiate_model(*setup.spec, setup.request, dataset);
+  if (setup.has_mode(ModeKind::kSingle)) {
+    outcomes.push_back(run_local_mode(in, ModeKind::kSingle));
+    references = run_exact_references(in, *fresh.model.ptr());
+  }
   outcomes.push_back(std::move(ddp));
-  return finish_run(setup, context,
-                    {dataset->describe(), &plan, modes::grad_record_name(grad), argv},
-                    std::move(outcomes), *out);
+  return finish_run(
+      setup, context,
+      {dataset->describe(), &plan, modes::grad_record_name(grad), argv, fresh.model.ptr().get()},
+      std::move(outcomes), references, *out);
 }
 
 }  // namespace ddpbench::run

@@ -50,6 +50,8 @@ struct RunRequest {
   std::string inject_fault;
   // Gradient comparison: auto, full, fingerprint.
   std::string grad_check = "auto";
+  // Mode comparison: auto (lockstep below float64, else free), lockstep, free.
+  std::string comparison = "auto";
   // Perf phase: warm-up steps discarded before the timed steps.
   int64_t warmup = 2;
   bool check_only = false;

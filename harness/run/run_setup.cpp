@@ -111,6 +111,13 @@ RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioRegistry& reg
   s.ddp.reducer.find_unused_parameters = o.find_unused_parameters;
   s.ddp.broadcast_buffers = !o.no_broadcast_buffers;
   s.grad_check = o.grad_check;
+  // float64 exposes algorithmic errors over many free-running steps; below it, deep networks'
+  // trajectories separate by rounding within a few steps, so each step is judged from the same
+  // state instead. Without single there is nothing to compare, and every mode trains freely (its
+  // state file is then its own trajectory, e.g. for the PyTorch oracle).
+  s.lockstep = s.has_mode(modes::ModeKind::kSingle) &&
+               (o.comparison == "lockstep" ||
+                (o.comparison == "auto" && s.context.dtype != at::kDouble));
   s.sync_bn = o.sync_bn || s.spec->sync_bn;
   if (o.check_only && o.perf_only) {
     throw InputError("--check-only and --perf-only exclude each other: pass at most one");

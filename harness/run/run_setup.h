@@ -36,6 +36,9 @@ struct RunSetup {
   modes::ddp::DdpOptions ddp;
   std::optional<modes::FaultSpec> fault;
   std::string grad_check;    // "auto", "full", "fingerprint"
+  // Data-parallel modes start every checked step from their reference's state (run/lockstep.h);
+  // their state files are then the state after the last lockstep step.
+  bool lockstep = false;
   bool sync_bn = false;      // DDP converts BatchNorm to SyncBN
   int64_t check_steps = 0;   // steps of the check phase (0 with --perf-only)
   int64_t perf_steps = 0;    // timed steps of the perf phase (0 with --check-only)

@@ -37,7 +37,8 @@ TEST_F(CliE2E, ListShowsEveryScenarioWithParameterCounts) {
   const auto rows = nlohmann::json::parse(r.out);
   std::map<std::string, nlohmann::json> by_name;
   for (const auto& row : rows) by_name[row.at("name")] = row;
-  ASSERT_EQ(by_name.size(), 5u);
+  ASSERT_EQ(by_name.size(), 6u);
+  EXPECT_EQ(by_name.at("rmse_linear").at("parameters"), 110);
   EXPECT_EQ(by_name.at("resnet18_syncbn").at("parameters"), 11181642);
   EXPECT_EQ(by_name.at("cifar_resnet18").at("parameters"), 11181642);  // torchvision's count
   EXPECT_EQ(by_name.at("toy_cnn").at("parameters"), 62006);            // the tutorial's count

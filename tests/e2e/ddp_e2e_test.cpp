@@ -1,6 +1,6 @@
 // ddp_e2e_test.cpp — `ddpbench run --gpus K` end to end: DDP agrees with single-device training
-// where it must (linear_mse, the seed notebook's claim; toy_cnn in float32 and float64), reports
-// BatchNorm divergence as expected, and proves it can fail: gradient faults give exit 1 naming
+// where it must (linear_mse, the seed notebook's claim; toy_cnn in float32 and float64), judges
+// BatchNorm without SyncBN against the exact reference, and proves it can fail: gradient faults give exit 1 naming
 // the tensor and step; crash, hang and NaN give exit 3 naming the rank, leaving no process behind.
 #include <gtest/gtest.h>
 
@@ -90,16 +90,19 @@ TEST_F(DdpE2E, NaiveStrategyAndSmallBucketsAgreeToo) {
   EXPECT_GT(read_json(path("small") + "/report.json").at("results")[1].at("buckets").get<int>(), 3);
 }
 
-TEST_F(DdpE2E, BatchNormWithoutSyncBnIsAnExpectedDivergence) {
-  const auto r =
-      ddpbench({"run", "--gpus", "2", "--steps", "2", "--batch-size", "16", "--out", path("bn")});
+TEST_F(DdpE2E, BatchNormWithoutSyncBnIsJudgedAgainstTheExactReference) {
+  const auto r = ddpbench({"run", "--gpus", "2", "--steps", "2", "--batch-size", "16", "--dtype",
+                           "float64", "--out", path("bn")});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const auto report = read_json(path("bn") + "/report.json");
-  const auto buffers = find_check(report, "ddp", "buffers");
-  EXPECT_EQ(buffers.at("status"), "expected_divergence");
-  EXPECT_NE(buffers.at("detail").get<std::string>().find("BatchNorm"), std::string::npos);
-  EXPECT_GT(buffers.at("max_abs_diff").get<double>(), 0.0) << "the size must be measured";
-  EXPECT_EQ(find_check(report, "ddp", "ranks_bitwise_equal").at("status"), "pass");
+  for (const char* check : {"loss", "gradients", "parameters", "buffers", "ranks_bitwise_equal"}) {
+    EXPECT_EQ(find_check(report, "ddp", check).at("status"), "pass") << check;
+  }
+  const auto& reference = report.at("results")[1].at("reference");
+  EXPECT_NE(reference.at("causes")[0].get<std::string>().find("BatchNorm without SyncBN"),
+            std::string::npos);
+  EXPECT_GT(reference.at("loss_diff").get<double>(), 0.0) << "the size must be measured";
+  EXPECT_NE(r.out.find("BatchNorm without SyncBN moves the loss by"), std::string::npos) << r.out;
   EXPECT_EQ(report.at("results")[1].at("gradient_check"), "fingerprint");
 }
 

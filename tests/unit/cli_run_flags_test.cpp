@@ -16,7 +16,7 @@ auto fields(const run::RunRequest& r) {
                          r.out, r.threads, r.world_size, r.backend, r.master_addr, r.timeout,
                          r.ddp_impl, r.bucket_cap_mb, r.first_bucket_mb, r.no_broadcast_buffers,
                          r.find_unused_parameters, r.comm_hook, r.inject_fault, r.grad_check,
-                         r.warmup, r.check_only, r.perf_only, r.strong, r.sync_bn, r.quiet,
+                         r.comparison, r.warmup, r.check_only, r.perf_only, r.strong, r.sync_bn, r.quiet,
                          r.export_batches);
 }
 
@@ -52,6 +52,7 @@ TEST(RunFlags, CommandLineRoundTripsEveryField) {
   r.comm_hook = "fp16";
   r.inject_fault = "grad:rank=1,step=2,eps=1e-3";
   r.grad_check = "full";
+  r.comparison = "lockstep";
   r.warmup = 0;
   r.check_only = true;
   r.strong = true;

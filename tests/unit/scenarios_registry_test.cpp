@@ -61,7 +61,8 @@ TEST(ScenarioRegistry, DescriptorsAreComplete) {
   const auto& resnet = registry.get("cifar_resnet18");
   EXPECT_EQ(resnet.global_batch, 256);
   EXPECT_TRUE(resnet.optimizer.nesterov);
-  EXPECT_FALSE(resnet.divergences.empty()) << "BatchNorm model must declare its divergences";
+  // BatchNorm without SyncBN is modelled by the exact reference, not declared away.
+  EXPECT_TRUE(resnet.divergences.empty()) << "cifar_resnet18's checks must be able to fail";
   EXPECT_TRUE(registry.get("toy_cnn").divergences.empty());
   EXPECT_TRUE(registry.get("resnet18_syncbn").sync_bn);
   EXPECT_FALSE(registry.get("cifar_resnet18").sync_bn);

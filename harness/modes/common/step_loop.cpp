@@ -48,64 +48,79 @@ const char* step_phase_name(StepPhase phase) {
   return "?";
 }
 
-TrainResult train(GradientPath& path, const TrainInputs& in, const TrainOptions& options) {
-  using runtime::Phase;
-  torch::nn::Module& module = path.module();
-  module.train();
-  auto optimizer = scenarios::make_optimizer(in.spec.optimizer, module.parameters());
-  const std::unique_ptr<runtime::PhaseTimer> timer = in.context.make_phase_timer();
+StepLoop::StepLoop(GradientPath& path, const TrainInputs& in, TrainOptions options)
+    : path_(path),
+      in_(in),
+      options_(std::move(options)),
+      optimizer_(scenarios::make_optimizer(in.spec.optimizer, path.module().parameters())),
+      timer_(in.context.make_phase_timer()),
+      cursor_(in.plan) {
+  path_.module().train();
+}
+
+StepLoop::~StepLoop() = default;
+
+void StepLoop::enter(int64_t step, StepPhase phase) {
   // Untimed: the observer runs, then the clock restarts.
-  auto enter = [&](int64_t step, StepPhase phase) {
-    if (options.on_phase) options.on_phase(step, phase);
-    timer->resume();
-  };
+  if (options_.on_phase) options_.on_phase(step, phase);
+  timer_->resume();
+}
 
-  TrainResult result;
-  data::PlanCursor cursor(in.plan);
-  for (int64_t step = 0; step < options.steps; ++step) {
-    enter(step, StepPhase::kData);
-    const std::vector<data::Batch> shards = load_shards(path, in, cursor, step);
-    timer->stop(Phase::kData);
+void StepLoop::run_step(int64_t step) {
+  using runtime::Phase;
+  torch::nn::Module& module = path_.module();
+  if (options_.before_step) options_.before_step(step, module, *optimizer_);
 
-    enter(step, StepPhase::kForward);
-    optimizer->zero_grad();
-    const at::Tensor loss = path.forward_loss(shards, step);
-    timer->stop(Phase::kForward);
+  enter(step, StepPhase::kData);
+  const std::vector<data::Batch> shards = load_shards(path_, in_, cursor_, step);
+  timer_->stop(Phase::kData);
 
-    enter(step, StepPhase::kBackward);
-    path.backward(loss);
-    timer->stop(Phase::kBackward);
+  enter(step, StepPhase::kForward);
+  optimizer_->zero_grad();
+  const at::Tensor loss = path_.forward_loss(shards, step);
+  timer_->stop(Phase::kForward);
 
-    enter(step, StepPhase::kCommWait);
-    path.reduce_gradients();
-    timer->stop(Phase::kCommWait);
-    if (options.checking) {
-      result.gradients.push_back(record_gradients(module, options.grad_record));
-    }
+  enter(step, StepPhase::kBackward);
+  path_.backward(loss);
+  timer_->stop(Phase::kBackward);
 
-    enter(step, StepPhase::kOptimizer);
-    optimizer->step();
-    timer->stop(Phase::kOptimizer);
-    result.step_times.push_back(timer->finish_step());
-    if (options.on_phase) options.on_phase(step, StepPhase::kDone);
-
-    // Read at the step boundary, where reading a device value costs no overlap. A non-finite loss
-    // is a failure, never a number to compare; in DDP the rank that produced it stops here,
-    // before the checked-step collectives, so the launcher can name it.
-    const double value = loss.item<double>();
-    if (!std::isfinite(value)) {
-      throw WorkerFailure(
-          fmt::format("{}: non-finite loss ({}) at step {}", path.who(), value, step));
-    }
-    if (options.checking) {
-      int64_t samples = 0;
-      for (const data::Batch& b : shards) samples += b.inputs.size(0);
-      result.losses.push_back(path.finish_checked_step(step, value, samples));
-    }
-    if (options.on_step) options.on_step(step, value);
+  enter(step, StepPhase::kCommWait);
+  path_.reduce_gradients();
+  timer_->stop(Phase::kCommWait);
+  if (options_.checking) {
+    result_.gradients.push_back(record_gradients(module, options_.grad_record));
   }
-  if (options.checking) result.final_state = capture_state(module);
-  return result;
+
+  enter(step, StepPhase::kOptimizer);
+  optimizer_->step();
+  timer_->stop(Phase::kOptimizer);
+  result_.step_times.push_back(timer_->finish_step());
+  if (options_.on_phase) options_.on_phase(step, StepPhase::kDone);
+
+  // Read at the step boundary, where reading a device value costs no overlap. A non-finite loss
+  // is a failure, never a number to compare; in DDP the rank that produced it stops here,
+  // before the checked-step collectives, so the launcher can name it.
+  const double value = loss.item<double>();
+  if (!std::isfinite(value)) {
+    throw WorkerFailure(fmt::format("{}: non-finite loss ({}) at step {}", path_.who(), value, step));
+  }
+  if (options_.checking) {
+    int64_t samples = 0;
+    for (const data::Batch& b : shards) samples += b.inputs.size(0);
+    result_.losses.push_back(path_.finish_checked_step(step, value, samples));
+  }
+  if (options_.on_step) options_.on_step(step, value);
+}
+
+TrainResult StepLoop::finish() {
+  if (options_.checking) result_.final_state = capture_state(path_.module());
+  return std::move(result_);
+}
+
+TrainResult train(GradientPath& path, const TrainInputs& in, const TrainOptions& options) {
+  StepLoop loop(path, in, options);
+  for (int64_t step = 0; step < options.steps; ++step) loop.run_step(step);
+  return loop.finish();
 }
 
 }  // namespace ddpbench::modes

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "data/batch_plan.h"
@@ -18,7 +19,12 @@
 #include "modes/common/gradient_record.h"
 #include "modes/common/model_state.h"
 #include "runtime/execution_context.h"
+#include "runtime/phase_timer.h"
 #include "scenarios/scenario.h"
+
+namespace torch::optim {
+class Optimizer;
+}
 
 namespace ddpbench::modes {
 
@@ -43,6 +49,10 @@ struct TrainOptions {
   std::function<void(int64_t step, StepPhase phase)> on_phase;
   // After each step with its loss (progress display), untimed.
   std::function<void(int64_t step, double loss)> on_step;
+  // Before each step, untimed, with the model and optimizer the step will use: the lockstep
+  // comparison loads the reference's state here (run/lockstep.h).
+  std::function<void(int64_t step, torch::nn::Module& module, torch::optim::Optimizer& optimizer)>
+      before_step;
 };
 
 struct TrainResult {
@@ -60,9 +70,36 @@ struct TrainInputs {
   const runtime::ExecutionContext& context;
 };
 
-// Runs steps 0 .. options.steps-1 of the plan through `path`. The optimizer is built here, after
-// the path was constructed (which placed the model and, in DDP, broadcast rank 0's state), as
-// DDP requires. Throws WorkerFailure("<who>: non-finite loss (<v>) at step <s>").
+// The loop one step at a time, for drivers that interleave two of them (the lockstep
+// comparison). The optimizer is built here, after the path was constructed (which placed the
+// model and, in DDP, broadcast rank 0's state), as DDP requires. Steps run in order from 0.
+class StepLoop {
+ public:
+  StepLoop(GradientPath& path, const TrainInputs& inputs, TrainOptions options);
+  ~StepLoop();
+  StepLoop(const StepLoop&) = delete;
+  StepLoop& operator=(const StepLoop&) = delete;
+
+  // Throws WorkerFailure("<who>: non-finite loss (<v>) at step <s>").
+  void run_step(int64_t step);
+  torch::nn::Module& module() { return path_.module(); }
+  torch::optim::Optimizer& optimizer() { return *optimizer_; }
+  // What the steps recorded, and the final state on checked runs; call once, after the last step.
+  TrainResult finish();
+
+ private:
+  void enter(int64_t step, StepPhase phase);
+
+  GradientPath& path_;
+  const TrainInputs& in_;
+  TrainOptions options_;
+  std::unique_ptr<torch::optim::Optimizer> optimizer_;
+  std::unique_ptr<runtime::PhaseTimer> timer_;
+  data::PlanCursor cursor_;
+  TrainResult result_;
+};
+
+// Runs steps 0 .. options.steps-1 of the plan through a StepLoop.
 TrainResult train(GradientPath& path, const TrainInputs& inputs, const TrainOptions& options);
 
 }  // namespace ddpbench::modes

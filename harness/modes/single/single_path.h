@@ -2,6 +2,13 @@
 // on the whole global batch of each step (the concatenation of all ranks' local batches from the
 // plan) with plain autograd. By design it depends on no communication code and on no other mode
 // (docs/ARCHITECTURE.md, "Layers"): the build gives this folder no way to include them.
+//
+// A ReferenceRule turns it into the *exact reference* of a data-parallel mode (docs/
+// ARCHITECTURE.md, contract 5): still one device and one model, but the global batch is cut into
+// the K rank chunks in rank order, every BatchNorm normalises each chunk with that chunk's
+// statistics ("ghost" batch statistics, ghost_batch_norm.h), and the loss follows the judged
+// mode's rule. That is what DDP without SyncBN and DataParallel compute,
+// written here without any of their code.
 #pragma once
 
 #include <memory>
@@ -12,10 +19,29 @@
 
 namespace ddpbench::modes::single {
 
+struct ReferenceRule {
+  // Rank chunks of the global batch; 1 = plain single-device training.
+  int64_t replicas = 1;
+  // Per-chunk BatchNorm statistics, with the running statistics of chunk 0 (rank 0's, which DDP
+  // broadcasts before the next forward; replica 0's, which DataParallel keeps). False models
+  // SyncBN: statistics of the whole batch.
+  bool forward_per_replica = false;
+  // The loss backpropagated: the mean over chunks of each chunk's loss (DDP averages the
+  // gradients of per-rank losses), or the loss of the whole gathered output (single, DP).
+  bool mean_of_replica_losses = false;
+
+  bool plain() const { return replicas == 1; }
+  bool operator==(const ReferenceRule& o) const {
+    return replicas == o.replicas && forward_per_replica == o.forward_per_replica &&
+           mean_of_replica_losses == o.mean_of_replica_losses;
+  }
+};
+
 // Places the instance's model (context dtype and device) and trains it; `spec` and `instance`
-// must outlive the path.
+// must outlive the path. The global batch must split into `rule.replicas` equal chunks.
 std::unique_ptr<GradientPath> make_single_path(const scenarios::ScenarioSpec& spec,
                                                scenarios::ScenarioInstance& instance,
-                                               const runtime::ExecutionContext& context);
+                                               const runtime::ExecutionContext& context,
+                                               const ReferenceRule& rule = {});
 
 }  // namespace ddpbench::modes::single

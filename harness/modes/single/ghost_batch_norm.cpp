@@ -1,0 +1,59 @@
+// ghost_batch_norm.cpp — see ghost_batch_norm.h.
+#include "modes/single/ghost_batch_norm.h"
+
+#include <fmt/format.h>
+#include <torch/torch.h>
+
+#include "errors.h"
+#include "scenarios/models/batch_norm.h"
+
+namespace ddpbench::modes::single {
+namespace {
+
+using scenarios::models::BatchNorm2dImpl;
+
+at::Tensor ghost_forward(BatchNorm2dImpl& bn, const at::Tensor& x, int64_t chunks) {
+  if (!bn.is_training()) {
+    return torch::batch_norm(x, bn.weight, bn.bias, bn.running_mean, bn.running_var, false,
+                             bn.momentum, bn.eps, /*cudnn_enabled=*/false);
+  }
+  if (x.size(0) % chunks != 0) {
+    throw WorkerFailure(fmt::format("reference: a batch of {} does not split into {} rank chunks",
+                                    x.size(0), chunks));
+  }
+  // Chunks after the first start from the running statistics before this forward and update
+  // scratch copies that are dropped: only rank 0's statistics survive the step.
+  at::Tensor start_mean, start_var;
+  {
+    torch::NoGradGuard no_grad;
+    bn.num_batches_tracked.add_(1);
+    start_mean = bn.running_mean.clone();
+    start_var = bn.running_var.clone();
+  }
+  std::vector<at::Tensor> out;
+  const std::vector<at::Tensor> parts = x.chunk(chunks);
+  for (size_t r = 0; r < parts.size(); ++r) {
+    at::Tensor mean = r == 0 ? bn.running_mean : start_mean.clone();
+    at::Tensor var = r == 0 ? bn.running_var : start_var.clone();
+    out.push_back(torch::batch_norm(parts[r], bn.weight, bn.bias, mean, var, true, bn.momentum,
+                                    bn.eps, /*cudnn_enabled=*/false));
+  }
+  return at::cat(out);
+}
+
+}  // namespace
+
+int install_ghost_batch_norm(torch::nn::Module& model, int64_t chunks) {
+  int installed = 0;
+  for (const auto& m : model.modules(/*include_self=*/true)) {
+    if (auto* bn = m->as<BatchNorm2dImpl>()) {
+      bn->set_forward_override([chunks](BatchNorm2dImpl& self, const at::Tensor& x) {
+        return ghost_forward(self, x, chunks);
+      });
+      ++installed;
+    }
+  }
+  return installed;
+}
+
+}  // namespace ddpbench::modes::single

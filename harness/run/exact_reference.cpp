@@ -1,0 +1,85 @@
+// exact_reference.cpp — see exact_reference.h.
+#include "run/exact_reference.h"
+
+#include <fmt/format.h>
+#include <torch/torch.h>
+
+#include "scenarios/training_recipe.h"
+
+namespace ddpbench::run {
+namespace {
+
+using modes::ModeKind;
+
+int64_t batchnorm_layers(const torch::nn::Module& model) {
+  int64_t n = 0;
+  for (const auto& b : model.named_buffers()) {
+    const std::string& name = b.key();
+    const std::string suffix = "running_mean";
+    n += name.size() >= suffix.size() &&
+         name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  }
+  return n;
+}
+
+}  // namespace
+
+std::string ExactReference::name() const {
+  if (rule.plain()) return "single-device training";
+  std::string s = fmt::format("exact reference: one device, {} rank chunks", rule.replicas);
+  if (rule.forward_per_replica) s += ", each chunk's own BatchNorm statistics";
+  s += rule.mean_of_replica_losses ? ", mean of per-rank losses" : ", loss of the gathered output";
+  return s;
+}
+
+ExactReference exact_reference_for(const RunSetup& setup, ModeKind mode,
+                                   const torch::nn::Module& model) {
+  ExactReference ref;
+  const int64_t k = setup.world_size;
+  if (mode == ModeKind::kSingle || k == 1) return ref;
+  const int64_t bn = batchnorm_layers(model);
+  const bool ddp = mode == ModeKind::kDdp;
+  const int64_t local = setup.global_batch / k;
+  if (bn > 0 && ddp && !setup.sync_bn) {
+    ref.causes.push_back(fmt::format(
+        "BatchNorm without SyncBN: {} BatchNorm layers normalise each rank's {} samples with that "
+        "rank's statistics, and the running statistics are rank 0's",
+        bn, local));
+  }
+  if (bn > 0 && !ddp) {
+    ref.causes.push_back(fmt::format(
+        "DataParallel BatchNorm: {} BatchNorm layers normalise each replica's {} samples with that "
+        "replica's statistics, and the running statistics are replica 0's",
+        bn, local));
+  }
+  const scenarios::LossKind loss = setup.spec->loss;
+  if (ddp && !scenarios::loss_is_sample_mean(loss)) {
+    ref.causes.push_back(fmt::format(
+        "Per-rank {0}: {0} is not a mean of per-sample terms, and DDP averages the gradients of "
+        "each rank's own loss",
+        scenarios::loss_name(loss)));
+  }
+  if (ref.causes.empty()) return ref;
+  ref.rule.replicas = k;
+  ref.rule.forward_per_replica = bn > 0 && !(ddp && setup.sync_bn);
+  // For a per-sample mean loss and equal chunks the two loss rules are the same function; one
+  // rule lets DP and DDP share one reference run.
+  ref.rule.mean_of_replica_losses = ddp && !scenarios::loss_is_sample_mean(loss);
+  return ref;
+}
+
+std::vector<ReferenceOutcome> run_exact_references(const PhaseInputs& in,
+                                                   const torch::nn::Module& model) {
+  std::vector<ReferenceOutcome> out;
+  if (in.setup.check_steps == 0) return out;
+  for (ModeKind mode : in.setup.modes) {
+    const ExactReference ref = exact_reference_for(in.setup, mode, model);
+    if (ref.rule.plain()) continue;
+    bool known = false;
+    for (const auto& r : out) known = known || r.rule == ref.rule;
+    if (!known) out.push_back({ref.rule, run_reference(in, ref.rule)});
+  }
+  return out;
+}
+
+}  // namespace ddpbench::run

@@ -1,0 +1,43 @@
+// exact_reference.h — what a data-parallel mode is judged against (docs/ARCHITECTURE.md, contract
+// 5). Plain single-device training when nothing per rank changes the mathematics; otherwise the
+// exact reference: single-device training with the judged mode's per-rank structure (rank chunks,
+// per-chunk BatchNorm statistics, the mode's loss rule), with the per-rank nonlinearities that
+// make it necessary named in words for the report. The references a run needs are trained here,
+// check phase only, once per distinct rule.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "modes/common/mode_kind.h"
+#include "modes/single/single_path.h"
+#include "run/mode_outcome.h"
+#include "run/mode_phases.h"
+#include "run/run_setup.h"
+
+namespace torch::nn {
+class Module;
+}
+
+namespace ddpbench::run {
+
+struct ExactReference {
+  modes::single::ReferenceRule rule;  // plain() when `causes` is empty
+  // Why `mode` is not single-device training, e.g. "BatchNorm without SyncBN: 20 layers ...".
+  std::vector<std::string> causes;
+  std::string name() const;  // "single-device training" or "exact reference (...)"
+};
+
+ExactReference exact_reference_for(const RunSetup& setup, modes::ModeKind mode,
+                                   const torch::nn::Module& model);
+
+struct ReferenceOutcome {
+  modes::single::ReferenceRule rule;
+  ModeOutcome outcome;
+};
+
+// Trains every distinct non-plain exact reference the run's data-parallel modes need.
+std::vector<ReferenceOutcome> run_exact_references(const PhaseInputs& in,
+                                                   const torch::nn::Module& model);
+
+}  // namespace ddpbench::run

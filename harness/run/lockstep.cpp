@@ -1,0 +1,104 @@
+// lockstep.cpp — see lockstep.h.
+#include "run/lockstep.h"
+
+#include <torch/torch.h>
+
+#include "compare/tensor_diff.h"
+#include "modes/common/step_loop.h"
+#include "modes/common/training_state.h"
+#include "modes/single/single_path.h"
+#include "run/comparison_policy.h"
+#include "run/exact_reference.h"
+
+namespace ddpbench::run {
+
+// The exact reference, one step at a time, on its own fresh model (same initial weights).
+struct LockstepDriver::Reference {
+  Reference(const PhaseInputs& in, const modes::single::ReferenceRule& rule)
+      : instance(scenarios::instantiate_model(*in.setup.spec, in.setup.request, in.dataset)),
+        path(modes::single::make_single_path(*in.setup.spec, instance, in.context, rule)),
+        inputs{*in.setup.spec, *in.dataset, in.plan, in.context},
+        loop(*path, inputs, options()) {}
+
+  static modes::TrainOptions options() {
+    modes::TrainOptions o;
+    o.checking = false;  // the reference's own records come from its free-running check phase
+    return o;
+  }
+
+  scenarios::ScenarioInstance instance;
+  std::unique_ptr<modes::GradientPath> path;
+  modes::TrainInputs inputs;
+  modes::StepLoop loop;
+};
+
+namespace {
+
+// Rank 0's state to every rank: a momentum flag first, then every tensor in place.
+void broadcast_state(comm::Communicator& comm, modes::TrainingState& s,
+                     const torch::nn::Module& module) {
+  at::Tensor has_momentum = at::tensor({s.momentum.empty() ? int64_t{0} : int64_t{1}});
+  comm.broadcast({has_momentum}, 0);
+  if (has_momentum.item<int64_t>() != 0 && s.momentum.empty()) {
+    for (const auto& p : module.parameters()) s.momentum.push_back(at::zeros_like(p));
+  }
+  if (has_momentum.item<int64_t>() == 0) s.momentum.clear();
+  std::vector<at::Tensor> all = s.parameters;
+  all.insert(all.end(), s.buffers.begin(), s.buffers.end());
+  all.insert(all.end(), s.momentum.begin(), s.momentum.end());
+  comm.broadcast(all, 0);
+}
+
+}  // namespace
+
+LockstepDriver::LockstepDriver(const PhaseInputs& in, modes::ModeKind mode,
+                               const torch::nn::Module& judged, comm::Communicator* comm)
+    : in_(in), comm_(comm) {
+  tolerance_ = comparison_policy(in.setup, mode, "full").state;
+  if (comm_ == nullptr || comm_->rank() == 0) {
+    reference_ = std::make_unique<Reference>(in, exact_reference_for(in.setup, mode, judged).rule);
+  }
+}
+
+LockstepDriver::~LockstepDriver() = default;
+
+void LockstepDriver::record(int64_t step, const torch::nn::Module& module) {
+  if (!reference_) return;
+  torch::nn::Module& ref = reference_->loop.module();
+  const auto ref_params = ref.named_parameters();
+  const auto ref_buffers = ref.named_buffers();
+  auto add = [&](const std::string& name, const at::Tensor& got, const at::Tensor& want, bool buf) {
+    const compare::TensorDiff d = compare::diff_tensors(got, want, tolerance_);
+    diffs_.push_back({step, name, buf, d.max_abs, d.max_rel, d.violations});
+  };
+  const auto params = module.named_parameters();
+  for (size_t i = 0; i < params.size(); ++i) {
+    add(params[i].key(), params[i].value(), ref_params[i].value(), false);
+  }
+  const auto buffers = module.named_buffers();
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    add(buffers[i].key(), buffers[i].value(), ref_buffers[i].value(), true);
+  }
+}
+
+void LockstepDriver::before_step(int64_t step, torch::nn::Module& module,
+                                 torch::optim::Optimizer& optimizer) {
+  if (step > 0) record(step - 1, module);
+  modes::TrainingState state;
+  if (reference_) {
+    state = modes::capture_training_state(reference_->loop.module(), reference_->loop.optimizer());
+  } else {
+    state = modes::capture_training_state(module, optimizer);  // shapes to receive into
+  }
+  if (comm_ != nullptr) broadcast_state(*comm_, state, module);
+  modes::load_training_state(module, optimizer, state);
+  if (reference_) reference_->loop.run_step(step);
+  steps_done_ = step + 1;
+}
+
+std::vector<compare::StateDiff> LockstepDriver::finish(const torch::nn::Module& module) {
+  if (steps_done_ > 0) record(steps_done_ - 1, module);
+  return std::move(diffs_);
+}
+
+}  // namespace ddpbench::run
