@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "reports/divergence_text.h"
+
 namespace ddpbench::reports {
 
 std::string ConsoleReporter::render(const RunReport& report) const {
@@ -23,9 +25,7 @@ std::string ConsoleReporter::render(const RunReport& report) const {
   for (const ModeResult& r : report.results) {
     if (r.checks.empty()) continue;
     const ReferenceRecord& ref = r.reference;
-    out += fmt::format("\n{} (world {}) vs {}{}{}:\n", r.mode, r.world_size,
-                       ref.name.empty() ? "single" : ref.name,
-                       ref.comparison.empty() ? "" : ", " + ref.comparison,
+    out += fmt::format("\n{} (world {}) vs {}{}:\n", r.mode, r.world_size, describe_reference(ref),
                        r.gradient_check.empty() ? "" : ", gradients compared " + r.gradient_check);
     if (!ref.summary.empty()) out += fmt::format("  {}\n", ref.summary);
     out += fmt::format("  {:<20} {:<20} {:>12} {:>12}  {}\n", "check", "status", "max abs diff",
@@ -40,6 +40,9 @@ std::string ConsoleReporter::render(const RunReport& report) const {
                          c.status == "fail" ? "FAIL" : c.status, c.max_abs_diff, c.max_rel_diff,
                          where);
       if (c.status != "pass") out += fmt::format("  {:<20} {}\n", "", c.detail);
+    }
+    if (!r.first_divergence.stage.empty()) {
+      out += fmt::format("  first divergence: {}\n", describe_first_divergence(r.first_divergence));
     }
   }
   out += failed == 0 ? "\nPASS\n" : fmt::format("\nFAIL: {} check(s) failed\n", failed);

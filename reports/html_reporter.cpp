@@ -6,6 +6,7 @@
 
 #include <map>
 
+#include "reports/divergence_text.h"
 #include "reports/junit_reporter.h"  // xml_escape
 #include "reports/svg_chart.h"
 
@@ -39,6 +40,18 @@ std::string verdict_section(const RunReport& r) {
                           worst->max_abs_diff);
     }
     if (divergent > 0) line += fmt::format("; {} expected divergence(s)", divergent);
+    line += fmt::format("<br><span class=\"ref\">judged against {}</span>",
+                        xml_escape(describe_reference(m.reference)));
+    if (!m.first_divergence.stage.empty()) {
+      line += fmt::format("<br><b>first divergence</b>: {}",
+                          xml_escape(describe_first_divergence(m.first_divergence)));
+    }
+    for (const auto& cause : m.reference.causes) {
+      line += fmt::format("<br><span class=\"ref\">{}</span>", xml_escape(cause));
+    }
+    if (!m.reference.summary.empty()) {
+      line += fmt::format("<br><span class=\"ref\">{}</span>", xml_escape(m.reference.summary));
+    }
     s += "<li>" + line + "</li>\n";
   }
   return s + "</ul></section>\n";
@@ -184,7 +197,7 @@ constexpr const char* kStyle = R"(
 body{font-family:system-ui,sans-serif;margin:24px;color:#222;max-width:1200px}
 .charts{display:flex;flex-wrap:wrap}
 h1{margin-bottom:4px} section{margin:18px 0}
-#verdict{padding:8px 16px;border-radius:6px} #verdict.pass{background:#e6f4ea} #verdict.fail{background:#fce8e6}
+#verdict{padding:8px 16px;border-radius:6px} #verdict li{margin:6px 0} .ref{color:#555;font-size:13px} #verdict.pass{background:#e6f4ea} #verdict.fail{background:#fce8e6}
 table{border-collapse:collapse;font-size:13px} td,th{border:1px solid #ddd;padding:3px 6px;text-align:left}
 tr.fail td{background:#fce8e6} tr.expected_divergence td{background:#fff4e5}
 .partition td{width:28px;text-align:center} .pad{background:#ffbb78}

@@ -192,6 +192,22 @@ void from_json(const json& j, ReferenceRecord& r) {
   r.state_file = j.value("state_file", "");
 }
 
+void to_json(json& j, const DivergenceRecord& d) {
+  j = json{{"stage", d.stage},     {"step", d.step},     {"tensor", d.tensor},
+           {"error", d.error},     {"measure", d.measure}, {"bisect", d.bisect},
+           {"bisect_detail", d.bisect_detail}};
+}
+
+void from_json(const json& j, DivergenceRecord& d) {
+  d.stage = j.value("stage", "");
+  d.step = j.value("step", int64_t{-1});
+  d.tensor = j.value("tensor", "");
+  d.error = j.value("error", 0.0);
+  d.measure = j.value("measure", "");
+  d.bisect = j.value("bisect", "");
+  d.bisect_detail = j.value("bisect_detail", "");
+}
+
 void to_json(json& j, const ModeResult& r) {
   j = json{{"mode", r.mode},
            {"world_size", r.world_size},
@@ -200,6 +216,7 @@ void to_json(json& j, const ModeResult& r) {
            {"state_file", r.state_file},
            {"checks", r.checks},
            {"reference", r.reference},
+           {"first_divergence", r.first_divergence},
            {"gradient_check", r.gradient_check},
            {"backend", r.backend},
            {"bytes_per_step", r.bytes_per_step},
@@ -217,6 +234,7 @@ void from_json(const json& j, ModeResult& r) {
   r.state_file = j.value("state_file", "");
   if (j.contains("checks")) j.at("checks").get_to(r.checks);
   if (j.contains("reference")) j.at("reference").get_to(r.reference);
+  if (j.contains("first_divergence")) j.at("first_divergence").get_to(r.first_divergence);
   r.gradient_check = j.value("gradient_check", "");
   r.backend = j.value("backend", "");
   r.bytes_per_step = j.value("bytes_per_step", int64_t{0});

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "reports/divergence_text.h"
+
 namespace ddpbench::reports {
 
 std::string xml_escape(const std::string& s) {
@@ -59,9 +61,10 @@ std::string JunitReporter::render(const RunReport& report) const {
       out += fmt::format("    <testcase classname=\"{}\" name=\"{}\"", xml_escape(suite),
                          xml_escape(k.name));
       if (k.status == "fail") {
+        const std::string first = describe_first_divergence(r.first_divergence);
         out += fmt::format(">\n      <failure message=\"{}\">{}</failure>\n    </testcase>\n",
-                           xml_escape(k.name + " differs from single-device training"),
-                           xml_escape(summary));
+                           xml_escape(k.name + " differs from " + describe_reference(r.reference)),
+                           xml_escape(summary + (first.empty() ? "" : "\nfirst divergence: " + first)));
       } else if (k.status == "expected_divergence") {
         out += fmt::format(
             ">\n      <system-out>expected divergence: {}</system-out>\n    </testcase>\n",

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "reports/divergence_text.h"
+
 namespace ddpbench::reports {
 
 std::string MarkdownReporter::render(const RunReport& report) const {
@@ -33,6 +35,14 @@ std::string MarkdownReporter::render(const RunReport& report) const {
                          k.status == "fail" ? "FAILED" : "expected divergence", k.max_abs_diff,
                          k.tensor.empty() ? "-" : k.tensor,
                          k.step >= 0 ? fmt::format(" (step {})", k.step) : "", k.detail);
+    }
+    if (!r.reference.summary.empty()) {
+      out += fmt::format("\n- **{}** vs {}: {}", r.mode, describe_reference(r.reference),
+                         r.reference.summary);
+    }
+    if (!r.first_divergence.stage.empty()) {
+      out += fmt::format("\n- **{} first divergence**: {}", r.mode,
+                         describe_first_divergence(r.first_divergence));
     }
   }
   return out + "\n";

@@ -68,7 +68,9 @@ struct RunConfig {
 
 // One correctness check of a mode against single-device training.
 struct CheckRecord {
-  std::string name;    // "loss", "gradients", "parameters", "buffers", "ranks_bitwise_equal"
+  // "loss", "gradients", "parameters" (free-running) or "updates" (lockstep), "buffers",
+  // "ranks_bitwise_equal"
+  std::string name;
   std::string status;  // "pass", "fail", "expected_divergence"
   double max_abs_diff = 0.0;
   double max_rel_diff = 0.0;
@@ -112,6 +114,21 @@ struct ReferenceRecord {
   std::string state_file;           // the exact reference's final state ("" when plain)
 };
 
+// Where a failing mode first parted from its reference: the earliest step, and within it the
+// first stage in the order a step computes them (forward: loss, then buffers; backward: gradients
+// in the order backward produces them; the optimizer update), and the first tensor of that stage.
+struct DivergenceRecord {
+  std::string stage;        // "loss", "buffers", "gradients", "updates", "final state"; "" = none
+  int64_t step = -1;        // -1: only the final state differs (free-running)
+  std::string tensor;
+  double error = 0;         // the difference, in the check's own measure
+  std::string measure;      // e.g. "normalized error 1e-10": what `error` is compared with
+  // --bisect: the same configuration re-run in float64. "persists" (an algorithm difference),
+  // "vanishes" (rounding) or "" when not bisected; `bisect_detail` says with which figures.
+  std::string bisect;
+  std::string bisect_detail;
+};
+
 struct ModeResult {
   std::string mode;  // "single", "dp", "ddp"
   int64_t world_size = 1;
@@ -120,6 +137,7 @@ struct ModeResult {
   std::string state_file;            // file name of the final state, relative to the report
   std::vector<CheckRecord> checks;   // empty for the reference mode itself
   ReferenceRecord reference;         // what `checks` compared with (empty name: no checks)
+  DivergenceRecord first_divergence;  // empty stage when every check passed
   std::string gradient_check;        // "full" or "fingerprint": how gradients were compared
   std::string backend;               // collective backend ("" for single)
   int64_t bytes_per_step = 0;        // gradient bytes reduced per rank per step (ddp)

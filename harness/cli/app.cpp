@@ -80,7 +80,7 @@ int run_app(int argc, char** argv) {
 
   try {
     const scenarios::ScenarioRegistry registry = scenarios::builtin_registry();
-    if (run_cmd->parsed()) return run::execute_run(run_request, registry, args);
+    if (run_cmd->parsed()) return run::execute_run(run_request, registry, args, command_line);
     if (sampler_cmd->parsed()) return run_sampler_command(sampler_options);
     if (list_cmd->parsed()) return run_list_command(list_options, registry);
     if (report_cmd->parsed()) return run::rerender_reports(report_request);

@@ -66,6 +66,9 @@ void add_run_flags(CLI::App& cmd, run::RunRequest& r) {
   cmd.add_flag("--perf-only", r.perf_only, "Only the perf phase, no correctness checks");
   cmd.add_flag("--export-batches", r.export_batches,
                "Also write batches.pt for reference/torch_ddp_oracle.py");
+  cmd.add_flag("--bisect", r.bisect,
+               "On a failing check, re-run in float64 and say whether the difference persists "
+               "(an algorithm difference) or vanishes (rounding)");
 }
 
 std::vector<std::string> command_line(const run::RunRequest& r) {
@@ -107,6 +110,7 @@ std::vector<std::string> command_line(const run::RunRequest& r) {
   flag("--sync-bn", r.sync_bn);
   flag("--quiet", r.quiet);
   flag("--export-batches", r.export_batches);
+  flag("--bisect", r.bisect);
   return a;
 }
 

@@ -1,7 +1,9 @@
-// mode_comparison.h — judges one mode's training against single-device training: the global loss
-// every step, every parameter's gradient every step, and every parameter and buffer at the end.
-// Each check reports the worst difference and is `pass`, `fail`, or `expected_divergence` when
-// only tensors the scenario declared divergent for this mode (with a reason) differ.
+// mode_comparison.h — judges one mode's training against its reference (single-device training or
+// the exact reference): the global loss and every parameter's gradient every step, and the
+// parameters and buffers (at the end, or after every step in lockstep). Each check reports the
+// worst difference and is `pass`, `fail`, or `expected_divergence` when only tensors the scenario
+// declared divergent for this mode (with a reason) differ; a failing comparison also names the
+// first divergence (earliest step, stage and tensor).
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -15,15 +17,18 @@
 
 namespace ddpbench::compare {
 
-// One tensor of a mode's state after a lockstep step against the reference's after the same step
-// from the same state (the optimizer update, and the buffers the forward updated).
+// One tensor of a mode after a lockstep step, against the reference's after the same step from
+// the same state. Parameters: the optimizer update (parameter after minus parameter before),
+// `error` is its normalized_gradient_error against the reference's update (judged like a
+// gradient). Buffers (updated by the forward): elementwise, `error` is max |diff| and
+// `violations` counts elements outside the state tolerance.
 struct StateDiff {
   int64_t step = 0;
   std::string tensor;
   bool buffer = false;
-  double max_abs = 0.0;
+  double error = 0.0;
   double max_rel = 0.0;
-  int64_t violations = 0;  // elements outside the state tolerance
+  int64_t violations = 0;
 };
 
 // What a mode computed. Gradients: per step, one record per parameter (param_names order).
@@ -51,11 +56,20 @@ struct ComparisonPolicy {
   std::vector<DivergenceRule> divergences;  // for the mode being judged
 };
 
-std::vector<reports::CheckRecord> compare_modes(const ModeTrace& reference,
-                                                const ModeTrace& candidate,
-                                                const ComparisonPolicy& policy);
+struct ModeComparison {
+  std::vector<reports::CheckRecord> checks;
+  reports::DivergenceRecord first_divergence;  // empty stage when every check passed
+};
+
+// Lockstep traces are judged on the loss, gradients, updates and buffers of every step;
+// free-running ones on the loss and gradients of every step and the final parameters and buffers.
+ModeComparison compare_modes(const ModeTrace& reference, const ModeTrace& candidate,
+                             const ComparisonPolicy& policy);
 
 // The DDP ranks-agree-bitwise check; step < 0 means they always agreed.
 reports::CheckRecord rank_agreement_check(int64_t step, int64_t rank, const std::string& tensor);
+// With broadcast_buffers: every rank's forward started from rank 0's buffers; step < 0 means
+// they always did.
+reports::CheckRecord buffer_agreement_check(int64_t step, int64_t rank, const std::string& tensor);
 
 }  // namespace ddpbench::compare

@@ -12,6 +12,7 @@
 #include "launch/worker_group.h"
 #include "modes/sync_bn/sync_batch_norm.h"
 #include "run/batch_export.h"
+#include "run/bisect.h"
 #include "run/exact_reference.h"
 #include "run/finish_run.h"
 #include "run/mode_phases.h"
@@ -44,7 +45,7 @@ ModeOutcome spawn_ddp_ranks(const RunSetup& setup, const std::vector<std::string
 }  // namespace
 
 int execute_run(const RunRequest& request, const scenarios::ScenarioRegistry& registry,
-                const std::vector<std::string>& argv) {
+                const std::vector<std::string>& argv, const CommandLineOf& command_line) {
   if (const auto world = launch::detect_world(launch::process_env())) {
     return run_as_rank(request, registry, *world, argv);
   }
@@ -74,6 +75,15 @@ int execute_run(const RunRequest& request, const scenarios::ScenarioRegistry& re
     throw InputError(
         fmt::format("--sync-bn: scenario {} has no BatchNorm layer to convert", setup.spec->name));
   }
+  if (setup.fault &&
+      (setup.fault->kind == modes::FaultKind::kBuffers ||
+       setup.fault->kind == modes::FaultKind::kDpBuffers) &&
+      instance.model.ptr()->buffers().empty()) {
+    throw InputError(fmt::format(
+        "--inject-fault {}: scenario {} has no buffers to get wrong; use a BatchNorm scenario "
+        "such as cifar_resnet18",
+        modes::fault_name(setup.fault->kind), setup.spec->name));
+  }
   print_run_header(setup, context, instance, plan, grad);
 
   if (setup.export_batches) {
@@ -94,10 +104,17 @@ int execute_run(const RunRequest& request, const scenarios::ScenarioRegistry& re
     outcomes.push_back(run_local_mode(in, ModeKind::kDataParallel));
   }
   if (setup.has_mode(ModeKind::kDdp)) outcomes.push_back(spawn_ddp_ranks(setup, argv));
-  return finish_run(
-      setup, context,
-      {dataset->describe(), &plan, modes::grad_record_name(grad), argv, instance.model.ptr().get()},
-      std::move(outcomes), references, out);
+  RunDescription run{dataset->describe(), &plan, modes::grad_record_name(grad), argv,
+                     instance.model.ptr().get()};
+  if (setup.bisect) {
+    run.bisect = [&](reports::RunReport& report) {
+      int exit_code = 0;
+      const reports::RunReport f64 =
+          run_float64_twin(request, setup.lockstep, command_line, exit_code);
+      annotate_bisect(report, f64, exit_code);
+    };
+  }
+  return finish_run(setup, context, run, std::move(outcomes), references, out);
 }
 
 }  // namespace ddpbench::run

@@ -17,9 +17,10 @@ class ScenarioRegistry;
 
 namespace ddpbench::run {
 
-// `argv` is this process's command line: spawned ranks run it again. Returns the exit code;
-// throws InputError (exit 2), WorkerFailure (exit 3) or launch::Interrupted.
+// `argv` is this process's command line: spawned ranks run it again; `command_line` spells a
+// request as one (for the --bisect re-run). Returns the exit code; throws InputError (exit 2),
+// WorkerFailure (exit 3) or launch::Interrupted.
 int execute_run(const RunRequest& request, const scenarios::ScenarioRegistry& registry,
-                const std::vector<std::string>& argv);
+                const std::vector<std::string>& argv, const CommandLineOf& command_line);
 
 }  // namespace ddpbench::run

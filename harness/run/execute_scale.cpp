@@ -2,10 +2,8 @@
 #include "run/execute_scale.h"
 
 #include <fmt/format.h>
-#include <stdlib.h>
 
 #include <algorithm>
-#include <filesystem>
 
 #include "comm/backend_support.h"
 #include "errors.h"
@@ -15,13 +13,13 @@
 #include "run/output_dir.h"
 #include "run/report_file.h"
 #include "run/run_setup.h"
+#include "run/scratch_dir.h"
 #include "run/write_reports.h"
 #include "runtime/device_probe.h"
 #include "scenarios/registry.h"
 
 namespace ddpbench::run {
 namespace {
-namespace fs = std::filesystem;
 
 bool is_baseline(const reports::ModeResult& r) {
   return r.mode == modes::mode_name(modes::ModeKind::kSingle);
@@ -60,14 +58,8 @@ int execute_scale(const ScaleRequest& request, const scenarios::ScenarioRegistry
     comm::require_usable_backend(setup.backend, {gpus.device_count, /*under_mpirun=*/false});
   }
   OutputDir out(request.base.out);
-  std::string tmp = (fs::temp_directory_path() / "ddpbench-scale-XXXXXX").string();
-  if (mkdtemp(tmp.data()) == nullptr) {
-    throw std::runtime_error("cannot create a temporary directory");
-  }
-  struct Cleanup {
-    std::string dir;
-    ~Cleanup() { fs::remove_all(dir); }
-  } cleanup{tmp};
+  const ScratchDir scratch("ddpbench-scale");
+  const std::string& tmp = scratch.path();
 
   reports::RunReport merged;
   bool have_baseline = false;

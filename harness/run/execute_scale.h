@@ -17,10 +17,6 @@ class ScenarioRegistry;
 
 namespace ddpbench::run {
 
-// The command line that makes this binary execute `request` (argv[0] is replaced by the binary).
-// The CLI provides it, since only the CLI knows how each field is spelled as a flag.
-using CommandLineOf = std::function<std::vector<std::string>(const RunRequest& request)>;
-
 // Every point is validated before the first one runs (bad input: InputError, nothing started).
 int execute_scale(const ScaleRequest& request, const scenarios::ScenarioRegistry& registry,
                   const CommandLineOf& command_line);

@@ -165,8 +165,10 @@ int finish_run(const RunSetup& setup, const runtime::ExecutionContext& context,
         if (!exact.rule.plain() && candidate.rule == exact.rule) ref = &candidate.outcome;
       }
       r.gradient_check = run.grad_record;
-      r.checks = compare::compare_modes(ref->trace, o.trace,
-                                        comparison_policy(setup, o.mode, run.grad_record));
+      compare::ModeComparison judged = compare::compare_modes(
+          ref->trace, o.trace, comparison_policy(setup, o.mode, run.grad_record));
+      r.checks = std::move(judged.checks);
+      r.first_divergence = std::move(judged.first_divergence);
       r.reference = reference_record(exact, single->trace, o.trace);
       r.reference.comparison = o.trace.comparison;
       if (ref != single) {
@@ -175,7 +177,15 @@ int finish_run(const RunSetup& setup, const runtime::ExecutionContext& context,
         out.stage(r.reference.state_file, std::string_view(state.data(), state.size()));
       }
     }
-    r.checks.insert(r.checks.end(), o.extra_checks.begin(), o.extra_checks.end());
+    for (const auto& c : o.extra_checks) {
+      // A rank that parts from rank 0 (ranks_* checks) is a first divergence too when it comes
+      // before, or instead of, one against the reference.
+      reports::DivergenceRecord& first = r.first_divergence;
+      const bool earlier = first.stage.empty() || (first.step < 0 && c.step >= 0) ||
+                           (c.step >= 0 && c.step < first.step);
+      if (c.status == "fail" && earlier) first = {c.name, c.step, c.tensor, 0.0, c.detail};
+      r.checks.push_back(c);
+    }
     for (const auto& c : r.checks) report.passed = report.passed && c.status != "fail";
     if (o.trace.final_state.empty()) {
       r.state_file.clear();  // --perf-only: no checked trajectory, no final state
@@ -186,6 +196,15 @@ int finish_run(const RunSetup& setup, const runtime::ExecutionContext& context,
     report.results.push_back(std::move(r));
   }
 
+  if (!report.passed && setup.bisect) {
+    if (run.bisect) {
+      run.bisect(report);
+    } else {
+      fmt::print(stderr,
+                 "ddpbench: --bisect runs from the launching ddpbench process only; under an "
+                 "external launcher, re-run with --dtype float64 instead\n");
+    }
+  }
   write_reports(report, out, " and state files");
   return report.passed ? kExitOk : kExitCheckFailed;
 }

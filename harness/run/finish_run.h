@@ -3,6 +3,7 @@
 // state files, write every report format atomically, and pick the exit code.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,9 @@ struct RunDescription {
   std::string grad_record;  // "full" or "fingerprint"
   std::vector<std::string> argv;
   const torch::nn::Module* model = nullptr;  // a fresh instance: what the exact references model
+  // --bisect: annotates a failing report's first divergences from a float64 re-run (run/bisect.h);
+  // empty where the run cannot start one (under an external launcher).
+  std::function<void(reports::RunReport&)> bisect;
 };
 
 // Returns the exit code: 0 when every check passes or is an expected divergence, 1 otherwise.

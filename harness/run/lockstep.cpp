@@ -34,7 +34,9 @@ struct LockstepDriver::Reference {
 
 namespace {
 
-// Rank 0's state to every rank: a momentum flag first, then every tensor in place.
+// Rank 0's parameters and momentum to every rank: a momentum flag first, then every tensor in
+// place. Buffers stay each rank's own: DDP's broadcast before the forward must bring rank 0's
+// (the `buffers` fault and the ranks_buffers_equal check depend on it).
 void broadcast_state(comm::Communicator& comm, modes::TrainingState& s,
                      const torch::nn::Module& module) {
   at::Tensor has_momentum = at::tensor({s.momentum.empty() ? int64_t{0} : int64_t{1}});
@@ -44,7 +46,6 @@ void broadcast_state(comm::Communicator& comm, modes::TrainingState& s,
   }
   if (has_momentum.item<int64_t>() == 0) s.momentum.clear();
   std::vector<at::Tensor> all = s.parameters;
-  all.insert(all.end(), s.buffers.begin(), s.buffers.end());
   all.insert(all.end(), s.momentum.begin(), s.momentum.end());
   comm.broadcast(all, 0);
 }
@@ -66,18 +67,20 @@ void LockstepDriver::record(int64_t step, const torch::nn::Module& module) {
   if (!reference_) return;
   torch::nn::Module& ref = reference_->loop.module();
   const auto ref_params = ref.named_parameters();
-  const auto ref_buffers = ref.named_buffers();
-  auto add = [&](const std::string& name, const at::Tensor& got, const at::Tensor& want, bool buf) {
-    const compare::TensorDiff d = compare::diff_tensors(got, want, tolerance_);
-    diffs_.push_back({step, name, buf, d.max_abs, d.max_rel, d.violations});
-  };
   const auto params = module.named_parameters();
   for (size_t i = 0; i < params.size(); ++i) {
-    add(params[i].key(), params[i].value(), ref_params[i].value(), false);
+    // Both started the step from start_parameters_: their updates are what differs.
+    const at::Tensor& start = start_parameters_[i];
+    const double err = compare::normalized_gradient_error(
+        params[i].value().detach() - start, ref_params[i].value().detach() - start, false);
+    diffs_.push_back({step, params[i].key(), false, err, err, 0});
   }
+  const auto ref_buffers = ref.named_buffers();
   const auto buffers = module.named_buffers();
   for (size_t i = 0; i < buffers.size(); ++i) {
-    add(buffers[i].key(), buffers[i].value(), ref_buffers[i].value(), true);
+    const compare::TensorDiff d =
+        compare::diff_tensors(buffers[i].value(), ref_buffers[i].value(), tolerance_);
+    diffs_.push_back({step, buffers[i].key(), true, d.max_abs, d.max_rel, d.violations});
   }
 }
 
@@ -88,11 +91,15 @@ void LockstepDriver::before_step(int64_t step, torch::nn::Module& module,
   if (reference_) {
     state = modes::capture_training_state(reference_->loop.module(), reference_->loop.optimizer());
   } else {
-    state = modes::capture_training_state(module, optimizer);  // shapes to receive into
+    // Shapes to receive into, and this rank's own buffers (kept).
+    state = modes::capture_training_state(module, optimizer);
   }
   if (comm_ != nullptr) broadcast_state(*comm_, state, module);
   modes::load_training_state(module, optimizer, state);
-  if (reference_) reference_->loop.run_step(step);
+  if (reference_) {
+    start_parameters_ = std::move(state.parameters);
+    reference_->loop.run_step(step);
+  }
   steps_done_ = step + 1;
 }
 

@@ -2,9 +2,10 @@
 // every step of the judged mode, its model and optimizer get the reference's state at that step
 // (parameters, buffers, momentum), so every step's loss, gradients and update are compared from the
 // same state and rounding cannot compound over steps — float32 can be judged over as many steps as
-// a user runs. After each step the judged mode's parameters and buffers are compared with the
-// reference's after the same step. For DDP every rank builds a driver: rank 0 trains the reference
-// and broadcasts its state; the other ranks receive it.
+// a user runs. After each step the judged mode's update (parameters after minus before) and
+// buffers are compared with the reference's after the same step. For DDP every rank builds a
+// driver: rank 0 trains the reference and broadcasts its parameters and momentum; buffers reach
+// the other ranks only through DDP's own broadcast before the forward, which is thereby checked.
 #pragma once
 
 #include <memory>
@@ -46,6 +47,7 @@ class LockstepDriver {
   comm::Communicator* comm_;
   compare::Tolerance tolerance_;
   std::unique_ptr<Reference> reference_;  // null on DDP ranks other than 0
+  std::vector<at::Tensor> start_parameters_;  // the state both started the current step from
   int64_t steps_done_ = 0;
   std::vector<compare::StateDiff> diffs_;
 };

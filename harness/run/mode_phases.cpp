@@ -102,11 +102,14 @@ std::vector<std::string> parameter_names(const torch::nn::Module& model) {
 
 ModeOutcome run_local_mode(const PhaseInputs& in, ModeKind mode) {
   const RunSetup& s = in.setup;
+  // Faults belong to the check phase; only dpbuffers concerns a local mode (dp).
+  std::optional<modes::FaultSpec> fault;
+  if (s.fault && s.fault->kind == modes::FaultKind::kDpBuffers) fault = s.fault;
   auto make_path = [&](scenarios::ScenarioInstance& instance) {
     return mode == ModeKind::kSingle
                ? modes::single::make_single_path(*s.spec, instance, in.context)
                : modes::data_parallel::make_data_parallel_path(*s.spec, instance, s.world_size,
-                                                               in.context);
+                                                               in.context, fault);
   };
   ModeOutcome o;
   o.mode = mode;
@@ -121,6 +124,7 @@ ModeOutcome run_local_mode(const PhaseInputs& in, ModeKind mode) {
                                                     : s.global_batch / s.world_size;
     const data::GlobalBatchPlan plan =
         mode == ModeKind::kSingle ? make_plan(s, *in.dataset, 1, batch) : in.plan;
+    fault.reset();
     scenarios::ScenarioInstance instance = fresh_instance(in);
     const auto path = make_path(instance);
     modes::TrainOptions options = perf_options(in);
@@ -170,6 +174,10 @@ ModeOutcome run_ddp_rank(const PhaseInputs& in, comm::Communicator& comm,
     record_path(path);
     const modes::ddp::RankDisagreement& d = path.disagreement();
     o.extra_checks.push_back(compare::rank_agreement_check(d.step, d.rank, d.tensor));
+    if (path.checks_buffers()) {
+      const modes::ddp::RankDisagreement& b = path.buffer_disagreement();
+      o.extra_checks.push_back(compare::buffer_agreement_check(b.step, b.rank, b.tensor));
+    }
   }
   o.check_times = modes::ddp::slowest_rank_times(comm, check_times);
 

@@ -71,7 +71,7 @@ std::string encode_outcome(const ModeOutcome& o) {
   for (const auto& s : o.trace.state_diffs) {
     diff_names.push_back(s.tensor);
     diff_values.insert(diff_values.end(), {static_cast<double>(s.step), s.buffer ? 1.0 : 0.0,
-                                           s.max_abs, s.max_rel, static_cast<double>(s.violations)});
+                                           s.error, s.max_rel, static_cast<double>(s.violations)});
   }
   d.insert("state_diff_names", diff_names);
   d.insert("state_diffs", c10::List<double>(diff_values));

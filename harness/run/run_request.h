@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -64,7 +65,14 @@ struct RunRequest {
   bool quiet = false;
   // Also write batches.pt for reference/torch_ddp_oracle.py.
   bool export_batches = false;
+  // On a failing check, re-run the configuration in float64 (run/bisect.h).
+  bool bisect = false;
 };
+
+// The command line that makes this binary execute `request` (argv[0] is replaced by the binary):
+// how `scale` and --bisect start a run as a child process. The CLI provides it, since only the
+// CLI knows how each field is spelled as a flag.
+using CommandLineOf = std::function<std::vector<std::string>(const RunRequest& request)>;
 
 // `ddpbench scale`: one perf-only run per world size, merged into one report.
 struct ScaleRequest {

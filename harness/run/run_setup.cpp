@@ -35,8 +35,23 @@ std::vector<modes::ModeKind> resolve_modes(const std::vector<std::string>& names
 }
 
 void check_fault(const RunSetup& s) {
-  if (!s.has_mode(modes::ModeKind::kDdp)) {
+  const modes::FaultKind kind = s.fault->kind;
+  if (kind == modes::FaultKind::kDpBuffers) {
+    if (!s.has_mode(modes::ModeKind::kDataParallel)) {
+      throw InputError("--inject-fault dpbuffers needs the dp mode (add dp to --modes)");
+    }
+  } else if (!s.has_mode(modes::ModeKind::kDdp)) {
     throw InputError("--inject-fault needs the ddp mode (add ddp to --modes)");
+  }
+  if (kind == modes::FaultKind::kBuffers && s.fault->rank == 0) {
+    throw InputError(
+        "--inject-fault buffers: rank 0 is the broadcast's source and keeps its buffers anyway; "
+        "pick rank=1 or higher");
+  }
+  if (kind == modes::FaultKind::kBuffers && !s.ddp.broadcast_buffers) {
+    throw InputError(
+        "--inject-fault buffers skips the buffer broadcast, which --no-broadcast-buffers turns "
+        "off already: drop one of them");
   }
   if (s.fault->rank >= s.world_size) {
     throw InputError(fmt::format("--inject-fault rank {} is outside a world of {} ranks",
@@ -123,6 +138,15 @@ RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioRegistry& reg
     throw InputError("--check-only and --perf-only exclude each other: pass at most one");
   }
   if (o.warmup < 0) throw InputError("--warmup must be >= 0");
+  if (o.bisect && s.context.dtype == at::kDouble) {
+    throw InputError("--bisect re-runs a failing run in float64, and this run is float64 already: "
+                     "drop --bisect, or run in float32");
+  }
+  if (o.bisect && (o.perf_only || !s.has_mode(modes::ModeKind::kSingle))) {
+    throw InputError("--bisect re-runs failing checks, and this run has none: add single to "
+                     "--modes and drop --perf-only");
+  }
+  s.bisect = o.bisect;
   s.check_steps = o.perf_only ? 0 : s.steps;
   s.perf_steps = o.check_only ? 0 : s.steps;
   s.warmup_steps = o.check_only ? 0 : o.warmup;

@@ -46,6 +46,7 @@ struct RunSetup {
   bool strong_scaling = false;
   bool progress = false;  // draw a progress line (stdout is a TTY and no --quiet)
   bool export_batches = false;
+  bool bisect = false;  // re-run a failing run in float64 (run/bisect.h)
   std::string out;
 
   bool has_mode(modes::ModeKind mode) const { return modes::has_mode(modes, mode); }

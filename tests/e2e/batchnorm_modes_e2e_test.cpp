@@ -80,6 +80,71 @@ TEST_F(BatchNormModes, SyncBnNeedsBatchNormLayers) {
   EXPECT_NE(r.err.find("no BatchNorm"), std::string::npos) << r.err;
 }
 
+// DDP's buffer broadcast only changes what ranks other than 0 hold (rank 0 is its source and the
+// state every check judges), so a rank that loses it is caught by the per-rank buffer check.
+TEST_F(BatchNormModes, ARankThatSkipsTheBufferBroadcastIsCaughtOnTheBuffers) {
+  const auto r = ddpbench({"run", "--scenario", "cifar_resnet18", "--gpus", "2", "--modes",
+                           "single,ddp", "--steps", "3", "--batch-size", "16", "--check-only",
+                           "--inject-fault", "buffers:rank=1,step=1", "--out", path("bcast")});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  const auto report = read_json(path("bcast") + "/report.json");
+  const auto c = find_check(report, "ddp", "ranks_buffers_equal");
+  EXPECT_EQ(c.at("status"), "fail") << c.dump();
+  EXPECT_EQ(c.at("step"), 1);
+  EXPECT_NE(c.at("detail").get<std::string>().find("rank 1"), std::string::npos) << c.dump();
+  const auto& first = report.at("results")[1].at("first_divergence");
+  EXPECT_EQ(first.at("stage"), "ranks_buffers_equal") << first.dump();
+  EXPECT_EQ(first.at("step"), 1);
+  // Without the fault the same check passes.
+  const auto ok = ddpbench({"run", "--scenario", "cifar_resnet18", "--gpus", "2", "--modes",
+                            "single,ddp", "--steps", "2", "--batch-size", "16", "--check-only",
+                            "--out", path("bcast_ok")});
+  ASSERT_EQ(ok.exit_code, 0) << ok.out << ok.err;
+  EXPECT_EQ(find_check(read_json(path("bcast_ok") + "/report.json"), "ddp", "ranks_buffers_equal")
+                .at("status"),
+            "pass");
+}
+
+TEST_F(BatchNormModes, DataParallelWithTheWrongBufferRuleIsCaught) {
+  const auto r = ddpbench({"run", "--scenario", "cifar_resnet18", "--gpus", "2", "--modes",
+                           "single,dp", "--steps", "3", "--batch-size", "16", "--check-only",
+                           "--inject-fault", "dpbuffers:step=1", "--out", path("dpbuf")});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  const auto report = read_json(path("dpbuf") + "/report.json");
+  const auto c = find_check(report, "dp", "buffers");
+  EXPECT_EQ(c.at("status"), "fail") << c.dump();
+  EXPECT_EQ(c.at("step"), 1);
+  EXPECT_EQ(find_check(report, "dp", "gradients").at("status"), "pass")
+      << "running statistics do not enter a training-mode forward";
+  EXPECT_EQ(report.at("results")[1].at("first_divergence").at("stage"), "buffers");
+}
+
+TEST_F(BatchNormModes, BufferFaultsAreRefusedWhereTheyCannotWork) {
+  struct Case {
+    std::vector<std::string> extra;
+    const char* says;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{"--scenario", "cifar_resnet18", "--inject-fault", "buffers:rank=0,step=0"}, "rank 0"},
+           {{"--scenario", "cifar_resnet18", "--inject-fault", "buffers:rank=1,step=0",
+             "--no-broadcast-buffers"},
+            "--no-broadcast-buffers"},
+           {{"--scenario", "toy_cnn", "--modes", "single,dp", "--inject-fault",
+             "dpbuffers:step=0"},
+            "no buffers"},
+           {{"--scenario", "cifar_resnet18", "--modes", "single,ddp", "--inject-fault",
+             "dpbuffers:step=0"},
+            "needs the dp mode"}}) {
+    std::vector<std::string> args = {"run", "--gpus", "2", "--steps", "1", "--batch-size", "4",
+                                     "--check-only", "--out", path("refused")};
+    args.insert(args.end(), c.extra.begin(), c.extra.end());
+    const auto r = ddpbench(args);
+    EXPECT_EQ(r.exit_code, 2) << c.says << "\n" << r.out << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(path("refused")));
+  }
+}
+
 TEST_F(BatchNormModes, PaddingIsAnnouncedAndRecorded) {
   // 40 real CIFAR records over 3 ranks: 14 per rank, 2 duplicated by padding per epoch.
   const std::string data = path("cifar");

@@ -27,12 +27,14 @@ const nlohmann::json& result_of(const nlohmann::json& report, const std::string&
   throw std::runtime_error("no result for " + mode);
 }
 
+// 24 samples: at least 6 per rank chunk. Free-running float64 rounding compounds about 100x per
+// step through BatchNorm over 4-sample chunks (measured: 3.5e-8 after 5 steps at K=3, batch 12).
 TEST_F(ExactReference, ResNetWithoutSyncBnPassesAgainstItOnTwoThreeAndFourRanksInFloat64) {
   for (const char* k : {"2", "3", "4"}) {
     const std::string out = path(std::string("k") + k);
     const auto r = ddpbench({"run", "--scenario", "cifar_resnet18", "--gpus", k, "--modes",
                              "single,dp,ddp", "--dtype", "float64", "--steps", "5",
-                             "--batch-size", "12", "--check-only", "--out", out});
+                             "--batch-size", "24", "--check-only", "--out", out});
     ASSERT_EQ(r.exit_code, 0) << "K=" << k << "\n" << r.out << r.err;
     const auto report = read_json(out + "/report.json");
     for (const char* mode : {"dp", "ddp"}) {
@@ -54,12 +56,15 @@ TEST_F(ExactReference, ResNetWithoutSyncBnPassesAgainstItOnTwoThreeAndFourRanksI
 }
 
 // float32 trajectories of a deep BatchNorm network separate within a few free-running steps;
-// lockstep (the float32 default) judges every step from the reference's state instead.
+// lockstep (the float32 default) judges every step from the reference's state instead. At 3
+// samples per rank chunk (K=4, batch 12) float32 rounding alone moves single elements of a
+// BatchNorm weight's update by 7e-5 of the largest (measured; --bisect calls it rounding), so the
+// test uses at least 6 samples per chunk, as for float64.
 TEST_F(ExactReference, ResNetPassesInFloat32LockstepOverTwentySteps) {
   for (const char* k : {"2", "3", "4"}) {
     const std::string out = path(std::string("l") + k);
     const auto r = ddpbench({"run", "--scenario", "cifar_resnet18", "--gpus", k, "--modes",
-                             "single,dp,ddp", "--steps", "20", "--batch-size", "12",
+                             "single,dp,ddp", "--steps", "20", "--batch-size", "24",
                              "--check-only", "--out", out});
     ASSERT_EQ(r.exit_code, 0) << "K=" << k << "\n" << r.out << r.err;
     const auto report = read_json(out + "/report.json");
@@ -83,12 +88,20 @@ TEST_F(ExactReference, AGradientErrorOfOneInAThousandIsCaughtInFloat32Lockstep) 
                              "--inject-fault", "grad:rank=1,step=2,eps=1e-3,tensor=conv1.weight",
                              "--out", out});
     EXPECT_EQ(r.exit_code, 1) << "K=" << k << "\n" << r.out << r.err;
-    const auto gradients = find_check(read_json(out + "/report.json"), "ddp", "gradients");
+    const auto report = read_json(out + "/report.json");
+    const auto gradients = find_check(report, "ddp", "gradients");
     EXPECT_EQ(gradients.at("status"), "fail");
     EXPECT_EQ(gradients.at("tensor"), "conv1.weight");
     EXPECT_EQ(gradients.at("step"), 2);
     EXPECT_NE(gradients.at("detail").get<std::string>().find("1 of "), std::string::npos)
         << "lockstep: only the corrupted tensor at the corrupted step differs";
+    const auto& first = result_of(report, "ddp").at("first_divergence");
+    EXPECT_EQ(first.at("stage"), "gradients") << first.dump();
+    EXPECT_EQ(first.at("step"), 2);
+    EXPECT_EQ(first.at("tensor"), "conv1.weight");
+    EXPECT_NE(r.out.find("first divergence: step 2, gradients of conv1.weight parted first"),
+              std::string::npos)
+        << r.out;
   }
 }
 
@@ -108,10 +121,42 @@ TEST_F(ExactReference, AGradientErrorOfOneInABillionIsCaughtInFloat64) {
                              "16", "--check-only", "--inject-fault",
                              "grad:rank=1,step=1,eps=1e-9,tensor=conv1.weight", "--out", out});
     EXPECT_EQ(r.exit_code, 1) << "K=" << k << "\n" << r.out << r.err;
-    const auto gradients = find_check(read_json(out + "/report.json"), "ddp", "gradients");
-    EXPECT_EQ(gradients.at("status"), "fail");
-    EXPECT_EQ(gradients.at("tensor"), "conv1.weight");
-    EXPECT_EQ(gradients.at("step"), 1);
+    const auto report = read_json(out + "/report.json");
+    EXPECT_EQ(find_check(report, "ddp", "gradients").at("status"), "fail");
+    // Free-running: the worst difference comes later (every tensor of step 2 inherits the error);
+    // the first divergence is the injected one.
+    const auto& first = result_of(report, "ddp").at("first_divergence");
+    EXPECT_EQ(first.at("stage"), "gradients") << first.dump();
+    EXPECT_EQ(first.at("step"), 1);
+    EXPECT_EQ(first.at("tensor"), "conv1.weight");
+  }
+}
+
+// --bisect re-runs in float64: an injected error persists there (an algorithm difference).
+TEST_F(ExactReference, BisectSaysAnInjectedErrorPersistsInFloat64) {
+  const auto r = ddpbench({"run", "--scenario", "cifar_resnet18", "--gpus", "2", "--modes",
+                           "single,ddp", "--steps", "2", "--batch-size", "16", "--check-only",
+                           "--inject-fault", "grad:rank=1,step=1,eps=1e-3,tensor=conv1.weight",
+                           "--bisect", "--out", path("bisect")});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("in float64 it persists"), std::string::npos) << r.out;
+  const auto& first = result_of(read_json(path("bisect") + "/report.json"), "ddp")
+                          .at("first_divergence");
+  EXPECT_EQ(first.at("bisect"), "persists") << first.dump();
+  EXPECT_NE(first.at("bisect_detail").get<std::string>().find("conv1.weight"), std::string::npos);
+  // The float64 re-run leaves nothing behind in the output folder.
+  EXPECT_FALSE(std::filesystem::exists(path("bisect") + "/out"));
+}
+
+TEST_F(ExactReference, BisectNeedsSomethingToBisect) {
+  for (const std::vector<std::string>& extra :
+       {std::vector<std::string>{"--dtype", "float64"}, std::vector<std::string>{"--perf-only"}}) {
+    std::vector<std::string> args = {"run", "--scenario", "linear_mse", "--gpus", "2",
+                                     "--bisect", "--out", path("nob")};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = ddpbench(args);
+    EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+    EXPECT_NE(r.err.find("--bisect"), std::string::npos) << r.err;
   }
 }
 

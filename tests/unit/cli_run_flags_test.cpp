@@ -16,8 +16,8 @@ auto fields(const run::RunRequest& r) {
                          r.out, r.threads, r.world_size, r.backend, r.master_addr, r.timeout,
                          r.ddp_impl, r.bucket_cap_mb, r.first_bucket_mb, r.no_broadcast_buffers,
                          r.find_unused_parameters, r.comm_hook, r.inject_fault, r.grad_check,
-                         r.comparison, r.warmup, r.check_only, r.perf_only, r.strong, r.sync_bn, r.quiet,
-                         r.export_batches);
+                         r.comparison, r.warmup, r.check_only, r.perf_only, r.strong, r.sync_bn,
+                         r.quiet, r.export_batches, r.bisect);
 }
 
 run::RunRequest parse(const std::vector<std::string>& args) {
@@ -59,6 +59,7 @@ TEST(RunFlags, CommandLineRoundTripsEveryField) {
   r.sync_bn = true;
   r.quiet = true;
   r.export_batches = true;
+  r.bisect = true;
   EXPECT_EQ(fields(parse(command_line(r))), fields(r));
 
   run::RunRequest other;

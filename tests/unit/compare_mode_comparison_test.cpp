@@ -1,6 +1,7 @@
 // compare_mode_comparison_test.cpp — verdicts: identical traces pass, a perturbed gradient fails
 // naming tensor and step, declared divergences become expected_divergence with their reason, a
-// NaN never passes, and fingerprints catch what full tensors catch.
+// NaN never passes, fingerprints catch what full tensors catch, the first divergence is the earliest
+// step, stage and tensor (not the worst), and lockstep judges every step's update and buffers.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -50,16 +51,17 @@ const reports::CheckRecord& find(const std::vector<reports::CheckRecord>& checks
 
 TEST(ModeComparison, IdenticalTracesPassEveryCheck) {
   const ModeTrace ref = trace(1);
-  const auto checks = compare_modes(ref, deep_copy(ref), policy());
-  ASSERT_EQ(checks.size(), 4u);  // loss, gradients, parameters, buffers
-  for (const auto& c : checks) EXPECT_EQ(c.status, "pass") << c.name << ": " << c.detail;
+  const auto judged = compare_modes(ref, deep_copy(ref), policy());
+  ASSERT_EQ(judged.checks.size(), 4u);  // loss, gradients, parameters, buffers
+  for (const auto& c : judged.checks) EXPECT_EQ(c.status, "pass") << c.name << ": " << c.detail;
+  EXPECT_EQ(judged.first_divergence.stage, "");
 }
 
 TEST(ModeComparison, PerturbedGradientFailsNamingTensorAndStep) {
   const ModeTrace ref = trace(2);
   ModeTrace got = deep_copy(ref);
   got.gradients[1][1].mul_(1.0 + 1e-3);
-  const auto checks = compare_modes(ref, got, policy());
+  const auto checks = compare_modes(ref, got, policy()).checks;
   const auto& g = find(checks, "gradients");
   EXPECT_EQ(g.status, "fail");
   EXPECT_EQ(g.tensor, "fc.bias");
@@ -73,14 +75,14 @@ TEST(ModeComparison, DeclaredDivergenceIsLabelledWithItsReasonAndSize) {
   got.final_state[2].second.add_(0.5);
   ComparisonPolicy p = policy();
   p.divergences = {{"running_(mean|var)$", "local batch statistics"}};
-  const auto checks = compare_modes(ref, got, p);
+  const auto checks = compare_modes(ref, got, p).checks;
   const auto& b = find(checks, "buffers");
   EXPECT_EQ(b.status, "expected_divergence");
   EXPECT_NE(b.detail.find("local batch statistics"), std::string::npos);
   EXPECT_NEAR(b.max_abs_diff, 0.5, 1e-12);
   // The same difference on a tensor the rule does not cover is a failure.
   got.final_state[0].second.add_(0.5);
-  const auto again = compare_modes(ref, got, p);
+  const auto again = compare_modes(ref, got, p).checks;
   EXPECT_EQ(find(again, "parameters").status, "fail");
 }
 
@@ -89,9 +91,83 @@ TEST(ModeComparison, NanNeverPasses) {
   ModeTrace got = deep_copy(ref);
   got.losses[2] = std::numeric_limits<double>::quiet_NaN();
   got.final_state[0].second[0][0] = std::numeric_limits<float>::quiet_NaN();
-  const auto checks = compare_modes(ref, got, policy());
+  const auto checks = compare_modes(ref, got, policy()).checks;
   EXPECT_EQ(find(checks, "loss").status, "fail");
   EXPECT_EQ(find(checks, "parameters").status, "fail");
+}
+
+TEST(ModeComparison, FirstDivergenceIsTheEarliestStepNotTheWorst) {
+  const ModeTrace ref = trace(6);
+  ModeTrace got = deep_copy(ref);
+  got.gradients[1][0].mul_(1.0 + 1e-4);  // fc.weight, step 1: small
+  got.gradients[1][1].mul_(1.0 + 1e-4);  // fc.bias, step 1: computed first by backward
+  got.gradients[2][0].mul_(1.0 + 1e-1);  // step 2: the worst
+  got.final_state[0].second.add_(1.0);
+  const auto judged = compare_modes(ref, got, policy());
+  EXPECT_EQ(find(judged.checks, "gradients").step, 2);
+  const reports::DivergenceRecord& d = judged.first_divergence;
+  EXPECT_EQ(d.stage, "gradients");
+  EXPECT_EQ(d.step, 1);
+  EXPECT_EQ(d.tensor, "fc.bias");
+  EXPECT_NEAR(d.error, 1e-4, 2e-5);
+  EXPECT_NE(d.measure.find("normalized error 2e-05"), std::string::npos) << d.measure;
+}
+
+TEST(ModeComparison, ALossDifferencePartsBeforeTheGradientsOfItsStep) {
+  const ModeTrace ref = trace(7);
+  ModeTrace got = deep_copy(ref);
+  got.losses[1] += 1e-2;
+  got.gradients[1][1].mul_(1.0 + 1e-2);
+  const auto judged = compare_modes(ref, got, policy());
+  EXPECT_EQ(judged.first_divergence.stage, "loss");
+  EXPECT_EQ(judged.first_divergence.step, 1);
+}
+
+TEST(ModeComparison, FinalStateDivergesAfterEveryStep) {
+  const ModeTrace ref = trace(8);
+  ModeTrace got = deep_copy(ref);
+  got.final_state[2].second.add_(1.0);
+  const auto judged = compare_modes(ref, got, policy());
+  EXPECT_EQ(judged.first_divergence.stage, "buffers");
+  EXPECT_EQ(judged.first_divergence.step, -1);
+  EXPECT_EQ(judged.first_divergence.tensor, "bn.running_mean");
+}
+
+ModeTrace lockstep_trace(const ModeTrace& ref) {
+  ModeTrace got = deep_copy(ref);
+  got.comparison = "lockstep";
+  got.final_state.clear();
+  for (int64_t s = 0; s < 3; ++s) {
+    got.state_diffs.push_back({s, "fc.weight", false, 1e-7, 1e-7, 0});
+    got.state_diffs.push_back({s, "fc.bias", false, 1e-7, 1e-7, 0});
+    got.state_diffs.push_back({s, "bn.running_mean", true, 0.0, 0.0, 0});
+  }
+  return got;
+}
+
+TEST(ModeComparison, LockstepJudgesEveryStepsUpdateAndBuffers) {
+  const ModeTrace ref = trace(9);
+  ModeTrace got = lockstep_trace(ref);
+  auto judged = compare_modes(ref, got, policy());
+  EXPECT_EQ(find(judged.checks, "updates").status, "pass");
+  EXPECT_EQ(find(judged.checks, "buffers").status, "pass");
+  EXPECT_THROW(find(judged.checks, "parameters"), std::runtime_error);
+
+  got.state_diffs[4].error = 3e-5;  // fc.bias update at step 1, beyond the gradient tolerance
+  got.state_diffs[8].violations = 1;  // running mean after step 2
+  judged = compare_modes(ref, got, policy());
+  EXPECT_EQ(find(judged.checks, "updates").status, "fail");
+  EXPECT_EQ(find(judged.checks, "buffers").status, "fail");
+  EXPECT_EQ(judged.first_divergence.stage, "updates");
+  EXPECT_EQ(judged.first_divergence.step, 1);
+  EXPECT_EQ(judged.first_divergence.tensor, "fc.bias");
+}
+
+TEST(ModeComparison, LockstepWithNothingRecordedFails) {
+  const ModeTrace ref = trace(10);
+  ModeTrace got = lockstep_trace(ref);
+  got.state_diffs.clear();
+  EXPECT_EQ(find(compare_modes(ref, got, policy()).checks, "updates").status, "fail");
 }
 
 TEST(ModeComparison, FingerprintsDetectARelativeGradientError) {

@@ -19,6 +19,10 @@ TEST(FaultInjection, ParsesEveryKindAndField) {
   EXPECT_EQ(parse_fault("crash:rank=2,step=1").kind, FaultKind::kCrash);
   EXPECT_EQ(parse_fault("hang:rank=0,step=0").kind, FaultKind::kHang);
   EXPECT_EQ(parse_fault("nan:rank=0,step=5").kind, FaultKind::kNan);
+  EXPECT_EQ(parse_fault("buffers:rank=1,step=1").kind, FaultKind::kBuffers);
+  EXPECT_EQ(parse_fault("dpbuffers:step=1").kind, FaultKind::kDpBuffers);
+  EXPECT_STREQ(fault_name(FaultKind::kBuffers), "buffers");
+  EXPECT_STREQ(fault_name(FaultKind::kDpBuffers), "dpbuffers");
 }
 
 TEST(FaultInjection, RejectsMalformedSpecsWithTheSyntax) {
@@ -40,6 +44,15 @@ TEST(FaultInjection, FiresOnlyOnItsRankAndStep) {
   EXPECT_FALSE(fault_fires(f, FaultKind::kNan, 1, 3));
   EXPECT_FALSE(fault_fires(f, FaultKind::kCrash, 1, 2));
   EXPECT_FALSE(fault_fires(std::nullopt, FaultKind::kNan, 1, 2));
+}
+
+TEST(FaultInjection, LastingFaultsAreActiveFromTheirStepOn) {
+  const std::optional<FaultSpec> f = parse_fault("buffers:rank=1,step=2");
+  EXPECT_FALSE(fault_active(f, FaultKind::kBuffers, 1, 1));
+  EXPECT_TRUE(fault_active(f, FaultKind::kBuffers, 1, 2));
+  EXPECT_TRUE(fault_active(f, FaultKind::kBuffers, 1, 7));
+  EXPECT_FALSE(fault_active(f, FaultKind::kBuffers, 0, 7));
+  EXPECT_FALSE(fault_active(f, FaultKind::kSyncBn, 1, 7));
 }
 
 }  // namespace

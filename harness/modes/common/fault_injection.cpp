@@ -12,7 +12,7 @@ namespace {
 
 constexpr const char* kSyntax =
     "expected KIND:rank=R,step=S[,eps=E][,tensor=NAME] with KIND one of grad, crash, hang, nan, "
-    "syncbn";
+    "syncbn, buffers (ddp), dpbuffers (dp)";
 
 }  // namespace
 
@@ -28,6 +28,10 @@ const char* fault_name(FaultKind kind) {
       return "nan";
     case FaultKind::kSyncBn:
       return "syncbn";
+    case FaultKind::kBuffers:
+      return "buffers";
+    case FaultKind::kDpBuffers:
+      return "dpbuffers";
   }
   return "?";
 }
@@ -46,6 +50,10 @@ FaultSpec parse_fault(const std::string& text) {
     f.kind = FaultKind::kNan;
   else if (kind == "syncbn")
     f.kind = FaultKind::kSyncBn;
+  else if (kind == "buffers")
+    f.kind = FaultKind::kBuffers;
+  else if (kind == "dpbuffers")
+    f.kind = FaultKind::kDpBuffers;
   else
     throw InputError(
         fmt::format("--inject-fault '{}': unknown kind '{}'; {}", text, kind, kSyntax));

@@ -1,7 +1,10 @@
 // fault_injection.h — `--inject-fault KIND:rank=R,step=S[,eps=E][,tensor=NAME]`: deliberate
-// faults that prove the harness can say FAIL. grad: scale rank R's gradient of one tensor by
+// faults that prove the harness can say FAIL. DDP: grad: scale rank R's gradient of one tensor by
 // (1+eps) before the allreduce; crash: rank R exits with an error at step S; hang: rank R stops
-// responding at step S; nan: rank R's loss becomes NaN at step S.
+// responding at step S; nan: rank R's loss becomes NaN at step S; syncbn: rank R normalises with
+// local statistics from step S on; buffers: rank R keeps its own buffers instead of rank 0's
+// broadcast from step S on. DP: dpbuffers: from step S on the master keeps the mean of the
+// replicas' buffers instead of replica 0's (a wrong buffer rule; rank is not used).
 #pragma once
 
 #include <cstdint>
@@ -10,7 +13,7 @@
 
 namespace ddpbench::modes {
 
-enum class FaultKind { kGrad, kCrash, kHang, kNan, kSyncBn };
+enum class FaultKind { kGrad, kCrash, kHang, kNan, kSyncBn, kBuffers, kDpBuffers };
 
 struct FaultSpec {
   FaultKind kind = FaultKind::kGrad;
@@ -23,6 +26,13 @@ struct FaultSpec {
 // Throws InputError with the expected syntax for anything malformed.
 FaultSpec parse_fault(const std::string& text);
 const char* fault_name(FaultKind kind);
+
+// Whether `fault` of `kind` is active on this rank at this step, for faults that last from their
+// step on (syncbn, buffers, dpbuffers).
+inline bool fault_active(const std::optional<FaultSpec>& fault, FaultKind kind, int64_t rank,
+                         int64_t step) {
+  return fault && fault->kind == kind && fault->rank == rank && step >= fault->step;
+}
 
 // Whether `fault` fires on this rank at this step.
 inline bool fault_fires(const std::optional<FaultSpec>& fault, FaultKind kind, int64_t rank,

@@ -27,8 +27,9 @@ void copy_master_into(torch::nn::Module& master, torch::nn::Module& replica) {
 class DataParallelPath : public GradientPath {
  public:
   DataParallelPath(const scenarios::ScenarioSpec& spec, scenarios::ScenarioInstance& instance,
-                   int64_t replicas, const runtime::ExecutionContext& context)
-      : spec_(spec), master_(instance.model), k_(replicas) {
+                   int64_t replicas, const runtime::ExecutionContext& context,
+                   std::optional<FaultSpec> fault)
+      : spec_(spec), master_(instance.model), k_(replicas), fault_(std::move(fault)) {
     context.place_model(*master_.ptr());
     for (int64_t r = 0; r < k_; ++r) {
       replicas_.push_back(master_.clone());
@@ -50,7 +51,8 @@ class DataParallelPath : public GradientPath {
     return shards;
   }
 
-  at::Tensor forward_loss(const std::vector<data::Batch>& shards, int64_t /*step*/) override {
+  at::Tensor forward_loss(const std::vector<data::Batch>& shards, int64_t step) override {
+    step_ = step;
     std::vector<at::Tensor> outputs(static_cast<size_t>(k_));
     runtime::parallel_for(k_, [&](int64_t r) {
       const auto i = static_cast<size_t>(r);
@@ -83,12 +85,27 @@ class DataParallelPath : public GradientPath {
     auto mb = master_.ptr()->buffers();
     auto rb = replicas_[0].ptr()->buffers();
     for (size_t i = 0; i < mb.size(); ++i) mb[i].copy_(rb[i]);
+    if (fault_active(fault_, FaultKind::kDpBuffers, 0, step_)) average_replica_buffers();
   }
 
  private:
   const scenarios::ScenarioSpec& spec_;
   torch::nn::AnyModule master_;
+  // The `dpbuffers` fault: a plausible wrong rule, the mean of the replicas' buffers (integer
+  // counters such as num_batches_tracked agree on every replica and stay as they are).
+  void average_replica_buffers() {
+    auto mb = master_.ptr()->buffers();
+    for (size_t i = 0; i < mb.size(); ++i) {
+      if (!mb[i].is_floating_point()) continue;
+      at::Tensor sum = at::zeros_like(mb[i]);
+      for (auto& replica : replicas_) sum += replica.ptr()->buffers()[i].to(sum.device());
+      mb[i].copy_(sum / static_cast<double>(k_));
+    }
+  }
+
   int64_t k_;
+  std::optional<FaultSpec> fault_;
+  int64_t step_ = 0;
   std::vector<torch::nn::AnyModule> replicas_;
   std::vector<std::vector<at::Tensor>> replica_params_;
 };
@@ -98,8 +115,9 @@ class DataParallelPath : public GradientPath {
 std::unique_ptr<GradientPath> make_data_parallel_path(const scenarios::ScenarioSpec& spec,
                                                       scenarios::ScenarioInstance& instance,
                                                       int64_t replicas,
-                                                      const runtime::ExecutionContext& context) {
-  return std::make_unique<DataParallelPath>(spec, instance, replicas, context);
+                                                      const runtime::ExecutionContext& context,
+                                                      std::optional<FaultSpec> fault) {
+  return std::make_unique<DataParallelPath>(spec, instance, replicas, context, std::move(fault));
 }
 
 }  // namespace ddpbench::modes::data_parallel

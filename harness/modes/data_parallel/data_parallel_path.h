@@ -10,7 +10,9 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 
+#include "modes/common/fault_injection.h"
 #include "modes/common/gradient_path.h"
 #include "runtime/execution_context.h"
 #include "scenarios/scenario.h"
@@ -18,9 +20,11 @@
 namespace ddpbench::modes::data_parallel {
 
 // The instance's model becomes the master; `spec` and `instance` must outlive the path.
+// `fault`: the check phase's `dpbuffers` fault (modes/common/fault_injection.h), if any.
 std::unique_ptr<GradientPath> make_data_parallel_path(const scenarios::ScenarioSpec& spec,
                                                       scenarios::ScenarioInstance& instance,
                                                       int64_t replicas,
-                                                      const runtime::ExecutionContext& context);
+                                                      const runtime::ExecutionContext& context,
+                                                      std::optional<FaultSpec> fault = {});
 
 }  // namespace ddpbench::modes::data_parallel

@@ -76,6 +76,10 @@ DdpPath::~DdpPath() = default;
 
 std::string DdpPath::who() const { return fmt::format("rank {}", comm_.rank()); }
 
+bool DdpPath::checks_buffers() const {
+  return options_.ddp.broadcast_buffers && !model_->module().buffers().empty();
+}
+
 int64_t DdpPath::num_buckets() const {
   const Reducer* r = model_->reducer();
   return r != nullptr ? static_cast<int64_t>(r->buckets().size()) : 0;
@@ -95,8 +99,8 @@ at::Tensor DdpPath::forward_loss(const std::vector<data::Batch>& shards, int64_t
     throw WorkerFailure(fmt::format("rank {}: injected crash at step {}", rank, step));
   }
   // syncbn fault: from its step on, this rank normalises with local statistics only.
-  sync_bn_control_->skip_exchange =
-      fault && fault->kind == FaultKind::kSyncBn && fault->rank == rank && step >= fault->step;
+  sync_bn_control_->skip_exchange = fault_active(fault, FaultKind::kSyncBn, rank, step);
+  model_->set_keep_own_buffers(fault_active(fault, FaultKind::kBuffers, rank, step));
   if (fault_fires(fault, FaultKind::kHang, rank, step)) {
     // Stop responding without exiting: only the launcher's timeout can end this.
     for (;;) pause();
@@ -119,14 +123,31 @@ double DdpPath::finish_checked_step(int64_t step, double local_loss, int64_t sam
   at::Tensor loss_sum = at::tensor({local_loss * n, n}, at::kDouble);
   comm::allreduce_sum_blocking(comm_, loss_sum);
 
-  // Parameters must agree bit for bit across ranks after every step: DDP's whole promise.
+  // Parameters must agree bit for bit across ranks after every step: DDP's whole promise. With
+  // broadcast_buffers, so must the buffers every forward started from. One allgather for both.
   std::vector<std::string> names;
-  const std::vector<at::Tensor> all = comm_.allgather(state_digests(model_->module(), &names));
-  for (int r = 1; r < comm_.world_size() && disagreement_.step < 0; ++r) {
+  at::Tensor digests = state_digests(model_->module(), &names);
+  const auto num_params = static_cast<int64_t>(names.size());
+  if (checks_buffers()) {
+    const auto buffer_names = module().named_buffers().keys();
+    names.insert(names.end(), buffer_names.begin(), buffer_names.end());
+    std::vector<int64_t> buffer_digests;
+    for (const auto& b : model_->buffers_at_last_forward()) {
+      buffer_digests.push_back(static_cast<int64_t>(digest_bytes(b)));
+    }
+    digests = at::cat({digests, at::tensor(buffer_digests, at::kLong)});
+  }
+  const std::vector<at::Tensor> all = comm_.allgather(digests);
+  for (int r = 1; r < comm_.world_size(); ++r) {
     const at::Tensor differs = all[static_cast<size_t>(r)].ne(all[0]);
-    if (differs.any().item<bool>()) {
-      const int64_t idx = differs.nonzero()[0][0].item<int64_t>();
-      disagreement_ = {step, r, names[static_cast<size_t>(idx)]};
+    const at::Tensor params = differs.narrow(0, 0, num_params);
+    const at::Tensor buffers = differs.narrow(0, num_params, differs.size(0) - num_params);
+    if (disagreement_.step < 0 && params.any().item<bool>()) {
+      disagreement_ = {step, r, names[static_cast<size_t>(params.nonzero()[0][0].item<int64_t>())]};
+    }
+    if (buffer_disagreement_.step < 0 && buffers.any().item<bool>()) {
+      const int64_t idx = num_params + buffers.nonzero()[0][0].item<int64_t>();
+      buffer_disagreement_ = {step, r, names[static_cast<size_t>(idx)]};
     }
   }
   return loss_sum[0].item<double>() / loss_sum[1].item<double>();

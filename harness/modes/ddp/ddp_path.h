@@ -2,7 +2,8 @@
 // batch (docs/ARCHITECTURE.md, contract 1), trains through DistributedModel (broadcast, bucketed
 // or naive averaging), optionally converts BatchNorm to SyncBN, applies injected faults, and
 // after every checked step computes the global loss and checks that all ranks hold
-// bit-identical parameters.
+// bit-identical parameters, and (with broadcast_buffers) that every rank's forward started from
+// rank 0's buffers.
 #pragma once
 
 #include <cstdint>
@@ -63,6 +64,10 @@ class DdpPath : public GradientPath {
   // Buckets of the bucketed reducer (0 for the naive strategy).
   int64_t num_buckets() const;
   const RankDisagreement& disagreement() const { return disagreement_; }
+  // Whether every rank's forward must start from rank 0's buffers (broadcast_buffers and the
+  // model has buffers), and the first checked step where one did not.
+  bool checks_buffers() const;
+  const RankDisagreement& buffer_disagreement() const { return buffer_disagreement_; }
 
  private:
   const scenarios::ScenarioSpec& spec_;
@@ -72,6 +77,7 @@ class DdpPath : public GradientPath {
   std::unique_ptr<DistributedModel> model_;
   int64_t current_step_ = 0;
   RankDisagreement disagreement_;
+  RankDisagreement buffer_disagreement_;
 };
 
 // Per-step phase times, max over ranks (a step is as slow as its slowest rank). Collective: every

@@ -30,7 +30,16 @@ at::Tensor DistributedModel::forward(const at::Tensor& input) {
     auto buffers = module_.ptr()->buffers();
     if (!buffers.empty()) {
       torch::NoGradGuard no_grad;
-      comm_.broadcast(buffers, 0);
+      if (keep_own_buffers_) {
+        std::vector<at::Tensor> lost;
+        for (const auto& b : buffers) lost.push_back(b.clone());
+        comm_.broadcast(lost, 0);  // every rank must join the collective
+      } else {
+        comm_.broadcast(buffers, 0);
+      }
+      // Device-side copies (no host synchronisation); digested only after checked steps.
+      buffers_at_forward_.clear();
+      for (const auto& b : buffers) buffers_at_forward_.push_back(b.detach().clone());
     }
   }
   if (reducer_) reducer_->prepare_for_backward();

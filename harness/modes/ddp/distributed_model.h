@@ -43,6 +43,12 @@ class DistributedModel {
   };
 
   void set_gradient_tap(GradientTap tap);
+  // Fault injection (`buffers` fault): this rank joins the buffer broadcast but keeps its own
+  // buffers, as a rank whose broadcast result is lost would.
+  void set_keep_own_buffers(bool keep) { keep_own_buffers_ = keep; }
+  // Copies of the buffers as the last forward started from (after the broadcast): what every rank
+  // must agree on when buffers are broadcast. Empty before the first forward or without buffers.
+  const std::vector<at::Tensor>& buffers_at_last_forward() const { return buffers_at_forward_; }
   torch::nn::Module& module() { return *module_.ptr(); }
   // nullptr for the naive strategy.
   const Reducer* reducer() const { return reducer_.get(); }
@@ -57,6 +63,8 @@ class DistributedModel {
   std::unique_ptr<Reducer> reducer_;
   GradientTap naive_tap_;
   bool sync_ = true;
+  bool keep_own_buffers_ = false;
+  std::vector<at::Tensor> buffers_at_forward_;
   int64_t naive_bytes_ = 0;
 };
 

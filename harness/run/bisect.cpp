@@ -1,0 +1,71 @@
+// bisect.cpp — see bisect.h.
+#include "run/bisect.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "launch/child_process.h"
+#include "reports/divergence_text.h"
+#include "run/report_file.h"
+#include "run/scratch_dir.h"
+
+namespace ddpbench::run {
+
+RunRequest float64_twin(const RunRequest& request, bool lockstep, const std::string& out) {
+  RunRequest twin = request;
+  twin.dtype = "float64";
+  twin.comparison = lockstep ? "lockstep" : "free";
+  twin.check_only = true;
+  twin.perf_only = false;
+  twin.quiet = true;
+  twin.export_batches = false;
+  twin.bisect = false;
+  twin.out = out;
+  return twin;
+}
+
+reports::RunReport run_float64_twin(const RunRequest& request, bool lockstep,
+                                    const CommandLineOf& command_line, int& exit_code) {
+  const ScratchDir scratch("ddpbench-bisect");
+  const RunRequest twin = float64_twin(request, lockstep, scratch.path() + "/out");
+  fmt::print("bisect: re-running the failing configuration in float64 ...\n");
+  std::fflush(stdout);
+  exit_code = launch::run_child(command_line(twin));
+  if (exit_code != 0 && exit_code != 1) return {};
+  return read_report_file(twin.out + "/report.json");
+}
+
+void annotate_bisect(reports::RunReport& report, const reports::RunReport& float64,
+                     int exit_code) {
+  for (reports::ModeResult& r : report.results) {
+    reports::DivergenceRecord& d = r.first_divergence;
+    if (d.stage.empty()) continue;
+    const reports::ModeResult* twin = nullptr;
+    for (const auto& t : float64.results) {
+      if (t.mode == r.mode && t.world_size == r.world_size) twin = &t;
+    }
+    if (twin == nullptr) {
+      d.bisect = "could not be decided";
+      d.bisect_detail = fmt::format("the float64 re-run exited with code {} before judging {}",
+                                    exit_code, r.mode);
+      continue;
+    }
+    if (!twin->first_divergence.stage.empty()) {
+      d.bisect = "persists";
+      d.bisect_detail = fmt::format("an algorithm difference, not rounding (float64: {})",
+                                    reports::describe_first_divergence(twin->first_divergence));
+      continue;
+    }
+    double worst_gradient = 0;
+    for (const auto& c : twin->checks) {
+      if (c.name == "gradients") worst_gradient = c.max_abs_diff;
+    }
+    d.bisect = "vanishes";
+    d.bisect_detail = fmt::format(
+        "float32 rounding (float64 passes every check; worst gradient difference {:.3e})",
+        worst_gradient);
+  }
+}
+
+}  // namespace ddpbench::run

@@ -1,0 +1,27 @@
+// bisect.h — --bisect: when a float32 run fails, the same configuration (scenario, modes, world
+// size, batch, steps, seed, faults, comparison) runs again in float64 as a child process, and each
+// failing mode's first divergence says whether the difference persists there (an algorithm
+// difference: float64 cannot hide it) or vanishes (float32 rounding). The re-run is check-only
+// and writes into a scratch directory that is removed afterwards.
+#pragma once
+
+#include "reports/run_record.h"
+#include "run/run_request.h"
+
+namespace ddpbench::run {
+
+// The float64 twin of `request`: check-only, quiet, no export, no --bisect, written to `out`.
+// `lockstep` is the comparison the original run used, kept so the twin judges the same way.
+RunRequest float64_twin(const RunRequest& request, bool lockstep, const std::string& out);
+
+// Runs the twin; returns its report, or a report with no results when it did not finish
+// (`exit_code` says how it ended).
+reports::RunReport run_float64_twin(const RunRequest& request, bool lockstep,
+                                    const CommandLineOf& command_line, int& exit_code);
+
+// Fills `bisect` and `bisect_detail` of every failing mode's first divergence in `report` from
+// the float64 run (`exit_code` is its exit status: 0 pass, 1 a check failed, else it broke).
+void annotate_bisect(reports::RunReport& report, const reports::RunReport& float64,
+                     int exit_code);
+
+}  // namespace ddpbench::run

@@ -1,0 +1,26 @@
+// scratch_dir.cpp — see scratch_dir.h.
+#include "run/scratch_dir.h"
+
+#include <stdlib.h>
+
+#include <filesystem>
+#include <stdexcept>
+#include <system_error>
+
+namespace ddpbench::run {
+
+ScratchDir::ScratchDir(const std::string& prefix) {
+  std::string tmp = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
+  if (mkdtemp(tmp.data()) == nullptr) {
+    throw std::runtime_error("cannot create a temporary directory under " +
+                             std::filesystem::temp_directory_path().string());
+  }
+  path_ = tmp;
+}
+
+ScratchDir::~ScratchDir() {
+  std::error_code ignored;  // a destructor must not throw; a leftover temp dir is harmless
+  std::filesystem::remove_all(path_, ignored);
+}
+
+}  // namespace ddpbench::run

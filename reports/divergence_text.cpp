@@ -1,0 +1,44 @@
+// divergence_text.cpp — see divergence_text.h.
+#include "reports/divergence_text.h"
+
+#include <fmt/format.h>
+
+namespace ddpbench::reports {
+namespace {
+
+// Which part of a step computed the stage: what a reader needs to know where to look.
+std::string phase_of(const std::string& stage) {
+  if (stage == "loss" || stage == "buffers") return "forward";
+  if (stage == "gradients") return "backward";
+  if (stage == "updates") return "optimizer step";
+  if (stage == "ranks_buffers_equal") return "buffer broadcast before the forward";
+  if (stage == "ranks_bitwise_equal") return "ranks apart after the step";
+  return "final state";
+}
+
+}  // namespace
+
+std::string describe_first_divergence(const DivergenceRecord& d) {
+  if (d.stage.empty()) return "";
+  const std::string when =
+      d.step >= 0 ? fmt::format("step {}", d.step) : std::string("after the last step");
+  std::string s;
+  if (d.stage.rfind("ranks_", 0) == 0) {
+    // Ranks parting from rank 0 have no size, only what differs (`measure` says it).
+    s = fmt::format("{}, {} failed first ({}): {}", when, d.stage, phase_of(d.stage), d.measure);
+  } else {
+    const std::string what = d.stage == "loss" ? std::string("the loss")
+                                               : fmt::format("{} of {}", d.stage, d.tensor);
+    s = fmt::format("{}, {} parted first ({}): {:.3e} outside {}", when, what, phase_of(d.stage),
+                    d.error, d.measure);
+  }
+  if (!d.bisect.empty()) s += fmt::format("; in float64 it {}: {}", d.bisect, d.bisect_detail);
+  return s;
+}
+
+std::string describe_reference(const ReferenceRecord& r) {
+  return fmt::format("{}{}", r.name.empty() ? "single" : r.name,
+                     r.comparison.empty() ? "" : ", " + r.comparison);
+}
+
+}  // namespace ddpbench::reports

@@ -1,0 +1,19 @@
+// divergence_text.h — the one sentence every report format uses for a mode's first divergence and
+// for its reference (what the checks compared with and why), so console, Markdown, HTML and JUnit
+// say the same thing.
+#pragma once
+
+#include <string>
+
+#include "reports/run_record.h"
+
+namespace ddpbench::reports {
+
+// "step 2, gradients of conv1.weight parted first (backward): 1.2e-03 > normalized error 2e-05";
+// "" when nothing failed. Adds the --bisect verdict when there is one.
+std::string describe_first_divergence(const DivergenceRecord& d);
+
+// "vs exact reference: ..., lockstep": what a mode's checks compared it with.
+std::string describe_reference(const ReferenceRecord& r);
+
+}  // namespace ddpbench::reports
