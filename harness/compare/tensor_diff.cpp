@@ -60,4 +60,24 @@ double normalized_gradient_error(const at::Tensor& got, const at::Tensor& ref, b
                    std::abs(a[3].item<double>() - b[3].item<double>()) / mx});
 }
 
+double normalized_update_error(const at::Tensor& got, const at::Tensor& ref,
+                               const at::Tensor& before) {
+  if (!got.sizes().equals(ref.sizes()) || !ref.sizes().equals(before.sizes())) {
+    return std::numeric_limits<double>::infinity();
+  }
+  if (ref.numel() == 0) return 0.0;
+  const at::ScalarType t = ref.scalar_type();
+  const double eps = t == at::kDouble ? 0x1p-52
+                     : t == at::kFloat ? 0x1p-23
+                     : t == at::kHalf  ? 0x1p-10
+                                       : 0x1p-7;  // bfloat16
+  const at::Tensor a = got.detach().to(at::kDouble);
+  const at::Tensor b = ref.detach().to(at::kDouble);
+  if (!a.isfinite().all().item<bool>()) return std::numeric_limits<double>::infinity();
+  const at::Tensor excess = ((a - b).abs() - 2 * eps * b.abs()).clamp_min(0);
+  const double scale =
+      std::max((b - before.detach().to(at::kDouble)).abs().max().item<double>(), kTiny);
+  return excess.max().item<double>() / scale;
+}
+
 }  // namespace ddpbench::compare

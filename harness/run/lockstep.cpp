@@ -70,9 +70,8 @@ void LockstepDriver::record(int64_t step, const torch::nn::Module& module) {
   const auto params = module.named_parameters();
   for (size_t i = 0; i < params.size(); ++i) {
     // Both started the step from start_parameters_: their updates are what differs.
-    const at::Tensor& start = start_parameters_[i];
-    const double err = compare::normalized_gradient_error(
-        params[i].value().detach() - start, ref_params[i].value().detach() - start, false);
+    const double err = compare::normalized_update_error(
+        params[i].value(), ref_params[i].value(), start_parameters_[i]);
     diffs_.push_back({step, params[i].key(), false, err, err, 0});
   }
   const auto ref_buffers = ref.named_buffers();

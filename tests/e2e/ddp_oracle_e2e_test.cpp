@@ -1,6 +1,7 @@
 // ddp_oracle_e2e_test.cpp — ddpbench's DDP against PyTorch's own DistributedDataParallel
 // (reference/torch_ddp_oracle.py, gloo): same initial state and the same batches (exported by
-// `--export-batches`) must give the same final state — and a corrupted run must not.
+// `--export-batches`) must give the same final state — and a corrupted run must not. The exact
+// reference of a BatchNorm model without SyncBN agrees with PyTorch's DDP the same way.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -42,6 +43,26 @@ TEST_F(TorchDdpOracle, ToyCnnTwoRanks) {
 TEST_F(TorchDdpOracle, ResNet18TwoRanksSmallBatch) {
   const auto r = compare("r18", {"--gpus", "2", "--steps", "2", "--batch-size", "8"}, 0, "1e-5");
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+}
+
+// The exact reference (one device, ghost BatchNorm statistics per rank chunk, rank 0's running
+// statistics) against PyTorch's DDP on the same batches: it must agree as ddpbench's DDP does.
+TEST_F(TorchDdpOracle, ExactReferenceAgreesWithTorchDdpOnResNet18) {
+  for (const char* k : {"2", "3"}) {
+    const std::string dir = tmp_ + "/ghost" + k;
+    const auto r = testing::ddpbench({"run", "--scenario", "cifar_resnet18", "--gpus", k,
+                                      "--modes", "single,ddp", "--dtype", "float64", "--steps",
+                                      "3", "--batch-size", "12", "--check-only",
+                                      "--export-batches", "--out", dir});
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    ASSERT_TRUE(fs::exists(dir + "/state_reference_ddp.pt")) << r.out;
+    for (const char* state : {"state_ddp.pt", "state_reference_ddp.pt"}) {
+      const auto o = testing::python({testing::oracle("torch_ddp_oracle.py"), "--batches",
+                                      dir + "/batches.pt", "--check", dir + "/" + state, "--atol",
+                                      "1e-9", "--rtol", "1e-9"});
+      EXPECT_EQ(o.exit_code, 0) << "K=" << k << " " << state << "\n" << o.out << o.err;
+    }
+  }
 }
 
 TEST_F(TorchDdpOracle, ACorruptedRunIsRejected) {

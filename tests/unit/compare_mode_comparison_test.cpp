@@ -180,6 +180,21 @@ TEST(ModeComparison, FingerprintsDetectARelativeGradientError) {
   EXPECT_NEAR(err, 5e-4, 1e-4);
 }
 
+TEST(ModeComparison, UpdateErrorIgnoresTheRoundingOfTheParameterAdd) {
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(11);
+  const at::Tensor before = at::randn({1000}, gen);
+  const at::Tensor update = 1e-5 * at::randn({1000}, gen);
+  const at::Tensor ref = before + update;
+  // The same update, one ulp apart after the add: rounding, not a different update.
+  const at::Tensor got = at::nextafter(ref, ref + 1);
+  EXPECT_GT(normalized_gradient_error(got - before, ref - before, false), 1e-3);
+  EXPECT_EQ(normalized_update_error(got, ref, before), 0.0);
+  // An update 1% larger is 1% of the update, however large the parameters are.
+  const at::Tensor bigger = before + update * 1.01;
+  EXPECT_NEAR(normalized_update_error(bigger, ref, before), 1e-2, 2e-3);
+  EXPECT_TRUE(std::isinf(normalized_update_error(ref * NAN, ref, before)));
+}
+
 TEST(ModeComparison, RankAgreementCheck) {
   EXPECT_EQ(rank_agreement_check(-1, -1, "").status, "pass");
   const auto c = rank_agreement_check(4, 2, "conv1.weight");
