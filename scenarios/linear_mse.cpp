@@ -1,13 +1,12 @@
 // linear_mse.cpp — scenario `linear_mse`: the single-device half of the seed notebook, exactly:
 // torch.manual_seed(123); x = randn(20, 10); y = randn(20, 10); model = Linear(10, 10);
 // MSELoss; SGD(lr=1); one step on the whole batch of 20.
-#include <ATen/CPUGeneratorImpl.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/types.h>
 #include <torch/utils.h>
 
-#include "data/tensor_dataset.h"
 #include "scenarios/builtin.h"
+#include "scenarios/randn_regression.h"
 
 namespace ddpbench::scenarios {
 
@@ -23,13 +22,8 @@ ScenarioSpec linear_mse_scenario() {
   s.shuffle = false;  // the notebook feeds the batch in order
   s.loss = LossKind::kMse;
   s.optimizer.lr = 1.0;
-  s.build_dataset = [](const BuildRequest& request) -> std::shared_ptr<const data::Dataset> {
-    // A fresh generator seeded like torch.manual_seed(seed) yields the same first draws.
-    auto gen = at::make_generator<at::CPUGeneratorImpl>(static_cast<uint64_t>(request.seed));
-    at::Tensor inputs = at::randn({20, 10}, gen);
-    at::Tensor targets = at::randn({20, 10}, gen);
-    return std::make_shared<data::TensorDataset>(inputs, targets,
-                                                 "randn(20,10) -> randn(20,10) (20 samples)");
+  s.build_dataset = [](const BuildRequest& request) {
+    return make_randn_regression(20, request.seed);
   };
   s.torch_oracle_model = "linear";
   s.build_model = [](int64_t seed) {

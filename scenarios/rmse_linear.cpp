@@ -4,13 +4,12 @@
 // without BatchNorm (PyTorch issues 24391, 49794; Lightning 6789). ddpbench must report that
 // difference, name its cause, and still judge DDP exactly against a reference that averages
 // per-rank losses.
-#include <ATen/CPUGeneratorImpl.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/types.h>
 #include <torch/utils.h>
 
-#include "data/tensor_dataset.h"
 #include "scenarios/builtin.h"
+#include "scenarios/randn_regression.h"
 
 namespace ddpbench::scenarios {
 
@@ -26,13 +25,8 @@ ScenarioSpec rmse_linear_scenario() {
   s.loss = LossKind::kRmse;
   s.optimizer = {/*lr=*/0.1, /*momentum=*/0.9, /*dampening=*/0.0, /*weight_decay=*/0.0,
                  /*nesterov=*/false};
-  s.build_dataset = [](const BuildRequest& request) -> std::shared_ptr<const data::Dataset> {
-    // A local generator: the global one stays free for model init.
-    auto gen = at::make_generator<at::CPUGeneratorImpl>(static_cast<uint64_t>(request.seed));
-    at::Tensor inputs = at::randn({96, 10}, gen);
-    at::Tensor targets = at::randn({96, 10}, gen);
-    return std::make_shared<data::TensorDataset>(inputs, targets,
-                                                 "randn(96,10) -> randn(96,10) (96 samples)");
+  s.build_dataset = [](const BuildRequest& request) {
+    return make_randn_regression(96, request.seed);
   };
   s.torch_oracle_model = "linear";
   s.build_model = [](int64_t seed) {

@@ -224,38 +224,38 @@ ModeComparison compare_modes(const ModeTrace& reference, const ModeTrace& candid
   return out;
 }
 
-reports::CheckRecord rank_agreement_check(int64_t step, int64_t rank, const std::string& tensor) {
+namespace {
+
+// A check over the ranks: passes with `pass_detail` when step < 0, else fails at `step`.
+reports::CheckRecord ranks_check(const char* name, int64_t step, const std::string& tensor,
+                                 std::string pass_detail, std::string fail_detail) {
   reports::CheckRecord c;
-  c.name = "ranks_bitwise_equal";
-  if (step < 0) {
-    c.status = "pass";
-    c.detail = "all ranks held bit-identical parameters after every step";
-  } else {
-    c.status = "fail";
+  c.name = name;
+  c.status = step < 0 ? "pass" : "fail";
+  c.detail = step < 0 ? std::move(pass_detail) : std::move(fail_detail);
+  if (step >= 0) {
     c.tensor = tensor;
     c.step = step;
-    c.detail = fmt::format("rank {} differs from rank 0 in {} after step {}", rank, tensor, step);
   }
   return c;
 }
 
+}  // namespace
+
+reports::CheckRecord rank_agreement_check(int64_t step, int64_t rank, const std::string& tensor) {
+  return ranks_check(
+      "ranks_bitwise_equal", step, tensor,
+      "all ranks held bit-identical parameters after every step",
+      fmt::format("rank {} differs from rank 0 in {} after step {}", rank, tensor, step));
+}
+
 reports::CheckRecord buffer_agreement_check(int64_t step, int64_t rank,
                                             const std::string& tensor) {
-  reports::CheckRecord c;
-  c.name = "ranks_buffers_equal";
-  if (step < 0) {
-    c.status = "pass";
-    c.detail = "every rank's forward started from rank 0's broadcast buffers";
-  } else {
-    c.status = "fail";
-    c.tensor = tensor;
-    c.step = step;
-    c.detail = fmt::format(
-        "rank {}'s forward at step {} did not start from rank 0's broadcast {}: its buffers were "
-        "not synchronised",
-        rank, step, tensor);
-  }
-  return c;
+  return ranks_check("ranks_buffers_equal", step, tensor,
+                     "every rank's forward started from rank 0's broadcast buffers",
+                     fmt::format("rank {}'s forward at step {} did not start from rank 0's "
+                                 "broadcast {}: its buffers were not synchronised",
+                                 rank, step, tensor));
 }
 
 }  // namespace ddpbench::compare
