@@ -1,7 +1,10 @@
 // store.cpp — see store.h.
 #include "comm/store.h"
 
+#include <fmt/format.h>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
+
+#include <stdexcept>
 
 #include "comm/store_impl.h"
 
@@ -42,6 +45,12 @@ std::shared_ptr<Store> Store::connect(const std::string& host, int port,
 int Store::port() const { return impl_->port; }
 
 void Store::set(const std::string& key, const std::string& value) {
+  if (value.size() > kMaxValueBytes) {
+    throw std::length_error(fmt::format(
+        "store value '{}' of {} bytes is over the {}-byte limit of PyTorch 2.x's TCPStore: send "
+        "bulk data through a collective or a file",
+        key, value.size(), kMaxValueBytes));
+  }
   impl_->store->set(key, bytes_of(value));
 }
 

@@ -20,6 +20,11 @@ class Store {
                                         std::chrono::milliseconds timeout);
 
   int port() const;
+  // The largest value set() accepts: PyTorch 2.x's TCPStore server refuses larger payloads
+  // ("Invalid payload size"), so the store carries only small messages on every libtorch and
+  // bulk data goes elsewhere (collectives, or the worker result file of launch/worker_group.h).
+  static constexpr size_t kMaxValueBytes = size_t{8} << 20;
+  // Throws std::length_error for a value over kMaxValueBytes.
   void set(const std::string& key, const std::string& value);
   // Blocks until the key exists or the timeout passes (then throws).
   std::string get(const std::string& key);

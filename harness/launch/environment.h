@@ -29,6 +29,8 @@ struct WorldInfo {
 // Environment variable set on workers spawned by ddpbench (the parent hosts the store and
 // writes the report).
 inline constexpr const char* kSpawnedEnv = "DDPBENCH_SPAWNED";
+// Where a spawned rank 0 writes its result bytes (launch/worker_group.h, send_result).
+inline constexpr const char* kResultFileEnv = "DDPBENCH_RESULT_FILE";
 
 // nullopt when no launcher variables are present. Throws InputError for inconsistent variables
 // (e.g. RANK without MASTER_PORT, rank outside the world), naming the variable.

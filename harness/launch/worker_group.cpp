@@ -10,9 +10,11 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <thread>
 
 #include "comm/store.h"
@@ -50,8 +52,10 @@ std::string tail_of(const std::string& path, int lines) {
   return out.empty() ? "(no output)" : out;
 }
 
-pid_t spawn(const WorkerGroupOptions& o, int rank, int port, const std::string& log_path) {
+pid_t spawn(const WorkerGroupOptions& o, int rank, int port, const std::string& log_path,
+            const std::string& result_path) {
   std::vector<std::string> env = {
+      fmt::format("{}={}", kResultFileEnv, result_path),
       fmt::format("RANK={}", rank),
       fmt::format("LOCAL_RANK={}", rank),
       fmt::format("WORLD_SIZE={}", o.world_size),
@@ -154,6 +158,18 @@ std::string blame_failure(std::vector<Worker>& workers) {
                      tail_of(culprit->log_path, 4));
 }
 
+// The bytes rank 0 wrote, checked against the size it announced through the store.
+std::string read_result(const std::string& path, const std::string& announced) {
+  std::ifstream f(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  if (!f.good() && !f.eof()) throw WorkerFailure("cannot read rank 0's result file " + path);
+  if (std::to_string(bytes.size()) != announced) {
+    throw WorkerFailure(fmt::format("rank 0's result file has {} bytes, it announced {}",
+                                    bytes.size(), announced));
+  }
+  return bytes;
+}
+
 }  // namespace
 
 std::string progress_key(int rank) { return fmt::format("ddpbench/progress/{}", rank); }
@@ -180,7 +196,7 @@ std::string run_worker_group(const WorkerGroupOptions& o) {
       w.rank = r;
       w.log_path = fmt::format("{}/rank{}.log", tmp, r);
       w.last_change = Clock::now();
-      w.pid = spawn(o, r, store->port(), w.log_path);
+      w.pid = spawn(o, r, store->port(), w.log_path, tmp + "/result.bin");
     }
     size_t done = 0;
     while (done < workers.size() && failure.empty()) {
@@ -250,11 +266,28 @@ std::string run_worker_group(const WorkerGroupOptions& o) {
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGTERM, &old_term, nullptr);
   const bool interrupted = g_interrupt_signal != 0;
+  std::string result;
+  const bool sent = failure.empty() && !interrupted && store->check(kResultKey);
+  if (sent) result = read_result(tmp + "/result.bin", store->get(kResultKey));
   fs::remove_all(tmp);
   if (interrupted) throw Interrupted(failure);
   if (!failure.empty()) throw WorkerFailure(failure);
-  if (!store->check(kResultKey)) throw WorkerFailure("rank 0 exited without sending its results");
-  return store->get(kResultKey);
+  if (!sent) throw WorkerFailure("rank 0 exited without sending its results");
+  return result;
+}
+
+void send_result(comm::Store& store, const std::string& bytes) {
+  const char* path = std::getenv(kResultFileEnv);
+  if (path == nullptr) throw std::runtime_error(std::string(kResultFileEnv) + " is not set");
+  const std::string partial = std::string(path) + ".partial";
+  {
+    std::ofstream f(partial, std::ios::binary | std::ios::trunc);
+    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    f.close();
+    if (!f) throw std::runtime_error(fmt::format("cannot write the result file {}", partial));
+  }
+  fs::rename(partial, path);
+  store.set(kResultKey, std::to_string(bytes.size()));
 }
 
 }  // namespace ddpbench::launch

@@ -13,6 +13,10 @@
 #include <string>
 #include <vector>
 
+namespace ddpbench::comm {
+class Store;
+}
+
 namespace ddpbench::launch {
 
 struct WorkerGroupOptions {
@@ -33,8 +37,14 @@ struct WorkerGroupOptions {
 std::string progress_key(int rank);
 inline constexpr const char* kResultKey = "ddpbench/result";
 
-// Spawns the workers, supervises them to the end and returns rank 0's result bytes (the value
-// it set under kResultKey). Throws WorkerFailure (exit 3) naming the rank and cause, or
+// Rank 0 of a spawned world hands its result (tens of MB: the final state) to the parent: the
+// bytes go to the file the parent named in kResultFileEnv (written whole, then renamed), and
+// only their size goes through the store under kResultKey, since the store takes small values
+// only (comm/store.h).
+void send_result(comm::Store& store, const std::string& bytes);
+
+// Spawns the workers, supervises them to the end and returns rank 0's result bytes (what it
+// passed to send_result). Throws WorkerFailure (exit 3) naming the rank and cause, or
 // Interrupted (errors.h) on SIGINT/SIGTERM; in every case all workers are gone when it returns
 // or throws.
 std::string run_worker_group(const WorkerGroupOptions& options);

@@ -51,7 +51,7 @@ int run_as_rank(const RunRequest& request, const scenarios::ScenarioRegistry& re
 
   if (world.rank != 0) return kExitOk;
   if (spawned) {
-    joined.store->set(launch::kResultKey, encode_outcome(ddp));
+    launch::send_result(*joined.store, encode_outcome(ddp));
     return kExitOk;
   }
   std::vector<ModeOutcome> outcomes;

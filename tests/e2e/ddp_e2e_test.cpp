@@ -177,5 +177,15 @@ TEST_F(DdpE2E, BadDdpInputIsExitTwo) {
   }
 }
 
+// Rank 0's result (ResNet-18's final state, 45 MB) is over the 8 MiB a PyTorch 2.x TCPStore takes
+// (comm/store.h refuses it on every libtorch): it reaches the parent through the result file.
+TEST_F(DdpE2E, ARankResultOverTheStoreLimitStillArrives) {
+  const auto r = ddpbench({"run", "--scenario", "cifar_resnet18", "--gpus", "2", "--modes",
+                           "single,ddp", "--steps", "1", "--batch-size", "8", "--check-only",
+                           "--out", path("big")});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_GT(fs::file_size(path("big") + "/state_ddp.pt"), uintmax_t{8} << 20);
+}
+
 }  // namespace
 }  // namespace ddpbench
