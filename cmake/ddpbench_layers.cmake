@@ -48,7 +48,7 @@ endfunction()
 # compile definitions or options of its own (include directories may differ).
 function(ddpbench_torch_base)
   add_library(ddpbench_torch INTERFACE)
-  target_link_libraries(ddpbench_torch INTERFACE ${TORCH_LIBRARIES} fmt::fmt Threads::Threads)
+  target_link_libraries(ddpbench_torch INTERFACE ${TORCH_LIBRARIES} ddpbench_fmt Threads::Threads)
   target_compile_options(ddpbench_torch INTERFACE ${TORCH_CXX_FLAGS})
   add_library(ddpbench_torch_pch OBJECT ${PROJECT_SOURCE_DIR}/cmake/torch_pch.cpp)
   target_link_libraries(ddpbench_torch_pch PRIVATE ddpbench_torch)

@@ -2,6 +2,7 @@
 #include "scenarios/registry.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>  // fmt::join (in ranges.h since fmt 11)
 
 #include <stdexcept>
 

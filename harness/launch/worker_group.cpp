@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>  // fmt::join (in ranges.h since fmt 11)
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>

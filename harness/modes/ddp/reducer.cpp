@@ -3,6 +3,7 @@
 
 #include <ATen/ATen.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>  // fmt::join (in ranges.h since fmt 11)
 #include <torch/csrc/autograd/variable.h>
 
 namespace ddpbench::modes::ddp {
