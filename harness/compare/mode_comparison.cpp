@@ -80,6 +80,8 @@ class CheckBuilder {
     return c;
   }
 
+  int64_t items() const { return items_; }
+
   // Keeps this check's earliest failure in `first` when it is earlier than what `first` holds.
   void offer_first_failure(std::optional<ItemOrder>& order, reports::DivergenceRecord& first) const {
     if (failures_ == 0 || (order && !(first_order_ < *order))) return;
@@ -201,14 +203,12 @@ ModeComparison compare_modes(const ModeTrace& reference, const ModeTrace& candid
   CheckBuilder buffers("buffers", Stage::kBuffers, policy.divergences);
   compare_losses(reference, candidate, policy, loss);
   compare_gradients(reference, candidate, policy, gradients);
-  bool any_buffer = reference.final_state.size() > reference.param_names.size();
   if (lockstep) {
     compare_lockstep_state(candidate, policy, params, buffers);
-    any_buffer = false;
-    for (const StateDiff& d : candidate.state_diffs) any_buffer = any_buffer || d.buffer;
   } else {
     compare_final_state(reference, candidate, policy, params, buffers);
   }
+  const bool any_buffer = buffers.items() > 0;
 
   ModeComparison out;
   out.checks.push_back(loss.build(tolerance_text(policy.state)));
@@ -247,6 +247,12 @@ reports::CheckRecord rank_agreement_check(int64_t step, int64_t rank, const std:
       "ranks_bitwise_equal", step, tensor,
       "all ranks held bit-identical parameters after every step",
       fmt::format("rank {} differs from rank 0 in {} after step {}", rank, tensor, step));
+}
+
+void offer_ranks_check(const reports::CheckRecord& check, reports::DivergenceRecord& first) {
+  if (check.status != "fail") return;
+  if (!first.stage.empty() && !(step_order(check.step) < step_order(first.step))) return;
+  first = {check.name, check.step, check.tensor, 0.0, check.detail};
 }
 
 reports::CheckRecord buffer_agreement_check(int64_t step, int64_t rank,

@@ -72,4 +72,8 @@ reports::CheckRecord rank_agreement_check(int64_t step, int64_t rank, const std:
 // they always did.
 reports::CheckRecord buffer_agreement_check(int64_t step, int64_t rank, const std::string& tensor);
 
+// A failing ranks_* check becomes the first divergence when it comes before the one against the
+// reference (or there is none): ranks parting from rank 0 is where a mode parts too.
+void offer_ranks_check(const reports::CheckRecord& check, reports::DivergenceRecord& first);
+
 }  // namespace ddpbench::compare

@@ -4,25 +4,12 @@
 #include <fmt/format.h>
 #include <torch/torch.h>
 
+#include "modes/sync_bn/sync_batch_norm.h"
 #include "scenarios/training_recipe.h"
 
 namespace ddpbench::run {
-namespace {
 
 using modes::ModeKind;
-
-int64_t batchnorm_layers(const torch::nn::Module& model) {
-  int64_t n = 0;
-  for (const auto& b : model.named_buffers()) {
-    const std::string& name = b.key();
-    const std::string suffix = "running_mean";
-    n += name.size() >= suffix.size() &&
-         name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
-  }
-  return n;
-}
-
-}  // namespace
 
 std::string ExactReference::name() const {
   if (rule.plain()) return "single-device training";
@@ -37,7 +24,8 @@ ExactReference exact_reference_for(const RunSetup& setup, ModeKind mode,
   ExactReference ref;
   const int64_t k = setup.world_size;
   if (mode == ModeKind::kSingle || k == 1) return ref;
-  const int64_t bn = batchnorm_layers(model);
+  // The BatchNorm2d layers SyncBN converts are the ones ghost BatchNorm models.
+  const int64_t bn = modes::sync_bn::count_batchnorm(model);
   const bool ddp = mode == ModeKind::kDdp;
   const int64_t local = setup.global_batch / k;
   if (bn > 0 && ddp && !setup.sync_bn) {

@@ -178,12 +178,7 @@ int finish_run(const RunSetup& setup, const runtime::ExecutionContext& context,
       }
     }
     for (const auto& c : o.extra_checks) {
-      // A rank that parts from rank 0 (ranks_* checks) is a first divergence too when it comes
-      // before, or instead of, one against the reference.
-      reports::DivergenceRecord& first = r.first_divergence;
-      const bool earlier = first.stage.empty() || (first.step < 0 && c.step >= 0) ||
-                           (c.step >= 0 && c.step < first.step);
-      if (c.status == "fail" && earlier) first = {c.name, c.step, c.tensor, 0.0, c.detail};
+      compare::offer_ranks_check(c, r.first_divergence);
       r.checks.push_back(c);
     }
     for (const auto& c : r.checks) report.passed = report.passed && c.status != "fail";

@@ -184,6 +184,7 @@ ModeOutcome run_ddp_rank(const PhaseInputs& in, comm::Communicator& comm,
   std::vector<metrics::PhaseTimes> perf_times;
   if (s.perf_steps > 0) {
     path_options.fault.reset();  // faults belong to the check phase
+    path_options.checking = false;
     scenarios::ScenarioInstance instance = fresh_instance(in);
     modes::ddp::DdpPath path(*s.spec, instance, comm, in.context, path_options);
     modes::TrainOptions options = perf_options(in);

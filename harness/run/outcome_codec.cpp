@@ -67,7 +67,7 @@ std::string encode_outcome(const ModeOutcome& o) {
   d.insert("param_names", c10::List<std::string>(o.trace.param_names));
   d.insert("comparison", o.trace.comparison);
   c10::List<std::string> diff_names;
-  std::vector<double> diff_values;  // step, buffer, max_abs, max_rel, violations per row
+  std::vector<double> diff_values;  // step, buffer, error, max_rel, violations per row
   for (const auto& s : o.trace.state_diffs) {
     diff_names.push_back(s.tensor);
     diff_values.insert(diff_values.end(), {static_cast<double>(s.step), s.buffer ? 1.0 : 0.0,

@@ -1,5 +1,5 @@
-// run_outcome_codec_test.cpp — DDP rank 0's outcome survives the trip through the store: every
-// field, including parameters without gradients.
+// run_outcome_codec_test.cpp — DDP rank 0's outcome survives the trip to the parent: every field,
+// including parameters without gradients and the lockstep comparison's per-step differences.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -24,6 +24,8 @@ TEST(OutcomeCodec, RoundTripsEveryField) {
   r.bytes_per_step = 1234;
   r.buckets = 3;
   r.extra_checks = {compare::rank_agreement_check(1, 2, "w")};
+  r.trace.comparison = "lockstep";
+  r.trace.state_diffs = {{0, "w", false, 3e-7, 3e-7, 0}, {1, "n", true, 0.5, 0.25, 2}};
 
   const ModeOutcome back = decode_outcome(encode_outcome(r));
   EXPECT_EQ(back.mode, modes::ModeKind::kDdp);
@@ -49,6 +51,17 @@ TEST(OutcomeCodec, RoundTripsEveryField) {
   EXPECT_EQ(back.extra_checks[0].step, 1);
   EXPECT_EQ(back.extra_checks[0].tensor, "w");
   EXPECT_NE(back.extra_checks[0].detail.find("rank 2"), std::string::npos);
+  EXPECT_EQ(back.trace.comparison, "lockstep");
+  ASSERT_EQ(back.trace.state_diffs.size(), 2u);
+  const compare::StateDiff& d = back.trace.state_diffs[1];
+  EXPECT_EQ(d.step, 1);
+  EXPECT_EQ(d.tensor, "n");
+  EXPECT_TRUE(d.buffer);
+  EXPECT_DOUBLE_EQ(d.error, 0.5);
+  EXPECT_DOUBLE_EQ(d.max_rel, 0.25);
+  EXPECT_EQ(d.violations, 2);
+  EXPECT_FALSE(back.trace.state_diffs[0].buffer);
+  EXPECT_DOUBLE_EQ(back.trace.state_diffs[0].error, 3e-7);
 }
 
 }  // namespace

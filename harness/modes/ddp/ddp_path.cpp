@@ -58,6 +58,7 @@ DdpPath::DdpPath(const scenarios::ScenarioSpec& spec, scenarios::ScenarioInstanc
     sync_bn::convert_sync_batchnorm(*instance.model.ptr(), comm_, sync_bn_control_);
   }
   model_ = std::make_unique<DistributedModel>(instance.model, comm_, options_.ddp);
+  model_->set_record_buffers(options_.checking && checks_buffers());
 
   std::vector<std::string> names;
   for (const auto& p : model_->module().named_parameters()) names.push_back(p.key());

@@ -32,6 +32,9 @@ struct DdpPathOptions {
   std::optional<FaultSpec> fault;
   // Convert BatchNorm layers to SyncBN over the DDP communicator.
   bool sync_bn = false;
+  // Checked steps: keep what the rank agreement checks need (copies of the buffers every forward
+  // starts from). Off for the perf phase, so its timed steps do no checking work.
+  bool checking = true;
 };
 
 // The first checked step after which some rank's parameters differed from rank 0's.

@@ -39,7 +39,9 @@ at::Tensor DistributedModel::forward(const at::Tensor& input) {
       }
       // Device-side copies (no host synchronisation); digested only after checked steps.
       buffers_at_forward_.clear();
-      for (const auto& b : buffers) buffers_at_forward_.push_back(b.detach().clone());
+      if (record_buffers_) {
+        for (const auto& b : buffers) buffers_at_forward_.push_back(b.detach().clone());
+      }
     }
   }
   if (reducer_) reducer_->prepare_for_backward();

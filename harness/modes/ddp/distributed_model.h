@@ -46,8 +46,10 @@ class DistributedModel {
   // Fault injection (`buffers` fault): this rank joins the buffer broadcast but keeps its own
   // buffers, as a rank whose broadcast result is lost would.
   void set_keep_own_buffers(bool keep) { keep_own_buffers_ = keep; }
-  // Copies of the buffers as the last forward started from (after the broadcast): what every rank
-  // must agree on when buffers are broadcast. Empty before the first forward or without buffers.
+  // With record on: copies of the buffers as the last forward started from (after the broadcast),
+  // what every rank must agree on when buffers are broadcast. Empty before the first forward,
+  // without buffers, or with record off (the default: no copies on timed steps).
+  void set_record_buffers(bool record) { record_buffers_ = record; }
   const std::vector<at::Tensor>& buffers_at_last_forward() const { return buffers_at_forward_; }
   torch::nn::Module& module() { return *module_.ptr(); }
   // nullptr for the naive strategy.
@@ -64,6 +66,7 @@ class DistributedModel {
   GradientTap naive_tap_;
   bool sync_ = true;
   bool keep_own_buffers_ = false;
+  bool record_buffers_ = false;
   std::vector<at::Tensor> buffers_at_forward_;
   int64_t naive_bytes_ = 0;
 };
