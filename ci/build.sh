@@ -35,6 +35,8 @@ case "$torch" in
     fi
     dir="${DDPBENCH_BUILD_DIR:-build-torch-python}"
     echo "ci/build.sh: building against $("$python" -c 'import torch; print(torch.__version__)') in $root"
-    cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$root" >/dev/null ;;
+    # The oracle tests run with this interpreter: a 2.x build is checked against 2.x Python.
+    cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$root" \
+      -DDDPBENCH_ORACLE_PYTHON="$(command -v "$python")" >/dev/null ;;
 esac
 cmake --build "$dir" -j"${DDPBENCH_JOBS:-2}"

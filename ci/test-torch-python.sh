@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# test-torch-python.sh — builds ddpbench against the pinned PyPI PyTorch (ci/torch-venv.sh, cached)
+# in ./build-torch-python and runs the whole test suite there, the Python oracles with that
+# torch. Without a GPU the CUDA paths compile and link, and the GPU tests skip with their reason.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python="$(ci/torch-venv.sh)"
+PYTHON="$python" ci/build.sh --torch python
+ctest --test-dir "${DDPBENCH_BUILD_DIR:-build-torch-python}" --output-on-failure -j2
