@@ -70,15 +70,20 @@ def build_model(meta):
     raise ValueError(f"unknown model {kind!r}")
 
 
-def worker(rank, batches_path, out_path):
+def worker(rank, batches_path, out_path, device_kind="cpu"):
     torch.set_num_threads(1)
     data = torch.load(batches_path)
     meta = data["meta"]
     world = int(meta["world_size"])
     dist.init_process_group("gloo", rank=rank, world_size=world)
     dtype = {"float32": torch.float32, "float64": torch.float64}[meta["dtype"]]
+    # --device cuda: rank r on cuda:(r mod count), several ranks per GPU over gloo (NCCL refuses
+    # two ranks on one GPU), as ddpbench --share-gpus does.
+    device = (torch.device("cuda", rank % torch.cuda.device_count()) if device_kind == "cuda"
+              else torch.device("cpu"))
     model = build_model(meta).to(dtype)  # cast first so float64 init values are kept exactly
     model.load_state_dict(data["init"], strict=True)
+    model = model.to(device)
     ddp = torch.nn.parallel.DistributedDataParallel(
         model, bucket_cap_mb=float(meta["bucket_cap_mb"]),
         broadcast_buffers=bool(meta["broadcast_buffers"]))
@@ -97,8 +102,8 @@ def worker(rank, batches_path, out_path):
         if x.shape[0] % world or y.shape[0] != x.shape[0]:
             raise ValueError(f"step {s}: global batch {x.shape[0]} (targets {y.shape[0]}) "
                              f"not divisible into {world} equal parts")
-        x = x.chunk(world)[rank].to(dtype)
-        y = y.chunk(world)[rank]
+        x = x.chunk(world)[rank].to(device, dtype)
+        y = y.chunk(world)[rank].to(device)
         if y.is_floating_point():
             y = y.to(dtype)
         opt.zero_grad()
@@ -109,7 +114,7 @@ def worker(rank, batches_path, out_path):
         dist.all_reduce(total)  # SUM
         losses.append(total.item() / world)
     if rank == 0:
-        state = {k: v.detach().clone() for k, v in model.state_dict().items()}
+        state = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
         torch.save({"state": state, "losses": torch.tensor(losses, dtype=torch.float64),
                     "torch_version": torch.__version__}, out_path)
     dist.barrier()
@@ -158,6 +163,8 @@ def main():
     ap.add_argument("--check", metavar="STATE", help="ddpbench state_ddp.pt to compare")
     ap.add_argument("--atol", type=float, default=1e-5)
     ap.add_argument("--rtol", type=float, default=1.3e-6)
+    ap.add_argument("--device", choices=["cpu", "cuda"], default="cpu",
+                    help="train the ranks on CUDA devices (gloo, so ranks may share one GPU)")
     args = ap.parse_args()
     if not args.out and not args.check:
         ap.error("give --out, --check or both")
@@ -170,7 +177,9 @@ def main():
         out = os.path.join(tmp.name, "oracle.pt")
     os.environ["MASTER_ADDR"] = "127.0.0.1"
     os.environ["MASTER_PORT"] = str(free_port())
-    mp.spawn(worker, args=(args.batches, out), nprocs=world, join=True)
+    if args.device == "cuda" and not torch.cuda.is_available():
+        ap.error("--device cuda: this torch sees no CUDA device; use --device cpu")
+    mp.spawn(worker, args=(args.batches, out, args.device), nprocs=world, join=True)
     result = torch.load(out)
     losses = result["losses"].tolist()
     print(f"torch {result['torch_version']} DDP world_size {world}, {meta['model']}, "

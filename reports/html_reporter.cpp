@@ -183,7 +183,12 @@ std::string environment_section(const RunReport& r) {
       {"libtorch", c.libtorch_version},
       {"gloo / MPI / NCCL", c.gloo_version + " / " + c.mpi_version + " / " +
                                 (c.nccl_version.empty() ? "-" : c.nccl_version)},
-      {"GPU", c.gpu_status},
+      {"device", c.device.empty() ? "-" : c.device},
+      {"GPU", c.gpu_devices.empty() ? c.gpu_status : c.gpu_devices + " (" + c.gpu_status + ")"},
+      {"driver / CUDA / cuDNN", (c.gpu_driver.empty() ? "-" : c.gpu_driver) + " / " +
+                                    (c.cuda_runtime.empty() ? "-" : c.cuda_runtime) + " / " +
+                                    (c.cudnn_version.empty() ? "-" : c.cudnn_version)},
+      {"numerics", c.numerics.empty() ? "-" : c.numerics},
       {"started", c.started_at},
       {"command", argv}};
   std::string out = "<section id=\"environment\"><h2>Environment</h2><table>\n";

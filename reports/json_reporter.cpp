@@ -19,6 +19,12 @@ void to_json(json& j, const RunContext& c) {
            {"mpi_version", c.mpi_version},
            {"nccl_version", c.nccl_version},
            {"gpu_status", c.gpu_status},
+           {"device", c.device},
+           {"gpu_devices", c.gpu_devices},
+           {"gpu_driver", c.gpu_driver},
+           {"cuda_runtime", c.cuda_runtime},
+           {"cudnn_version", c.cudnn_version},
+           {"numerics", c.numerics},
            {"started_at", c.started_at},
            {"argv", c.argv}};
 }
@@ -34,6 +40,12 @@ void from_json(const json& j, RunContext& c) {
   c.mpi_version = j.value("mpi_version", "");
   c.nccl_version = j.value("nccl_version", "");
   c.gpu_status = j.value("gpu_status", "");
+  c.device = j.value("device", "");
+  c.gpu_devices = j.value("gpu_devices", "");
+  c.gpu_driver = j.value("gpu_driver", "");
+  c.cuda_runtime = j.value("cuda_runtime", "");
+  c.cudnn_version = j.value("cudnn_version", "");
+  c.numerics = j.value("numerics", "");
   c.started_at = j.value("started_at", "");
   j.at("argv").get_to(c.argv);
 }

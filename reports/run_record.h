@@ -23,6 +23,13 @@ struct RunContext {
   std::string mpi_version;
   std::string nccl_version;  // empty when built without NCCL
   std::string gpu_status;    // e.g. "no CUDA device (...)"
+  std::string device;        // what the run trained on: "cpu" or "cuda"
+  std::string gpu_devices;   // e.g. "NVIDIA H100 80GB HBM3 x1"; empty without a visible GPU
+  std::string gpu_driver;    // e.g. "580.159.04 (CUDA 13.0)"
+  std::string cuda_runtime;  // libtorch's CUDA runtime, e.g. "13.0"
+  std::string cudnn_version;
+  // The numerics switches the run used, e.g. "TF32 off; check phase deterministic ...".
+  std::string numerics;
   std::string started_at;    // ISO 8601, UTC
   std::vector<std::string> argv;
 };

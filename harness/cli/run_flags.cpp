@@ -26,6 +26,13 @@ void add_shared_run_flags(CLI::App& cmd, run::RunRequest& r) {
   cmd.add_option("--out", r.out, "Output directory for the report files");
   cmd.add_option("--threads", r.threads, "Intra-op threads per process (default: cores / ranks)")
       ->check(integer_at_least(1));
+  cmd.add_option("--device", r.device,
+                 "auto (CUDA when this build and machine have it), cpu, cuda")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  cmd.add_flag("--share-gpus", r.share_gpus,
+               "Allow several ranks or replicas per CUDA device (DDP over gloo or mpi)");
+  cmd.add_option("--tf32", r.tf32, "TensorFloat-32 on CUDA: off (default) or on")
+      ->check(CLI::IsMember({"off", "on"}));
   cmd.add_option("--backend", r.backend, "Collectives: gloo, mpi (under mpirun), nccl")
       ->check(CLI::IsMember({"gloo", "mpi", "nccl"}));
   cmd.add_option("--master-addr", r.master_addr, "Address the workers rendezvous on");
@@ -91,6 +98,9 @@ std::vector<std::string> command_line(const run::RunRequest& r) {
   option("--out", r.out);
   if (r.threads > 0) number("--threads", r.threads);
   number("--gpus", r.world_size);
+  option("--device", r.device);
+  flag("--share-gpus", r.share_gpus);
+  option("--tf32", r.tf32);
   option("--backend", r.backend);
   option("--master-addr", r.master_addr);
   number("--timeout", r.timeout);

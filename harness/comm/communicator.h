@@ -11,8 +11,11 @@
 
 namespace ddpbench::comm {
 
-// A pending asynchronous collective. wait() blocks until the result is in the tensor and
-// rethrows the backend's error (e.g. a timeout) as std::runtime_error.
+// A pending asynchronous collective. wait() returns when the result is in the tensor for whoever
+// reads it next: for a CPU tensor the host blocks; for a CUDA tensor NCCL orders the caller's
+// current stream after the collective instead (stream semantics, as c10d's Work::wait). It
+// rethrows the backend's error (e.g. a timeout) as std::runtime_error. Every backend accepts CPU
+// and CUDA tensors (gloo and mpi stage device tensors through the host).
 class Work {
  public:
   virtual ~Work() = default;

@@ -3,6 +3,7 @@
 
 #include "comm/backend_support.h"
 #include "comm/gloo_communicator.h"
+#include "comm/host_staging.h"
 #include "comm/mpi_communicator.h"
 #include "comm/nccl_communicator.h"
 
@@ -14,8 +15,8 @@ std::unique_ptr<Communicator> make_communicator(const CommunicatorRequest& r) {
   if (r.backend == "gloo") {
     return make_gloo_communicator(r.store, {r.rank, r.world_size, r.interface_address, r.timeout});
   }
-  if (r.backend == "mpi") return make_mpi_communicator();
-  return make_nccl_communicator(r.store, r.rank, r.world_size);
+  if (r.backend == "mpi") return with_host_staging(make_mpi_communicator());
+  return make_nccl_communicator(r.store, r.rank, r.world_size, r.cuda_device);
 }
 
 }  // namespace ddpbench::comm

@@ -4,11 +4,18 @@
 // machines have no GPU (cudaGetDeviceCount fails there, and construction throws InputError before
 // touching NCCL). Treat it as unverified until it has run on a GPU machine.
 //
-// The tensors are CPU tensors (CPU libtorch), so each collective copies host -> pinned staging ->
-// device, runs NCCL, and copies back. Everything goes on one dedicated stream: stream order is the
-// order collectives reach NCCL, the same on every rank that issues them in the same order. Pinned
-// host staging (not the tensor's pageable memory) keeps the device->host copy asynchronous; into
-// pageable memory cudaMemcpyAsync returns only when the copy is done, i.e. after the allreduce.
+// Device tensors (a CUDA libtorch, DDPBENCH_TORCH_CUDA) go to NCCL as they are, on the
+// communicator's own stream: an event recorded on the caller's current (compute) stream orders
+// the collective after the kernels that produced the tensor, and wait() makes the compute stream
+// wait for the collective's event — no host staging and no host synchronisation, as c10d's
+// ProcessGroupNCCL does it. The caching allocator is told the tensor is in use on the NCCL stream
+// (recordStream), so its memory is not handed out again before the collective finished.
+//
+// CPU tensors (every tensor of a CPU libtorch; small host-side records otherwise) are staged:
+// host -> pinned staging -> device, NCCL, and back. Everything goes on one dedicated stream:
+// stream order is the order collectives reach NCCL, the same on every rank that issues them in
+// the same order. Pinned host staging (not the tensor's pageable memory) keeps the device->host
+// copy asynchronous; into pageable memory cudaMemcpyAsync returns only when the copy is done.
 #include "comm/nccl_communicator.h"
 
 #include <ATen/ATen.h>
@@ -28,6 +35,12 @@
 
 #include "errors.h"
 
+#if DDPBENCH_TORCH_CUDA
+#include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#endif
+
 namespace ddpbench::comm {
 namespace {
 
@@ -45,10 +58,13 @@ void check_nccl(ncclResult_t r, const char* what, int rank, ncclComm_t comm) {
                                        ncclGetErrorString(r), ncclGetLastError(comm)));
 }
 
-void require_contiguous_cpu(const at::Tensor& t, const char* op) {
-  if (!t.defined() || !t.device().is_cpu() || !t.is_contiguous()) {
-    throw std::invalid_argument(fmt::format("nccl {}: needs a defined, contiguous CPU tensor", op));
+// True for a CUDA tensor (sent as it is), false for a CPU tensor (staged).
+bool check_tensor(const at::Tensor& t, const char* op) {
+  if (!t.defined() || !t.is_contiguous() || !(t.device().is_cpu() || t.device().is_cuda())) {
+    throw std::invalid_argument(
+        fmt::format("nccl {}: needs a defined, contiguous CPU or CUDA tensor", op));
   }
+  return t.device().is_cuda();
 }
 
 ncclDataType_t nccl_type(at::ScalarType s) {
@@ -191,9 +207,70 @@ class NcclWork : public Work {
   at::Tensor tensor_;
 };
 
+#if DDPBENCH_TORCH_CUDA
+// A collective on device tensors: `done` is recorded on the NCCL stream after it.
+class NcclDeviceWork : public Work {
+ public:
+  NcclDeviceWork(std::shared_ptr<NcclState> state, cudaEvent_t done)
+      : state_(std::move(state)), done_(done) {}
+  ~NcclDeviceWork() override {
+    cudaSetDevice(state_->device);
+    cudaEventDestroy(done_);
+  }
+
+  // The caller's current stream waits for the collective; the host does not. Errors NCCL found
+  // asynchronously so far (a dead peer) are reported here.
+  void wait() override {
+    c10::cuda::CUDAGuard guard(static_cast<c10::DeviceIndex>(state_->device));
+    check_cuda(cudaStreamWaitEvent(c10::cuda::getCurrentCUDAStream().stream(), done_, 0),
+               "cudaStreamWaitEvent", state_->rank);
+    ncclResult_t async = ncclSuccess;
+    check_nccl(ncclCommGetAsyncError(state_->comm, &async), "ncclCommGetAsyncError", state_->rank,
+               state_->comm);
+    check_nccl(async, "collective (asynchronous error)", state_->rank, state_->comm);
+  }
+
+ private:
+  std::shared_ptr<NcclState> state_;
+  cudaEvent_t done_;
+};
+
+// Runs `collective` on the NCCL stream after the work queued so far on the current stream, and
+// keeps `tensors`' memory reserved for the NCCL stream until it is done.
+std::shared_ptr<NcclDeviceWork> enqueue_on_device(
+    const std::shared_ptr<NcclState>& state, const std::vector<at::Tensor>& tensors,
+    const std::function<ncclResult_t()>& collective, const char* what) {
+  NcclState& st = *state;
+  std::lock_guard<std::mutex> lock(st.mu);
+  const auto device = static_cast<c10::DeviceIndex>(st.device);
+  for (const auto& t : tensors) {
+    if (t.device().index() != device) {
+      throw std::invalid_argument(fmt::format("nccl {}: tensor on {}, communicator on cuda:{}",
+                                              what, t.device().str(), st.device));
+    }
+  }
+  c10::cuda::CUDAGuard guard(device);
+  cudaEvent_t ready = nullptr;
+  cudaEvent_t done = nullptr;
+  check_cuda(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming), "cudaEventCreate", st.rank);
+  check_cuda(cudaEventCreateWithFlags(&done, cudaEventDisableTiming), "cudaEventCreate", st.rank);
+  check_cuda(cudaEventRecord(ready, c10::cuda::getCurrentCUDAStream(device).stream()),
+             "cudaEventRecord", st.rank);
+  check_cuda(cudaStreamWaitEvent(st.stream, ready, 0), "cudaStreamWaitEvent", st.rank);
+  cudaEventDestroy(ready);  // destroyed after its pending wait completes, per the CUDA API
+  const c10::cuda::CUDAStream nccl_stream = c10::cuda::getStreamFromExternal(st.stream, device);
+  for (const auto& t : tensors) {
+    c10::cuda::CUDACachingAllocator::recordStream(t.storage().data_ptr(), nccl_stream);
+  }
+  check_nccl(collective(), what, st.rank, st.comm);
+  check_cuda(cudaEventRecord(done, st.stream), "cudaEventRecord", st.rank);
+  return std::make_shared<NcclDeviceWork>(state, done);
+}
+#endif
+
 class NcclCommunicator : public Communicator {
  public:
-  NcclCommunicator(const std::shared_ptr<Store>& store, int rank, int world_size)
+  NcclCommunicator(const std::shared_ptr<Store>& store, int rank, int world_size, int cuda_device)
       : state_(std::make_shared<NcclState>()) {
     if (world_size < 1 || rank < 0 || rank >= world_size) {
       throw std::invalid_argument(
@@ -209,9 +286,13 @@ class NcclCommunicator : public Communicator {
     }
     state_->rank = rank;
     state_->world_size = world_size;
-    // One device per local rank, as torchrun's LOCAL_RANK -> cuda:LOCAL_RANK convention does;
-    // rank % count equals the local rank when ranks are packed node by node.
-    state_->device = rank % count;
+    // The process's current device: the execution context chose it (cuda:LOCAL_RANK mod count,
+    // torchrun's convention) and made it current before any communicator exists.
+    if (cuda_device >= 0) {
+      state_->device = cuda_device;
+    } else {
+      check_cuda(cudaGetDevice(&state_->device), "cudaGetDevice", rank);
+    }
     check_cuda(cudaSetDevice(state_->device), "cudaSetDevice", rank);
 
     ncclUniqueId id;
@@ -248,12 +329,30 @@ class NcclCommunicator : public Communicator {
       throw std::invalid_argument(
           fmt::format("nccl broadcast: root {} outside [0, {})", root, state_->world_size));
     }
-    for (const auto& t : tensors) require_contiguous_cpu(t, "broadcast");
-    // Bytes, not elements: a broadcast moves data unchanged, so any dtype works as ncclUint8.
+    for (const auto& t : tensors) {
+#if DDPBENCH_TORCH_CUDA
+      if (check_tensor(t, "broadcast")) {
+        ++issued_;
+        enqueue_on_device(
+            state_, {t},
+            [&] {
+              return ncclBroadcast(t.data_ptr(), t.data_ptr(), t.nbytes(), ncclUint8, root,
+                                   state_->comm, state_->stream);
+            },
+            "ncclBroadcast")
+            ->wait();
+        continue;
+      }
+#else
+      check_tensor(t, "broadcast");
+#endif
+    }
+    // CPU tensors: staged. Bytes, not elements: a broadcast moves data unchanged, so any dtype works as ncclUint8.
     std::vector<std::unique_ptr<NcclWork>> works;
     works.reserve(tensors.size());
     NcclState& st = *state_;
     for (const auto& t : tensors) {
+      if (t.device().is_cuda()) continue;  // sent above
       ++issued_;
       const size_t bytes = t.nbytes();
       works.push_back(std::make_unique<NcclWork>(
@@ -270,12 +369,29 @@ class NcclCommunicator : public Communicator {
   }
 
   std::vector<at::Tensor> allgather(const at::Tensor& tensor) override {
-    require_contiguous_cpu(tensor, "allgather");
+    const bool on_device = check_tensor(tensor, "allgather");
     ++issued_;
     NcclState& st = *state_;
     const size_t bytes = tensor.nbytes();
     const int world = st.world_size;
     at::Tensor gathered = at::empty({world, tensor.numel()}, tensor.options());
+#if DDPBENCH_TORCH_CUDA
+    if (on_device) {
+      enqueue_on_device(
+          state_, {tensor, gathered},
+          [&] {
+            return ncclAllGather(tensor.data_ptr(), gathered.data_ptr(), bytes, ncclUint8, st.comm,
+                                 st.stream);
+          },
+          "ncclAllGather")
+          ->wait();
+      std::vector<at::Tensor> out;
+      for (int r = 0; r < world; ++r) out.push_back(gathered[r].view(tensor.sizes()));
+      return out;
+    }
+#else
+    (void)on_device;
+#endif
     // In place: NCCL allows sendbuff == recvbuff + rank * sendcount, so the input is staged
     // straight into this rank's block of the output.
     NcclWork work(state_,
@@ -304,12 +420,25 @@ class NcclCommunicator : public Communicator {
   int64_t collectives_issued() const override { return issued_; }
 
  private:
-  std::shared_ptr<NcclWork> start_allreduce(at::Tensor tensor) {
-    require_contiguous_cpu(tensor, "allreduce_sum");
+  std::shared_ptr<Work> start_allreduce(at::Tensor tensor) {
+    const bool on_device = check_tensor(tensor, "allreduce_sum");
     const ncclDataType_t type = nccl_type(tensor.scalar_type());
     const size_t bytes = tensor.nbytes();
     const auto count = static_cast<size_t>(tensor.numel());
     NcclState& st = *state_;
+#if DDPBENCH_TORCH_CUDA
+    if (on_device) {
+      return enqueue_on_device(
+          state_, {tensor},
+          [&] {
+            return ncclAllReduce(tensor.data_ptr(), tensor.data_ptr(), count, type, ncclSum,
+                                 st.comm, st.stream);
+          },
+          "ncclAllReduce");
+    }
+#else
+    (void)on_device;
+#endif
     std::unique_ptr<Staging> s = st.enqueue(
         tensor.data_ptr(), bytes, 0, bytes,
         [&](char* dev) {
@@ -326,8 +455,8 @@ class NcclCommunicator : public Communicator {
 }  // namespace
 
 std::unique_ptr<Communicator> make_nccl_communicator(const std::shared_ptr<Store>& store, int rank,
-                                                     int world_size) {
-  return std::make_unique<NcclCommunicator>(store, rank, world_size);
+                                                     int world_size, int cuda_device) {
+  return std::make_unique<NcclCommunicator>(store, rank, world_size, cuda_device);
 }
 
 }  // namespace ddpbench::comm

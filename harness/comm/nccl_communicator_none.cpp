@@ -6,7 +6,8 @@
 namespace ddpbench::comm {
 
 std::unique_ptr<Communicator> make_nccl_communicator(const std::shared_ptr<Store>& /*store*/,
-                                                     int /*rank*/, int /*world_size*/) {
+                                                     int /*rank*/, int /*world_size*/,
+                                                     int /*cuda_device*/) {
   throw InputError(
       "--backend nccl: this ddpbench was built without CUDA/NCCL; rebuild on a machine with the "
       "CUDA toolkit and NCCL, or use --backend gloo");

@@ -1,5 +1,6 @@
-// tensor_diff.cpp — see tensor_diff.h. Everything is computed in float64 so the comparison adds
-// no rounding of its own.
+// tensor_diff.cpp — see tensor_diff.h. Everything is computed in float64 on the host, so the
+// comparison adds no rounding of its own and tensors from different devices (a CUDA mode against
+// a host record) compare alike.
 #include "compare/tensor_diff.h"
 
 #include <ATen/ATen.h>
@@ -10,7 +11,9 @@
 namespace ddpbench::compare {
 namespace {
 constexpr double kTiny = 1e-30;
-}
+
+at::Tensor host_double(const at::Tensor& t) { return t.detach().to(at::kCPU, at::kDouble); }
+}  // namespace
 
 TensorDiff diff_tensors(const at::Tensor& got, const at::Tensor& ref, const Tolerance& tol) {
   TensorDiff d;
@@ -21,8 +24,8 @@ TensorDiff diff_tensors(const at::Tensor& got, const at::Tensor& ref, const Tole
     return d;
   }
   if (ref.numel() == 0) return d;
-  const at::Tensor a = got.detach().to(at::kDouble);
-  const at::Tensor b = ref.detach().to(at::kDouble);
+  const at::Tensor a = host_double(got);
+  const at::Tensor b = host_double(ref);
   const at::Tensor diff = (a - b).abs();
   const at::Tensor bound = tol.atol + tol.rtol * b.abs();
   // NaN compares false everywhere, so count "not within bound" rather than "above bound".
@@ -43,8 +46,8 @@ double normalized_gradient_error(const at::Tensor& got, const at::Tensor& ref, b
     return got.defined() == ref.defined() ? 0.0 : std::numeric_limits<double>::infinity();
   }
   if (!got.sizes().equals(ref.sizes())) return std::numeric_limits<double>::infinity();
-  const at::Tensor a = got.detach().to(at::kDouble);
-  const at::Tensor b = ref.detach().to(at::kDouble);
+  const at::Tensor a = host_double(got);
+  const at::Tensor b = host_double(ref);
   if (!a.isfinite().all().item<bool>()) return std::numeric_limits<double>::infinity();
   if (!fingerprint) {
     const double scale = std::max(b.abs().max().item<double>(), kTiny);
@@ -71,12 +74,12 @@ double normalized_update_error(const at::Tensor& got, const at::Tensor& ref,
                      : t == at::kFloat ? 0x1p-23
                      : t == at::kHalf  ? 0x1p-10
                                        : 0x1p-7;  // bfloat16
-  const at::Tensor a = got.detach().to(at::kDouble);
-  const at::Tensor b = ref.detach().to(at::kDouble);
+  const at::Tensor a = host_double(got);
+  const at::Tensor b = host_double(ref);
   if (!a.isfinite().all().item<bool>()) return std::numeric_limits<double>::infinity();
   const at::Tensor excess = ((a - b).abs() - 2 * eps * b.abs()).clamp_min(0);
   const double scale =
-      std::max((b - before.detach().to(at::kDouble)).abs().max().item<double>(), kTiny);
+      std::max((b - host_double(before)).abs().max().item<double>(), kTiny);
   return excess.max().item<double>() / scale;
 }
 

@@ -17,7 +17,8 @@
 namespace ddpbench::run {
 
 reports::RunContext collect_context(const std::vector<std::string>& argv,
-                                    const runtime::GpuInfo& gpus) {
+                                    const runtime::ExecutionContext& context) {
+  const runtime::GpuInfo& gpus = context.gpus();
   reports::RunContext c;
   c.ddpbench_version = DDPBENCH_VERSION;
   c.git_revision = DDPBENCH_GIT_REVISION;
@@ -43,6 +44,16 @@ reports::RunContext collect_context(const std::vector<std::string>& argv,
 #endif
   c.nccl_version = gpus.nccl_version;
   c.gpu_status = gpus.status;
+  c.device = context.on_cuda() ? "cuda" : "cpu";
+  c.gpu_devices = runtime::describe_devices(gpus);
+  c.gpu_driver = gpus.driver_version;
+  c.cuda_runtime = gpus.cuda_runtime_version;
+  c.cudnn_version = gpus.cudnn_version;
+  c.numerics = context.on_cuda()
+                   ? fmt::format("TF32 {}; check phase: deterministic algorithms, cuDNN "
+                                 "deterministic; perf phase: cudnn.benchmark",
+                                 context.numerics().allow_tf32 ? "on" : "off")
+                   : "CPU kernels (deterministic; TF32 does not apply)";
   const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm utc{};
   gmtime_r(&now, &utc);

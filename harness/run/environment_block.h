@@ -6,12 +6,12 @@
 #include <vector>
 
 #include "reports/run_record.h"
-#include "runtime/device_probe.h"
+#include "runtime/execution_context.h"
 
 namespace ddpbench::run {
 
-// `gpus`: this process's device probe (the execution context has it).
+// The devices, versions and numerics come from this process's execution context.
 reports::RunContext collect_context(const std::vector<std::string>& argv,
-                                    const runtime::GpuInfo& gpus);
+                                    const runtime::ExecutionContext& context);
 
 }  // namespace ddpbench::run

@@ -54,7 +54,7 @@ int execute_run(const RunRequest& request, const scenarios::ScenarioRegistry& re
   if (setup.has_mode(ModeKind::kDdp)) {
     // This process launches the ranks, so it was not started by mpirun.
     comm::require_usable_backend(setup.backend,
-                                 {context.gpus().device_count, /*under_mpirun=*/false});
+                                 {context.gpus().usable_devices, /*under_mpirun=*/false});
   }
   if (setup.spec->unavailable_reason) {
     if (auto reason = setup.spec->unavailable_reason(setup.request)) {

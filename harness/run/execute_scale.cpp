@@ -55,7 +55,7 @@ int execute_scale(const ScaleRequest& request, const scenarios::ScenarioRegistry
   const runtime::GpuInfo gpus = runtime::probe_gpus();
   for (const RunRequest& p : points) {
     const RunSetup setup = resolve_run(p, registry, std::nullopt);
-    comm::require_usable_backend(setup.backend, {gpus.device_count, /*under_mpirun=*/false});
+    comm::require_usable_backend(setup.backend, {gpus.usable_devices, /*under_mpirun=*/false});
   }
   OutputDir out(request.base.out);
   const ScratchDir scratch("ddpbench-scale");

@@ -115,7 +115,7 @@ int finish_run(const RunSetup& setup, const runtime::ExecutionContext& context,
                const std::vector<ReferenceOutcome>& references, OutputDir& out) {
   const scenarios::ScenarioSpec& spec = *setup.spec;
   reports::RunReport report;
-  report.context = collect_context(run.argv, context.gpus());
+  report.context = collect_context(run.argv, context);
   std::vector<std::string> mode_names;
   for (modes::ModeKind m : setup.modes) mode_names.push_back(modes::mode_name(m));
   report.config = {spec.name,

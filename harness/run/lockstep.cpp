@@ -42,7 +42,9 @@ void broadcast_state(comm::Communicator& comm, modes::TrainingState& s,
   at::Tensor has_momentum = at::tensor({s.momentum.empty() ? int64_t{0} : int64_t{1}});
   comm.broadcast({has_momentum}, 0);
   if (has_momentum.item<int64_t>() != 0 && s.momentum.empty()) {
-    for (const auto& p : module.parameters()) s.momentum.push_back(at::zeros_like(p));
+    for (const auto& p : module.parameters()) {
+      s.momentum.push_back(at::zeros(p.sizes(), p.options().device(at::kCPU)));  // host, as s is
+    }
   }
   if (has_momentum.item<int64_t>() == 0) s.momentum.clear();
   std::vector<at::Tensor> all = s.parameters;

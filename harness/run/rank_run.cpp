@@ -24,7 +24,15 @@ int run_as_rank(const RunRequest& request, const scenarios::ScenarioRegistry& re
   const bool spawned = world.launcher == launch::Launcher::kDdpbench;
   RunSetup setup = resolve_run(request, registry, world.world_size);
   if (!setup.has_mode(ModeKind::kDdp)) setup.modes.push_back(ModeKind::kDdp);
+  // Rank r trains on cuda:(LOCAL_RANK mod device count), torchrun's convention.
+  setup.context.device_slot = world.local_rank;
   const runtime::ExecutionContext context = runtime::configure_process(setup.context);
+  if (context.on_cuda() && !setup.share_gpus && world.local_rank >= context.gpus().usable_devices) {
+    throw InputError(fmt::format(
+        "rank {} has local rank {} and this node {} CUDA device(s): add --share-gpus to place "
+        "several ranks on one device (with --backend gloo or mpi), or start fewer ranks per node",
+        world.rank, world.local_rank, context.gpus().usable_devices));
+  }
 
   // Rank 0 of an external launch writes the report: prove --out usable before any training.
   std::optional<OutputDir> out;

@@ -36,16 +36,33 @@ void print_run_header(const RunSetup& s, const runtime::ExecutionContext& contex
              modes::grad_record_name(grad));
   fmt::print("phases    check {} step(s); perf {} warm-up + {} timed step(s), {} scaling\n",
              s.check_steps, s.warmup_steps, s.perf_steps, s.strong_scaling ? "strong" : "weak");
-  if (s.has_mode(ModeKind::kDataParallel) && gpu.device_count == 0) {
-    fmt::print("dp        no CUDA device: {} replicas run as {} threads of this process\n",
+  if (context.on_cuda()) {
+    const int n = gpu.usable_devices;
+    fmt::print("device    cuda: {}; TF32 {}; check phase deterministic kernels, perf phase "
+               "cudnn.benchmark\n",
+               runtime::describe_devices(gpu), context.numerics().allow_tf32 ? "on" : "off");
+    if (s.has_mode(ModeKind::kDataParallel)) {
+      fmt::print("dp        {} replicas on cuda:0..{}{}\n", s.world_size,
+                 std::min<int64_t>(s.world_size, n) - 1,
+                 s.world_size > n ? " (shared: --share-gpus)" : "");
+    }
+    if (s.has_mode(ModeKind::kDdp)) {
+      fmt::print("ddp       rank r on cuda:(local rank mod {}) over {}{}\n", n, s.backend,
+                 s.world_size > n ? " (shared: --share-gpus)" : "");
+    }
+  } else {
+    fmt::print("device    cpu ({})\n", gpu.status);
+  }
+  if (s.has_mode(ModeKind::kDataParallel) && !context.on_cuda()) {
+    fmt::print("dp        on the CPU: {} replicas run as {} threads of this process\n",
                s.world_size, s.world_size);
   }
   if (s.has_mode(ModeKind::kDdp) && s.sync_bn) {
     fmt::print("syncbn    BatchNorm layers synchronised under DDP\n");
   }
-  if (s.has_mode(ModeKind::kDdp) && gpu.device_count == 0) {
+  if (s.has_mode(ModeKind::kDdp) && !context.on_cuda()) {
     const int64_t cores = std::max<int64_t>(1, std::thread::hardware_concurrency());
-    fmt::print("devices   {}: running {} CPU rank(s) over {}{}\n", gpu.status, s.world_size,
+    fmt::print("ddp       running {} CPU rank(s) over {}{}\n", s.world_size,
                s.backend,
                s.world_size > cores
                    ? fmt::format(" — {} ranks on {} cores: throughput figures are oversubscribed",

@@ -30,6 +30,13 @@ struct RunRequest {
   std::string out = "ddpbench_out";
   // Intra-op threads per process; 0 = cores / ranks (at least 1).
   int64_t threads = 0;
+  // auto (CUDA when this build's libtorch has it and a device is usable), cpu, cuda.
+  std::string device = "auto";
+  // Allow several DDP ranks or DP replicas per CUDA device (DDP then over gloo or mpi: NCCL
+  // refuses two ranks on one GPU).
+  bool share_gpus = false;
+  // TensorFloat-32 in CUDA matmuls and convolutions: off or on.
+  std::string tf32 = "off";
   // World size K: DDP ranks (one process each), DP replicas.
   int64_t world_size = 1;
   // Collective backend: gloo, mpi, nccl.

@@ -1,6 +1,8 @@
 // run_setup.cpp — see run_setup.h.
 #include "run/run_setup.h"
 
+#include "run/device_choice.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -106,6 +108,22 @@ RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioRegistry& reg
   s.context.threads = o.threads > 0 ? o.threads : std::max<int64_t>(1, cores / s.world_size);
   s.backend = o.backend;
   s.master_addr = o.master_addr;
+  {
+    const runtime::GpuInfo gpus = runtime::probe_gpus();
+    DeviceQuestion q;
+    q.device = o.device;
+    q.share_gpus = o.share_gpus;
+    q.backend = o.backend;
+    q.world_size = s.world_size;
+    q.dp = s.has_mode(modes::ModeKind::kDataParallel);
+    q.ddp = s.has_mode(modes::ModeKind::kDdp);
+    q.self_launched = !world_size.has_value();
+    q.usable_devices = gpus.usable_devices;
+    q.no_device_reason = gpus.status;
+    s.context.device = choose_device(q);
+    s.share_gpus = o.share_gpus;
+    s.context.numerics.allow_tf32 = o.tf32 == "on";
+  }
   if (o.timeout <= 0) throw InputError("--timeout must be a positive number of seconds");
   s.timeout = std::chrono::milliseconds(static_cast<int64_t>(o.timeout * 1000));
 

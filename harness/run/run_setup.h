@@ -32,6 +32,7 @@ struct RunSetup {
   scenarios::BuildRequest request;
   std::string backend;
   std::string master_addr;
+  bool share_gpus = false;  // several ranks/replicas may share a CUDA device
   std::chrono::milliseconds timeout{0};
   modes::ddp::DdpOptions ddp;
   std::optional<modes::FaultSpec> fault;

@@ -2,24 +2,38 @@
 #include "runtime/execution_context.h"
 
 #include <ATen/ATen.h>
+#include <c10/core/impl/DeviceGuardImplInterface.h>
+#include <fmt/format.h>
 #include <torch/nn/module.h>
 #include <torch/utils.h>
+
+#include <cstdlib>
+
+#include "errors.h"
+#include "runtime/cuda_services.h"
 
 namespace ddpbench::runtime {
 
 ExecutionContext::ExecutionContext(at::ScalarType dtype, int64_t threads, Numerics numerics,
-                                   GpuInfo gpus)
-    : dtype_(dtype), threads_(threads), numerics_(numerics), gpus_(std::move(gpus)) {}
+                                   GpuInfo gpus, at::Device device)
+    : dtype_(dtype),
+      threads_(threads),
+      numerics_(numerics),
+      gpus_(std::move(gpus)),
+      device_(device) {}
 
 ExecutionContext ExecutionContext::cpu(at::ScalarType dtype) {
-  return ExecutionContext(dtype, at::get_num_threads(), Numerics{}, GpuInfo{});
+  return ExecutionContext(dtype, at::get_num_threads(), Numerics{}, GpuInfo{}, at::kCPU);
 }
 
 const char* ExecutionContext::dtype_name() const {
   return dtype_ == at::kDouble ? "float64" : "float32";
 }
 
-at::Device ExecutionContext::replica_device(int64_t /*replica*/) const { return device_; }
+at::Device ExecutionContext::replica_device(int64_t replica) const {
+  if (!device_.is_cuda()) return device_;
+  return {at::kCUDA, static_cast<c10::DeviceIndex>(replica % gpus_.usable_devices)};
+}
 
 void ExecutionContext::place_model(torch::nn::Module& module) const {
   place_model(module, device_);
@@ -38,21 +52,62 @@ void ExecutionContext::place_model(torch::nn::Module& module, at::Device device)
 }
 
 data::Batch ExecutionContext::place_batch(data::Batch batch) const {
-  batch.inputs = batch.inputs.to(device_, dtype_);
-  batch.targets = batch.targets.is_floating_point() ? batch.targets.to(device_, dtype_)
-                                                    : batch.targets.to(device_);
+  return place_batch(std::move(batch), device_);
+}
+
+namespace {
+
+// A host tensor in `dtype` on `device`: through pinned memory and a non-blocking copy to a CUDA
+// device (pageable memory would make the copy synchronous), directly on the CPU. The pinned
+// block stays alive until the copy is done: the caching host allocator records the copy's
+// stream and reuses the block only after it.
+at::Tensor to_device(const at::Tensor& host, at::Device device, at::ScalarType dtype) {
+  if (!device.is_cuda()) return host.to(device, dtype);
+  return host.to(dtype).pin_memory().to(device, dtype, /*non_blocking=*/true);
+}
+
+}  // namespace
+
+data::Batch ExecutionContext::place_batch(data::Batch batch, at::Device device) const {
+  batch.inputs = to_device(batch.inputs, device, dtype_);
+  batch.targets = to_device(batch.targets, device,
+                            batch.targets.is_floating_point() ? dtype_ : batch.targets.scalar_type());
   return batch;
 }
 
 std::unique_ptr<PhaseTimer> ExecutionContext::make_phase_timer() const {
-  return make_host_phase_timer();
+  return device_.is_cuda() ? make_cuda_phase_timer(device_) : make_host_phase_timer();
+}
+
+void ExecutionContext::enter_phase(NumericsPhase phase) const {
+  if (!device_.is_cuda()) return;
+  const bool check = phase == NumericsPhase::kCheck;
+  at::globalContext().setDeterministicCuDNN(check);
+  at::globalContext().setBenchmarkCuDNN(!check);
+  at::globalContext().setDeterministicAlgorithms(check, /*warn_only=*/false);
 }
 
 ExecutionContext configure_process(const ContextRequest& request) {
   if (request.threads > 0) at::set_num_threads(static_cast<int>(request.threads));
-  at::globalContext().setDeterministicAlgorithms(request.numerics.deterministic_algorithms,
-                                                 /*warn_only=*/false);
-  return ExecutionContext(request.dtype, at::get_num_threads(), request.numerics, probe_gpus());
+  GpuInfo gpus = probe_gpus();
+  at::Device device = at::kCPU;
+  if (request.device == DeviceKind::kCuda) {
+    if (gpus.usable_devices == 0) {
+      throw InputError(fmt::format("--device cuda: {}; use --device cpu (or auto)", gpus.status));
+    }
+    device = at::Device(at::kCUDA,
+                        static_cast<c10::DeviceIndex>(request.device_slot % gpus.usable_devices));
+    // Deterministic cuBLAS needs a fixed workspace, chosen before the first cuBLAS call (the
+    // value PyTorch's reproducibility notes give). A user's own setting is kept.
+    setenv("CUBLAS_WORKSPACE_CONFIG", ":4096:8", /*overwrite=*/0);
+    c10::impl::getDeviceGuardImpl(at::kCUDA)->setDevice(device);
+    at::globalContext().setAllowTF32CuBLAS(request.numerics.allow_tf32);
+    at::globalContext().setAllowTF32CuDNN(request.numerics.allow_tf32);
+  }
+  ExecutionContext context(request.dtype, at::get_num_threads(), request.numerics, std::move(gpus),
+                           device);
+  context.enter_phase(NumericsPhase::kCheck);
+  return context;
 }
 
 }  // namespace ddpbench::runtime

@@ -2,8 +2,9 @@
 // dtype, with how many intra-op threads and which numerics switches. Built once per process
 // (configure_process) and handed to every mode in place of a loose dtype. It owns the placement
 // points — putting a model and a batch into the run's dtype and onto the device — and picks the
-// phase timer. The CPU is its only device so far: adding CUDA touches this file, the timer, the
-// placement points and the communicators, not the modes.
+// phase timer, and switches the numerics between the check phase (deterministic) and the perf
+// phase (fastest kernels) on CUDA. On the CPU those switches are no-ops: its kernels are already
+// deterministic and have no autotuning.
 #pragma once
 
 #include <c10/core/Device.h>
@@ -25,19 +26,28 @@ namespace ddpbench::runtime {
 
 // Switches that change what kernels compute; part of a run's configuration.
 struct Numerics {
-  // TensorFloat-32 in CUDA matmuls and convolutions (no effect on the CPU). Off, so a float32
-  // check sees float32 arithmetic.
+  // TensorFloat-32 in CUDA matmuls and convolutions (no effect on the CPU). Off by default, so
+  // a float32 check sees float32 arithmetic; the tolerance model then holds as on the CPU.
   bool allow_tf32 = false;
-  // at::globalContext().setDeterministicAlgorithms. Off: the CPU kernels ddpbench runs are
-  // deterministic already, and the switch would refuse some that are not needed to be.
-  bool deterministic_algorithms = false;
 };
+
+enum class DeviceKind { kCpu, kCuda };
 
 struct ContextRequest {
   at::ScalarType dtype = at::kFloat;  // kFloat or kDouble
   int64_t threads = 0;                // intra-op threads; 0 leaves libtorch's choice alone
   Numerics numerics;
+  DeviceKind device = DeviceKind::kCpu;
+  // Which device this process trains on: cuda:(slot mod device count). The local rank for a DDP
+  // rank (torchrun's LOCAL_RANK -> cuda:LOCAL_RANK), 0 for the single-process modes.
+  int device_slot = 0;
 };
+
+// Which phase the process is in: on CUDA the check phase runs deterministic kernels (cuDNN
+// deterministic, no autotuning, at::globalContext().setDeterministicAlgorithms) so that two runs
+// of one configuration compute the same bits; the perf phase lets cuDNN autotune
+// (cudnn.benchmark), as a tuned training job would.
+enum class NumericsPhase { kCheck, kPerf };
 
 class ExecutionContext {
  public:
@@ -52,7 +62,9 @@ class ExecutionContext {
   const GpuInfo& gpus() const { return gpus_; }
   // Where this process trains: single-device mode, one DDP rank.
   at::Device device() const { return device_; }
-  // Where DataParallel replica `replica` runs.
+  bool on_cuda() const { return device_.is_cuda(); }
+  // Where DataParallel replica `replica` runs: cuda:(replica mod device count) on CUDA (the
+  // launcher refused more replicas than devices unless --share-gpus), the CPU otherwise.
   at::Device replica_device(int64_t replica) const;
 
   // Casts floating-point parameters and buffers to dtype() and moves them to `device` (default:
@@ -62,13 +74,20 @@ class ExecutionContext {
   void place_model(torch::nn::Module& module) const;
   void place_model(torch::nn::Module& module, at::Device device) const;
   // Casts the inputs, and floating-point targets (regression), to dtype() and moves both to
-  // device(); class labels stay int64.
+  // `device` (default: device()); class labels stay int64. To a CUDA device the host batch is
+  // staged in pinned memory and copied non-blocking, so the copy overlaps the host's next work.
   data::Batch place_batch(data::Batch batch) const;
+  data::Batch place_batch(data::Batch batch, at::Device device) const;
 
+  // Host clock on the CPU; CUDA events on the current stream on CUDA (runtime/cuda_services.h).
   std::unique_ptr<PhaseTimer> make_phase_timer() const;
 
+  // Switches the process-wide numerics for `phase` (see NumericsPhase); nothing on the CPU.
+  void enter_phase(NumericsPhase phase) const;
+
  private:
-  ExecutionContext(at::ScalarType dtype, int64_t threads, Numerics numerics, GpuInfo gpus);
+  ExecutionContext(at::ScalarType dtype, int64_t threads, Numerics numerics, GpuInfo gpus,
+                   at::Device device);
 
   at::ScalarType dtype_;
   int64_t threads_;
@@ -79,8 +98,9 @@ class ExecutionContext {
   friend ExecutionContext configure_process(const ContextRequest& request);
 };
 
-// Probes the devices, applies the request to this process (intra-op threads, numerics switches)
-// and returns the context. Call once per process, before any training.
+// Probes the devices, applies the request to this process (intra-op threads, numerics switches,
+// the current CUDA device) and returns the context, in the check phase. Call once per process,
+// before any training. Throws InputError when the request asks for CUDA and none is usable.
 ExecutionContext configure_process(const ContextRequest& request);
 
 }  // namespace ddpbench::runtime

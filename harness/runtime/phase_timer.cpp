@@ -4,6 +4,23 @@
 #include <chrono>
 
 namespace ddpbench::runtime {
+
+double& phase_slot(metrics::PhaseTimes& times, Phase phase) {
+  switch (phase) {
+    case Phase::kData:
+      return times.data;
+    case Phase::kForward:
+      return times.forward;
+    case Phase::kBackward:
+      return times.backward;
+    case Phase::kCommWait:
+      return times.comm_wait;
+    case Phase::kOptimizer:
+      return times.optimizer;
+  }
+  return times.optimizer;
+}
+
 namespace {
 
 class HostPhaseTimer : public PhaseTimer {
@@ -12,7 +29,7 @@ class HostPhaseTimer : public PhaseTimer {
 
   void stop(Phase phase) override {
     const double s = std::chrono::duration<double>(Clock::now() - start_).count();
-    slot(phase) += s;
+    phase_slot(times_, phase) += s;
     times_.total += s;
   }
 
@@ -24,22 +41,6 @@ class HostPhaseTimer : public PhaseTimer {
 
  private:
   using Clock = std::chrono::steady_clock;
-
-  double& slot(Phase phase) {
-    switch (phase) {
-      case Phase::kData:
-        return times_.data;
-      case Phase::kForward:
-        return times_.forward;
-      case Phase::kBackward:
-        return times_.backward;
-      case Phase::kCommWait:
-        return times_.comm_wait;
-      case Phase::kOptimizer:
-        return times_.optimizer;
-    }
-    return times_.optimizer;
-  }
 
   Clock::time_point start_ = Clock::now();
   metrics::PhaseTimes times_;

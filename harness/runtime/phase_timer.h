@@ -1,9 +1,10 @@
 // phase_timer.h — times the phases of one training step. The step loop says where each phase
 // ends; untimed work between phases (progress reports, gradient records) is left out by calling
 // resume() after it. Which timer a process gets is the execution context's choice, by device
-// (as c10d's reducer picks a CPU or CUDA timer): the host clock for the CPU, the only device so
-// far. On an asynchronous device the host clock would time kernel launches, not kernels; a device
-// timer records events where a phase ends and reads them at the step boundary.
+// (as c10d's reducer picks a CPU or CUDA timer): the host clock for the CPU; CUDA events for a
+// CUDA device (cuda_services.h), since on an asynchronous device the host clock would time kernel
+// launches, not kernels — that timer records events where a phase ends and reads them at the step
+// boundary.
 #pragma once
 
 #include <memory>
@@ -25,6 +26,9 @@ class PhaseTimer {
   // the sum of the phases (untimed work is in no phase and so not in the total).
   virtual metrics::PhaseTimes finish_step() = 0;
 };
+
+// The field of `times` that `phase` adds to.
+double& phase_slot(metrics::PhaseTimes& times, Phase phase);
 
 // The host steady clock.
 std::unique_ptr<PhaseTimer> make_host_phase_timer();

@@ -145,9 +145,9 @@ TEST_P(CommContract, AllreduceBroadcastAllgather) {
     check_contract(mpi_world(), dtype, n);
   } else {
     const runtime::GpuInfo gpus = runtime::probe_gpus();
-    if (gpus.device_count == 0) GTEST_SKIP() << "nccl needs a CUDA device: " << gpus.status;
+    if (gpus.usable_devices == 0) GTEST_SKIP() << "nccl needs a CUDA device: " << gpus.status;
     testing::run_ranks(
-        std::min(3, gpus.device_count), [&](Communicator& comm) { check_contract(comm, dtype, n); },
+        std::min(3, gpus.usable_devices), [&](Communicator& comm) { check_contract(comm, dtype, n); },
         "nccl");
   }
 }

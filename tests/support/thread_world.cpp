@@ -18,6 +18,7 @@ void run_ranks(int world_size, const std::function<void(comm::Communicator& comm
     request.store = comm::Store::connect("127.0.0.1", server->port(), std::chrono::seconds(60));
     request.interface_address = "127.0.0.1";
     request.timeout = std::chrono::seconds(60);
+    request.cuda_device = static_cast<int>(r);  // nccl: one device per rank (callers ask <= count)
     auto comm = comm::make_communicator(request);
     body(*comm);
   });

@@ -14,6 +14,7 @@
 
 #include "data/batch_plan.h"
 #include "data/dataset.h"
+#include "runtime/execution_context.h"
 
 namespace torch::nn {
 class Module;
@@ -37,6 +38,12 @@ class GradientPath {
   // this rank's slice (ddp).
   virtual std::vector<std::vector<int64_t>> step_shards(const data::EpochPlan& epoch,
                                                         int64_t step_in_epoch) const = 0;
+
+  // Where shard `shard` is placed: the process's device; dp puts shard r on replica r's device.
+  virtual at::Device shard_device(int64_t /*shard*/,
+                                  const runtime::ExecutionContext& context) const {
+    return context.device();
+  }
 
   // The forward pass of run-global step `step` on the placed shards (in step_shards' order);
   // returns the loss this mode backpropagates.

@@ -4,6 +4,8 @@
 #include <ATen/ATen.h>
 #include <torch/nn/module.h>
 
+#include "modes/common/model_state.h"
+
 namespace ddpbench::modes {
 
 const char* grad_record_name(GradRecordKind kind) {
@@ -17,7 +19,7 @@ GradRecordKind choose_grad_record(int64_t parameter_elements) {
 
 at::Tensor fingerprint(const at::Tensor& t) {
   const at::Tensor d = t.detach().to(at::kDouble);
-  return at::stack({d.sum(), d.abs().sum(), d.norm(), d.abs().max()});
+  return at::stack({d.sum(), d.abs().sum(), d.norm(), d.abs().max()}).to(at::kCPU);
 }
 
 std::vector<at::Tensor> record_gradients(const torch::nn::Module& module, GradRecordKind kind) {
@@ -27,7 +29,7 @@ std::vector<at::Tensor> record_gradients(const torch::nn::Module& module, GradRe
     if (!g.defined()) {
       out.emplace_back();
     } else {
-      out.push_back(kind == GradRecordKind::kFull ? g.detach().clone() : fingerprint(g));
+      out.push_back(kind == GradRecordKind::kFull ? host_copy(g) : fingerprint(g));
     }
   }
   return out;

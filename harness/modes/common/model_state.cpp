@@ -7,13 +7,18 @@
 
 namespace ddpbench::modes {
 
+at::Tensor host_copy(const at::Tensor& t) {
+  // to(kCPU) already copies from a device; on the CPU it would alias, so clone.
+  return t.device().is_cpu() ? t.detach().clone() : t.detach().to(at::kCPU);
+}
+
 NamedTensors capture_state(const torch::nn::Module& module) {
   NamedTensors out;
   for (const auto& p : module.named_parameters(/*recurse=*/true)) {
-    out.emplace_back(p.key(), p.value().detach().clone());
+    out.emplace_back(p.key(), host_copy(p.value()));
   }
   for (const auto& b : module.named_buffers(/*recurse=*/true)) {
-    out.emplace_back(b.key(), b.value().detach().clone());
+    out.emplace_back(b.key(), host_copy(b.value()));
   }
   return out;
 }

@@ -16,7 +16,11 @@ namespace ddpbench::modes {
 
 using NamedTensors = std::vector<std::pair<std::string, at::Tensor>>;
 
-// Detached copies of every parameter, then every buffer, in registration order.
+// A detached copy of `t` in host memory: what records and states hold, whatever the device
+// trained on (comparisons, pickles and the outcome file then never touch a device).
+at::Tensor host_copy(const at::Tensor& t);
+
+// Host copies of every parameter, then every buffer, in registration order.
 NamedTensors capture_state(const torch::nn::Module& module);
 
 // Bytes of torch::pickle_save(dict name -> tensor); `torch.load(path)` in Python gives the dict.

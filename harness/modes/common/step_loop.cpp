@@ -23,7 +23,8 @@ std::vector<data::Batch> load_shards(const GradientPath& path, const TrainInputs
   std::vector<data::Batch> shards(samples.size());
   runtime::parallel_for(static_cast<int64_t>(samples.size()), [&](int64_t i) {
     const auto s = static_cast<size_t>(i);
-    shards[s] = in.context.place_batch(data::collate(in.dataset, samples[s], pos.epoch));
+    shards[s] = in.context.place_batch(data::collate(in.dataset, samples[s], pos.epoch),
+                                       path.shard_device(i, in.context));
   });
   return shards;
 }
@@ -55,6 +56,9 @@ StepLoop::StepLoop(GradientPath& path, const TrainInputs& in, TrainOptions optio
       optimizer_(scenarios::make_optimizer(in.spec.optimizer, path.module().parameters())),
       timer_(in.context.make_phase_timer()),
       cursor_(in.plan) {
+  // Deterministic kernels for checked steps, autotuned ones for timed steps (CUDA only).
+  in.context.enter_phase(options_.checking ? runtime::NumericsPhase::kCheck
+                                           : runtime::NumericsPhase::kPerf);
   path_.module().train();
 }
 

@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "modes/common/model_state.h"
+
 namespace ddpbench::modes {
 namespace {
 
@@ -37,8 +39,8 @@ Key key_of(const at::Tensor& p) {
 TrainingState capture_training_state(const torch::nn::Module& module,
                                      torch::optim::Optimizer& optimizer) {
   TrainingState s;
-  for (const auto& p : module.parameters()) s.parameters.push_back(p.detach().clone());
-  for (const auto& b : module.buffers()) s.buffers.push_back(b.detach().clone());
+  for (const auto& p : module.parameters()) s.parameters.push_back(host_copy(p));
+  for (const auto& b : module.buffers()) s.buffers.push_back(host_copy(b));
   auto& state = as_sgd(optimizer).state();
   for (const auto& p : module.parameters()) {
     auto it = state.find(key_of<StateKey>(p));
@@ -47,7 +49,7 @@ TrainingState capture_training_state(const torch::nn::Module& module,
       break;
     }
     auto& sgd_state = static_cast<torch::optim::SGDParamState&>(*it->second);
-    s.momentum.push_back(sgd_state.momentum_buffer().detach().clone());
+    s.momentum.push_back(host_copy(sgd_state.momentum_buffer()));
   }
   return s;
 }
@@ -67,7 +69,9 @@ void load_training_state(torch::nn::Module& module, torch::optim::Optimizer& opt
       continue;
     }
     auto fresh = std::make_unique<torch::optim::SGDParamState>();
-    fresh->momentum_buffer(s.momentum[i].clone());
+    // On the parameter's device, as the optimizer's own buffer would be.
+    fresh->momentum_buffer(
+        s.momentum[i].to(params[i].device(), /*non_blocking=*/false, /*copy=*/true));
     state[key] = std::move(fresh);
   }
 }

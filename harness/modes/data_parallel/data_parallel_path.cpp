@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include "runtime/parallel_for.h"
+#include "runtime/replica_stream.h"
 #include "scenarios/training_recipe.h"
 
 namespace ddpbench::modes::data_parallel {
@@ -33,7 +34,8 @@ class DataParallelPath : public GradientPath {
     context.place_model(*master_.ptr());
     for (int64_t r = 0; r < k_; ++r) {
       replicas_.push_back(master_.clone());
-      context.place_model(*replicas_.back().ptr(), context.replica_device(r));
+      replica_devices_.push_back(context.replica_device(r));
+      context.place_model(*replicas_.back().ptr(), replica_devices_.back());
       replicas_.back().ptr()->train();
       replica_params_.push_back(replicas_.back().ptr()->parameters());
     }
@@ -41,6 +43,11 @@ class DataParallelPath : public GradientPath {
 
   torch::nn::Module& module() override { return *master_.ptr(); }
   std::string who() const override { return "dp"; }
+
+  // scatter() sends chunk r to replica r's device.
+  at::Device shard_device(int64_t shard, const runtime::ExecutionContext& context) const override {
+    return context.replica_device(shard);
+  }
 
   // scatter(): chunk r of the global batch is rank r's slice of the plan (every rank's local
   // batch has the same size), loaded by the step loop as shard r.
@@ -54,15 +61,23 @@ class DataParallelPath : public GradientPath {
   at::Tensor forward_loss(const std::vector<data::Batch>& shards, int64_t step) override {
     step_ = step;
     std::vector<at::Tensor> outputs(static_cast<size_t>(k_));
+    const at::Device master_device = master_device_of();
     runtime::parallel_for(k_, [&](int64_t r) {
       const auto i = static_cast<size_t>(r);
       torch::nn::AnyModule& replica = replicas_[i];
+      // On CUDA each replica runs on a stream of its own (DataParallel's parallel_apply);
+      // nothing on the CPU.
+      const runtime::ReplicaStream stream(replica_devices_[i], master_device);
       copy_master_into(*master_.ptr(), *replica.ptr());
       outputs[i] = replica.forward(shards[i].inputs);
+      stream.join();
     });
-    // gather() in replica order, then the loss on the whole gathered output.
+    // gather() onto the master's device in replica order, then the loss on the whole output.
     std::vector<at::Tensor> targets;
-    for (const data::Batch& shard : shards) targets.push_back(shard.targets);
+    for (size_t i = 0; i < shards.size(); ++i) {
+      outputs[i] = outputs[i].to(master_device);
+      targets.push_back(shards[i].targets.to(master_device));
+    }
     return scenarios::compute_loss(spec_.loss, at::cat(outputs), at::cat(targets));
   }
 
@@ -77,14 +92,16 @@ class DataParallelPath : public GradientPath {
       for (const auto& params : replica_params_) {
         const at::Tensor& g = params[i].grad();
         if (!g.defined()) continue;
-        sum = sum.defined() ? sum + g : g.clone();
+        // reduce_add onto the master's device (a copy only when replicas live elsewhere).
+        const at::Tensor local = g.to(mp[i].device());
+        sum = sum.defined() ? sum + local : local.clone();
       }
       mp[i].mutable_grad() = sum;
     }
     // Only replica 0's in-place buffer updates (BatchNorm running statistics) persist.
     auto mb = master_.ptr()->buffers();
     auto rb = replicas_[0].ptr()->buffers();
-    for (size_t i = 0; i < mb.size(); ++i) mb[i].copy_(rb[i]);
+    for (size_t i = 0; i < mb.size(); ++i) mb[i].copy_(rb[i]);  // copy_ crosses devices
     if (fault_active(fault_, FaultKind::kDpBuffers, 0, step_)) average_replica_buffers();
   }
 
@@ -103,8 +120,14 @@ class DataParallelPath : public GradientPath {
     }
   }
 
+  at::Device master_device_of() {
+    const auto params = master_.ptr()->parameters();
+    return params.empty() ? at::Device(at::kCPU) : params.front().device();
+  }
+
   int64_t k_;
   std::optional<FaultSpec> fault_;
+  std::vector<at::Device> replica_devices_;
   int64_t step_ = 0;
   std::vector<torch::nn::AnyModule> replicas_;
   std::vector<std::vector<at::Tensor>> replica_params_;

@@ -17,7 +17,7 @@ namespace ddpbench::modes::ddp {
 namespace {
 
 uint64_t digest_bytes(const at::Tensor& t) {
-  const at::Tensor c = t.contiguous();
+  const at::Tensor c = t.to(at::kCPU).contiguous();  // bytes are read on the host
   const auto* p = static_cast<const unsigned char*>(c.data_ptr());
   const size_t n = static_cast<size_t>(c.numel() * c.element_size());
   uint64_t h = 0xcbf29ce484222325ULL;

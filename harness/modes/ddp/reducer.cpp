@@ -128,11 +128,13 @@ void Reducer::finalize() {
   // parameter unused everywhere keeps grad None, as in PyTorch.
   at::Tensor used_anywhere;
   if (options_.find_unused_parameters) {
-    used_anywhere = at::zeros({static_cast<int64_t>(params_.size())}, at::kFloat);
-    for (size_t i = 0; i < params_.size(); ++i)
-      used_anywhere[static_cast<int64_t>(i)] = param_used_[i] ? 1.0 : 0.0;
+    std::vector<float> used(params_.size());
+    for (size_t i = 0; i < params_.size(); ++i) used[i] = param_used_[i] ? 1.0F : 0.0F;
+    // Reduced where the gradients are (NCCL wants device memory), read on the host.
+    used_anywhere = at::tensor(used, at::kFloat).to(params_.front().device());
+    comm::allreduce_sum_blocking(comm_, used_anywhere);
+    used_anywhere = used_anywhere.to(at::kCPU);
   }
-  if (used_anywhere.defined()) comm::allreduce_sum_blocking(comm_, used_anywhere);
   for (auto& p : pending_) p->finish();
 
   for (size_t i = 0; i < params_.size(); ++i) {

@@ -29,22 +29,26 @@ GlobalStats exchange_statistics(const at::Tensor& x, comm::Communicator& comm, b
   const double n = static_cast<double>(xd.size(1));
   const at::Tensor mean = xd.mean(1);
   const at::Tensor m2 = (xd - mean.unsqueeze(1)).pow(2).sum(1);
-  const at::Tensor local = at::cat({mean, m2, at::full({1}, n, at::kDouble)});
+  // On x's device: the statistics are exchanged in device memory (NCCL), never staged.
+  const at::Tensor local = at::cat({mean, m2, at::full({1}, n, mean.options())});
   std::vector<at::Tensor> all = comm.allgather(local);
   if (skip) all = {local};  // injected fault: ignore what the others sent
   GlobalStats s;
-  at::Tensor total_mean = at::zeros({c}, at::kDouble);
+  // Rank order, one rank at a time: every rank adds the same numbers in the same order.
+  at::Tensor count = at::zeros({1}, mean.options());
+  at::Tensor total_mean = at::zeros({c}, mean.options());
   for (const auto& r : all) {
-    const double nr = r[2 * c].item<double>();
-    s.count += nr;
+    const at::Tensor nr = r.narrow(0, 2 * c, 1);
+    count += nr;
     total_mean += r.narrow(0, 0, c) * nr;
   }
-  total_mean /= s.count;
-  at::Tensor total_m2 = at::zeros({c}, at::kDouble);
+  total_mean /= count;
+  at::Tensor total_m2 = at::zeros({c}, mean.options());
   for (const auto& r : all) {
-    const double nr = r[2 * c].item<double>();
+    const at::Tensor nr = r.narrow(0, 2 * c, 1);
     total_m2 += r.narrow(0, c, c) + nr * (r.narrow(0, 0, c) - total_mean).pow(2);
   }
+  s.count = count.item<double>();  // the one host read: the backward divides by it
   s.mean = total_mean;
   s.var_biased = total_m2 / s.count;
   s.var_unbiased = total_m2 / std::max(s.count - 1.0, 1.0);

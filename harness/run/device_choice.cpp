@@ -1,0 +1,41 @@
+// device_choice.cpp — see device_choice.h.
+#include "run/device_choice.h"
+
+#include <fmt/format.h>
+
+#include "errors.h"
+
+namespace ddpbench::run {
+
+runtime::DeviceKind choose_device(const DeviceQuestion& q) {
+  if (q.device == "cpu") return runtime::DeviceKind::kCpu;
+  if (q.usable_devices == 0) {
+    if (q.device == "cuda") {
+      throw InputError(
+          fmt::format("--device cuda: {}; use --device cpu (or auto)", q.no_device_reason));
+    }
+    return runtime::DeviceKind::kCpu;
+  }
+  // With an external launcher the world may span nodes; each rank checks its own local slot
+  // (run_as_rank), so only self-launched worlds are counted here.
+  const bool per_device = q.dp || (q.ddp && q.self_launched);
+  if (per_device && q.world_size > q.usable_devices) {
+    if (q.ddp && q.self_launched && q.backend == "nccl") {
+      throw InputError(fmt::format(
+          "--gpus {} with --backend nccl needs {} CUDA devices and {} {} usable: NCCL refuses two "
+          "ranks on one GPU; lower --gpus to {}, or use --backend gloo --share-gpus",
+          q.world_size, q.world_size, q.usable_devices, q.usable_devices == 1 ? "is" : "are",
+          q.usable_devices));
+    }
+    if (!q.share_gpus) {
+      throw InputError(fmt::format(
+          "--gpus {} needs {} CUDA devices for one {} per device, and {} {} usable; add "
+          "--share-gpus to place several on one device, lower --gpus, or use --device cpu",
+          q.world_size, q.world_size, q.dp && !q.ddp ? "replica" : "rank/replica",
+          q.usable_devices, q.usable_devices == 1 ? "is" : "are"));
+    }
+  }
+  return runtime::DeviceKind::kCuda;
+}
+
+}  // namespace ddpbench::run
