@@ -51,6 +51,7 @@ modes::TrainOptions perf_options(const PhaseInputs& in) {
   modes::TrainOptions o;
   o.steps = in.setup.warmup_steps + in.setup.perf_steps;
   o.checking = false;
+  o.numerics = runtime::NumericsPhase::kPerf;
   return o;
 }
 

@@ -56,9 +56,7 @@ StepLoop::StepLoop(GradientPath& path, const TrainInputs& in, TrainOptions optio
       optimizer_(scenarios::make_optimizer(in.spec.optimizer, path.module().parameters())),
       timer_(in.context.make_phase_timer()),
       cursor_(in.plan) {
-  // Deterministic kernels for checked steps, autotuned ones for timed steps (CUDA only).
-  in.context.enter_phase(options_.checking ? runtime::NumericsPhase::kCheck
-                                           : runtime::NumericsPhase::kPerf);
+  in.context.enter_phase(options_.numerics);  // a no-op on the CPU
   path_.module().train();
 }
 

@@ -44,6 +44,10 @@ struct TrainOptions {
   // Checked steps record what the comparison needs: each step's loss (finish_checked_step), every
   // gradient after the reduction, and the final state. Perf steps record only their times.
   bool checking = true;
+  // The kernels the steps run with (CUDA): deterministic for anything compared, autotuned for the
+  // timed perf phase. Separate from `checking`: lockstep's reference steps record nothing, yet
+  // are compared, so they stay deterministic.
+  runtime::NumericsPhase numerics = runtime::NumericsPhase::kCheck;
   GradRecordKind grad_record = GradRecordKind::kFull;
   // Before each phase of a step, untimed.
   std::function<void(int64_t step, StepPhase phase)> on_phase;
