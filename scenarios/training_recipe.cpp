@@ -2,7 +2,7 @@
 #include "scenarios/training_recipe.h"
 
 #include <torch/nn/functional/loss.h>
-#include <torch/optim/sgd.h>
+#include "scenarios/optim/multi_tensor_sgd.h"
 
 namespace ddpbench::scenarios {
 
@@ -20,12 +20,13 @@ at::Tensor compute_loss(LossKind kind, const at::Tensor& output, const at::Tenso
 
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(const OptimizerSpec& spec,
                                                         std::vector<at::Tensor> parameters) {
-  return std::make_unique<torch::optim::SGD>(std::move(parameters),
-                                             torch::optim::SGDOptions(spec.lr)
-                                                 .momentum(spec.momentum)
-                                                 .dampening(spec.dampening)
-                                                 .weight_decay(spec.weight_decay)
-                                                 .nesterov(spec.nesterov));
+  // Multi-tensor kernels, as Python's SGD on CUDA; same arithmetic as torch::optim::SGD.
+  return std::make_unique<MultiTensorSGD>(std::move(parameters),
+                                          torch::optim::SGDOptions(spec.lr)
+                                              .momentum(spec.momentum)
+                                              .dampening(spec.dampening)
+                                              .weight_decay(spec.weight_decay)
+                                              .nesterov(spec.nesterov));
 }
 
 bool loss_is_sample_mean(LossKind kind) { return kind != LossKind::kRmse; }

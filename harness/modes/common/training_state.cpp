@@ -3,35 +3,18 @@
 
 #include <torch/torch.h>
 
-#include <sstream>
 #include <stdexcept>
-#include <type_traits>
 
 #include "modes/common/model_state.h"
+#include "scenarios/optim/multi_tensor_sgd.h"
 
 namespace ddpbench::modes {
 namespace {
 
-torch::optim::SGD& as_sgd(torch::optim::Optimizer& optimizer) {
-  auto* sgd = dynamic_cast<torch::optim::SGD*>(&optimizer);
-  if (sgd == nullptr) throw std::logic_error("training state: only SGD is supported");
+scenarios::MultiTensorSGD& as_sgd(torch::optim::Optimizer& optimizer) {
+  auto* sgd = dynamic_cast<scenarios::MultiTensorSGD*>(&optimizer);
+  if (sgd == nullptr) throw std::logic_error("training state: only the scenarios' SGD is supported");
   return *sgd;
-}
-
-// The optimizer keys per-parameter state by the parameter's TensorImpl: as the pointer printed to
-// a string in libtorch 1.13, as the pointer itself in later releases.
-using StateKey = typename std::remove_reference_t<
-    decltype(std::declval<torch::optim::Optimizer&>().state())>::key_type;
-
-template <typename Key>
-Key key_of(const at::Tensor& p) {
-  if constexpr (std::is_same_v<Key, std::string>) {
-    std::ostringstream s;
-    s << p.unsafeGetTensorImpl();
-    return s.str();
-  } else {
-    return static_cast<Key>(p.unsafeGetTensorImpl());
-  }
 }
 
 }  // namespace
@@ -41,15 +24,14 @@ TrainingState capture_training_state(const torch::nn::Module& module,
   TrainingState s;
   for (const auto& p : module.parameters()) s.parameters.push_back(host_copy(p));
   for (const auto& b : module.buffers()) s.buffers.push_back(host_copy(b));
-  auto& state = as_sgd(optimizer).state();
+  auto& sgd = as_sgd(optimizer);
   for (const auto& p : module.parameters()) {
-    auto it = state.find(key_of<StateKey>(p));
-    if (it == state.end()) {
+    const at::Tensor buffer = sgd.momentum_buffer(p);
+    if (!buffer.defined()) {
       s.momentum.clear();  // no momentum yet (before the first step, or momentum 0)
       break;
     }
-    auto& sgd_state = static_cast<torch::optim::SGDParamState&>(*it->second);
-    s.momentum.push_back(host_copy(sgd_state.momentum_buffer()));
+    s.momentum.push_back(host_copy(buffer));
   }
   return s;
 }
@@ -61,18 +43,14 @@ void load_training_state(torch::nn::Module& module, torch::optim::Optimizer& opt
   auto buffers = module.buffers();
   for (size_t i = 0; i < params.size(); ++i) params[i].copy_(s.parameters[i]);
   for (size_t i = 0; i < buffers.size(); ++i) buffers[i].copy_(s.buffers[i]);
-  auto& state = as_sgd(optimizer).state();
+  auto& sgd = as_sgd(optimizer);
   for (size_t i = 0; i < params.size(); ++i) {
-    const StateKey key = key_of<StateKey>(params[i]);
-    if (s.momentum.empty()) {
-      state.erase(key);
-      continue;
-    }
-    auto fresh = std::make_unique<torch::optim::SGDParamState>();
     // On the parameter's device, as the optimizer's own buffer would be.
-    fresh->momentum_buffer(
-        s.momentum[i].to(params[i].device(), /*non_blocking=*/false, /*copy=*/true));
-    state[key] = std::move(fresh);
+    sgd.set_momentum_buffer(params[i], s.momentum.empty()
+                                           ? at::Tensor()
+                                           : s.momentum[i].to(params[i].device(),
+                                                              /*non_blocking=*/false,
+                                                              /*copy=*/true));
   }
 }
 

@@ -1,0 +1,85 @@
+// multi_tensor_sgd.cpp — see multi_tensor_sgd.h.
+#include "scenarios/optim/multi_tensor_sgd.h"
+
+#include <torch/torch.h>
+
+#include <utility>
+
+#include "scenarios/optim/torch_version_compat.h"
+
+namespace ddpbench::scenarios {
+
+MultiTensorSGD::MultiTensorSGD(std::vector<at::Tensor> parameters,
+                               torch::optim::SGDOptions options)
+    : torch::optim::SGD(std::move(parameters), std::move(options)) {}
+
+at::Tensor MultiTensorSGD::momentum_buffer(const at::Tensor& parameter) {
+  auto it = state_.find(compat::optimizer_state_key(parameter));
+  if (it == state_.end()) return {};
+  return static_cast<torch::optim::SGDParamState&>(*it->second).momentum_buffer();
+}
+
+void MultiTensorSGD::set_momentum_buffer(const at::Tensor& parameter, const at::Tensor& buffer) {
+  const auto key = compat::optimizer_state_key(parameter);
+  if (!buffer.defined()) {
+    state_.erase(key);
+    return;
+  }
+  auto fresh = std::make_unique<torch::optim::SGDParamState>();
+  fresh->momentum_buffer(buffer);
+  state_[key] = std::move(fresh);
+}
+
+at::Tensor MultiTensorSGD::step(LossClosure closure) {
+  torch::NoGradGuard no_grad;
+  at::Tensor loss;
+  if (closure != nullptr) {
+    at::AutoGradMode enable_grad(true);
+    loss = closure();
+  }
+  for (auto& group : param_groups_) {
+    const auto& options = static_cast<const torch::optim::SGDOptions&>(group.options());
+    std::vector<at::Tensor> params;
+    std::vector<at::Tensor> grads;
+    for (const auto& p : group.params()) {
+      if (!p.grad().defined()) continue;
+      params.push_back(p);
+      grads.push_back(p.grad());
+    }
+    if (params.empty()) continue;
+
+    // d_p = grad + weight_decay * p: a new list, so the recorded gradients stay untouched.
+    std::vector<at::Tensor> steps =
+        options.weight_decay() != 0 ? at::_foreach_add(grads, params, options.weight_decay())
+                                    : grads;
+    if (options.momentum() != 0) {
+      // Parameters stepping for the first time start their buffer as a copy of d_p (SGD's rule);
+      // the others decay theirs and add d_p, all in two multi-tensor kernels.
+      std::vector<at::Tensor> buffers;
+      std::vector<at::Tensor> buffer_steps;
+      for (size_t i = 0; i < params.size(); ++i) {
+        at::Tensor buffer = momentum_buffer(params[i]);
+        if (!buffer.defined()) {
+          set_momentum_buffer(params[i], torch::clone(steps[i]).detach());
+        } else {
+          buffers.push_back(buffer);
+          buffer_steps.push_back(steps[i]);
+        }
+      }
+      if (!buffers.empty()) {
+        at::_foreach_mul_(buffers, options.momentum());
+        at::_foreach_add_(buffers, buffer_steps, 1 - options.dampening());
+      }
+      std::vector<at::Tensor> all_buffers;
+      all_buffers.reserve(params.size());
+      for (const auto& p : params) all_buffers.push_back(momentum_buffer(p));
+      // Out of place for nesterov: without weight decay `steps` are the gradients themselves.
+      steps = options.nesterov() ? at::_foreach_add(steps, all_buffers, options.momentum())
+                                 : std::move(all_buffers);
+    }
+    at::_foreach_add_(params, steps, -options.lr());
+  }
+  return loss;
+}
+
+}  // namespace ddpbench::scenarios

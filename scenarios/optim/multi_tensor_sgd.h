@@ -1,0 +1,29 @@
+// multi_tensor_sgd.h — SGD whose step updates all parameters with multi-tensor (`_foreach_*`)
+// kernels, as Python's torch.optim.SGD does by default on CUDA (foreach=True): one kernel launch
+// per operation for the whole parameter list instead of one per parameter, which is what makes
+// an optimizer step cheap on a GPU (issue 10). The arithmetic is libtorch's SGD, operation for
+// operation, so results match torch::optim::SGD bitwise on CPU (tests/unit/scenarios_multi_tensor_
+// sgd_test.cpp), and the momentum buffers live in the same state map under the same keys, so code
+// that reads SGD's state (modes/common/training_state.cpp) works with either.
+#pragma once
+
+#include <torch/optim/sgd.h>
+
+#include <vector>
+
+namespace ddpbench::scenarios {
+
+class MultiTensorSGD : public torch::optim::SGD {
+ public:
+  MultiTensorSGD(std::vector<at::Tensor> parameters, torch::optim::SGDOptions options);
+
+  // Evaluates `closure` first when given (as SGD::step does) and returns its loss.
+  at::Tensor step(LossClosure closure = nullptr) override;
+
+  // The momentum buffer of `parameter` (undefined before its first step with momentum), and its
+  // replacement (undefined erases it), under the key the optimizer uses in this libtorch release.
+  at::Tensor momentum_buffer(const at::Tensor& parameter);
+  void set_momentum_buffer(const at::Tensor& parameter, const at::Tensor& buffer);
+};
+
+}  // namespace ddpbench::scenarios
