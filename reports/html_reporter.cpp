@@ -172,6 +172,23 @@ std::string checks_section(const RunReport& r) {
   return out + "</table></section>\n";
 }
 
+// "single 812.4 MiB; ddp 901.0 / 899.7 MiB (rank 0 / rank 1)"; "-" when no mode ran on CUDA.
+std::string peak_memory_text(const RunReport& r) {
+  std::string out;
+  for (const auto& m : r.results) {
+    if (m.peak_device_memory_bytes.empty()) continue;
+    std::string values;
+    for (const int64_t b : m.peak_device_memory_bytes) {
+      values += fmt::format("{}{:.1f}", values.empty() ? "" : " / ", static_cast<double>(b) / (1 << 20));
+    }
+    const size_t n = m.peak_device_memory_bytes.size();
+    const char* per = m.mode == "ddp" ? "rank" : "device";
+    out += fmt::format("{}{} {} MiB{}", out.empty() ? "" : "; ", m.mode, values,
+                       n > 1 ? fmt::format(" ({} 0..{})", per, n - 1) : "");
+  }
+  return out.empty() ? "- (no mode ran on a CUDA device)" : out;
+}
+
 std::string environment_section(const RunReport& r) {
   const RunContext& c = r.context;
   std::string argv;
@@ -189,6 +206,7 @@ std::string environment_section(const RunReport& r) {
                                     (c.cuda_runtime.empty() ? "-" : c.cuda_runtime) + " / " +
                                     (c.cudnn_version.empty() ? "-" : c.cudnn_version)},
       {"numerics", c.numerics.empty() ? "-" : c.numerics},
+      {"peak device memory", peak_memory_text(r)},
       {"started", c.started_at},
       {"command", argv}};
   std::string out = "<section id=\"environment\"><h2>Environment</h2><table>\n";

@@ -233,6 +233,7 @@ void to_json(json& j, const ModeResult& r) {
            {"backend", r.backend},
            {"bytes_per_step", r.bytes_per_step},
            {"buckets", r.buckets},
+           {"peak_device_memory_bytes", r.peak_device_memory_bytes},
            {"throughput", r.throughput},
            {"scaling_efficiency", r.scaling_efficiency},
            {"scaling", r.scaling}};
@@ -251,6 +252,8 @@ void from_json(const json& j, ModeResult& r) {
   r.backend = j.value("backend", "");
   r.bytes_per_step = j.value("bytes_per_step", int64_t{0});
   r.buckets = j.value("buckets", int64_t{0});
+  r.peak_device_memory_bytes =
+      j.value("peak_device_memory_bytes", std::vector<int64_t>{});
   if (j.contains("throughput")) j.at("throughput").get_to(r.throughput);
   r.scaling_efficiency = j.value("scaling_efficiency", -1.0);
   r.scaling = j.value("scaling", "");

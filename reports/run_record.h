@@ -149,6 +149,9 @@ struct ModeResult {
   std::string backend;               // collective backend ("" for single)
   int64_t bytes_per_step = 0;        // gradient bytes reduced per rank per step (ddp)
   int64_t buckets = 0;               // DDP buckets (0 for the naive strategy)
+  // Peak CUDA memory allocated (torch.cuda.max_memory_allocated) over the mode's phases: per DDP
+  // rank, per DP replica device, one for single; empty on the CPU.
+  std::vector<int64_t> peak_device_memory_bytes;
   ThroughputRecord throughput;
   // throughput / (world_size x single-device throughput); -1 when not measured.
   double scaling_efficiency = -1;

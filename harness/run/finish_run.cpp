@@ -152,6 +152,7 @@ int finish_run(const RunSetup& setup, const runtime::ExecutionContext& context,
     r.backend = o.backend;
     r.bytes_per_step = o.bytes_per_step;
     r.buckets = o.buckets;
+    r.peak_device_memory_bytes = o.peak_device_memory_bytes;
     if (single != nullptr && &o != single && single->throughput_defined() && o.world_size > 0) {
       r.scaling = setup.strong_scaling ? "strong" : "weak";
       r.scaling_efficiency =

@@ -25,6 +25,9 @@ struct ModeOutcome {
   int64_t bytes_per_step = 0;  // ddp: gradient bytes reduced per rank per step
   int64_t buckets = 0;         // ddp: reducer buckets (0 for the naive strategy)
   std::vector<reports::CheckRecord> extra_checks;  // e.g. ranks_bitwise_equal
+  // Peak CUDA memory allocated over the mode's phases: one per DDP rank (rank order), one per DP
+  // replica device, one for single. Empty on the CPU.
+  std::vector<int64_t> peak_device_memory_bytes;
 
   bool throughput_defined() const { return !perf_times.empty(); }
 };

@@ -116,6 +116,7 @@ ModeOutcome run_local_mode(const PhaseInputs& in, ModeKind mode) {
   o.mode = mode;
   o.world_size = mode == ModeKind::kSingle ? 1 : s.world_size;
   const std::string name = modes::mode_name(mode);
+  in.context.reset_peak_memory(o.world_size);
   if (s.check_steps > 0) run_check_phase(in, mode, make_path, name, o);
   if (s.perf_steps > 0) {
     // single is the scaling baseline: one device with the per-device batch of the K-rank run
@@ -135,6 +136,7 @@ ModeOutcome run_local_mode(const PhaseInputs& in, ModeKind mode) {
         timed_part(modes::train(*path, train_inputs(in, plan), options).step_times, s.warmup_steps);
     o.perf_samples_per_step = batch;
   }
+  o.peak_device_memory_bytes = in.context.peak_memory_bytes(o.world_size);
   return o;
 }
 
@@ -163,6 +165,7 @@ ModeOutcome run_ddp_rank(const PhaseInputs& in, comm::Communicator& comm,
     o.buckets = path.num_buckets();
   };
 
+  in.context.reset_peak_memory(1);
   std::vector<metrics::PhaseTimes> check_times;
   if (s.check_steps > 0) {
     scenarios::ScenarioInstance instance = fresh_instance(in);
@@ -197,6 +200,12 @@ ModeOutcome run_ddp_rank(const PhaseInputs& in, comm::Communicator& comm,
     record_path(path);
   }
   o.perf_times = modes::ddp::slowest_rank_times(comm, perf_times);
+  // Every rank trains on the same kind of device (one request), so all or none join this gather.
+  if (in.context.on_cuda()) {
+    const at::Tensor peak = at::tensor(in.context.peak_memory_bytes(1), at::kLong);
+    const at::Tensor all = at::cat(comm.allgather(peak)).cpu();
+    o.peak_device_memory_bytes.assign(all.data_ptr<int64_t>(), all.data_ptr<int64_t>() + all.numel());
+  }
   return o;
 }
 

@@ -89,6 +89,7 @@ std::string encode_outcome(const ModeOutcome& o) {
   d.insert("backend", o.backend);
   d.insert("bytes_per_step", o.bytes_per_step);
   d.insert("buckets", o.buckets);
+  d.insert("peak_device_memory_bytes", c10::List<int64_t>(o.peak_device_memory_bytes));
   c10::impl::GenericList checks(c10::AnyType::get());
   for (const auto& c : o.extra_checks) checks.push_back(encode_check(c));
   d.insert("extra_checks", checks);
@@ -124,6 +125,7 @@ ModeOutcome decode_outcome(const std::string& bytes) {
   o.backend = d.at("backend").toStringRef();
   o.bytes_per_step = d.at("bytes_per_step").toInt();
   o.buckets = d.at("buckets").toInt();
+  o.peak_device_memory_bytes = d.at("peak_device_memory_bytes").toIntVector();
   for (const auto& c : d.at("extra_checks").toListRef()) {
     o.extra_checks.push_back(decode_check(c.toGenericDict()));
   }

@@ -7,6 +7,7 @@
 #include <torch/nn/module.h>
 #include <torch/utils.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "errors.h"
@@ -73,6 +74,26 @@ data::Batch ExecutionContext::place_batch(data::Batch batch, at::Device device) 
   batch.targets = to_device(batch.targets, device,
                             batch.targets.is_floating_point() ? dtype_ : batch.targets.scalar_type());
   return batch;
+}
+
+std::vector<at::Device> ExecutionContext::devices_in_use(int64_t replicas) const {
+  if (!device_.is_cuda()) return {device_};
+  std::vector<at::Device> devices;
+  const int64_t distinct = std::min<int64_t>(std::max<int64_t>(replicas, 1), gpus_.usable_devices);
+  for (int64_t r = 0; r < distinct; ++r) devices.push_back(replicas > 1 ? replica_device(r) : device_);
+  return devices;
+}
+
+void ExecutionContext::reset_peak_memory(int64_t replicas) const {
+  if (!device_.is_cuda()) return;
+  for (const at::Device d : devices_in_use(replicas)) reset_peak_device_memory(d);
+}
+
+std::vector<int64_t> ExecutionContext::peak_memory_bytes(int64_t replicas) const {
+  std::vector<int64_t> peaks;
+  if (!device_.is_cuda()) return peaks;
+  for (const at::Device d : devices_in_use(replicas)) peaks.push_back(peak_device_memory_bytes(d));
+  return peaks;
 }
 
 std::unique_ptr<PhaseTimer> ExecutionContext::make_phase_timer() const {

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "data/dataset.h"
 #include "runtime/device_probe.h"
@@ -84,6 +85,15 @@ class ExecutionContext {
 
   // Switches the process-wide numerics for `phase` (see NumericsPhase); nothing on the CPU.
   void enter_phase(NumericsPhase phase) const;
+
+  // The devices a mode with `replicas` DataParallel replicas trains on (1 for single and a DDP
+  // rank): device() alone, or each distinct replica_device(r) once.
+  std::vector<at::Device> devices_in_use(int64_t replicas) const;
+  // The CUDA caching allocator's high-water mark of allocated bytes on each of
+  // devices_in_use(replicas) since reset_peak_memory(replicas): what a user reads from
+  // torch.cuda.max_memory_allocated(). Empty on the CPU, where no allocator tracks a peak.
+  void reset_peak_memory(int64_t replicas) const;
+  std::vector<int64_t> peak_memory_bytes(int64_t replicas) const;
 
  private:
   ExecutionContext(at::ScalarType dtype, int64_t threads, Numerics numerics, GpuInfo gpus,

@@ -6,6 +6,7 @@
 
 #include "reports/console_reporter.h"
 #include "reports/csv_reporter.h"
+#include "reports/html_reporter.h"
 #include "reports/junit_reporter.h"
 #include "reports/markdown_reporter.h"
 #include "reports/reporter.h"
@@ -114,6 +115,20 @@ TEST(ReportFormats, ConsoleEndsWithTheVerdict) {
   const std::string text = ConsoleReporter().render(sample());
   EXPECT_NE(text.find("FAIL: 1 check(s) failed"), std::string::npos) << text;
   EXPECT_NE(text.find("conv1.weight (step 3)"), std::string::npos);
+}
+
+// The environment block names each mode's peak device memory per rank (per replica device for
+// dp), and says plainly when nothing ran on a GPU instead of printing zeros.
+TEST(ReportFormats, HtmlEnvironmentNamesPeakDeviceMemoryPerRank) {
+  RunReport r = sample();
+  const std::string cpu = HtmlReporter().render(r);
+  EXPECT_NE(cpu.find("<th>peak device memory</th><td>- (no mode ran on a CUDA device)</td>"),
+            std::string::npos);
+  r.results[0].peak_device_memory_bytes = {int64_t{3} << 20};
+  r.results[1].peak_device_memory_bytes = {int64_t{5} << 20, (int64_t{11} << 19)};
+  const std::string gpu = HtmlReporter().render(r);
+  EXPECT_NE(gpu.find("<td>single 3.0 MiB; ddp 5.0 / 5.5 MiB (rank 0..1)</td>"), std::string::npos)
+      << gpu.substr(gpu.find("peak device memory"), 120);
 }
 
 TEST(ReportFormats, FactoryKnowsEveryFormat) {

@@ -25,6 +25,7 @@ RunReport sample_report() {
   r.config.sampler.num_replicas = 3;
   r.config.sampler.padded = 2;
   r.results.push_back({"single", 1, {2.5, 2.25, 2.0}, {0.1, 0.1, 0.1}, "state_single.pt"});
+  r.results.back().peak_device_memory_bytes = {123456789};
   return r;
 }
 

@@ -23,6 +23,7 @@ TEST(OutcomeCodec, RoundTripsEveryField) {
   r.backend = "gloo";
   r.bytes_per_step = 1234;
   r.buckets = 3;
+  r.peak_device_memory_bytes = {int64_t{1} << 33, 7};
   r.extra_checks = {compare::rank_agreement_check(1, 2, "w")};
   r.trace.comparison = "lockstep";
   r.trace.state_diffs = {{0, "w", false, 3e-7, 3e-7, 0}, {1, "n", true, 0.5, 0.25, 2}};
@@ -46,6 +47,7 @@ TEST(OutcomeCodec, RoundTripsEveryField) {
   EXPECT_EQ(back.backend, "gloo");
   EXPECT_EQ(back.bytes_per_step, 1234);
   EXPECT_EQ(back.buckets, 3);
+  EXPECT_EQ(back.peak_device_memory_bytes, r.peak_device_memory_bytes);
   ASSERT_EQ(back.extra_checks.size(), 1u);
   EXPECT_EQ(back.extra_checks[0].status, "fail");
   EXPECT_EQ(back.extra_checks[0].step, 1);
