@@ -50,7 +50,8 @@ def main():
         json.dump({"losses": losses, "state": {k: v.tolist() for k, v in ref.items()}}, sys.stdout)
         sys.stdout.write("\n")
         return 0
-    got = torch.load(args.check)
+    # weights_only: ddpbench's files must load the way torch.load loads by default since 2.6.
+    got = torch.load(args.check, weights_only=True)
     if sorted(got.keys()) != sorted(ref.keys()):
         print(f"FAIL: tensor names differ: ddpbench {sorted(got)} vs PyTorch {sorted(ref)}")
         return 1

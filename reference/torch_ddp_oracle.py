@@ -7,7 +7,8 @@ rank 0's broadcast of parameters and buffers, bucketed allreduce averaged by wor
 `broadcast_buffers` before each forward (BatchNorm buffers are rank 0's local statistics), and
 torch.optim.SGD created after wrapping.
 
---batches FILE (torch::pickle_save by ddpbench, read with torch.load) is a dict:
+--batches FILE (written by ddpbench without TorchScript type tags, so that
+torch.load reads it in 1.13 and, weights-only, in 2.6+) is a dict:
   "meta"     {"model": "linear"|"toy_cnn"|"resnet18", "num_classes", "world_size", "steps",
               "loss": "mse"|"rmse"|"cross_entropy", "lr", "momentum", "dampening", "weight_decay",
               "nesterov", "dtype": "float32"|"float64", "bucket_cap_mb", "broadcast_buffers"}
@@ -72,7 +73,7 @@ def build_model(meta):
 
 def worker(rank, batches_path, out_path, device_kind="cpu"):
     torch.set_num_threads(1)
-    data = torch.load(batches_path)
+    data = torch.load(batches_path)  # weights-only by default from torch 2.6 on
     meta = data["meta"]
     world = int(meta["world_size"])
     dist.init_process_group("gloo", rank=rank, world_size=world)
@@ -186,7 +187,7 @@ def main():
           f"{len(losses)} steps, losses {[float(f'{v:.6g}') for v in losses]}")
     if not args.check:
         return 0
-    ok, msg = check(result["state"], torch.load(args.check), args.atol, args.rtol)
+    ok, msg = check(result["state"], torch.load(args.check, weights_only=True), args.atol, args.rtol)
     print(msg)
     return 0 if ok else 1
 

@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include "errors.h"
+#include "modes/common/model_state.h"
 
 namespace ddpbench::run {
 namespace {
@@ -66,7 +67,7 @@ std::vector<char> export_batches(const RunSetup& setup, const runtime::Execution
   doc.insert("init", init);
   doc.insert("inputs", inputs);
   doc.insert("targets", targets);
-  return torch::pickle_save(c10::IValue(doc));
+  return modes::pickle_for_torch_load(c10::IValue(doc));
 }
 
 }  // namespace ddpbench::run

@@ -187,7 +187,7 @@ TEST_F(CliE2E, ResNet18StateLoadsInPythonWithTorchvisionNames) {
   EXPECT_NE(r.out.find("cifar_resnet18"), std::string::npos);
   const auto py = python({"-c",
                           "import sys,torch,torchvision\n"
-                          "d=torch.load(sys.argv[1])\n"
+                          "d=torch.load(sys.argv[1],weights_only=True)\n"
                           "ref=torchvision.models.resnet18(num_classes=10).state_dict()\n"
                           "assert sorted(d)==sorted(ref), set(d)^set(ref)\n"
                           "assert all(d[k].shape==ref[k].shape for k in ref)\n"
