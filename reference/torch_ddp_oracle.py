@@ -117,7 +117,7 @@ def worker(rank, batches_path, out_path, device_kind="cpu"):
     if rank == 0:
         state = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
         torch.save({"state": state, "losses": torch.tensor(losses, dtype=torch.float64),
-                    "torch_version": torch.__version__}, out_path)
+                    "torch_version": str(torch.__version__)}, out_path)
     dist.barrier()
     dist.destroy_process_group()
 

@@ -51,8 +51,10 @@ std::vector<char> export_batches(const RunSetup& setup, const runtime::Execution
 
   c10::Dict<std::string, at::Tensor> init;
   for (const auto& [name, t] : initial_state) init.insert(name, t);
-  c10::List<at::Tensor> inputs;
-  c10::List<at::Tensor> targets;
+  // Lists of Any, not c10::List<Tensor>: libtorch pickles a tensor list through
+  // torch.jit._pickle.build_tensorlist, which torch.load's weights-only unpickler refuses.
+  c10::impl::GenericList inputs(c10::AnyType::get());
+  c10::impl::GenericList targets(c10::AnyType::get());
   data::PlanCursor cursor(plan);
   for (int64_t step = 0; step < setup.check_steps; ++step) {
     data::StepPosition pos;
