@@ -15,7 +15,6 @@
 #include "run/run_setup.h"
 #include "run/scratch_dir.h"
 #include "run/write_reports.h"
-#include "runtime/device_probe.h"
 #include "scenarios/registry.h"
 
 namespace ddpbench::run {
@@ -52,10 +51,10 @@ int execute_scale(const ScaleRequest& request, const scenarios::ScenarioRegistry
   const scenarios::ScenarioSpec& spec = registry.get(request.base.scenario);
   std::vector<RunRequest> points = plan_points(request, spec);
   // Refuse bad input for every point before the first one starts.
-  const runtime::GpuInfo gpus = runtime::probe_gpus();
   for (const RunRequest& p : points) {
     const RunSetup setup = resolve_run(p, registry, std::nullopt);
-    comm::require_usable_backend(setup.backend, {gpus.usable_devices, /*under_mpirun=*/false});
+    comm::require_usable_backend(setup.backend,
+                                 {setup.context.gpus.usable_devices, /*under_mpirun=*/false});
   }
   OutputDir out(request.base.out);
   const ScratchDir scratch("ddpbench-scale");

@@ -109,7 +109,8 @@ RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioRegistry& reg
   s.backend = o.backend;
   s.master_addr = o.master_addr;
   {
-    const runtime::GpuInfo gpus = runtime::probe_gpus();
+    s.context.gpus = runtime::probe_gpus();
+    const runtime::GpuInfo& gpus = s.context.gpus;
     DeviceQuestion q;
     q.device = o.device;
     q.share_gpus = o.share_gpus;

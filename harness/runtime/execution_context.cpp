@@ -3,14 +3,13 @@
 
 #include <ATen/ATen.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
-#include <fmt/format.h>
 #include <torch/nn/module.h>
 #include <torch/utils.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <stdexcept>
 
-#include "errors.h"
 #include "runtime/cuda_services.h"
 
 namespace ddpbench::runtime {
@@ -110,11 +109,12 @@ void ExecutionContext::enter_phase(NumericsPhase phase) const {
 
 ExecutionContext configure_process(const ContextRequest& request) {
   if (request.threads > 0) at::set_num_threads(static_cast<int>(request.threads));
-  GpuInfo gpus = probe_gpus();
+  const GpuInfo& gpus = request.gpus;
   at::Device device = at::kCPU;
   if (request.device == DeviceKind::kCuda) {
     if (gpus.usable_devices == 0) {
-      throw InputError(fmt::format("--device cuda: {}; use --device cpu (or auto)", gpus.status));
+      throw std::logic_error("configure_process: CUDA requested without a usable device (" +
+                             gpus.status + ")");
     }
     device = at::Device(at::kCUDA,
                         static_cast<c10::DeviceIndex>(request.device_slot % gpus.usable_devices));
@@ -125,8 +125,7 @@ ExecutionContext configure_process(const ContextRequest& request) {
     at::globalContext().setAllowTF32CuBLAS(request.numerics.allow_tf32);
     at::globalContext().setAllowTF32CuDNN(request.numerics.allow_tf32);
   }
-  ExecutionContext context(request.dtype, at::get_num_threads(), request.numerics, std::move(gpus),
-                           device);
+  ExecutionContext context(request.dtype, at::get_num_threads(), request.numerics, gpus, device);
   context.enter_phase(NumericsPhase::kCheck);
   return context;
 }

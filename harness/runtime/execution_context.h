@@ -42,6 +42,9 @@ struct ContextRequest {
   // Which device this process trains on: cuda:(slot mod device count). The local rank for a DDP
   // rank (torchrun's LOCAL_RANK -> cuda:LOCAL_RANK), 0 for the single-process modes.
   int device_slot = 0;
+  // The probe `device` was chosen from (probe_gpus(), taken once per process while the run's
+  // flags are resolved); configure_process places the process by it instead of probing again.
+  GpuInfo gpus;
 };
 
 // Which phase the process is in: on CUDA the check phase runs deterministic kernels (cuDNN
@@ -108,9 +111,10 @@ class ExecutionContext {
   friend ExecutionContext configure_process(const ContextRequest& request);
 };
 
-// Probes the devices, applies the request to this process (intra-op threads, numerics switches,
-// the current CUDA device) and returns the context, in the check phase. Call once per process,
-// before any training. Throws InputError when the request asks for CUDA and none is usable.
+// Applies the request to this process (intra-op threads, numerics switches, the current CUDA
+// device) and returns the context, in the check phase. Call once per process, before any
+// training. A request for CUDA without a usable device in `request.gpus` is a logic error: the
+// run's device choice (run/device_choice.h) refuses it as bad input first.
 ExecutionContext configure_process(const ContextRequest& request);
 
 }  // namespace ddpbench::runtime
