@@ -54,28 +54,30 @@ at::Tensor MultiTensorSGD::step(LossClosure closure) {
                                     : grads;
     if (options.momentum() != 0) {
       // Parameters stepping for the first time start their buffer as a copy of d_p (SGD's rule);
-      // the others decay theirs and add d_p, all in two multi-tensor kernels.
+      // the others decay theirs and add d_p, all in two multi-tensor kernels. One state lookup
+      // per parameter: `buffers` holds every buffer in parameter order, and the in-place kernels
+      // update the same tensors through `decaying`.
       std::vector<at::Tensor> buffers;
-      std::vector<at::Tensor> buffer_steps;
+      std::vector<at::Tensor> decaying;
+      std::vector<at::Tensor> decaying_steps;
       for (size_t i = 0; i < params.size(); ++i) {
         at::Tensor buffer = momentum_buffer(params[i]);
         if (!buffer.defined()) {
-          set_momentum_buffer(params[i], torch::clone(steps[i]).detach());
+          buffer = torch::clone(steps[i]).detach();
+          set_momentum_buffer(params[i], buffer);
         } else {
-          buffers.push_back(buffer);
-          buffer_steps.push_back(steps[i]);
+          decaying.push_back(buffer);
+          decaying_steps.push_back(steps[i]);
         }
+        buffers.push_back(buffer);
       }
-      if (!buffers.empty()) {
-        at::_foreach_mul_(buffers, options.momentum());
-        at::_foreach_add_(buffers, buffer_steps, 1 - options.dampening());
+      if (!decaying.empty()) {
+        at::_foreach_mul_(decaying, options.momentum());
+        at::_foreach_add_(decaying, decaying_steps, 1 - options.dampening());
       }
-      std::vector<at::Tensor> all_buffers;
-      all_buffers.reserve(params.size());
-      for (const auto& p : params) all_buffers.push_back(momentum_buffer(p));
       // Out of place for nesterov: without weight decay `steps` are the gradients themselves.
-      steps = options.nesterov() ? at::_foreach_add(steps, all_buffers, options.momentum())
-                                 : std::move(all_buffers);
+      steps = options.nesterov() ? at::_foreach_add(steps, buffers, options.momentum())
+                                 : std::move(buffers);
     }
     at::_foreach_add_(params, steps, -options.lr());
   }

@@ -30,8 +30,12 @@ class DataParallelPath : public GradientPath {
   DataParallelPath(const scenarios::ScenarioSpec& spec, scenarios::ScenarioInstance& instance,
                    int64_t replicas, const runtime::ExecutionContext& context,
                    std::optional<FaultSpec> fault)
-      : spec_(spec), master_(instance.model), k_(replicas), fault_(std::move(fault)) {
-    context.place_model(*master_.ptr());
+      : spec_(spec),
+        master_(instance.model),
+        master_device_(context.device()),
+        k_(replicas),
+        fault_(std::move(fault)) {
+    context.place_model(*master_.ptr(), master_device_);
     for (int64_t r = 0; r < k_; ++r) {
       replicas_.push_back(master_.clone());
       replica_devices_.push_back(context.replica_device(r));
@@ -61,13 +65,12 @@ class DataParallelPath : public GradientPath {
   at::Tensor forward_loss(const std::vector<data::Batch>& shards, int64_t step) override {
     step_ = step;
     std::vector<at::Tensor> outputs(static_cast<size_t>(k_));
-    const at::Device master_device = master_device_of();
     runtime::parallel_for(k_, [&](int64_t r) {
       const auto i = static_cast<size_t>(r);
       torch::nn::AnyModule& replica = replicas_[i];
       // On CUDA each replica runs on a stream of its own (DataParallel's parallel_apply);
       // nothing on the CPU.
-      const runtime::ReplicaStream stream(replica_devices_[i], master_device);
+      const runtime::ReplicaStream stream(replica_devices_[i], master_device_);
       copy_master_into(*master_.ptr(), *replica.ptr());
       outputs[i] = replica.forward(shards[i].inputs);
       stream.join();
@@ -75,8 +78,8 @@ class DataParallelPath : public GradientPath {
     // gather() onto the master's device in replica order, then the loss on the whole output.
     std::vector<at::Tensor> targets;
     for (size_t i = 0; i < shards.size(); ++i) {
-      outputs[i] = outputs[i].to(master_device);
-      targets.push_back(shards[i].targets.to(master_device));
+      outputs[i] = outputs[i].to(master_device_);
+      targets.push_back(shards[i].targets.to(master_device_));
     }
     return scenarios::compute_loss(spec_.loss, at::cat(outputs), at::cat(targets));
   }
@@ -108,6 +111,7 @@ class DataParallelPath : public GradientPath {
  private:
   const scenarios::ScenarioSpec& spec_;
   torch::nn::AnyModule master_;
+  at::Device master_device_;  // where the master lives; gather() and reduce_add() target it
   // The `dpbuffers` fault: a plausible wrong rule, the mean of the replicas' buffers (integer
   // counters such as num_batches_tracked agree on every replica and stay as they are).
   void average_replica_buffers() {
@@ -118,11 +122,6 @@ class DataParallelPath : public GradientPath {
       for (auto& replica : replicas_) sum += replica.ptr()->buffers()[i].to(sum.device());
       mb[i].copy_(sum / static_cast<double>(k_));
     }
-  }
-
-  at::Device master_device_of() {
-    const auto params = master_.ptr()->parameters();
-    return params.empty() ? at::Device(at::kCPU) : params.front().device();
   }
 
   int64_t k_;
