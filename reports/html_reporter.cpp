@@ -179,7 +179,8 @@ std::string peak_memory_text(const RunReport& r) {
     if (m.peak_device_memory_bytes.empty()) continue;
     std::string values;
     for (const int64_t b : m.peak_device_memory_bytes) {
-      values += fmt::format("{}{:.1f}", values.empty() ? "" : " / ", static_cast<double>(b) / (1 << 20));
+      values +=
+          fmt::format("{}{:.1f}", values.empty() ? "" : " / ", static_cast<double>(b) / (1 << 20));
     }
     const size_t n = m.peak_device_memory_bytes.size();
     const char* per = m.mode == "ddp" ? "rank" : "device";

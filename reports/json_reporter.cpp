@@ -252,8 +252,7 @@ void from_json(const json& j, ModeResult& r) {
   r.backend = j.value("backend", "");
   r.bytes_per_step = j.value("bytes_per_step", int64_t{0});
   r.buckets = j.value("buckets", int64_t{0});
-  r.peak_device_memory_bytes =
-      j.value("peak_device_memory_bytes", std::vector<int64_t>{});
+  r.peak_device_memory_bytes = j.value("peak_device_memory_bytes", std::vector<int64_t>{});
   if (j.contains("throughput")) j.at("throughput").get_to(r.throughput);
   r.scaling_efficiency = j.value("scaling_efficiency", -1.0);
   r.scaling = j.value("scaling", "");

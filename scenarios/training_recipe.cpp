@@ -2,6 +2,7 @@
 #include "scenarios/training_recipe.h"
 
 #include <torch/nn/functional/loss.h>
+
 #include "scenarios/optim/multi_tensor_sgd.h"
 
 namespace ddpbench::scenarios {

@@ -26,8 +26,7 @@ void add_shared_run_flags(CLI::App& cmd, run::RunRequest& r) {
   cmd.add_option("--out", r.out, "Output directory for the report files");
   cmd.add_option("--threads", r.threads, "Intra-op threads per process (default: cores / ranks)")
       ->check(integer_at_least(1));
-  cmd.add_option("--device", r.device,
-                 "auto (CUDA when this build and machine have it), cpu, cuda")
+  cmd.add_option("--device", r.device, "auto (CUDA when this build and machine have it), cpu, cuda")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
   cmd.add_flag("--share-gpus", r.share_gpus,
                "Allow several ranks or replicas per CUDA device (DDP over gloo or mpi)");

@@ -237,9 +237,10 @@ class NcclDeviceWork : public Work {
 
 // Runs `collective` on the NCCL stream after the work queued so far on the current stream, and
 // keeps `tensors`' memory reserved for the NCCL stream until it is done.
-std::shared_ptr<NcclDeviceWork> enqueue_on_device(
-    const std::shared_ptr<NcclState>& state, const std::vector<at::Tensor>& tensors,
-    const std::function<ncclResult_t()>& collective, const char* what) {
+std::shared_ptr<NcclDeviceWork> enqueue_on_device(const std::shared_ptr<NcclState>& state,
+                                                  const std::vector<at::Tensor>& tensors,
+                                                  const std::function<ncclResult_t()>& collective,
+                                                  const char* what) {
   NcclState& st = *state;
   std::lock_guard<std::mutex> lock(st.mu);
   const auto device = static_cast<c10::DeviceIndex>(st.device);
@@ -347,7 +348,8 @@ class NcclCommunicator : public Communicator {
       check_tensor(t, "broadcast");
 #endif
     }
-    // CPU tensors: staged. Bytes, not elements: a broadcast moves data unchanged, so any dtype works as ncclUint8.
+    // CPU tensors: staged. Bytes, not elements: a broadcast moves data unchanged, so any dtype
+    // works as ncclUint8.
     std::vector<std::unique_ptr<NcclWork>> works;
     works.reserve(tensors.size());
     NcclState& st = *state_;

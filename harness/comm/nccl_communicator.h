@@ -1,7 +1,8 @@
 // nccl_communicator.h — Communicator over NCCL, one CUDA device per rank, with rendezvous through a
 // comm::Store. Device tensors go to NCCL directly on its own stream, ordered against the caller's
-// stream by events; CPU tensors are staged through device memory. Built from nccl_communicator.cpp when CUDA + NCCL are found, otherwise
-// from nccl_communicator_none.cpp, which refuses with an InputError.
+// stream by events; CPU tensors are staged through device memory. Built from nccl_communicator.cpp
+// when CUDA + NCCL are found, otherwise from nccl_communicator_none.cpp, which refuses with an
+// InputError.
 #pragma once
 
 #include <memory>

@@ -78,8 +78,7 @@ double normalized_update_error(const at::Tensor& got, const at::Tensor& ref,
   const at::Tensor b = host_double(ref);
   if (!a.isfinite().all().item<bool>()) return std::numeric_limits<double>::infinity();
   const at::Tensor excess = ((a - b).abs() - 2 * eps * b.abs()).clamp_min(0);
-  const double scale =
-      std::max((b - host_double(before)).abs().max().item<double>(), kTiny);
+  const double scale = std::max((b - host_double(before)).abs().max().item<double>(), kTiny);
   return excess.max().item<double>() / scale;
 }
 

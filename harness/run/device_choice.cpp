@@ -31,8 +31,8 @@ runtime::DeviceKind choose_device(const DeviceQuestion& q) {
       throw InputError(fmt::format(
           "--gpus {} needs {} CUDA devices for one {} per device, and {} {} usable; add "
           "--share-gpus to place several on one device, lower --gpus, or use --device cpu",
-          q.world_size, q.world_size, q.dp && !q.ddp ? "replica" : "rank/replica",
-          q.usable_devices, q.usable_devices == 1 ? "is" : "are"));
+          q.world_size, q.world_size, q.dp && !q.ddp ? "replica" : "rank/replica", q.usable_devices,
+          q.usable_devices == 1 ? "is" : "are"));
     }
   }
   return runtime::DeviceKind::kCuda;

@@ -15,12 +15,12 @@ struct DeviceQuestion {
   bool share_gpus = false;
   std::string backend = "gloo";
   int64_t world_size = 1;
-  bool dp = false;                 // DataParallel replicas run (one per device)
-  bool ddp = false;                // DDP ranks run (one per device)
-  bool self_launched = true;       // ddpbench spawns the ranks on this machine (else a launcher
-                                   // placed them, possibly across nodes)
-  int usable_devices = 0;          // runtime::GpuInfo::usable_devices
-  std::string no_device_reason;    // runtime::GpuInfo::status when there is none
+  bool dp = false;               // DataParallel replicas run (one per device)
+  bool ddp = false;              // DDP ranks run (one per device)
+  bool self_launched = true;     // ddpbench spawns the ranks on this machine (else a launcher
+                                 // placed them, possibly across nodes)
+  int usable_devices = 0;        // runtime::GpuInfo::usable_devices
+  std::string no_device_reason;  // runtime::GpuInfo::status when there is none
 };
 
 // Throws InputError (exit 2) naming the problem and the fix: --device cuda without a usable

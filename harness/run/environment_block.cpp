@@ -49,11 +49,11 @@ reports::RunContext collect_context(const std::vector<std::string>& argv,
   c.gpu_driver = gpus.driver_version;
   c.cuda_runtime = gpus.cuda_runtime_version;
   c.cudnn_version = gpus.cudnn_version;
-  c.numerics = context.on_cuda()
-                   ? fmt::format("TF32 {}; check phase: deterministic algorithms, cuDNN "
-                                 "deterministic; perf phase: cudnn.benchmark",
-                                 context.numerics().allow_tf32 ? "on" : "off")
-                   : "CPU kernels (deterministic; TF32 does not apply)";
+  c.numerics = context.on_cuda() ? fmt::format(
+                                       "TF32 {}; check phase: deterministic algorithms, cuDNN "
+                                       "deterministic; perf phase: cudnn.benchmark",
+                                       context.numerics().allow_tf32 ? "on" : "off")
+                                 : "CPU kernels (deterministic; TF32 does not apply)";
   const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm utc{};
   gmtime_r(&now, &utc);

@@ -204,7 +204,8 @@ ModeOutcome run_ddp_rank(const PhaseInputs& in, comm::Communicator& comm,
   if (in.context.on_cuda()) {
     const at::Tensor peak = at::tensor(in.context.peak_memory_bytes(1), at::kLong);
     const at::Tensor all = at::cat(comm.allgather(peak)).cpu();
-    o.peak_device_memory_bytes.assign(all.data_ptr<int64_t>(), all.data_ptr<int64_t>() + all.numel());
+    o.peak_device_memory_bytes.assign(all.data_ptr<int64_t>(),
+                                      all.data_ptr<int64_t>() + all.numel());
   }
   return o;
 }

@@ -38,9 +38,10 @@ void print_run_header(const RunSetup& s, const runtime::ExecutionContext& contex
              s.check_steps, s.warmup_steps, s.perf_steps, s.strong_scaling ? "strong" : "weak");
   if (context.on_cuda()) {
     const int n = gpu.usable_devices;
-    fmt::print("device    cuda: {}; TF32 {}; check phase deterministic kernels, perf phase "
-               "cudnn.benchmark\n",
-               runtime::describe_devices(gpu), context.numerics().allow_tf32 ? "on" : "off");
+    fmt::print(
+        "device    cuda: {}; TF32 {}; check phase deterministic kernels, perf phase "
+        "cudnn.benchmark\n",
+        runtime::describe_devices(gpu), context.numerics().allow_tf32 ? "on" : "off");
     if (s.has_mode(ModeKind::kDataParallel)) {
       fmt::print("dp        {} replicas on cuda:0..{}{}\n", s.world_size,
                  std::min<int64_t>(s.world_size, n) - 1,
@@ -62,8 +63,7 @@ void print_run_header(const RunSetup& s, const runtime::ExecutionContext& contex
   }
   if (s.has_mode(ModeKind::kDdp) && !context.on_cuda()) {
     const int64_t cores = std::max<int64_t>(1, std::thread::hardware_concurrency());
-    fmt::print("ddp       running {} CPU rank(s) over {}{}\n", s.world_size,
-               s.backend,
+    fmt::print("ddp       running {} CPU rank(s) over {}{}\n", s.world_size, s.backend,
                s.world_size > cores
                    ? fmt::format(" — {} ranks on {} cores: throughput figures are oversubscribed",
                                  s.world_size, cores)

@@ -1,8 +1,6 @@
 // run_setup.cpp — see run_setup.h.
 #include "run/run_setup.h"
 
-#include "run/device_choice.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -12,6 +10,7 @@
 #include "comm/backend_support.h"
 #include "errors.h"
 #include "modes/ddp/comm_hook.h"
+#include "run/device_choice.h"
 #include "run/progress_line.h"
 
 namespace ddpbench::run {

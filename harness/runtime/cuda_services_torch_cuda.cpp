@@ -15,8 +15,8 @@ namespace {
 
 void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) {
-    throw std::runtime_error(fmt::format("CUDA phase timer: {} failed: {}", what,
-                                         cudaGetErrorString(e)));
+    throw std::runtime_error(
+        fmt::format("CUDA phase timer: {} failed: {}", what, cudaGetErrorString(e)));
   }
 }
 
@@ -71,8 +71,9 @@ class CudaPhaseTimer : public PhaseTimer {
       check(cudaEventCreate(&e), "cudaEventCreate");
       events_.push_back(e);
     }
-    check(cudaEventRecord(events_[used_], c10::cuda::getCurrentCUDAStream(device_.index()).stream()),
-          "cudaEventRecord");
+    check(
+        cudaEventRecord(events_[used_], c10::cuda::getCurrentCUDAStream(device_.index()).stream()),
+        "cudaEventRecord");
     return used_++;
   }
 
@@ -105,8 +106,8 @@ void synchronize_device(at::Device device) {
   c10::cuda::CUDAGuard guard(device);
   const cudaError_t e = cudaDeviceSynchronize();
   if (e != cudaSuccess) {
-    throw std::runtime_error(fmt::format("cudaDeviceSynchronize on {} failed: {}", device.str(),
-                                         cudaGetErrorString(e)));
+    throw std::runtime_error(
+        fmt::format("cudaDeviceSynchronize on {} failed: {}", device.str(), cudaGetErrorString(e)));
   }
 }
 

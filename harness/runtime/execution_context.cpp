@@ -70,8 +70,9 @@ at::Tensor to_device(const at::Tensor& host, at::Device device, at::ScalarType d
 
 data::Batch ExecutionContext::place_batch(data::Batch batch, at::Device device) const {
   batch.inputs = to_device(batch.inputs, device, dtype_);
-  batch.targets = to_device(batch.targets, device,
-                            batch.targets.is_floating_point() ? dtype_ : batch.targets.scalar_type());
+  batch.targets =
+      to_device(batch.targets, device,
+                batch.targets.is_floating_point() ? dtype_ : batch.targets.scalar_type());
   return batch;
 }
 
@@ -79,7 +80,8 @@ std::vector<at::Device> ExecutionContext::devices_in_use(int64_t replicas) const
   if (!device_.is_cuda()) return {device_};
   std::vector<at::Device> devices;
   const int64_t distinct = std::min<int64_t>(std::max<int64_t>(replicas, 1), gpus_.usable_devices);
-  for (int64_t r = 0; r < distinct; ++r) devices.push_back(replicas > 1 ? replica_device(r) : device_);
+  for (int64_t r = 0; r < distinct; ++r)
+    devices.push_back(replicas > 1 ? replica_device(r) : device_);
   return devices;
 }
 

@@ -9,8 +9,7 @@
 
 namespace ddpbench::scenarios {
 
-MultiTensorSGD::MultiTensorSGD(std::vector<at::Tensor> parameters,
-                               torch::optim::SGDOptions options)
+MultiTensorSGD::MultiTensorSGD(std::vector<at::Tensor> parameters, torch::optim::SGDOptions options)
     : torch::optim::SGD(std::move(parameters), std::move(options)) {}
 
 at::Tensor MultiTensorSGD::momentum_buffer(const at::Tensor& parameter) {
@@ -49,9 +48,9 @@ at::Tensor MultiTensorSGD::step(LossClosure closure) {
     if (params.empty()) continue;
 
     // d_p = grad + weight_decay * p: a new list, so the recorded gradients stay untouched.
-    std::vector<at::Tensor> steps =
-        options.weight_decay() != 0 ? at::_foreach_add(grads, params, options.weight_decay())
-                                    : grads;
+    std::vector<at::Tensor> steps = options.weight_decay() != 0
+                                        ? at::_foreach_add(grads, params, options.weight_decay())
+                                        : grads;
     if (options.momentum() != 0) {
       // Parameters stepping for the first time start their buffer as a copy of d_p (SGD's rule);
       // the others decay theirs and add d_p, all in two multi-tensor kernels. One state lookup

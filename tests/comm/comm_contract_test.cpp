@@ -147,8 +147,8 @@ TEST_P(CommContract, AllreduceBroadcastAllgather) {
     const runtime::GpuInfo gpus = runtime::probe_gpus();
     if (gpus.usable_devices == 0) GTEST_SKIP() << "nccl needs a CUDA device: " << gpus.status;
     testing::run_ranks(
-        std::min(3, gpus.usable_devices), [&](Communicator& comm) { check_contract(comm, dtype, n); },
-        "nccl");
+        std::min(3, gpus.usable_devices),
+        [&](Communicator& comm) { check_contract(comm, dtype, n); }, "nccl");
   }
 }
 

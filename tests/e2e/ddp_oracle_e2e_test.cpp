@@ -53,10 +53,10 @@ TEST_F(TorchDdpOracle, ResNet18TwoRanksSmallBatch) {
 TEST_F(TorchDdpOracle, ExactReferenceAgreesWithTorchDdpOnResNet18) {
   for (const char* k : {"2", "3"}) {
     const std::string dir = tmp_ + "/ghost" + k;
-    const auto r = testing::ddpbench({"run", "--scenario", "cifar_resnet18", "--gpus", k,
-                                      "--modes", "single,ddp", "--dtype", "float64", "--steps",
-                                      "3", "--batch-size", "24", "--check-only",
-                                      "--export-batches", "--out", dir});
+    const auto r =
+        testing::ddpbench({"run", "--scenario", "cifar_resnet18", "--gpus", k, "--modes",
+                           "single,ddp", "--dtype", "float64", "--steps", "3", "--batch-size", "24",
+                           "--check-only", "--export-batches", "--out", dir});
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
     ASSERT_TRUE(fs::exists(dir + "/state_reference_ddp.pt")) << r.out;
     for (const char* state : {"state_ddp.pt", "state_reference_ddp.pt"}) {

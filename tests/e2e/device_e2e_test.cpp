@@ -37,8 +37,8 @@ TEST_F(DeviceE2E, AutoRecordsTheDeviceItTrainedOnInTheReport) {
 
 TEST_F(DeviceE2E, CudaWithoutAUsableDeviceIsExitTwoWithOneLine) {
   if (auto_device() == "cuda") GTEST_SKIP() << "this machine has a usable CUDA device";
-  const auto r = ddpbench({"run", "--scenario", "linear_mse", "--device", "cuda", "--out",
-                           path("cuda")});
+  const auto r =
+      ddpbench({"run", "--scenario", "linear_mse", "--device", "cuda", "--out", path("cuda")});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_NE(r.err.find("--device cuda: "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("use --device cpu"), std::string::npos) << r.err;
@@ -46,9 +46,9 @@ TEST_F(DeviceE2E, CudaWithoutAUsableDeviceIsExitTwoWithOneLine) {
 }
 
 TEST_F(DeviceE2E, DeviceFlagsTravelToScaleChildren) {
-  const auto r = ddpbench({"scale", "--scenario", "linear_mse", "--gpus", "1,2", "--steps", "2",
-                           "--warmup", "0", "--device", "cpu", "--tf32", "on", "--out",
-                           path("scale")});
+  const auto r =
+      ddpbench({"scale", "--scenario", "linear_mse", "--gpus", "1,2", "--steps", "2", "--warmup",
+                "0", "--device", "cpu", "--tf32", "on", "--out", path("scale")});
   // Each point is a child started from command_line(): a flag it spelled wrong fails the point.
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(read_json(path("scale") + "/report.json").at("context").at("device"), "cpu");

@@ -43,24 +43,24 @@ TEST_F(GpuE2E, CifarResNet18SingleDevice) {
 }
 
 TEST_F(GpuE2E, DdpWorldOneOverNccl) {
-  const auto report = run_cuda("nccl1", {"--scenario", "cifar_resnet18", "--gpus", "1", "--modes",
-                                         "single,ddp", "--steps", "3", "--batch-size", "64",
-                                         "--backend", "nccl"});
+  const auto report =
+      run_cuda("nccl1", {"--scenario", "cifar_resnet18", "--gpus", "1", "--modes", "single,ddp",
+                         "--steps", "3", "--batch-size", "64", "--backend", "nccl"});
   EXPECT_EQ(find_check(report, "ddp", "gradients").at("status"), "pass");
 }
 
 TEST_F(GpuE2E, DdpWorldTwoSharingOneGpuOverGlooAllChecks) {
-  const auto report = run_cuda("gloo2", {"--scenario", "cifar_resnet18", "--gpus", "2", "--modes",
-                                         "single,ddp", "--steps", "3", "--batch-size", "64",
-                                         "--backend", "gloo", "--share-gpus"});
+  const auto report = run_cuda(
+      "gloo2", {"--scenario", "cifar_resnet18", "--gpus", "2", "--modes", "single,ddp", "--steps",
+                "3", "--batch-size", "64", "--backend", "gloo", "--share-gpus"});
   for (const char* check : {"loss", "gradients", "updates", "ranks_bitwise_equal"}) {
     EXPECT_EQ(find_check(report, "ddp", check).at("status"), "pass") << check;
   }
 }
 
 TEST_F(GpuE2E, DataParallelTwoReplicasOnOneGpu) {
-  run_cuda("dp2", {"--scenario", "cifar_resnet18", "--gpus", "2", "--modes", "single,dp",
-                   "--steps", "3", "--batch-size", "64", "--share-gpus"});
+  run_cuda("dp2", {"--scenario", "cifar_resnet18", "--gpus", "2", "--modes", "single,dp", "--steps",
+                   "3", "--batch-size", "64", "--share-gpus"});
 }
 
 TEST_F(GpuE2E, SyncBnWorldTwoFloat64OnOneGpu) {
@@ -71,8 +71,8 @@ TEST_F(GpuE2E, SyncBnWorldTwoFloat64OnOneGpu) {
 TEST_F(GpuE2E, CrashAndHangOnAGpuRankEndTheRunNamingTheRank) {
   for (const std::string fault : {"crash:rank=1,step=1", "hang:rank=1,step=1"}) {
     const auto r = ddpbench({"run", "--scenario", "toy_cnn", "--gpus", "2", "--share-gpus",
-                             "--device", "cuda", "--steps", "3", "--check-only", "--timeout",
-                             "20", "--inject-fault", fault, "--out", path("fault")});
+                             "--device", "cuda", "--steps", "3", "--check-only", "--timeout", "20",
+                             "--inject-fault", fault, "--out", path("fault")});
     EXPECT_EQ(r.exit_code, 3) << fault << r.out << r.err;
     EXPECT_NE(r.err.find("rank 1"), std::string::npos) << fault << r.err;
     EXPECT_FALSE(std::filesystem::exists(path("fault"))) << fault;
@@ -80,13 +80,13 @@ TEST_F(GpuE2E, CrashAndHangOnAGpuRankEndTheRunNamingTheRank) {
 }
 
 TEST_F(GpuE2E, TorchDdpOracleAgreesOnCudaBatches) {
-  run_cuda("oracle", {"--scenario", "cifar_resnet18", "--gpus", "2", "--share-gpus", "--dtype",
-                      "float64", "--steps", "2", "--batch-size", "16", "--export-batches",
-                      "--comparison", "free"});
-  const auto py = testing::python(
-      {testing::oracle("torch_ddp_oracle.py"), "--batches", path("oracle") + "/batches.pt",
-       "--check", path("oracle") + "/state_ddp.pt", "--atol", "1e-9", "--rtol", "1e-9",
-       "--device", "cuda"});
+  run_cuda("oracle",
+           {"--scenario", "cifar_resnet18", "--gpus", "2", "--share-gpus", "--dtype", "float64",
+            "--steps", "2", "--batch-size", "16", "--export-batches", "--comparison", "free"});
+  const auto py =
+      testing::python({testing::oracle("torch_ddp_oracle.py"), "--batches",
+                       path("oracle") + "/batches.pt", "--check", path("oracle") + "/state_ddp.pt",
+                       "--atol", "1e-9", "--rtol", "1e-9", "--device", "cuda"});
   EXPECT_EQ(py.exit_code, 0) << py.out << py.err;
 }
 

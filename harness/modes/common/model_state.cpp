@@ -1,10 +1,10 @@
 // model_state.cpp — see model_state.h.
 #include "modes/common/model_state.h"
 
-#include <torch/nn/module.h>
 #include <caffe2/serialize/inline_container.h>
 #include <torch/csrc/jit/serialization/export.h>
 #include <torch/csrc/jit/serialization/pickler.h>
+#include <torch/nn/module.h>
 #include <torch/utils.h>
 
 namespace ddpbench::modes {
@@ -30,7 +30,9 @@ std::vector<char> pickle_for_torch_load(const c10::IValue& value) {
   // tag_aggregates off.
   std::vector<char> pickle;
   torch::jit::Pickler pickler(
-      [&pickle](const char* bytes, size_t size) { pickle.insert(pickle.end(), bytes, bytes + size); },
+      [&pickle](const char* bytes, size_t size) {
+        pickle.insert(pickle.end(), bytes, bytes + size);
+      },
       /*tensor_table=*/nullptr, /*type_renamer=*/nullptr, /*memoized_class_types=*/nullptr,
       /*get_tensor_id=*/nullptr, /*tag_aggregates=*/false);
   pickler.protocol();

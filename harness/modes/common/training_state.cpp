@@ -13,7 +13,8 @@ namespace {
 
 scenarios::MultiTensorSGD& as_sgd(torch::optim::Optimizer& optimizer) {
   auto* sgd = dynamic_cast<scenarios::MultiTensorSGD*>(&optimizer);
-  if (sgd == nullptr) throw std::logic_error("training state: only the scenarios' SGD is supported");
+  if (sgd == nullptr)
+    throw std::logic_error("training state: only the scenarios' SGD is supported");
   return *sgd;
 }
 
@@ -46,11 +47,10 @@ void load_training_state(torch::nn::Module& module, torch::optim::Optimizer& opt
   auto& sgd = as_sgd(optimizer);
   for (size_t i = 0; i < params.size(); ++i) {
     // On the parameter's device, as the optimizer's own buffer would be.
-    sgd.set_momentum_buffer(params[i], s.momentum.empty()
-                                           ? at::Tensor()
-                                           : s.momentum[i].to(params[i].device(),
-                                                              /*non_blocking=*/false,
-                                                              /*copy=*/true));
+    sgd.set_momentum_buffer(params[i], s.momentum.empty() ? at::Tensor()
+                                                          : s.momentum[i].to(params[i].device(),
+                                                                             /*non_blocking=*/false,
+                                                                             /*copy=*/true));
   }
 }
 
