@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "errors.h"
+#include "quoted_input.h"
 #include "scenarios/builtin.h"
 
 namespace ddpbench::scenarios {
@@ -23,7 +24,8 @@ const ScenarioSpec& ScenarioRegistry::get(const std::string& name) const {
     if (s.name == name) return s;
   }
   throw InputError(
-      fmt::format("unknown scenario '{}': known scenarios are {} (see `ddpbench list`)", name,
+      fmt::format("unknown scenario {}: known scenarios are {} (see `ddpbench list`)",
+                  quoted_input(name),
                   fmt::join(names(), ", ")));
 }
 

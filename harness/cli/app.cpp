@@ -46,11 +46,23 @@ std::string brief(std::string s) {
   return one_line(s);
 }
 
+// `ddpbench --scenario cifar_resnet18 --gpus 8`, the form users know from PyTorch's launchers,
+// means `run`: flags without a subcommand go to run (--help and --version stay the app's).
+std::vector<std::string> with_default_subcommand(std::vector<std::string> args) {
+  if (args.size() < 2) return args;
+  const std::string& first = args[1];
+  const bool app_flag = first == "-h" || first == "--help" || first == "--version";
+  if (first.rfind('-', 0) == 0 && !app_flag) args.insert(args.begin() + 1, "run");
+  return args;
+}
+
 }  // namespace
 
 int run_app(int argc, char** argv) {
-  const std::vector<std::string> args(argv, argv + argc);
-  CLI::App app{"ddpbench — correctness and scaling harness for data-parallel training", "ddpbench"};
+  const std::vector<std::string> args = with_default_subcommand({argv, argv + argc});
+  CLI::App app{"ddpbench — correctness and scaling harness for data-parallel training (flags "
+               "without a subcommand mean `run`)",
+               "ddpbench"};
   app.set_version_flag("--version", run::version_line());
   app.require_subcommand(1);
 
@@ -68,7 +80,9 @@ int run_app(int argc, char** argv) {
   CLI::App* scale_cmd = add_scale_command(app, scale_request);
 
   try {
-    app.parse(argc, argv);
+    // CLI11 takes the arguments reversed, without the program name.
+    std::vector<std::string> reversed(args.rbegin(), args.rend() - 1);
+    app.parse(reversed);
   } catch (const CLI::Success& e) {
     return app.exit(e);  // --help / --version
   } catch (const CLI::ParseError& e) {

@@ -9,23 +9,30 @@
 namespace ddpbench::cli {
 
 void add_shared_run_flags(CLI::App& cmd, run::RunRequest& r) {
+  // --help shows each flag's default (the value RunRequest starts with).
+  cmd.option_defaults()->always_capture_default();
   cmd.add_option("--scenario", r.scenario, "Scenario name (see `ddpbench list`)");
   cmd.add_option("--steps", r.steps,
                  "Training steps: checked steps, and timed steps after --warmup (default: the "
                  "scenario's)")
-      ->check(integer_at_least(1));
+      ->check(integer_at_least(1))
+      ->default_str("");  // 0 stands for "the scenario's", which the text says
   cmd.add_option("--batch-size", r.batch_size,
                  "Global batch size, all ranks together (default: the scenario's; `scale`: at "
                  "the largest world size)")
-      ->check(integer_at_least(1));
-  cmd.add_option("--seed", r.seed, "Seed for init, shuffle and augmentation")
-      ->check(integer_at_least(0));
-  cmd.add_option("--dtype", r.dtype, "float32 or float64")
+      ->check(integer_at_least(1))
+      ->default_str("");
+  cmd.add_option("--seed", r.seed,
+                 "Seed for init, shuffle and augmentation (default: the scenario's)")
+      ->check(integer_at_least(0))
+      ->default_str("");
+  cmd.add_option("--dtype", r.dtype, "float32 or float64 (default: the scenario's)")
       ->check(CLI::IsMember({"float32", "float64"}));
   cmd.add_option("--data-dir", r.data_dir, "Dataset directory (default: the scenario's data)");
   cmd.add_option("--out", r.out, "Output directory for the report files");
   cmd.add_option("--threads", r.threads, "Intra-op threads per process (default: cores / ranks)")
-      ->check(integer_at_least(1));
+      ->check(integer_at_least(1))
+      ->default_str("");
   cmd.add_option("--device", r.device, "auto (CUDA when this build and machine have it), cpu, cuda")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
   cmd.add_flag("--share-gpus", r.share_gpus,
@@ -61,7 +68,8 @@ void add_run_flags(CLI::App& cmd, run::RunRequest& r) {
       ->check(integer_at_least(1));
   cmd.add_option(
       "--inject-fault", r.inject_fault,
-      "KIND:rank=R,step=S[,eps=E][,tensor=NAME], KIND in grad, crash, hang, nan, syncbn");
+      "KIND:rank=R,step=S[,eps=E][,tensor=NAME], KIND in grad, crash, hang, nan, syncbn, "
+      "buffers (ddp); or dpbuffers:step=S (dp). eps and tensor apply to grad");
   cmd.add_option("--grad-check", r.grad_check, "Gradient comparison: auto, full, fingerprint")
       ->check(CLI::IsMember({"auto", "full", "fingerprint"}));
   cmd.add_option("--comparison", r.comparison,

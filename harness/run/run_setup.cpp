@@ -2,13 +2,16 @@
 #include "run/run_setup.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <thread>
 
 #include "comm/backend_support.h"
 #include "errors.h"
+#include "quoted_input.h"
 #include "modes/ddp/comm_hook.h"
 #include "run/device_choice.h"
 #include "run/progress_line.h"
@@ -33,6 +36,64 @@ std::vector<modes::ModeKind> resolve_modes(const std::vector<std::string>& names
     out.push_back(*m);
   }
   return out;
+}
+
+std::string mode_list(const std::vector<modes::ModeKind>& kinds) {
+  std::string out;
+  for (modes::ModeKind k : kinds) out += (out.empty() ? "" : ",") + std::string(modes::mode_name(k));
+  return out;
+}
+
+void check_data_dir(const std::string& dir) {
+  if (dir.empty()) return;
+  std::error_code ec;
+  const auto status = std::filesystem::status(dir, ec);
+  if (status.type() == std::filesystem::file_type::not_found) {
+    throw InputError(fmt::format("--data-dir {}: no such directory", quoted_input(dir)));
+  }
+  if (status.type() != std::filesystem::file_type::directory) {
+    throw InputError(fmt::format(
+        "--data-dir {} is not a directory: pass the folder that holds the dataset's files",
+        quoted_input(dir)));
+  }
+}
+
+// The launcher's progress clock and gloo's collective timeout both count in milliseconds: below a
+// second every real step looks like a hang, and past a week the arithmetic gets close to
+// overflowing (and nan or inf never compare as intended).
+std::chrono::milliseconds checked_timeout(double seconds) {
+  constexpr double kMaxSeconds = 7 * 24 * 3600;
+  if (!std::isfinite(seconds) || seconds < 1 || seconds > kMaxSeconds) {
+    throw InputError(fmt::format(
+        "--timeout {}: pass a number of seconds from 1 to {:.0f} (a week)", seconds, kMaxSeconds));
+  }
+  return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+}
+
+// At least one byte (0 bytes would put every parameter in its own bucket without saying so) and
+// at most 1 TiB, which keeps the byte count far inside int64.
+int64_t checked_bucket_bytes(const char* flag, double mib) {
+  constexpr double kMaxMib = 1 << 20;
+  const double bytes = mib * (1 << 20);
+  if (!std::isfinite(mib) || bytes < 1 || mib > kMaxMib) {
+    throw InputError(fmt::format("{} {}: pass a size in MiB above 0 and at most {:.0f} (1 TiB)",
+                                 flag, mib, kMaxMib));
+  }
+  return static_cast<int64_t>(bytes);
+}
+
+void check_fault_tensor(const RunSetup& s) {
+  if (s.fault->kind != modes::FaultKind::kGrad || s.fault->tensor.empty()) return;
+  std::vector<std::string> names;
+  for (const auto& p : s.spec->build_model(s.seed).ptr()->named_parameters()) {
+    names.push_back(p.key());
+    if (p.key() == s.fault->tensor) return;
+  }
+  const size_t shown = std::min<size_t>(3, names.size());
+  throw InputError(fmt::format(
+      "--inject-fault tensor {} is not a parameter of {}: name one of its parameters ({}{})",
+      quoted_input(s.fault->tensor), s.spec->name,
+      fmt::join(names.begin(), names.begin() + shown, ", "), shown < names.size() ? ", ..." : ""));
 }
 
 void check_fault(const RunSetup& s) {
@@ -68,6 +129,7 @@ void check_fault(const RunSetup& s) {
     throw InputError(
         fmt::format("--inject-fault step {} is beyond the run's {} steps", s.fault->step, s.steps));
   }
+  check_fault_tensor(s);
 }
 
 }  // namespace
@@ -99,13 +161,18 @@ RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioRegistry& reg
         "global batch {} is not divisible by {} ranks: pass --batch-size as a multiple of {}",
         s.global_batch, s.world_size, s.world_size));
   }
-  if (!o.data_dir.empty() && !std::filesystem::is_directory(o.data_dir)) {
-    throw InputError(fmt::format("--data-dir {}: no such directory", o.data_dir));
-  }
+  check_data_dir(o.data_dir);
   s.request = {s.seed, o.data_dir};
   const int64_t cores = std::max<int64_t>(1, std::thread::hardware_concurrency());
   s.context.threads = o.threads > 0 ? o.threads : std::max<int64_t>(1, cores / s.world_size);
   s.backend = o.backend;
+  // gloo is the default, so only another backend can have been asked for on purpose.
+  if (s.backend != "gloo" && !s.has_mode(modes::ModeKind::kDdp)) {
+    throw InputError(fmt::format(
+        "--backend {} only applies to the ddp mode, which this run does not have (modes {}): add "
+        "ddp to --modes, or drop --backend",
+        s.backend, mode_list(s.modes)));
+  }
   s.master_addr = o.master_addr;
   {
     s.context.gpus = runtime::probe_gpus();
@@ -124,15 +191,12 @@ RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioRegistry& reg
     s.share_gpus = o.share_gpus;
     s.context.numerics.allow_tf32 = o.tf32 == "on";
   }
-  if (o.timeout <= 0) throw InputError("--timeout must be a positive number of seconds");
-  s.timeout = std::chrono::milliseconds(static_cast<int64_t>(o.timeout * 1000));
+  s.timeout = checked_timeout(o.timeout);
 
   s.ddp.impl = o.ddp_impl == "naive" ? modes::ddp::DdpImpl::kNaive : modes::ddp::DdpImpl::kBucketed;
-  if (o.bucket_cap_mb <= 0 || o.first_bucket_mb <= 0) {
-    throw InputError("--bucket-cap-mb and --first-bucket-mb must be positive");
-  }
-  s.ddp.reducer.limits.bucket_cap_bytes = static_cast<int64_t>(o.bucket_cap_mb * (1 << 20));
-  s.ddp.reducer.limits.first_bucket_bytes = static_cast<int64_t>(o.first_bucket_mb * (1 << 20));
+  s.ddp.reducer.limits.bucket_cap_bytes = checked_bucket_bytes("--bucket-cap-mb", o.bucket_cap_mb);
+  s.ddp.reducer.limits.first_bucket_bytes =
+      checked_bucket_bytes("--first-bucket-mb", o.first_bucket_mb);
   s.ddp.reducer.comm_hook = modes::ddp::parse_comm_hook(o.comm_hook);
   if (s.ddp.reducer.comm_hook == modes::ddp::CommHookKind::kBf16Compress &&
       !comm::supports_sum(s.backend, at::kBFloat16)) {

@@ -31,6 +31,17 @@ TEST_F(CliE2E, VersionAndHelp) {
   for (const char* sub : {"run", "sampler", "list"}) EXPECT_NE(h.out.find(sub), std::string::npos);
 }
 
+TEST_F(CliE2E, FlagsWithoutASubcommandMeanRun) {
+  const std::string out = tmp_ + "/bare";
+  const auto r = ddpbench({"--scenario", "linear_mse", "--gpus", "2", "--quiet", "--out", out});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(fs::exists(out + "/report.json"));
+  const auto help = ddpbench({"run", "--help"});
+  EXPECT_NE(help.out.find("--timeout FLOAT=300"), std::string::npos) << help.out;  // defaults
+  EXPECT_NE(help.out.find("syncbn, buffers"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("dpbuffers"), std::string::npos) << help.out;
+}
+
 TEST_F(CliE2E, ListShowsEveryScenarioWithParameterCounts) {
   const auto r = ddpbench({"list", "--format", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -127,11 +138,39 @@ TEST_F(CliE2E, BadInputIsOneLineExitTwoAndNothingWritten) {
       {"missing dataset size", {"sampler"}, "--dataset-size"},
       {"unknown flag", {"run", "--warp-speed"}, "--warp-speed"},
       {"no subcommand", {}, "subcommand"},
+      {"data dir is a file",
+       {"run", "--scenario", "toy_cnn", "--data-dir", tmp_ + "/a_file", "--out", out},
+       "is not a directory"},
+      {"infinite timeout", {"run", "--timeout", "inf", "--out", out}, "--timeout inf"},
+      {"nan timeout", {"run", "--timeout", "nan", "--out", out}, "--timeout nan"},
+      {"huge timeout", {"run", "--timeout", "1e10", "--out", out}, "a week"},
+      {"tiny timeout", {"run", "--timeout", "1e-9", "--out", out}, "--timeout 1e-09"},
+      {"nan bucket", {"run", "--bucket-cap-mb", "nan", "--out", out}, "--bucket-cap-mb nan"},
+      {"inf first bucket", {"run", "--first-bucket-mb", "inf", "--out", out}, "--first-bucket-mb"},
+      {"backend without ddp",
+       {"run", "--scenario", "linear_mse", "--backend", "mpi", "--out", out},
+       "--backend mpi only applies to the ddp mode"},
+      {"fault without rank or step",
+       {"run", "--scenario", "linear_mse", "--gpus", "2", "--inject-fault", "crash", "--out", out},
+       "rank is missing"},
+      {"fault field repeated",
+       {"run", "--scenario", "linear_mse", "--gpus", "2", "--inject-fault",
+        "crash:rank=1,step=0,rank=0", "--out", out},
+       "given twice"},
+      {"fault on a tensor the model lacks",
+       {"run", "--scenario", "linear_mse", "--gpus", "2", "--inject-fault",
+        "grad:rank=1,step=0,tensor=nope", "--out", out},
+       "tensor 'nope' is not a parameter of linear_mse"},
+      {"hostile scenario name",
+       {"run", "--scenario", "\x1b[2J" + std::string(100000, 'x'), "--out", out},
+       "'\\x1b[2Jxxx"},
   };
   for (const auto& c : cases) {
     const auto r = ddpbench(c.args);
     EXPECT_EQ(r.exit_code, 2) << c.name << ": " << r.err;
     EXPECT_EQ(testing::count_lines(r.err), 1) << c.name << ": " << r.err;
+    EXPECT_LT(r.err.size(), 1500u) << c.name << ": echoed input not cut short";
+    EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << c.name << ": raw escape echoed";
     EXPECT_EQ(r.err.rfind("ddpbench: error: ", 0), 0u) << c.name << ": " << r.err;
     EXPECT_NE(r.err.find(c.expect_in_message), std::string::npos) << c.name << ": " << r.err;
     EXPECT_FALSE(fs::exists(out)) << c.name << ": wrote " << out;

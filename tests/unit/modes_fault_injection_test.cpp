@@ -37,6 +37,43 @@ TEST(FaultInjection, RejectsMalformedSpecsWithTheSyntax) {
   }
 }
 
+TEST(FaultInjection, RequiresRankAndStepAndRefusesRepeatsAndStrayFields) {
+  const std::vector<std::pair<const char*, const char*>> cases = {
+      {"crash", "rank is missing"},
+      {"crash:step=1", "rank is missing"},
+      {"hang:rank=1", "step is missing"},
+      {"grad:rank=1,step=1,rank=0", "'rank' is given twice"},
+      {"grad:rank=1,step=1,eps=1,eps=2", "'eps' is given twice"},
+      {"dpbuffers:rank=1,step=1", "dpbuffers has no rank"},
+      {"dpbuffers", "step is missing"},
+      {"nan:rank=1,step=1,eps=2", "only apply to grad"},
+      {"crash:rank=1,step=1,tensor=fc.weight", "only apply to grad"},
+  };
+  for (const auto& [spec, expected] : cases) {
+    try {
+      parse_fault(spec);
+      ADD_FAILURE() << spec << " was accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << spec << ": "
+                                                                           << e.what();
+    }
+  }
+}
+
+TEST(FaultInjection, EchoesHostileTextQuotedAndShort) {
+  const std::string hostile = "\x1b[31mred" + std::string(100000, 'x');
+  try {
+    parse_fault("\x1b" + hostile);
+    ADD_FAILURE() << "accepted";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_LT(what.size(), 1000u);
+    EXPECT_EQ(what.find('\x1b'), std::string::npos);
+    EXPECT_NE(what.find("\\x1b"), std::string::npos) << what;
+    EXPECT_NE(what.find("bytes)"), std::string::npos) << what;
+  }
+}
+
 TEST(FaultInjection, FiresOnlyOnItsRankAndStep) {
   const std::optional<FaultSpec> f = parse_fault("nan:rank=1,step=2");
   EXPECT_TRUE(fault_fires(f, FaultKind::kNan, 1, 2));

@@ -3,16 +3,18 @@
 
 #include <fmt/format.h>
 
+#include <set>
 #include <sstream>
 
 #include "errors.h"
+#include "quoted_input.h"
 
 namespace ddpbench::modes {
 namespace {
 
 constexpr const char* kSyntax =
     "expected KIND:rank=R,step=S[,eps=E][,tensor=NAME] with KIND one of grad, crash, hang, nan, "
-    "syncbn, buffers (ddp), dpbuffers (dp)";
+    "syncbn, buffers (ddp), or dpbuffers:step=S (dp); eps and tensor apply to grad";
 
 }  // namespace
 
@@ -55,19 +57,23 @@ FaultSpec parse_fault(const std::string& text) {
   else if (kind == "dpbuffers")
     f.kind = FaultKind::kDpBuffers;
   else
-    throw InputError(
-        fmt::format("--inject-fault '{}': unknown kind '{}'; {}", text, kind, kSyntax));
-  if (colon == std::string::npos) return f;
-  std::stringstream fields(text.substr(colon + 1));
+    throw InputError(fmt::format("--inject-fault {}: unknown kind {}; {}", quoted_input(text),
+                                 quoted_input(kind), kSyntax));
+  std::set<std::string> seen;
+  std::stringstream fields(colon == std::string::npos ? "" : text.substr(colon + 1));
   std::string field;
   while (std::getline(fields, field, ',')) {
     const size_t eq = field.find('=');
     if (eq == std::string::npos) {
-      throw InputError(
-          fmt::format("--inject-fault '{}': field '{}' has no '='; {}", text, field, kSyntax));
+      throw InputError(fmt::format("--inject-fault {}: field {} has no '='; {}",
+                                   quoted_input(text), quoted_input(field), kSyntax));
     }
     const std::string key = field.substr(0, eq);
     const std::string value = field.substr(eq + 1);
+    if (!seen.insert(key).second) {
+      throw InputError(fmt::format("--inject-fault {}: {} is given twice; give each field once",
+                                   quoted_input(text), quoted_input(key)));
+    }
     try {
       size_t used = 0;
       if (key == "rank") {
@@ -80,18 +86,37 @@ FaultSpec parse_fault(const std::string& text) {
         f.tensor = value;
         used = value.size();
       } else {
-        throw InputError(
-            fmt::format("--inject-fault '{}': unknown field '{}'; {}", text, key, kSyntax));
+        throw InputError(fmt::format("--inject-fault {}: unknown field {}; {}",
+                                     quoted_input(text), quoted_input(key), kSyntax));
       }
       if (used != value.size() || value.empty()) throw std::invalid_argument(value);
     } catch (const std::logic_error&) {
-      throw InputError(
-          fmt::format("--inject-fault '{}': bad value '{}' for {}; {}", text, value, key, kSyntax));
+      throw InputError(fmt::format("--inject-fault {}: bad value {} for {}; {}",
+                                   quoted_input(text), quoted_input(value), key, kSyntax));
     }
   }
+  // A fault at a made-up place proves nothing: say where. dpbuffers has no rank (DP is one
+  // process), so it needs only its step.
+  const bool needs_rank = f.kind != FaultKind::kDpBuffers;
+  for (const char* key : {"rank", "step"}) {
+    if (std::string(key) == "rank" && !needs_rank) continue;
+    if (!seen.count(key)) {
+      throw InputError(fmt::format("--inject-fault {}: {} is missing; {}", quoted_input(text), key,
+                                   kSyntax));
+    }
+  }
+  if (!needs_rank && seen.count("rank")) {
+    throw InputError(fmt::format(
+        "--inject-fault {}: dpbuffers has no rank (DP is one process): drop rank=, keep step=",
+        quoted_input(text)));
+  }
+  if (f.kind != FaultKind::kGrad && (seen.count("eps") || seen.count("tensor"))) {
+    throw InputError(fmt::format("--inject-fault {}: eps= and tensor= only apply to grad; {}",
+                                 quoted_input(text), kSyntax));
+  }
   if (f.rank < 0 || f.step < 0) {
-    throw InputError(
-        fmt::format("--inject-fault '{}': rank and step must be >= 0; {}", text, kSyntax));
+    throw InputError(fmt::format("--inject-fault {}: rank and step must be >= 0; {}",
+                                 quoted_input(text), kSyntax));
   }
   return f;
 }

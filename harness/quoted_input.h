@@ -1,0 +1,31 @@
+// quoted_input.h — how an error message echoes text the user typed (a scenario name, a path, a
+// fault's tensor): in single quotes, control bytes (ANSI escapes, newlines) shown as \xNN so they
+// cannot drive the terminal or split the one-line error contract, and long text cut to its first
+// 80 bytes with the full length said, so a 100 KB argument cannot flood the screen.
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+namespace ddpbench {
+
+inline std::string quoted_input(std::string_view text) {
+  constexpr size_t kShown = 80;
+  std::string out = "'";
+  for (size_t i = 0; i < text.size() && i < kShown; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c == 0x7f || c == '\\' || c == '\'') {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  out += "'";
+  if (text.size() > kShown) out += "... (" + std::to_string(text.size()) + " bytes)";
+  return out;
+}
+
+}  // namespace ddpbench
