@@ -23,18 +23,11 @@ inline constexpr int kExitWorkerFailed = 3;
 // Internal to spawned workers, never seen by users: "a collective failed, probably because a
 // peer died". The parent prefers to blame a rank that failed for another reason.
 inline constexpr int kExitPeerLost = 4;
-// Ctrl-C / SIGTERM of the launching parent (128 + SIGINT, as shells report it).
-inline constexpr int kExitInterrupted = 130;
+// SIGINT, SIGTERM or SIGHUP: 128 + the signal, as shells report it (launch/signal_cleanup.h).
 
 // A training process failed: crash, hang past its timeout, or a non-finite loss. Exit 3; the
 // message names the rank (or "single") and the cause.
 class WorkerFailure : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-// SIGINT / SIGTERM reached the launching parent; every worker has been stopped. Exit 130.
-class Interrupted : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };

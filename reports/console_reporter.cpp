@@ -45,7 +45,8 @@ std::string ConsoleReporter::render(const RunReport& report) const {
       out += fmt::format("  first divergence: {}\n", describe_first_divergence(r.first_divergence));
     }
   }
-  out += failed == 0 ? "\nPASS\n" : fmt::format("\nFAIL: {} check(s) failed\n", failed);
+  // The report's own verdict, the one every other format shows.
+  out += report.passed ? "\nPASS\n" : fmt::format("\nFAIL: {} check(s) failed\n", failed);
   return out;
 }
 

@@ -59,6 +59,7 @@ std::vector<std::string> with_default_subcommand(std::vector<std::string> args) 
 }  // namespace
 
 int run_app(int argc, char** argv) {
+  run::prepare_process(argc > 0 ? argv[0] : nullptr);
   const std::vector<std::string> args = with_default_subcommand({argv, argv + argc});
   CLI::App app{"ddpbench — correctness and scaling harness for data-parallel training (flags "
                "without a subcommand mean `run`)",
@@ -106,9 +107,6 @@ int run_app(int argc, char** argv) {
   } catch (const WorkerFailure& e) {
     fmt::print(stderr, "ddpbench: worker failure: {}\n", one_line(e.what()));
     return kExitWorkerFailed;
-  } catch (const Interrupted& e) {
-    fmt::print(stderr, "ddpbench: {}; all workers stopped\n", one_line(e.what()));
-    return kExitInterrupted;
   } catch (const std::exception& e) {
     // Inside a spawned worker this is almost always a collective failing because a peer died:
     // a distinct code lets the parent blame the peer that failed first.

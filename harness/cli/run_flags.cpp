@@ -86,7 +86,7 @@ void add_run_flags(CLI::App& cmd, run::RunRequest& r) {
 }
 
 std::vector<std::string> command_line(const run::RunRequest& r) {
-  std::vector<std::string> a = {"/proc/self/exe", "run", "--scenario", r.scenario};
+  std::vector<std::string> a = {"ddpbench", "run", "--scenario", r.scenario};
   auto option = [&a](const char* flag, const std::string& value) {
     a.insert(a.end(), {flag, value});
   };

@@ -9,23 +9,38 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <stdexcept>
+
+#include "launch/signal_cleanup.h"
 
 namespace ddpbench::launch {
 
-int run_child(const std::vector<std::string>& argv) {
+std::string self_executable() {
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? "/proc/self/exe" : self.string();
+}
+
+int run_self(const std::vector<std::string>& argv) {
+  const std::string self = self_executable();
+  SignalCleanup& cleanup = SignalCleanup::process();
+  auto lock = cleanup.hold();
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
   if (pid == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
+    SignalCleanup::reset_in_child();
     const int null = ::open("/dev/null", O_WRONLY);
     if (null >= 0) dup2(null, STDOUT_FILENO);
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
-    execv(args[0], args.data());
+    execv(self.c_str(), args.data());
     _exit(127);
   }
+  const TrackedResource child(cleanup.track_child(pid));
+  lock.unlock();
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }

@@ -1,5 +1,5 @@
-// child_process.h — run one child process to completion (used by `scale` to run each point as
-// its own `ddpbench run`). The child dies with the parent.
+// child_process.h — run this program again as one child process, to completion (used by `scale`
+// to run each point as its own `ddpbench run`, and by --bisect). The child dies with the parent.
 #pragma once
 
 #include <string>
@@ -7,8 +7,13 @@
 
 namespace ddpbench::launch {
 
-// Runs argv (argv[0] a path), stdout discarded, stderr inherited; returns the exit code
-// (128 + signal when killed).
-int run_child(const std::vector<std::string>& argv);
+// Runs this program again with argv (argv[0] is the name ps shows), stdout discarded, stderr
+// inherited; returns the exit code (128 + signal when killed). A signal meanwhile stops it
+// (signal_cleanup.h).
+int run_self(const std::vector<std::string>& argv);
+
+// The path of this program's binary (/proc/self/exe resolved): children run from it, so their
+// process name is the binary's rather than "exe".
+std::string self_executable();
 
 }  // namespace ddpbench::launch

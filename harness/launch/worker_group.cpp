@@ -9,7 +9,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -20,16 +19,14 @@
 
 #include "comm/store.h"
 #include "errors.h"
+#include "launch/child_process.h"
 #include "launch/environment.h"
+#include "launch/signal_cleanup.h"
 
 namespace ddpbench::launch {
 namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-
-// Set by SIGINT/SIGTERM while a group runs; polled by the supervision loop.
-std::atomic<int> g_interrupt_signal{0};  // NOLINT: signal handlers can only reach globals
-void on_interrupt(int sig) { g_interrupt_signal = sig; }
 
 struct Worker {
   int rank = 0;
@@ -54,7 +51,7 @@ std::string tail_of(const std::string& path, int lines) {
 }
 
 pid_t spawn(const WorkerGroupOptions& o, int rank, int port, const std::string& log_path,
-            const std::string& result_path) {
+            const std::string& result_path, const std::string& self) {
   std::vector<std::string> env = {
       fmt::format("{}={}", kResultFileEnv, result_path),
       fmt::format("RANK={}", rank),
@@ -72,6 +69,7 @@ pid_t spawn(const WorkerGroupOptions& o, int rank, int port, const std::string& 
   // Child: die with the parent, log to a file, become the worker.
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) _exit(1);
+  SignalCleanup::reset_in_child();
   signal(SIGINT, SIG_IGN);  // the parent decides; Ctrl-C reaches the parent and it stops us
   const int fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   if (fd >= 0) {
@@ -80,12 +78,14 @@ pid_t spawn(const WorkerGroupOptions& o, int rank, int port, const std::string& 
     close(fd);
   }
   for (const auto& e : env) putenv(strdup(e.c_str()));
+  // Named ddpbench-rankR in ps (argv[0]) and run from the real binary, so that its process name
+  // is ddpbench rather than /proc/self/exe's "exe".
+  std::string name = fmt::format("ddpbench-rank{}", rank);
   std::vector<char*> args;
-  static char self[] = "/proc/self/exe";
-  args.push_back(self);
+  args.push_back(name.data());
   for (size_t i = 1; i < o.argv.size(); ++i) args.push_back(const_cast<char*>(o.argv[i].c_str()));
   args.push_back(nullptr);
-  execv(self, args.data());
+  execv(self.c_str(), args.data());
   std::fprintf(stderr, "exec of worker failed: %s\n", std::strerror(errno));
   _exit(127);
 }
@@ -177,17 +177,17 @@ std::string progress_key(int rank) { return fmt::format("ddpbench/progress/{}", 
 
 std::string run_worker_group(const WorkerGroupOptions& o) {
   auto store = comm::Store::serve(o.master_addr, 0, std::chrono::seconds(30));
+  SignalCleanup& cleanup = SignalCleanup::process();
+  std::vector<TrackedResource> tracked;  // what a signal's cleanup stops or removes
   std::string tmp = (fs::temp_directory_path() / "ddpbench-workers-XXXXXX").string();
-  if (mkdtemp(tmp.data()) == nullptr)
-    throw std::runtime_error("cannot create a temporary directory");
-
-  g_interrupt_signal = 0;
-  struct sigaction sa {};
-  sa.sa_handler = on_interrupt;
-  struct sigaction old_int {
-  }, old_term{};
-  sigaction(SIGINT, &sa, &old_int);
-  sigaction(SIGTERM, &sa, &old_term);
+  {
+    const auto lock = cleanup.hold();
+    if (mkdtemp(tmp.data()) == nullptr) {
+      throw std::runtime_error("cannot create a temporary directory");
+    }
+    tracked.emplace_back(cleanup.track_path(tmp));
+  }
+  const std::string self = self_executable();
 
   std::vector<Worker> workers(static_cast<size_t>(o.world_size));
   std::string failure;
@@ -197,15 +197,13 @@ std::string run_worker_group(const WorkerGroupOptions& o) {
       w.rank = r;
       w.log_path = fmt::format("{}/rank{}.log", tmp, r);
       w.last_change = Clock::now();
-      w.pid = spawn(o, r, store->port(), w.log_path, tmp + "/result.bin");
+      const auto lock = cleanup.hold();
+      w.pid = spawn(o, r, store->port(), w.log_path, tmp + "/result.bin", self);
+      tracked.emplace_back(cleanup.track_child(w.pid));
     }
     size_t done = 0;
     while (done < workers.size() && failure.empty()) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      if (g_interrupt_signal != 0) {
-        failure = fmt::format("interrupted by signal {}", g_interrupt_signal.load());
-        break;
-      }
       for (auto& w : workers) {
         if (w.exited) continue;
         if (waitpid(w.pid, &w.status, WNOHANG) == w.pid) {
@@ -258,20 +256,14 @@ std::string run_worker_group(const WorkerGroupOptions& o) {
     }
   } catch (...) {
     stop_all(workers);
-    sigaction(SIGINT, &old_int, nullptr);
-    sigaction(SIGTERM, &old_term, nullptr);
     fs::remove_all(tmp);
     throw;
   }
   stop_all(workers);
-  sigaction(SIGINT, &old_int, nullptr);
-  sigaction(SIGTERM, &old_term, nullptr);
-  const bool interrupted = g_interrupt_signal != 0;
   std::string result;
-  const bool sent = failure.empty() && !interrupted && store->check(kResultKey);
+  const bool sent = failure.empty() && store->check(kResultKey);
   if (sent) result = read_result(tmp + "/result.bin", store->get(kResultKey));
   fs::remove_all(tmp);
-  if (interrupted) throw Interrupted(failure);
   if (!failure.empty()) throw WorkerFailure(failure);
   if (!sent) throw WorkerFailure("rank 0 exited without sending its results");
   return result;

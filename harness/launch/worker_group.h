@@ -25,7 +25,7 @@ struct WorkerGroupOptions {
   std::string master_addr = "127.0.0.1";
   // A rank that reports no progress for this long is declared hung.
   std::chrono::milliseconds progress_timeout{std::chrono::minutes(5)};
-  // Command line of each worker (argv[0] is replaced by this executable).
+  // Command line of each worker (argv[0] becomes ddpbench-rankR; the binary is this one).
   std::vector<std::string> argv;
   // Extra "NAME=value" entries for every worker's environment.
   std::vector<std::string> extra_env;
@@ -44,9 +44,9 @@ inline constexpr const char* kResultKey = "ddpbench/result";
 void send_result(comm::Store& store, const std::string& bytes);
 
 // Spawns the workers, supervises them to the end and returns rank 0's result bytes (what it
-// passed to send_result). Throws WorkerFailure (exit 3) naming the rank and cause, or
-// Interrupted (errors.h) on SIGINT/SIGTERM; in every case all workers are gone when it returns
-// or throws.
+// passed to send_result). Throws WorkerFailure (exit 3) naming the rank and cause; in every
+// case all workers are gone when it returns or throws. A signal meanwhile is SignalCleanup's:
+// the workers and the group's temporary folder are registered with it.
 std::string run_worker_group(const WorkerGroupOptions& options);
 
 }  // namespace ddpbench::launch

@@ -31,7 +31,7 @@ reports::RunReport run_float64_twin(const RunRequest& request, bool lockstep,
   const RunRequest twin = float64_twin(request, lockstep, scratch.path() + "/out");
   fmt::print("bisect: re-running the failing configuration in float64 ...\n");
   std::fflush(stdout);
-  exit_code = launch::run_child(command_line(twin));
+  exit_code = launch::run_self(command_line(twin));
   if (exit_code != 0 && exit_code != 1) return {};
   return read_report_file(twin.out + "/report.json");
 }

@@ -66,7 +66,7 @@ int execute_scale(const ScaleRequest& request, const scenarios::ScenarioRegistry
     p.out = fmt::format("{}/k{}", tmp, p.world_size);
     fmt::print("scale: K={} (global batch {}) ...\n", p.world_size, p.batch_size);
     std::fflush(stdout);
-    const int code = launch::run_child(command_line(p));
+    const int code = launch::run_self(command_line(p));
     if (code != 0) {
       throw WorkerFailure(
           fmt::format("scale: the K={} point failed with exit code {}", p.world_size, code));

@@ -3,23 +3,84 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "errors.h"
+#include "quoted_input.h"
 #include "reports/json_reporter.h"
 
 namespace ddpbench::run {
+namespace fs = std::filesystem;
 
-reports::RunReport read_report_file(const std::string& path) {
+namespace {
+
+// One verdict everywhere: every check's status is one the reporters know, and `passed` says
+// exactly whether one of them failed.
+void check_verdict(const reports::RunReport& report) {
+  bool any_failed = false;
+  for (const auto& mode : report.results) {
+    for (const auto& c : mode.checks) {
+      if (c.status != "pass" && c.status != "fail" && c.status != "expected_divergence") {
+        throw InputError(fmt::format(
+            "check {} of mode {} has status {}; known statuses are pass, fail, "
+            "expected_divergence (was the file edited?)",
+            quoted_input(c.name), quoted_input(mode.mode), quoted_input(c.status)));
+      }
+      any_failed = any_failed || c.status == "fail";
+    }
+  }
+  if (report.passed == any_failed) {
+    throw InputError(fmt::format(
+        "\"passed\" is {} but {} check failed: the verdict contradicts the checks (was the file "
+        "edited?); re-run, or correct the file",
+        report.passed, any_failed ? "a" : "no"));
+  }
+}
+
+}  // namespace
+
+std::string report_file_path(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    const std::string inside = (fs::path(path) / "report.json").string();
+    if (!fs::is_regular_file(inside, ec)) {
+      throw InputError(fmt::format("{} is a folder without a report.json: pass a report.json or "
+                                   "the --out folder of a run",
+                                   quoted_input(path)));
+    }
+    return inside;
+  }
+  if (!fs::exists(path, ec)) {
+    throw InputError(fmt::format("{}: no such file: pass a report.json written by ddpbench",
+                                 quoted_input(path)));
+  }
+  if (!fs::is_regular_file(path, ec)) {
+    throw InputError(fmt::format("{} is not a regular file: pass a report.json written by "
+                                 "ddpbench",
+                                 quoted_input(path)));
+  }
+  return path;
+}
+
+reports::RunReport read_report_file(const std::string& given) {
+  const std::string path = report_file_path(given);
   std::ifstream in(path);
-  if (!in) throw InputError(fmt::format("{}: cannot open the report for reading", path));
+  if (!in) {
+    throw InputError(fmt::format("{}: cannot open the report for reading ({})",
+                                 quoted_input(path), std::strerror(errno)));
+  }
   try {
-    return reports::report_from_json(nlohmann::json::parse(in));
+    reports::RunReport report = reports::report_from_json(nlohmann::json::parse(in));
+    check_verdict(report);
+    return report;
   } catch (const nlohmann::json::exception& e) {
-    throw InputError(fmt::format("{}: not valid JSON ({})", path, e.what()));
+    throw InputError(fmt::format("{}: not a valid report ({})", quoted_input(path), e.what()));
   } catch (const InputError& e) {
-    throw InputError(fmt::format("{}: {}", path, e.what()));
+    throw InputError(fmt::format("{}: {}", quoted_input(path), e.what()));
   }
 }
 

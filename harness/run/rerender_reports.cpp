@@ -2,6 +2,8 @@
 #include "run/rerender_reports.h"
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "errors.h"
 #include "run/output_dir.h"
@@ -9,15 +11,24 @@
 #include "run/write_reports.h"
 
 namespace ddpbench::run {
+namespace fs = std::filesystem;
 
 int rerender_reports(const ReportRequest& request) {
-  const reports::RunReport report = read_report_file(request.input);
-  const std::string dir = request.out.empty()
-                              ? std::filesystem::path(request.input).parent_path().string()
-                              : request.out;
-  OutputDir out(dir.empty() ? "." : dir);
-  write_reports(report, out);
-  return kExitOk;
+  const std::string input = report_file_path(request.input);
+  const reports::RunReport report = read_report_file(input);
+  std::ifstream in(input, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+
+  std::string dir = request.out.empty() ? fs::path(input).parent_path().string() : request.out;
+  if (dir.empty()) dir = ".";
+  OutputDir out(dir, OutputPolicy::kAddFiles);
+  // The input is never rewritten: into its own folder, report.json is left as it is.
+  std::error_code ec;
+  const bool onto_input = fs::equivalent(fs::path(dir) / "report.json", input, ec);
+  ReportJson json{onto_input ? ReportJson::How::kLeave : ReportJson::How::kCopy, bytes};
+  write_reports(report, out, "", json);
+  // The exit code is the report's verdict, as it was for the run that wrote it.
+  return report.passed ? kExitOk : kExitCheckFailed;
 }
 
 }  // namespace ddpbench::run

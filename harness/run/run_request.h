@@ -76,7 +76,7 @@ struct RunRequest {
   bool bisect = false;
 };
 
-// The command line that makes this binary execute `request` (argv[0] is replaced by the binary):
+// The command line that makes this binary execute `request` (argv[0] is only the name ps shows):
 // how `scale` and --bisect start a run as a child process. The CLI provides it, since only the
 // CLI knows how each field is spelled as a flag.
 using CommandLineOf = std::function<std::vector<std::string>(const RunRequest& request)>;

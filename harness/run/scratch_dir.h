@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "launch/signal_cleanup.h"
+
 namespace ddpbench::run {
 
 class ScratchDir {
@@ -19,6 +21,7 @@ class ScratchDir {
 
  private:
   std::string path_;
+  launch::TrackedResource tracked_;  // removed by a signal's cleanup too
 };
 
 }  // namespace ddpbench::run

@@ -2,6 +2,7 @@
 #include "run/write_reports.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "reports/console_reporter.h"
 #include "reports/reporter.h"
@@ -9,13 +10,21 @@
 namespace ddpbench::run {
 
 void write_reports(const reports::RunReport& report, OutputDir& out,
-                   const std::string& also_wrote) {
+                   const std::string& also_wrote, const ReportJson& json) {
+  std::vector<std::string> extensions;
   for (const auto& reporter : reports::file_reporters()) {
-    out.stage(reporter->file_name(), reporter->render(report));
+    const std::string name = reporter->file_name();
+    if (name == "report.json" && json.how != ReportJson::How::kRender) {
+      if (json.how == ReportJson::How::kLeave) continue;
+      out.stage(name, json.bytes);
+    } else {
+      out.stage(name, reporter->render(report));
+    }
+    extensions.push_back(name.substr(name.find('.') + 1));
   }
   out.commit();
   fmt::print("\n{}", reports::ConsoleReporter().render(report));
-  fmt::print("wrote {}/report.{{json,csv,junit.xml,md,html}}{}\n", out.path(), also_wrote);
+  fmt::print("wrote {}/report.{{{}}}{}\n", out.path(), fmt::join(extensions, ","), also_wrote);
 }
 
 }  // namespace ddpbench::run

@@ -73,7 +73,7 @@ TEST(RunFlags, UnsetFieldsAreNotWritten) {
                            "--threads", "--modes", "--inject-fault", "--check-only"}) {
     EXPECT_EQ(std::find(args.begin(), args.end(), flag), args.end()) << flag;
   }
-  EXPECT_EQ(args[0], "/proc/self/exe");
+  EXPECT_EQ(args[0], "ddpbench");
   EXPECT_EQ(args[1], "run");
 }
 

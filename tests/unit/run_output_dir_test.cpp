@@ -28,7 +28,26 @@ TEST_F(OutputDirTest, CommitMovesEveryStagedFileIntoPlace) {
   }
   EXPECT_TRUE(fs::exists(dir + "/a.json"));
   EXPECT_EQ(fs::file_size(dir + "/b.pt"), 2u);
-  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 2);
+  // The two files and the manifest naming them (what the next run into this folder replaces).
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 3);
+  std::ifstream manifest(dir + "/" + OutputDir::kManifest);
+  const std::string listed((std::istreambuf_iterator<char>(manifest)),
+                           std::istreambuf_iterator<char>());
+  EXPECT_EQ(listed, "a.json\nb.pt\n");
+}
+
+TEST_F(OutputDirTest, AddFilesLeavesOtherFilesAndWritesNoManifest) {
+  fs::create_directories(tmp_ + "/theirs");
+  std::ofstream(tmp_ + "/theirs/notes.txt") << "x";
+  EXPECT_THROW(OutputDir(tmp_ + "/theirs"), InputError);
+  {
+    OutputDir out(tmp_ + "/theirs", OutputPolicy::kAddFiles);
+    out.stage("report.md", "# r");
+    out.commit();
+  }
+  EXPECT_TRUE(fs::exists(tmp_ + "/theirs/notes.txt"));
+  EXPECT_TRUE(fs::exists(tmp_ + "/theirs/report.md"));
+  EXPECT_FALSE(fs::exists(tmp_ + "/theirs/" + OutputDir::kManifest));
 }
 
 TEST_F(OutputDirTest, AbandonedRunLeavesNothing) {
@@ -37,7 +56,7 @@ TEST_F(OutputDirTest, AbandonedRunLeavesNothing) {
     OutputDir out(dir);
     out.stage("a.json", "{}");
   }
-  EXPECT_FALSE(fs::exists(dir)) << "a directory created for a failed run must be removed";
+  EXPECT_FALSE(fs::exists(tmp_ + "/new")) << "every folder created for a failed run must go";
   fs::create_directories(tmp_ + "/existing");
   {
     OutputDir out(tmp_ + "/existing");

@@ -1,0 +1,126 @@
+// signal_cleanup.cpp — see signal_cleanup.h.
+#include "launch/signal_cleanup.h"
+
+#include <fmt/format.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <thread>
+
+namespace ddpbench::launch {
+namespace {
+
+sigset_t handled_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGHUP);
+  return set;
+}
+
+const char* signal_label(int sig) {
+  switch (sig) {
+    case SIGINT:
+      return "SIGINT";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGHUP:
+      return "SIGHUP";
+  }
+  return "a signal";
+}
+
+// True once `pid` is gone: reaped here, or already reaped by the thread that started it.
+bool reaped(pid_t pid) {
+  int status = 0;
+  const pid_t r = waitpid(pid, &status, WNOHANG);
+  return r == pid || (r < 0 && errno == ECHILD);
+}
+
+}  // namespace
+
+SignalCleanup& SignalCleanup::process() {
+  static SignalCleanup* instance = new SignalCleanup();  // never destroyed: the watcher uses it
+  return *instance;
+}
+
+void SignalCleanup::install() {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  if (installed_) return;
+  installed_ = true;
+  const sigset_t set = handled_signals();
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  std::thread([this, set] {
+    int sig = 0;
+    while (sigwait(&set, &sig) != 0) {
+    }
+    clean_up_and_exit(sig);
+  }).detach();
+}
+
+void SignalCleanup::reset_in_child() {
+  const sigset_t set = handled_signals();
+  sigprocmask(SIG_UNBLOCK, &set, nullptr);
+}
+
+std::unique_lock<std::recursive_mutex> SignalCleanup::hold() {
+  return std::unique_lock<std::recursive_mutex>(mutex_);
+}
+
+SignalCleanup::Token SignalCleanup::track_path(const std::string& path) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  paths_[next_] = path;
+  return next_++;
+}
+
+SignalCleanup::Token SignalCleanup::track_child(pid_t pid) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  children_[next_] = pid;
+  return next_++;
+}
+
+void SignalCleanup::release(Token token) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  paths_.erase(token);
+  children_.erase(token);
+}
+
+void SignalCleanup::clean_up_and_exit(int sig) {
+  // Taken and never given back: nothing may start or commit once the cleanup has begun.
+  mutex_.lock();
+  for (const auto& [token, pid] : children_) kill(pid, SIGTERM);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+  for (const auto& [token, pid] : children_) {
+    while (!reaped(pid)) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        kill(pid, SIGKILL);
+        waitpid(pid, nullptr, 0);
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+  // Newest first: a staged file goes before the folder it sits in.
+  size_t removed = 0;
+  for (auto it = paths_.rbegin(); it != paths_.rend(); ++it) {
+    std::error_code ec;
+    if (std::filesystem::remove_all(it->second, ec) > 0) ++removed;
+  }
+  // A progress line may be half-drawn on the terminal.
+  const char* fresh_line = isatty(STDERR_FILENO) ? "\n" : "";
+  std::fprintf(stderr,
+               "%sddpbench: interrupted by %s; stopped %zu child process(es), removed %zu staged "
+               "file(s) or folder(s)\n",
+               fresh_line, signal_label(sig), children_.size(), removed);
+  std::fflush(stderr);
+  _exit(128 + sig);
+}
+
+}  // namespace ddpbench::launch

@@ -1,0 +1,81 @@
+// signal_cleanup.h — what happens when SIGINT, SIGTERM or SIGHUP reaches a launching ddpbench
+// process, whatever it is doing (setup, single or dp training, batch export, the DDP phase, report
+// writing): every child process it started is stopped and reaped, every file and folder it staged
+// is removed, one line on stderr says what happened, and it exits 128 + the signal, as a shell
+// reports a process killed by that signal.
+//
+// How: install() blocks the three signals in this thread (and so in every thread started after
+// it) and a watcher thread takes them with sigwait, so the cleanup runs as ordinary code, not in a
+// signal handler, while the training thread is wherever it is. Whoever creates something that
+// must not outlive an interrupted run registers it under the lock the watcher takes (hold()), so
+// the watcher never misses a child or a file that exists, and a commit that holds the lock is
+// all-or-nothing. The state is process-wide because signals are delivered to a process.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+
+namespace ddpbench::launch {
+
+class SignalCleanup {
+ public:
+  using Token = uint64_t;
+
+  // The process's one instance.
+  static SignalCleanup& process();
+
+  // Starts handling SIGINT, SIGTERM and SIGHUP; idempotent. Call before any other thread starts.
+  void install();
+  // In a forked child before exec: the blocked signals would otherwise stay blocked in the new
+  // program.
+  static void reset_in_child();
+
+  // While the returned lock is held, a signal's cleanup waits (recursive: the track/release calls
+  // below may be made under it).
+  std::unique_lock<std::recursive_mutex> hold();
+  // A file or folder (removed recursively) to delete if a signal arrives before release().
+  Token track_path(const std::string& path);
+  // A child process to stop (SIGTERM, SIGKILL after 3 s) and reap if a signal arrives.
+  Token track_child(pid_t pid);
+  void release(Token token);
+
+ private:
+  SignalCleanup() = default;
+  [[noreturn]] void clean_up_and_exit(int signal);
+
+  std::recursive_mutex mutex_;
+  bool installed_ = false;
+  Token next_ = 1;
+  std::map<Token, std::string> paths_;
+  std::map<Token, pid_t> children_;
+};
+
+// Releases its token when it goes out of scope.
+class TrackedResource {
+ public:
+  TrackedResource() = default;
+  explicit TrackedResource(SignalCleanup::Token token) : token_(token) {}
+  ~TrackedResource() { reset(); }
+  TrackedResource(TrackedResource&& o) noexcept : token_(o.token_) { o.token_ = 0; }
+  TrackedResource& operator=(TrackedResource&& o) noexcept {
+    if (this != &o) {
+      reset();
+      token_ = o.token_;
+      o.token_ = 0;
+    }
+    return *this;
+  }
+  void reset() {
+    if (token_ != 0) SignalCleanup::process().release(token_);
+    token_ = 0;
+  }
+
+ private:
+  SignalCleanup::Token token_ = 0;
+};
+
+}  // namespace ddpbench::launch

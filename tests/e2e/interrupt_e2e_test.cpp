@@ -1,0 +1,158 @@
+// interrupt_e2e_test.cpp — "lose nothing, leave nothing half-written" with the real binary:
+// SIGINT, SIGTERM and SIGHUP at each phase of a run (batch export, single training, the DDP
+// phase) stop every worker, remove what the run staged and every folder it created, say so in one
+// line and exit 128 + the signal; a run owns its --out folder (refuses foreign files, locks it,
+// replaces an earlier run's files); `report` never rewrites its input and has one verdict.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "support/cli_runner.h"
+#include "support/temp_dir_test.h"
+#include "support/test_paths.h"
+
+namespace ddpbench {
+namespace {
+namespace fs = std::filesystem;
+using testing::ddpbench;
+using testing::read_json;
+
+class InterruptE2E : public testing::TempDirTest {
+ protected:
+  // Starts `ddpbench args`, waits (up to 120 s) until the shell test `ready` holds ($pid is the
+  // run's process), sends `sig`, and returns the exit code the shell saw, with the run's stderr.
+  testing::ProcessResult interrupt_when(const std::vector<std::string>& args,
+                                        const std::string& ready, const std::string& sig) {
+    std::string command = std::string("'") + testing::kDdpbenchBinary + "'";
+    for (const auto& a : args) command += " '" + a + "'";
+    const std::string script =
+        command + " >/dev/null 2>" + path("stderr") + " & pid=$!\n" +
+        "for i in $(seq 2400); do if " + ready + "; then break; fi; sleep 0.05; done\n" +
+        "kill -" + sig + " $pid; wait $pid; rc=$?; echo \"$rc\"";
+    testing::ProcessResult r = testing::run_process({"bash", "-c", script});
+    std::ifstream err(path("stderr"));
+    r.err.assign(std::istreambuf_iterator<char>(err), std::istreambuf_iterator<char>());
+    r.exit_code = std::stoi(r.out);
+    return r;
+  }
+};
+
+TEST_F(InterruptE2E, SigintDuringBatchExportRemovesTheStagedFileAndEveryCreatedFolder) {
+  const std::string out = path("a/b/c");
+  const auto r = interrupt_when({"run", "--scenario", "toy_cnn", "--gpus", "2", "--steps", "3000",
+                                 "--export-batches", "--quiet", "--out", out},
+                                "ls " + out + "/.batches.pt.tmp-* >/dev/null 2>&1", "INT");
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  EXPECT_NE(r.err.find("interrupted by SIGINT"), std::string::npos) << r.err;
+  EXPECT_EQ(testing::count_lines(r.err), 1) << r.err;
+  EXPECT_FALSE(fs::exists(path("a"))) << "every folder the run created must go";
+  EXPECT_FALSE(testing::process_alive_with(out));
+}
+
+TEST_F(InterruptE2E, SigtermDuringTheDdpPhaseStopsEveryWorker) {
+  const std::string out = path("ddp");
+  const auto r = interrupt_when({"run", "--scenario", "toy_cnn", "--gpus", "2", "--modes", "ddp",
+                                 "--steps", "3000", "--quiet", "--out", out},
+                                "[ \"$(pgrep -P $pid | wc -l)\" -ge 2 ]", "TERM");
+  EXPECT_EQ(r.exit_code, 143) << r.err;
+  EXPECT_NE(r.err.find("interrupted by SIGTERM; stopped 2 child process(es)"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_FALSE(testing::process_alive_with(out)) << "a worker outlived the run";
+}
+
+TEST_F(InterruptE2E, SighupDuringSingleTrainingLeavesNothing) {
+  const std::string out = path("single");
+  const auto r = interrupt_when({"run", "--scenario", "toy_cnn", "--steps", "3000", "--quiet",
+                                 "--out", out},
+                                "[ -d " + out + " ] && sleep 1", "HUP");
+  EXPECT_EQ(r.exit_code, 129) << r.err;
+  EXPECT_NE(r.err.find("interrupted by SIGHUP"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST_F(InterruptE2E, AFailedRunRemovesEveryFolderItCreated) {
+  const auto r = ddpbench({"run", "--scenario", "linear_mse", "--gpus", "2", "--inject-fault",
+                           "crash:rank=1,step=0", "--quiet", "--out", path("n/e/s/t")});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_FALSE(fs::exists(path("n")));
+}
+
+TEST_F(InterruptE2E, ARunOwnsItsFolder) {
+  // A folder with someone else's files is refused and left as it was.
+  fs::create_directories(path("mine"));
+  std::ofstream(path("mine/notes.txt")) << "keep me";
+  auto r = ddpbench({"run", "--scenario", "linear_mse", "--quiet", "--out", path("mine")});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("'notes.txt', which no ddpbench run wrote"), std::string::npos) << r.err;
+  EXPECT_EQ(std::distance(fs::directory_iterator(path("mine")), fs::directory_iterator()), 1);
+
+  // An earlier run's folder is replaced whole: its dp state does not stay beside the new report.
+  const std::string out = path("reused");
+  r = ddpbench({"run", "--scenario", "linear_mse", "--gpus", "2", "--modes", "single,dp",
+                "--quiet", "--out", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_TRUE(fs::exists(out + "/state_dp.pt"));
+  r = ddpbench({"run", "--scenario", "linear_mse", "--quiet", "--out", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(out + "/state_dp.pt")) << "an earlier run's file was left behind";
+  EXPECT_TRUE(fs::exists(out + "/state_single.pt"));
+
+  // While another process holds the folder, a run is refused instead of mixing its files in.
+  const auto locked = testing::run_process(
+      {"flock", "--nonblock", out, testing::kDdpbenchBinary, "run", "--scenario", "linear_mse",
+       "--quiet", "--out", out});
+  EXPECT_EQ(locked.exit_code, 2) << locked.err;
+  EXPECT_NE(locked.err.find("another ddpbench process is writing into this folder"),
+            std::string::npos)
+      << locked.err;
+}
+
+TEST_F(InterruptE2E, ReportNeverRewritesItsInputAndHasOneVerdict) {
+  const std::string out = path("run");
+  ASSERT_EQ(ddpbench({"run", "--scenario", "linear_mse", "--gpus", "2", "--quiet", "--out", out})
+                .exit_code,
+            0);
+  // Unknown fields survive: the input is neither rewritten nor re-serialised.
+  nlohmann::json doc = read_json(out + "/report.json");
+  doc["added_by_a_user"] = "keep";
+  std::ofstream(out + "/report.json") << doc.dump(1);
+  const auto before = fs::last_write_time(out + "/report.json");
+  auto r = ddpbench({"report", out + "/report.json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(fs::last_write_time(out + "/report.json"), before);
+  EXPECT_EQ(read_json(out + "/report.json").at("added_by_a_user"), "keep");
+  r = ddpbench({"report", out, "--out", path("copy")});  // a run's folder works as input too
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_json(path("copy") + "/report.json").at("added_by_a_user"), "keep");
+
+  // A hand-edited check that contradicts "passed" is refused, not rendered two ways.
+  doc = read_json(out + "/report.json");
+  doc["results"][1]["checks"][0]["status"] = "fail";
+  std::ofstream(out + "/report.json") << doc.dump(1);
+  r = ddpbench({"report", out + "/report.json", "--out", path("edited")});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("contradicts the checks"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("edited")));
+  // Made consistent, FAIL is FAIL on stdout, in report.md and in the exit code.
+  doc["passed"] = false;
+  std::ofstream(out + "/report.json") << doc.dump(1);
+  r = ddpbench({"report", out + "/report.json", "--out", path("failing")});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("\nFAIL"), std::string::npos) << r.out;
+  std::ifstream md(path("failing") + "/report.md");
+  const std::string text((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("FAIL"), std::string::npos);
+  EXPECT_EQ(text.find("PASS"), std::string::npos) << text;
+
+  // A folder without a report is one clear line, exit 2.
+  fs::create_directories(path("empty"));
+  r = ddpbench({"report", path("empty")});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("without a report.json"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace ddpbench
