@@ -15,11 +15,17 @@ std::string ConsoleReporter::render(const RunReport& report) const {
     const ThroughputRecord& t = r.throughput;
     const std::string eff =
         r.scaling_efficiency < 0 ? "-" : fmt::format("{:.1f}%", 100 * r.scaling_efficiency);
-    const std::string rate = t.timed_steps == 0 ? "-" : fmt::format("{:.1f}", t.samples_per_s);
-    out += fmt::format(
-        "{:<6} {:>5} {:>6} {:>12.8g} {:>12.8g} {:>9.4f}s {:>9.4f}s {:>11} {:>8}\n", r.mode,
-        r.world_size, r.losses.size(), r.losses.empty() ? 0.0 : r.losses.front(),
-        r.losses.empty() ? 0.0 : r.losses.back(), t.step_time_p50_s, t.step_time_p90_s, rate, eff);
+    // "-" where a value does not apply: no checked steps (perf only), no timed steps (check only).
+    const bool timed = t.timed_steps > 0;
+    const bool checked = !r.losses.empty();
+    const std::string rate = timed ? fmt::format("{:.1f}", t.samples_per_s) : "-";
+    const std::string p50 = timed ? fmt::format("{:.4f}s", t.step_time_p50_s) : "-";
+    const std::string p90 = timed ? fmt::format("{:.4f}s", t.step_time_p90_s) : "-";
+    const std::string steps = checked ? std::to_string(r.losses.size()) : "-";
+    const std::string first = checked ? fmt::format("{:.8g}", r.losses.front()) : "-";
+    const std::string last = checked ? fmt::format("{:.8g}", r.losses.back()) : "-";
+    out += fmt::format("{:<6} {:>5} {:>6} {:>12} {:>12} {:>10} {:>10} {:>11} {:>8}\n", r.mode,
+                       r.world_size, steps, first, last, p50, p90, rate, eff);
   }
   int failed = 0;
   for (const ModeResult& r : report.results) {

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 namespace ddpbench::reports {
 namespace {
 
@@ -30,9 +32,11 @@ std::string CsvReporter::render(const RunReport& report) const {
       if (k.status == "expected_divergence") ++divergent;
     }
     const ThroughputRecord& t = r.throughput;
-    // A scale sweep's points differ in global batch: prefer the point's own.
-    const int64_t global_batch =
-        r.mode != "single" && t.samples_per_step > 0 ? t.samples_per_step : c.global_batch;
+    // A scale sweep's points differ in global batch: prefer the point's own (the samples its
+    // steps processed, the batch unless the dataset is smaller than it).
+    const int64_t global_batch = r.mode != "single" && t.samples_per_step > 0
+                                     ? static_cast<int64_t>(std::llround(t.samples_per_step))
+                                     : c.global_batch;
     out += fmt::format(
         "{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{},{},{}\n", field(c.scenario),
         field(r.mode), r.world_size, field(r.backend.empty() ? "none" : r.backend), field(c.dtype),

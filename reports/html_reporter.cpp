@@ -4,7 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
+#include <set>
 
 #include "reports/divergence_text.h"
 #include "reports/junit_reporter.h"  // xml_escape
@@ -79,6 +81,12 @@ std::string scaling_section(const RunReport& r) {
       e.points.emplace_back(m.world_size, 100 * m.scaling_efficiency);
     }
   }
+  // Ticks at the world sizes measured (and 1, where the ideal lines start), log2-spaced.
+  std::set<double> measured = {1};
+  for (const auto& m : r.results) {
+    if (m.throughput.timed_steps > 0) measured.insert(static_cast<double>(m.world_size));
+  }
+  const std::vector<double> k_ticks(measured.begin(), measured.end());
   std::vector<Series> rates, effs;
   for (auto& [k, s] : rate) rates.push_back(s);
   for (auto& [k, s] : eff) effs.push_back(s);
@@ -91,10 +99,10 @@ std::string scaling_section(const RunReport& r) {
   }
   return "<section><h2>Throughput and scaling</h2><div class=\"charts\">\n" +
          line_chart({"chart-throughput", "Throughput vs world size", "world size K (ranks)",
-                     "samples / s"},
+                     "samples / s", k_ticks, true},
                     rates) +
          line_chart({"chart-efficiency", "Scaling efficiency vs world size", "world size K (ranks)",
-                     "efficiency (%)"},
+                     "efficiency (%)", k_ticks, true},
                     effs) +
          "</div></section>\n";
 }
@@ -125,6 +133,10 @@ std::string loss_section(const RunReport& r) {
     for (size_t i = 0; i < m.losses.size(); ++i) s.points.emplace_back(double(i), m.losses[i]);
     curves.push_back(s);
   }
+  if (curves.empty()) {
+    return "<section><h2>Loss per step</h2><p class=\"none\">No checked steps: this run only "
+           "measured throughput (--perf-only, or `ddpbench scale`).</p></section>\n";
+  }
   return "<section><h2>Loss per step</h2>\n" +
          line_chart({"chart-loss", "Training loss (global mean) per checked step", "step", "loss"},
                     curves) +
@@ -138,7 +150,7 @@ std::string sampler_section(const RunReport& r) {
       "0)</h2><p>DistributedSampler: "
       "{} samples over {} ranks, shuffle={}, drop_last={}: {} per rank, <span class=\"pad\">{} "
       "duplicated by padding</span>, {} dropped per epoch. First {} indices per rank:</p>\n"
-      "<table class=\"partition\">\n",
+      "<div class=\"wide\"><table class=\"partition\">\n",
       s.dataset_size, s.num_replicas, s.shuffle, s.drop_last, s.num_samples, s.padded, s.dropped,
       kPartitionPreview);
   for (size_t rank = 0; rank < s.preview.size(); ++rank) {
@@ -151,12 +163,19 @@ std::string sampler_section(const RunReport& r) {
     }
     out += "</tr>\n";
   }
-  return out + "</table></section>\n";
+  return out + "</table></div></section>\n";
 }
 
 std::string checks_section(const RunReport& r) {
+  bool any = false;
+  for (const auto& m : r.results) any = any || !m.checks.empty();
+  if (!any) {
+    return "<section id=\"checks\"><h2>Checks</h2><p class=\"none\">No correctness checks "
+           "ran (perf only).</p></section>\n";
+  }
   std::string out =
-      "<section id=\"checks\"><h2>Checks</h2><table><tr><th>mode</th><th>check</th>"
+      "<section id=\"checks\"><h2>Checks</h2><div class=\"wide\"><table><tr><th>mode</th>"
+      "<th>check</th>"
       "<th>status</th><th>max |diff|</th><th>max rel</th><th>worst tensor</th>"
       "<th>step</th><th>detail</th></tr>\n";
   for (const auto& m : r.results) {
@@ -169,7 +188,7 @@ std::string checks_section(const RunReport& r) {
           c.step >= 0 ? std::to_string(c.step) : "-", xml_escape(c.detail));
     }
   }
-  return out + "</table></section>\n";
+  return out + "</table></div></section>\n";
 }
 
 // "single 812.4 MiB; ddp 901.0 / 899.7 MiB (rank 0 / rank 1)"; "-" when no mode ran on CUDA.
@@ -190,6 +209,24 @@ std::string peak_memory_text(const RunReport& r) {
   return out.empty() ? "- (no mode ran on a CUDA device)" : out;
 }
 
+// "hostA (ranks 0-1), hostB (ranks 2-3)": where the DDP ranks ran.
+std::string hosts_text(const RunReport& r) {
+  for (const auto& m : r.results) {
+    if (m.hosts.empty()) continue;
+    std::string out;
+    size_t first = 0;
+    for (size_t i = 1; i <= m.hosts.size(); ++i) {
+      if (i < m.hosts.size() && m.hosts[i] == m.hosts[first]) continue;
+      out += fmt::format("{}{} (rank{} {})", out.empty() ? "" : ", ", m.hosts[first],
+                         i - first > 1 ? "s" : "",
+                         i - first > 1 ? fmt::format("{}-{}", first, i - 1) : std::to_string(first));
+      first = i;
+    }
+    return out;
+  }
+  return r.context.host;
+}
+
 std::string environment_section(const RunReport& r) {
   const RunContext& c = r.context;
   std::string argv;
@@ -197,6 +234,7 @@ std::string environment_section(const RunReport& r) {
   const std::vector<std::pair<std::string, std::string>> rows = {
       {"ddpbench", c.ddpbench_version + " (git " + c.git_revision + ")"},
       {"host", c.host + ", " + std::to_string(c.cores) + " cores"},
+      {"ranks ran on", hosts_text(r)},
       {"compiler", c.compiler},
       {"libtorch", c.libtorch_version},
       {"gloo / MPI / NCCL", c.gloo_version + " / " + c.mpi_version + " / " +
@@ -218,13 +256,15 @@ std::string environment_section(const RunReport& r) {
 }
 
 constexpr const char* kStyle = R"(
-body{font-family:system-ui,sans-serif;margin:24px;color:#222;max-width:1200px}
+body{font-family:system-ui,sans-serif;margin:0 auto;padding:24px;box-sizing:border-box;color:#222;max-width:1200px}
+.wide{max-width:100%;overflow-x:auto} td{overflow-wrap:anywhere} th{white-space:nowrap} svg.chart{max-width:100%;height:auto}
 .charts{display:flex;flex-wrap:wrap}
 h1{margin-bottom:4px} section{margin:18px 0}
 #verdict{padding:8px 16px;border-radius:6px} #verdict li{margin:6px 0} .ref{color:#555;font-size:13px} #verdict.pass{background:#e6f4ea} #verdict.fail{background:#fce8e6}
 table{border-collapse:collapse;font-size:13px} td,th{border:1px solid #ddd;padding:3px 6px;text-align:left}
 tr.fail td{background:#fce8e6} tr.expected_divergence td{background:#fff4e5}
-.partition td{width:28px;text-align:center} .pad{background:#ffbb78}
+.partition td{width:28px;text-align:center;white-space:nowrap;overflow-wrap:normal} .pad{background:#ffbb78}
+.none{color:#555}
 .chart{margin:6px 12px 6px 0;border:1px solid #eee} .plot{fill:#fafafa;stroke:#999}
 .grid{stroke:#e0e0e0} .tick{font-size:11px;fill:#444} .axis{font-size:12px;fill:#222}
 .ctitle{font-size:14px;font-weight:600} .legend{font-size:12px}
@@ -234,12 +274,18 @@ tr.fail td{background:#fce8e6} tr.expected_divergence td{background:#fff4e5}
 
 std::string HtmlReporter::render(const RunReport& r) const {
   const RunConfig& c = r.config;
+  size_t checked = 0;
+  int64_t timed = 0;
+  for (const auto& m : r.results) {
+    checked = std::max(checked, m.losses.size());
+    timed = std::max(timed, m.throughput.timed_steps);
+  }
   return fmt::format(
              "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>ddpbench: "
              "{}</title><style>{}</style></head><body>\n<h1>ddpbench: {}</h1><p>{} · {} · {} · "
-             "global batch {} · {} checked step(s)</p>\n",
+             "global batch {} · {} checked step(s) · {} timed step(s)</p>\n",
              xml_escape(c.scenario), kStyle, xml_escape(c.scenario), xml_escape(c.model),
-             xml_escape(c.dataset), xml_escape(c.dtype), c.global_batch, c.steps) +
+             xml_escape(c.dataset), xml_escape(c.dtype), c.global_batch, checked, timed) +
          verdict_section(r) + scaling_section(r) + phases_section(r) + loss_section(r) +
          sampler_section(r) + checks_section(r) + environment_section(r) + "</body></html>\n";
 }

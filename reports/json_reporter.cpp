@@ -78,6 +78,28 @@ void from_json(const json& j, SamplerRecord& s) {
   if (j.contains("preview_padding")) j.at("preview_padding").get_to(s.preview_padding);
 }
 
+void to_json(json& j, const DdpSettings& d) {
+  j = json{{"impl", d.impl},
+           {"bucket_cap_bytes", d.bucket_cap_bytes},
+           {"first_bucket_bytes", d.first_bucket_bytes},
+           {"comm_hook", d.comm_hook},
+           {"broadcast_buffers", d.broadcast_buffers},
+           {"find_unused_parameters", d.find_unused_parameters},
+           {"sync_bn", d.sync_bn},
+           {"backend", d.backend}};
+}
+
+void from_json(const json& j, DdpSettings& d) {
+  j.at("impl").get_to(d.impl);
+  j.at("bucket_cap_bytes").get_to(d.bucket_cap_bytes);
+  j.at("first_bucket_bytes").get_to(d.first_bucket_bytes);
+  j.at("comm_hook").get_to(d.comm_hook);
+  j.at("broadcast_buffers").get_to(d.broadcast_buffers);
+  j.at("find_unused_parameters").get_to(d.find_unused_parameters);
+  j.at("sync_bn").get_to(d.sync_bn);
+  j.at("backend").get_to(d.backend);
+}
+
 void to_json(json& j, const RunConfig& c) {
   j = json{{"scenario", c.scenario},
            {"model", c.model},
@@ -94,7 +116,10 @@ void to_json(json& j, const RunConfig& c) {
            {"threads", c.threads},
            {"dtype", c.dtype},
            {"data_dir", c.data_dir},
-           {"sampler", c.sampler}};
+           {"sampler", c.sampler},
+           {"ddp", c.ddp},
+           {"warmup_steps", c.warmup_steps},
+           {"scaling", c.scaling}};
 }
 
 void from_json(const json& j, RunConfig& c) {
@@ -114,6 +139,10 @@ void from_json(const json& j, RunConfig& c) {
   j.at("dtype").get_to(c.dtype);
   j.at("data_dir").get_to(c.data_dir);
   j.at("sampler").get_to(c.sampler);
+  // Reports written before these fields existed read as the defaults of that time.
+  if (j.contains("ddp")) j.at("ddp").get_to(c.ddp);
+  c.warmup_steps = j.value("warmup_steps", int64_t{0});
+  c.scaling = j.value("scaling", std::string("weak"));
 }
 
 void to_json(json& j, const CheckRecord& c) {
@@ -234,6 +263,7 @@ void to_json(json& j, const ModeResult& r) {
            {"bytes_per_step", r.bytes_per_step},
            {"buckets", r.buckets},
            {"peak_device_memory_bytes", r.peak_device_memory_bytes},
+           {"hosts", r.hosts},
            {"throughput", r.throughput},
            {"scaling_efficiency", r.scaling_efficiency},
            {"scaling", r.scaling}};
@@ -253,6 +283,7 @@ void from_json(const json& j, ModeResult& r) {
   r.bytes_per_step = j.value("bytes_per_step", int64_t{0});
   r.buckets = j.value("buckets", int64_t{0});
   r.peak_device_memory_bytes = j.value("peak_device_memory_bytes", std::vector<int64_t>{});
+  r.hosts = j.value("hosts", std::vector<std::string>{});
   if (j.contains("throughput")) j.at("throughput").get_to(r.throughput);
   r.scaling_efficiency = j.value("scaling_efficiency", -1.0);
   r.scaling = j.value("scaling", "");

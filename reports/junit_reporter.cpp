@@ -37,6 +37,7 @@ std::string JunitReporter::render(const RunReport& report) const {
   const RunConfig& c = report.config;
   int tests = 0, failures = 0;
   for (const auto& r : report.results) {
+    tests += r.throughput.timed_steps > 0 ? 1 : 0;  // the measured point
     for (const auto& k : r.checks) {
       ++tests;
       failures += k.status == "fail" ? 1 : 0;
@@ -47,12 +48,31 @@ std::string JunitReporter::render(const RunReport& report) const {
       "failures=\"{}\">\n",
       tests, failures);
   for (const auto& r : report.results) {
-    if (r.checks.empty()) continue;
+    const ThroughputRecord& t = r.throughput;
+    const bool measured = t.timed_steps > 0;
+    if (r.checks.empty() && !measured) continue;
     int suite_failures = 0;
     for (const auto& k : r.checks) suite_failures += k.status == "fail" ? 1 : 0;
     const std::string suite = fmt::format("{}.{}.world{}", c.scenario, r.mode, r.world_size);
     out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\">\n",
-                       xml_escape(suite), r.checks.size(), suite_failures);
+                       xml_escape(suite), r.checks.size() + (measured ? 1 : 0), suite_failures);
+    if (measured) {
+      // The perf point as a testcase: CI dashboards chart its time (the mean step) and show
+      // its figures.
+      const std::string eff = r.scaling_efficiency < 0
+                                  ? "-"
+                                  : fmt::format("{:.1f}%", 100 * r.scaling_efficiency);
+      out += fmt::format(
+          "    <testcase classname=\"{}\" name=\"throughput\" time=\"{:.6f}\">\n      "
+          "<system-out>{:.1f} samples/s ({:.1f} per device), step p50 {:.4f}s p90 {:.4f}s p99 "
+          "{:.4f}s over {} timed steps after {} warm-up, scaling efficiency {}</system-out>\n"
+          "    </testcase>\n",
+          xml_escape(suite), t.samples_per_step > 0 && t.samples_per_s > 0
+                                 ? t.samples_per_step / t.samples_per_s
+                                 : 0.0,
+          t.samples_per_s, t.samples_per_s_per_device, t.step_time_p50_s, t.step_time_p90_s,
+          t.step_time_p99_s, t.timed_steps, t.warmup_steps, eff);
+    }
     for (const auto& k : r.checks) {
       const std::string summary =
           fmt::format("max abs diff {:.3e}, max rel diff {:.3e}, worst tensor {}{}: {}",

@@ -54,6 +54,19 @@ struct SamplerRecord {
 
 inline constexpr int64_t kPartitionPreview = 24;
 
+// The DDP settings a run used: each changes what DDP computes or how fast, so reports record
+// them and the gate refuses to compare runs that differ in one.
+struct DdpSettings {
+  std::string impl = "bucketed";  // "bucketed" or "naive"
+  int64_t bucket_cap_bytes = 0;
+  int64_t first_bucket_bytes = 0;
+  std::string comm_hook = "allreduce";
+  bool broadcast_buffers = true;
+  bool find_unused_parameters = false;
+  bool sync_bn = false;
+  std::string backend;  // the collective backend the DDP ranks used
+};
+
 struct RunConfig {
   std::string scenario;
   std::string model;
@@ -71,6 +84,9 @@ struct RunConfig {
   std::string dtype;
   std::string data_dir;  // empty: the scenario's default data
   SamplerRecord sampler;
+  DdpSettings ddp;
+  int64_t warmup_steps = 0;  // perf phase steps discarded before timing
+  std::string scaling = "weak";  // "weak" or "strong" (the single-device baseline's batch)
 };
 
 // One correctness check of a mode against single-device training.
@@ -95,7 +111,7 @@ struct PhaseRecord {
 struct ThroughputRecord {
   int64_t warmup_steps = 0;
   int64_t timed_steps = 0;  // 0 = no perf phase ran
-  int64_t samples_per_step = 0;
+  double samples_per_step = 0;  // samples really processed per timed step, on average
   double samples_per_s = 0;             // samples_per_step / mean step time
   double samples_per_s_per_device = 0;  // samples_per_s / world_size
   double step_time_p50_s = 0, step_time_p90_s = 0, step_time_p99_s = 0;
@@ -152,6 +168,7 @@ struct ModeResult {
   // Peak CUDA memory allocated (torch.cuda.max_memory_allocated) over the mode's phases: per DDP
   // rank, per DP replica device, one for single; empty on the CPU.
   std::vector<int64_t> peak_device_memory_bytes;
+  std::vector<std::string> hosts;  // ddp: each rank's host name, in rank order
   ThroughputRecord throughput;
   // throughput / (world_size x single-device throughput); -1 when not measured.
   double scaling_efficiency = -1;

@@ -12,7 +12,7 @@ namespace ddpbench::reports {
 namespace {
 
 constexpr int kWidth = 540, kHeight = 320;
-constexpr int kLeft = 70, kRight = 150, kTop = 36, kBottom = 52;
+constexpr int kLeft = 70, kRight = 150, kTop = 36, kBottom = 60;
 
 std::string num(double v) {
   if (v == 0) return "0";
@@ -20,7 +20,40 @@ std::string num(double v) {
   return fmt::format("{:.3g}", v);
 }
 
-std::string frame(const ChartText& t, double x0, double x1, double y0, double y1) {
+// Round tick values from 0 (or lo) up to at least `hi`: a step of 1, 2 or 5 x 10^k giving at
+// most 6 intervals, so labels read 0, 2000, 4000 rather than 0, 2164, 4327.
+std::vector<double> nice_ticks(double lo, double hi) {
+  if (hi <= lo) hi = lo + 1;
+  const double raw = (hi - lo) / 5;
+  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = magnitude;
+  for (double m : {1.0, 2.0, 5.0, 10.0}) {
+    step = m * magnitude;
+    if ((hi - lo) / step <= 6) break;
+  }
+  std::vector<double> ticks;
+  const double first = std::floor(lo / step) * step;
+  for (double t = first; t < hi + step * 0.999; t += step) ticks.push_back(std::abs(t) < step * 1e-9 ? 0 : t);
+  return ticks;
+}
+
+// Maps data to the plot area; x may be log2.
+struct Axes {
+  double x0, x1, y0, y1;
+  bool log2_x;
+  double fx(double x) const { return log2_x ? std::log2(x) : x; }
+  double px(double x) const {
+    const int w = kWidth - kLeft - kRight;
+    return kLeft + (fx(x) - fx(x0)) / (fx(x1) - fx(x0)) * w;
+  }
+  double py(double y) const {
+    const int h = kHeight - kTop - kBottom;
+    return kTop + h - (y - y0) / (y1 - y0) * h;
+  }
+};
+
+std::string frame(const ChartText& t, const Axes& a, const std::vector<double>& x_ticks,
+                  const std::vector<double>& y_ticks) {
   const int w = kWidth - kLeft - kRight, h = kHeight - kTop - kBottom;
   std::string s = fmt::format(
       "<svg id=\"{}\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" "
@@ -31,22 +64,19 @@ std::string frame(const ChartText& t, double x0, double x1, double y0, double y1
                    xml_escape(t.title));
   s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" class=\"plot\"/>\n", kLeft,
                    kTop, w, h);
-  for (int i = 0; i <= 4; ++i) {
-    const double yv = y0 + (y1 - y0) * i / 4.0;
-    const double y = kTop + h - h * i / 4.0;
+  for (double yv : y_ticks) {
+    const double y = a.py(yv);
     s += fmt::format(
         "<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" class=\"grid\"/>"
-        "<text x=\"{}\" y=\"{:.1f}\" class=\"tick\" text-anchor=\"end\">{}</text>\n",
+        "<text x=\"{}\" y=\"{:.1f}\" class=\"tick ytick\" text-anchor=\"end\">{}</text>\n",
         kLeft, kLeft + w, y, y, kLeft - 6, y + 4, num(yv));
   }
-  if (x1 > x0) {
-    for (int i = 0; i <= 4; ++i) {
-      const double xv = x0 + (x1 - x0) * i / 4.0;
-      const double x = kLeft + w * i / 4.0;
-      s += fmt::format(
-          "<text x=\"{:.1f}\" y=\"{}\" class=\"tick\" text-anchor=\"middle\">{}</text>\n", x,
-          kTop + h + 16, num(xv));
-    }
+  for (double xv : x_ticks) {
+    const double x = a.px(xv);
+    s += fmt::format(
+        "<line x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{}\" y2=\"{}\" class=\"grid\"/>"
+        "<text x=\"{:.1f}\" y=\"{}\" class=\"tick xtick\" text-anchor=\"middle\">{}</text>\n",
+        x, x, kTop, kTop + h, x, kTop + h + 16, num(xv));
   }
   s += fmt::format("<text x=\"{}\" y=\"{}\" class=\"axis\" text-anchor=\"middle\">{}</text>\n",
                    kLeft + w / 2, kHeight - 12, xml_escape(t.x_label));
@@ -75,6 +105,33 @@ std::string legend(const std::vector<std::pair<std::string, std::string>>& items
   return s;
 }
 
+// A bar's label under it: one word per line ("single" over "K=1") so neighbours never overlap;
+// rotated when even one word is wider than the bar's slot.
+std::string bar_label(const std::string& label, double x, int y, double slot) {
+  std::vector<std::string> words;
+  for (size_t at = 0; at < label.size();) {
+    const size_t space = label.find(' ', at);
+    const size_t end = space == std::string::npos ? label.size() : space;
+    if (end > at) words.push_back(label.substr(at, end - at));
+    at = end + 1;
+  }
+  size_t longest = 0;
+  for (const auto& w : words) longest = std::max(longest, w.size());
+  constexpr double kCharWidth = 6.5;  // 11px sans-serif, generously
+  if (static_cast<double>(longest) * kCharWidth > slot) {
+    return fmt::format(
+        "<text x=\"{:.1f}\" y=\"{}\" class=\"tick xtick\" text-anchor=\"end\" "
+        "transform=\"rotate(-30 {:.1f} {})\">{}</text>\n",
+        x, y, x, y, xml_escape(label));
+  }
+  std::string out = fmt::format("<text y=\"{}\" class=\"tick xtick\" text-anchor=\"middle\">", y);
+  for (size_t i = 0; i < words.size(); ++i) {
+    out += fmt::format("<tspan x=\"{:.1f}\" dy=\"{}\">{}</tspan>", x, i == 0 ? 0 : 13,
+                       xml_escape(words[i]));
+  }
+  return out + "</text>\n";
+}
+
 }  // namespace
 
 std::string line_chart(const ChartText& text, const std::vector<Series>& series) {
@@ -86,18 +143,28 @@ std::string line_chart(const ChartText& text, const std::vector<Series>& series)
       y1 = std::max(y1, y);
     }
   }
+  for (double t : text.x_ticks) x0 = std::min(x0, t), x1 = std::max(x1, t);
+  const bool log2_x = text.log2_x && x0 > 0;
   if (x0 > x1) x0 = 0, x1 = 1;
-  if (x0 == x1) x0 -= 1, x1 += 1;
-  if (y1 <= 0) y1 = 1;
-  y1 *= 1.1;
-  const int w = kWidth - kLeft - kRight, h = kHeight - kTop - kBottom;
-  std::string out = frame(text, x0, x1, 0, y1);
+  if (x0 == x1) {  // one point: centre it
+    x0 = log2_x ? x0 / 2 : x0 - 1;
+    x1 = log2_x ? x1 * 2 : x1 + 1;
+  }
+  const std::vector<double> y_ticks = nice_ticks(0, y1 > 0 ? y1 * 1.05 : 1);
+  const Axes axes{x0, x1, 0, y_ticks.back(), log2_x};
+  std::vector<double> x_ticks = text.x_ticks;
+  if (x_ticks.empty()) {
+    for (double t : nice_ticks(x0, x1)) {
+      if (t >= x0 && t <= x1) x_ticks.push_back(t);
+    }
+  }
+  std::string out = frame(text, axes, x_ticks, y_ticks);
   std::vector<std::pair<std::string, std::string>> items;
   for (const auto& s : series) {
     std::string pts;
     for (const auto& [x, y] : s.points) {
-      const double px = kLeft + (x - x0) / (x1 - x0) * w;
-      const double py = kTop + h - y / y1 * h;
+      const double px = axes.px(x);
+      const double py = axes.py(y);
       pts += fmt::format("{:.1f},{:.1f} ", px, py);
       out +=
           fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"/>", px, py, s.color);
@@ -119,10 +186,10 @@ std::string stacked_bar_chart(const ChartText& text, const std::vector<std::stri
     for (double v : b.segments) sum += v;
     top = std::max(top, sum);
   }
-  if (top <= 0) top = 1;
-  top *= 1.1;
+  const std::vector<double> y_ticks = nice_ticks(0, top > 0 ? top * 1.05 : 1);
+  top = y_ticks.back();
   const int w = kWidth - kLeft - kRight, h = kHeight - kTop - kBottom;
-  std::string out = frame(text, 0, 0, 0, top);
+  std::string out = frame(text, Axes{0, 1, 0, top, false}, {}, y_ticks);
   const double slot = bars.empty() ? w : static_cast<double>(w) / static_cast<double>(bars.size());
   for (size_t i = 0; i < bars.size(); ++i) {
     double base = 0;
@@ -137,9 +204,7 @@ std::string stacked_bar_chart(const ChartText& text, const std::vector<std::stri
           xml_escape(names[k]), num(v));
       base += v;
     }
-    out +=
-        fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"tick\" text-anchor=\"middle\">{}</text>\n",
-                    x + slot * 0.3, kTop + h + 16, xml_escape(bars[i].label));
+    out += bar_label(bars[i].label, x + slot * 0.3, kTop + h + 14, slot);
   }
   std::vector<std::pair<std::string, std::string>> items;
   for (size_t k = 0; k < names.size(); ++k) items.emplace_back(names[k], colors[k % colors.size()]);

@@ -1,5 +1,6 @@
 // svg_chart.h — minimal inline-SVG charts for the self-contained HTML report: line charts with
-// axes, ticks, axis titles (with units) and a legend, and stacked bar charts. No scripts, no
+// axes, ticks at round values (1, 2, 5 x 10^k) or at given values, axis titles (with units) and a
+// legend, and stacked bar charts whose labels wrap instead of overlapping. No scripts, no
 // external resources, so the report opens offline anywhere.
 #pragma once
 
@@ -21,6 +22,10 @@ struct ChartText {
   std::string title;
   std::string x_label;
   std::string y_label;
+  // Line charts: ticks at exactly these x values (e.g. the measured world sizes) instead of evenly
+  // spaced "nice" values, and a log2 x axis (1, 2, 4, 8 ranks equally apart).
+  std::vector<double> x_ticks;
+  bool log2_x = false;
 };
 
 std::string line_chart(const ChartText& text, const std::vector<Series>& series);

@@ -8,6 +8,7 @@
 
 #include "data/idx_images.h"
 #include "data/image_dataset.h"
+#include "errors.h"
 #include "scenarios/builtin.h"
 #include "scenarios/models/fashion_cnn_net.h"
 
@@ -53,6 +54,13 @@ ScenarioSpec fashion_mnist_cnn_scenario() {
     const std::filesystem::path dir = data_dir(request);
     auto images = std::make_shared<data::InMemoryImages>(
         data::load_idx_images((dir / kImages).string(), (dir / kLabels).string()));
+    // The network's first linear layer is sized for 28x28: anything else would fail inside it.
+    const data::ImageShape shape = images->shape();
+    if (shape.channels != 1 || shape.height != 28 || shape.width != 28) {
+      throw InputError(fmt::format(
+          "{}: images are {}x{}x{}, fashion_mnist_cnn needs 1x28x28 (the Fashion-MNIST files)",
+          (dir / kImages).string(), shape.channels, shape.height, shape.width));
+    }
     data::ImageTransformOptions transform;
     transform.mean = {0.2860F};  // Fashion-MNIST training-set statistics
     transform.stddev = {0.3530F};

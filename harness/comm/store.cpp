@@ -2,6 +2,7 @@
 #include "comm/store.h"
 
 #include <fmt/format.h>
+#include <torch/csrc/distributed/c10d/FileStore.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include <stdexcept>
@@ -28,6 +29,17 @@ std::shared_ptr<Store> make(const std::string& host, int port, bool server,
 }
 
 }  // namespace
+
+std::shared_ptr<Store> Store::open_file(const std::string& path,
+                                        std::chrono::milliseconds timeout) {
+  // numWorkers -1: never counts its users down to deleting the file; the folder holding it goes
+  // with the parent's temporary folder.
+  auto file = c10::make_intrusive<c10d::FileStore>(path, -1);
+  file->setTimeout(timeout);
+  auto impl = std::make_unique<Store::Impl>();
+  impl->store = file;
+  return std::make_shared<Store>(std::move(impl));
+}
 
 Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Store::~Store() = default;

@@ -1,6 +1,7 @@
 // store.h — the key-value store used for rendezvous, progress heartbeats and results: a thin
-// wrapper over c10d::TCPStore so that callers need no c10d headers. The launching parent hosts
-// the server on a free port; workers (and the gloo process group) connect as clients.
+// wrapper over c10d's stores so that callers need no c10d headers. Workers a ddpbench parent
+// spawns share a file store in the parent's private temporary folder; externally launched ranks
+// (torchrun, Slurm, mpirun) use a TCP store that rank 0 serves, as torchrun's rendezvous does.
 #pragma once
 
 #include <chrono>
@@ -15,6 +16,10 @@ class Store {
   // Listens on host:port; port 0 picks a free port (see port()).
   static std::shared_ptr<Store> serve(const std::string& host, int port,
                                       std::chrono::milliseconds timeout);
+  // A store in a file (c10d::FileStore) that every process of one machine opens by its path: the
+  // rendezvous of the workers a ddpbench parent spawns, reachable only through the file system.
+  static std::shared_ptr<Store> open_file(const std::string& path,
+                                          std::chrono::milliseconds timeout);
   // Connects to a server; retries until `timeout`. Throws std::runtime_error on failure.
   static std::shared_ptr<Store> connect(const std::string& host, int port,
                                         std::chrono::milliseconds timeout);

@@ -2,14 +2,18 @@
 // for every point and `points: {scenario/mode/world_size: fraction}` overrides.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "compare/regression_gate.h"
 
 namespace ddpbench::compare {
 
-// Starts from `max_slowdown`; a file's top-level max_slowdown replaces it. Throws InputError
-// naming the file for unreadable or malformed YAML.
-GateThresholds load_gate_thresholds(const std::string& path, double max_slowdown);
+// The file's thresholds; a `command_line_max_slowdown` (--max-slowdown) wins over the file's
+// top-level max_slowdown, and without either it is 0.05. Throws InputError naming the file and
+// key for unreadable YAML, unknown keys, fractions outside [0, 1] and point keys that are not
+// scenario/mode/world_size.
+GateThresholds load_gate_thresholds(const std::string& path,
+                                    std::optional<double> command_line_max_slowdown);
 
 }  // namespace ddpbench::compare

@@ -2,8 +2,10 @@
 #include "compare/regression_gate.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "errors.h"
+#include "quoted_input.h"
 
 namespace ddpbench::compare {
 namespace {
@@ -15,10 +17,52 @@ std::string key_of(const reports::RunConfig& c, const reports::ModeResult& r) {
 void require_same(const std::string& field, const std::string& base, const std::string& cur) {
   if (base != cur) {
     throw InputError(fmt::format(
-        "gate: baseline and current runs differ in {} ('{}' vs '{}'); regenerate the baseline "
-        "with the current configuration",
-        field, base, cur));
+        "gate: baseline and current runs differ in {} ({} vs {}): their numbers are not "
+        "comparable; regenerate the baseline with the current configuration",
+        field, quoted_input(base), quoted_input(cur)));
   }
+}
+
+std::string text(int64_t v) { return std::to_string(v); }
+std::string text(bool v) { return v ? "true" : "false"; }
+std::string text(const std::string& v) { return v; }
+std::string text(const std::vector<std::string>& v) { return fmt::format("{}", fmt::join(v, ",")); }
+
+// Every recorded setting that changes what is computed or how fast: the gate compares like with
+// like or refuses. (Software versions are left out on purpose: an upgrade is what a gate is
+// often asked to judge.)
+void require_same_configuration(const reports::RunReport& b, const reports::RunReport& c) {
+  const reports::RunConfig& x = b.config;
+  const reports::RunConfig& y = c.config;
+  const auto same = [](const char* field, const auto& base, const auto& cur) {
+    require_same(field, text(base), text(cur));
+  };
+  same("scenario", x.scenario, y.scenario);
+  same("model", x.model, y.model);
+  same("dataset", x.dataset, y.dataset);
+  same("--data-dir", x.data_dir, y.data_dir);
+  same("loss", x.loss, y.loss);
+  same("optimizer", x.optimizer, y.optimizer);
+  same("dtype", x.dtype, y.dtype);
+  same("global batch", x.global_batch, y.global_batch);
+  same("world size", x.world_size, y.world_size);
+  same("modes", x.modes, y.modes);
+  same("steps", x.steps, y.steps);
+  same("warm-up steps", x.warmup_steps, y.warmup_steps);
+  same("seed", x.seed, y.seed);
+  same("threads per process", x.threads, y.threads);
+  same("scaling (--strong)", x.scaling, y.scaling);
+  same("device", b.context.device, c.context.device);
+  same("GPUs", b.context.gpu_devices, c.context.gpu_devices);
+  same("numerics (TF32, kernels)", b.context.numerics, c.context.numerics);
+  same("--ddp-impl", x.ddp.impl, y.ddp.impl);
+  same("--bucket-cap-mb (bytes)", x.ddp.bucket_cap_bytes, y.ddp.bucket_cap_bytes);
+  same("--first-bucket-mb (bytes)", x.ddp.first_bucket_bytes, y.ddp.first_bucket_bytes);
+  same("--comm-hook", x.ddp.comm_hook, y.ddp.comm_hook);
+  same("buffer broadcast", x.ddp.broadcast_buffers, y.ddp.broadcast_buffers);
+  same("--find-unused-parameters", x.ddp.find_unused_parameters, y.ddp.find_unused_parameters);
+  same("SyncBN", x.ddp.sync_bn, y.ddp.sync_bn);
+  same("--backend", x.ddp.backend, y.ddp.backend);
 }
 
 const reports::ModeResult* find(const reports::RunReport& r, const std::string& key) {
@@ -32,10 +76,7 @@ const reports::ModeResult* find(const reports::RunReport& r, const std::string& 
 
 GateResult run_gate(const reports::RunReport& baseline, const reports::RunReport& current,
                     const GateThresholds& thresholds) {
-  require_same("scenario", baseline.config.scenario, current.config.scenario);
-  require_same("dtype", baseline.config.dtype, current.config.dtype);
-  require_same("global batch", std::to_string(baseline.config.global_batch),
-               std::to_string(current.config.global_batch));
+  require_same_configuration(baseline, current);
   GateResult g;
   for (const auto& base : baseline.results) {
     const std::string key = key_of(baseline.config, base);

@@ -1,7 +1,8 @@
 // regression_gate.h — the CI gate: compares a current report with a baseline, point by point
 // (scenario, mode, world size). A point fails when a check fails now, when a check that passed in
 // the baseline no longer passes, or when samples/s dropped by more than the allowed slowdown.
-// Reports of different configurations (scenario, dtype, backend) are not compared at all.
+// Reports whose configurations differ in anything that changes the numbers (scenario, data,
+// dtype, batch, world size, steps, seed, threads, device, DDP settings...) are refused, naming it.
 #pragma once
 
 #include <map>

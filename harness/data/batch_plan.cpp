@@ -70,6 +70,20 @@ StepPosition GlobalBatchPlan::locate(int64_t global_step) const {
   return {global_step / per_epoch, global_step % per_epoch};
 }
 
+int64_t GlobalBatchPlan::samples_at(int64_t global_step) const {
+  const int64_t in_epoch = locate(global_step).step_in_epoch;
+  const int64_t per_rank =
+      std::min(local_batch(), sampler_.num_samples() - in_epoch * local_batch());
+  return per_rank * num_replicas();
+}
+
+double GlobalBatchPlan::mean_samples_per_step(int64_t first_step, int64_t steps) const {
+  if (steps <= 0) return 0.0;
+  int64_t total = 0;
+  for (int64_t s = first_step; s < first_step + steps; ++s) total += samples_at(s);
+  return static_cast<double>(total) / static_cast<double>(steps);
+}
+
 EpochPlan GlobalBatchPlan::epoch(int64_t epoch) const {
   DistributedSampler s = sampler_;
   s.set_epoch(epoch);

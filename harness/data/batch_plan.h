@@ -49,6 +49,11 @@ class GlobalBatchPlan {
   int64_t steps_per_epoch() const;
   // Maps a run-global step number onto (epoch, step within epoch).
   StepPosition locate(int64_t global_step) const;
+  // Samples all ranks together really process at run-global `step`: the global batch, or less on
+  // an epoch's last step when the ranks' shares run out (e.g. a batch larger than the dataset).
+  int64_t samples_at(int64_t global_step) const;
+  // Their mean over `steps` steps from `first_step`: what throughput counts.
+  double mean_samples_per_step(int64_t first_step, int64_t steps) const;
   EpochPlan epoch(int64_t epoch) const;
   const DistributedSampler& sampler() const { return sampler_; }
 

@@ -95,7 +95,11 @@ std::optional<WorldInfo> detect_world(const EnvLookup& env) {
     const auto addr = env("MASTER_ADDR");
     if (!addr) throw InputError("RANK/WORLD_SIZE are set but MASTER_ADDR is missing");
     w.master_addr = *addr;
-    w.master_port = parse_int(env, "MASTER_PORT", 1);
+    if (w.launcher == Launcher::kDdpbench && env(kStoreFileEnv)) {
+      w.store_file = *env(kStoreFileEnv);
+    } else {
+      w.master_port = parse_int(env, "MASTER_PORT", 1);
+    }
     check_rank(w, "RANK");
     return w;
   }

@@ -24,11 +24,16 @@ struct WorldInfo {
   int local_rank = 0;
   std::string master_addr;  // "" under OpenMPI without MASTER_ADDR: rank 0 shares it through MPI
   int master_port = 0;      // 0 likewise
+  // Workers a ddpbench parent spawned rendezvous through a file store in the parent's private
+  // (0700) temporary folder instead of a TCP store: nothing listens on the network for them.
+  std::string store_file;
 };
 
 // Environment variable set on workers spawned by ddpbench (the parent hosts the store and
 // writes the report).
 inline constexpr const char* kSpawnedEnv = "DDPBENCH_SPAWNED";
+// The file store of spawned workers (WorldInfo::store_file).
+inline constexpr const char* kStoreFileEnv = "DDPBENCH_STORE_FILE";
 // Where a spawned rank 0 writes its result bytes (launch/worker_group.h, send_result).
 inline constexpr const char* kResultFileEnv = "DDPBENCH_RESULT_FILE";
 

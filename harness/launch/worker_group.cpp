@@ -50,7 +50,8 @@ std::string tail_of(const std::string& path, int lines) {
   return out.empty() ? "(no output)" : out;
 }
 
-pid_t spawn(const WorkerGroupOptions& o, int rank, int port, const std::string& log_path,
+pid_t spawn(const WorkerGroupOptions& o, int rank, const std::string& store_file,
+            const std::string& log_path,
             const std::string& result_path, const std::string& self) {
   std::vector<std::string> env = {
       fmt::format("{}={}", kResultFileEnv, result_path),
@@ -58,7 +59,7 @@ pid_t spawn(const WorkerGroupOptions& o, int rank, int port, const std::string& 
       fmt::format("LOCAL_RANK={}", rank),
       fmt::format("WORLD_SIZE={}", o.world_size),
       fmt::format("MASTER_ADDR={}", o.master_addr),
-      fmt::format("MASTER_PORT={}", port),
+      fmt::format("{}={}", kStoreFileEnv, store_file),
       fmt::format("{}=1", kSpawnedEnv),
   };
   env.insert(env.end(), o.extra_env.begin(), o.extra_env.end());
@@ -123,7 +124,7 @@ std::string describe_progress(const std::string& p) {
   const size_t a = p.find(':');
   const size_t b = a == std::string::npos ? a : p.find(':', a + 1);
   if (b == std::string::npos) return p;
-  return fmt::format("step {} ({})", p.substr(0, a), p.substr(b + 1));
+  return p.substr(b + 1);  // the rank's own words, e.g. "check phase step 3 of 200, backward"
 }
 
 // Orders progress values by (step, phase) numerically; "starting" sorts first.
@@ -176,7 +177,6 @@ std::string read_result(const std::string& path, const std::string& announced) {
 std::string progress_key(int rank) { return fmt::format("ddpbench/progress/{}", rank); }
 
 std::string run_worker_group(const WorkerGroupOptions& o) {
-  auto store = comm::Store::serve(o.master_addr, 0, std::chrono::seconds(30));
   SignalCleanup& cleanup = SignalCleanup::process();
   std::vector<TrackedResource> tracked;  // what a signal's cleanup stops or removes
   std::string tmp = (fs::temp_directory_path() / "ddpbench-workers-XXXXXX").string();
@@ -188,6 +188,8 @@ std::string run_worker_group(const WorkerGroupOptions& o) {
     tracked.emplace_back(cleanup.track_path(tmp));
   }
   const std::string self = self_executable();
+  const std::string store_file = tmp + "/store";
+  auto store = comm::Store::open_file(store_file, o.progress_timeout);
 
   std::vector<Worker> workers(static_cast<size_t>(o.world_size));
   std::string failure;
@@ -198,7 +200,7 @@ std::string run_worker_group(const WorkerGroupOptions& o) {
       w.log_path = fmt::format("{}/rank{}.log", tmp, r);
       w.last_change = Clock::now();
       const auto lock = cleanup.hold();
-      w.pid = spawn(o, r, store->port(), w.log_path, tmp + "/result.bin", self);
+      w.pid = spawn(o, r, store_file, w.log_path, tmp + "/result.bin", self);
       tracked.emplace_back(cleanup.track_child(w.pid));
     }
     size_t done = 0;

@@ -11,6 +11,7 @@ namespace ddpbench::launch {
 namespace {
 
 std::shared_ptr<comm::Store> join_store(const WorldInfo& w, std::chrono::milliseconds timeout) {
+  if (w.launcher == Launcher::kDdpbench) return comm::Store::open_file(w.store_file, timeout);
   if (w.launcher == Launcher::kOpenMpi && w.master_addr.empty()) {
     return comm::mpi_rendezvous_store(w.rank, timeout);
   }
@@ -20,11 +21,19 @@ std::shared_ptr<comm::Store> join_store(const WorldInfo& w, std::chrono::millise
         "(e.g. MASTER_ADDR=<rank 0 host> MASTER_PORT=29500)",
         w.rank, launcher_name(w.launcher)));
   }
-  // A ddpbench parent hosts the store; otherwise rank 0 does, as torchrun's c10d rendezvous.
-  if (w.launcher != Launcher::kDdpbench && w.rank == 0) {
-    return comm::Store::serve(w.master_addr, w.master_port, timeout);
+  // Rank 0 serves the store, as torchrun's c10d rendezvous does; the others connect to it.
+  try {
+    if (w.rank == 0) return comm::Store::serve(w.master_addr, w.master_port, timeout);
+    return comm::Store::connect(w.master_addr, w.master_port, timeout);
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    throw WorkerFailure(fmt::format(
+        "rank {} ({}) could not {} the rendezvous store at {}:{} within {} s ({}): check "
+        "MASTER_ADDR / MASTER_PORT and that rank 0 runs",
+        w.rank, launcher_name(w.launcher), w.rank == 0 ? "serve" : "reach", w.master_addr,
+        w.master_port, std::chrono::duration_cast<std::chrono::seconds>(timeout).count(),
+        what.substr(0, what.find('\n'))));
   }
-  return comm::Store::connect(w.master_addr, w.master_port, timeout);
 }
 
 bool is_loopback(const std::string& addr) {
@@ -43,7 +52,11 @@ JoinedWorld join_world(const WorldInfo& world, const std::string& backend,
   request.rank = world.rank;
   request.world_size = world.world_size;
   request.store = joined.store;
-  request.interface_address = is_loopback(world.master_addr) ? "127.0.0.1" : "";
+  // gloo listens on this address: loopback for a loopback rendezvous, the --master-addr given for
+  // workers spawned on this machine, and the host's own name otherwise (a multi-host run).
+  request.interface_address = is_loopback(world.master_addr)          ? "127.0.0.1"
+                              : world.launcher == Launcher::kDdpbench ? world.master_addr
+                                                                      : "";
   request.timeout = timeout + std::chrono::seconds(30);
   joined.comm = comm::make_communicator(request);
   return joined;

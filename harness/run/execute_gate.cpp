@@ -13,7 +13,7 @@ namespace ddpbench::run {
 
 int execute_gate(const GateRequest& request) {
   compare::GateThresholds thresholds;
-  thresholds.max_slowdown = request.max_slowdown;
+  thresholds.max_slowdown = request.max_slowdown.value_or(thresholds.max_slowdown);
   if (!request.thresholds.empty()) {
     thresholds = compare::load_gate_thresholds(request.thresholds, request.max_slowdown);
   }

@@ -9,6 +9,7 @@
 #include "errors.h"
 #include "metrics/step_statistics.h"
 #include "modes/common/model_state.h"
+#include "modes/ddp/comm_hook.h"
 #include "run/comparison_policy.h"
 #include "run/environment_block.h"
 #include "run/write_reports.h"
@@ -94,7 +95,7 @@ reports::ThroughputRecord throughput_of(const RunSetup& setup, const ModeOutcome
   t.warmup_steps = setup.warmup_steps;
   t.timed_steps = s.steps;
   t.samples_per_step = o.perf_samples_per_step;
-  t.samples_per_s = s.mean > 0 ? static_cast<double>(o.perf_samples_per_step) / s.mean : 0.0;
+  t.samples_per_s = s.mean > 0 ? o.perf_samples_per_step / s.mean : 0.0;
   t.samples_per_s_per_device =
       t.samples_per_s / static_cast<double>(std::max<int64_t>(1, o.world_size));
   t.step_time_p50_s = s.p50;
@@ -134,6 +135,17 @@ int finish_run(const RunSetup& setup, const runtime::ExecutionContext& context,
                    setup.dtype_name(),
                    setup.request.data_dir,
                    sampler_record(run.plan->sampler())};
+  report.config.ddp = {
+      setup.ddp.impl == modes::ddp::DdpImpl::kNaive ? "naive" : "bucketed",
+      setup.ddp.reducer.limits.bucket_cap_bytes,
+      setup.ddp.reducer.limits.first_bucket_bytes,
+      modes::ddp::comm_hook_name(setup.ddp.reducer.comm_hook),
+      setup.ddp.broadcast_buffers,
+      setup.ddp.reducer.find_unused_parameters,
+      setup.sync_bn,
+      setup.backend};
+  report.config.warmup_steps = setup.warmup_steps;
+  report.config.scaling = setup.strong_scaling ? "strong" : "weak";
 
   const ModeOutcome* single = nullptr;
   for (const auto& o : outcomes) {
@@ -153,6 +165,7 @@ int finish_run(const RunSetup& setup, const runtime::ExecutionContext& context,
     r.bytes_per_step = o.bytes_per_step;
     r.buckets = o.buckets;
     r.peak_device_memory_bytes = o.peak_device_memory_bytes;
+    r.hosts = o.hosts;
     if (single != nullptr && &o != single && single->throughput_defined() && o.world_size > 0) {
       r.scaling = setup.strong_scaling ? "strong" : "weak";
       r.scaling_efficiency =

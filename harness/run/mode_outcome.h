@@ -20,7 +20,7 @@ struct ModeOutcome {
   compare::ModeTrace trace;                      // empty when the check phase did not run
   std::vector<metrics::PhaseTimes> check_times;  // per checked step
   std::vector<metrics::PhaseTimes> perf_times;   // per timed step (after warm-up)
-  int64_t perf_samples_per_step = 0;
+  double perf_samples_per_step = 0;  // mean samples really processed per timed step
   std::string backend;         // ddp's collective backend
   int64_t bytes_per_step = 0;  // ddp: gradient bytes reduced per rank per step
   int64_t buckets = 0;         // ddp: reducer buckets (0 for the naive strategy)
@@ -28,6 +28,7 @@ struct ModeOutcome {
   // Peak CUDA memory allocated over the mode's phases: one per DDP rank (rank order), one per DP
   // replica device, one for single. Empty on the CPU.
   std::vector<int64_t> peak_device_memory_bytes;
+  std::vector<std::string> hosts;  // ddp: the host of each rank, in rank order
 
   bool throughput_defined() const { return !perf_times.empty(); }
 };

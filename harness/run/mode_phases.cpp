@@ -2,6 +2,9 @@
 #include "run/mode_phases.h"
 
 #include <torch/torch.h>
+#include <unistd.h>
+
+#include <cstring>
 
 #include "modes/data_parallel/data_parallel_path.h"
 #include "modes/ddp/ddp_path.h"
@@ -37,6 +40,21 @@ void keep_check(ModeOutcome& o, modes::TrainResult r, const torch::nn::Module& m
 std::vector<metrics::PhaseTimes> timed_part(std::vector<metrics::PhaseTimes> all, int64_t warmup) {
   all.erase(all.begin(), all.begin() + std::min<int64_t>(warmup, static_cast<int64_t>(all.size())));
   return all;
+}
+
+// Every rank's host name, in rank order: a multi-host run's report says where each rank ran.
+std::vector<std::string> rank_hosts(comm::Communicator& comm) {
+  constexpr int64_t kMax = 64;
+  char name[kMax] = {};
+  gethostname(name, kMax - 1);
+  at::Tensor mine = at::zeros({kMax}, at::kByte);
+  std::memcpy(mine.data_ptr<uint8_t>(), name, std::strlen(name));
+  std::vector<std::string> hosts;
+  for (const at::Tensor& t : comm.allgather(mine)) {
+    const at::Tensor c = t.cpu().contiguous();
+    hosts.emplace_back(reinterpret_cast<const char*>(c.data_ptr<uint8_t>()));
+  }
+  return hosts;
 }
 
 modes::TrainOptions check_options(const PhaseInputs& in) {
@@ -134,7 +152,7 @@ ModeOutcome run_local_mode(const PhaseInputs& in, ModeKind mode) {
     options.on_step = [&progress](int64_t step, double loss) { progress.update(step + 1, loss); };
     o.perf_times =
         timed_part(modes::train(*path, train_inputs(in, plan), options).step_times, s.warmup_steps);
-    o.perf_samples_per_step = batch;
+    o.perf_samples_per_step = plan.mean_samples_per_step(s.warmup_steps, s.perf_steps);
   }
   o.peak_device_memory_bytes = in.context.peak_memory_bytes(o.world_size);
   return o;
@@ -158,7 +176,7 @@ ModeOutcome run_ddp_rank(const PhaseInputs& in, comm::Communicator& comm,
   o.mode = ModeKind::kDdp;
   o.world_size = s.world_size;
   o.backend = s.backend;
-  o.perf_samples_per_step = s.global_batch;
+  o.perf_samples_per_step = in.plan.mean_samples_per_step(s.warmup_steps, s.perf_steps);
   modes::ddp::DdpPathOptions path_options{s.ddp, s.fault, s.sync_bn};
   auto record_path = [&o](const modes::ddp::DdpPath& path) {
     o.bytes_per_step = path.bytes_per_step();
@@ -200,6 +218,7 @@ ModeOutcome run_ddp_rank(const PhaseInputs& in, comm::Communicator& comm,
     record_path(path);
   }
   o.perf_times = modes::ddp::slowest_rank_times(comm, perf_times);
+  o.hosts = rank_hosts(comm);
   // Every rank trains on the same kind of device (one request), so all or none join this gather.
   if (in.context.on_cuda()) {
     const at::Tensor peak = at::tensor(in.context.peak_memory_bytes(1), at::kLong);

@@ -90,6 +90,9 @@ std::string encode_outcome(const ModeOutcome& o) {
   d.insert("bytes_per_step", o.bytes_per_step);
   d.insert("buckets", o.buckets);
   d.insert("peak_device_memory_bytes", c10::List<int64_t>(o.peak_device_memory_bytes));
+  c10::List<std::string> hosts;
+  for (const auto& h : o.hosts) hosts.push_back(h);
+  d.insert("hosts", hosts);
   c10::impl::GenericList checks(c10::AnyType::get());
   for (const auto& c : o.extra_checks) checks.push_back(encode_check(c));
   d.insert("extra_checks", checks);
@@ -121,11 +124,12 @@ ModeOutcome decode_outcome(const std::string& bytes) {
   }
   o.check_times = metrics::phase_times_from_tensor(d.at("check_times").toTensor());
   o.perf_times = metrics::phase_times_from_tensor(d.at("perf_times").toTensor());
-  o.perf_samples_per_step = d.at("perf_samples_per_step").toInt();
+  o.perf_samples_per_step = d.at("perf_samples_per_step").toDouble();
   o.backend = d.at("backend").toStringRef();
   o.bytes_per_step = d.at("bytes_per_step").toInt();
   o.buckets = d.at("buckets").toInt();
   o.peak_device_memory_bytes = d.at("peak_device_memory_bytes").toIntVector();
+  for (const auto& h : d.at("hosts").toListRef()) o.hosts.push_back(h.toStringRef());
   for (const auto& c : d.at("extra_checks").toListRef()) {
     o.extra_checks.push_back(decode_check(c.toGenericDict()));
   }

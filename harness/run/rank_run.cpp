@@ -49,10 +49,15 @@ int run_as_rank(const RunRequest& request, const scenarios::ScenarioRegistry& re
   // A spawned rank reports where it is, so the parent can name a rank that stops progressing.
   std::function<void(int64_t, modes::StepPhase)> on_phase;
   if (spawned) {
-    on_phase = [&joined, rank = world.rank](int64_t step, modes::StepPhase phase) {
-      joined.store->set(
-          launch::progress_key(rank),
-          fmt::format("{}:{}:{}", step, static_cast<int>(phase), modes::step_phase_name(phase)));
+    // The step counts both phases (so progress only grows); people read it per phase.
+    on_phase = [&joined, &setup, rank = world.rank](int64_t step, modes::StepPhase phase) {
+      const bool checking = step < setup.check_steps;
+      const int64_t in_phase = checking ? step : step - setup.check_steps;
+      const int64_t of = checking ? setup.check_steps : setup.warmup_steps + setup.perf_steps;
+      joined.store->set(launch::progress_key(rank),
+                        fmt::format("{}:{}:{} phase step {} of {}, {}", step,
+                                    static_cast<int>(phase), checking ? "check" : "perf",
+                                    in_phase, of, modes::step_phase_name(phase)));
     };
   }
   ModeOutcome ddp = run_ddp_rank(in, *joined.comm, on_phase);

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -104,7 +105,8 @@ struct ReportRequest {
 struct GateRequest {
   std::string baseline;
   std::string current;
-  double max_slowdown = 0.05;
+  // --max-slowdown; unset: the thresholds file's, else 0.05. Given, it wins over the file's.
+  std::optional<double> max_slowdown;
   std::string thresholds;       // YAML; empty = none
   std::string format = "text";  // text or md
 };

@@ -11,6 +11,7 @@
 
 #include "comm/backend_support.h"
 #include "errors.h"
+#include "launch/local_address.h"
 #include "quoted_input.h"
 #include "modes/ddp/comm_hook.h"
 #include "run/device_choice.h"
@@ -174,6 +175,16 @@ RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioRegistry& reg
         s.backend, mode_list(s.modes)));
   }
   s.master_addr = o.master_addr;
+  // Spawned workers rendezvous through a private file and gloo listens on --master-addr: an
+  // address that is not this machine's would fail inside every worker, after the launch.
+  if (!world_size && s.has_mode(modes::ModeKind::kDdp) && s.backend == "gloo") {
+    if (const auto why = launch::why_not_local(s.master_addr)) {
+      throw InputError(fmt::format(
+          "--master-addr {} {}: spawned workers listen on it, so pass an address of this "
+          "machine (default 127.0.0.1)",
+          quoted_input(s.master_addr), *why));
+    }
+  }
   {
     s.context.gpus = runtime::probe_gpus();
     const runtime::GpuInfo& gpus = s.context.gpus;

@@ -114,6 +114,26 @@ TEST_F(CliE2E, BadInputIsOneLineExitTwoAndNothingWritten) {
   fs::create_directories(corrupt);
   std::ofstream(corrupt + "/data_batch_1.bin") << "too short";
   std::ofstream(tmp_ + "/a_file") << "x";
+  // IDX files (uncompressed; gzread reads them as they are) with hostile headers.
+  const auto idx = [](std::vector<uint32_t> header, size_t payload) {
+    std::string bytes;
+    for (uint32_t v : header) {
+      for (int shift = 24; shift >= 0; shift -= 8) bytes += static_cast<char>((v >> shift) & 0xff);
+    }
+    bytes += std::string(payload, '\0');
+    return bytes;
+  };
+  const auto write_idx = [this, &idx](const std::string& dir, std::vector<uint32_t> images,
+                                      size_t image_payload, uint32_t labels) {
+    fs::create_directories(tmp_ + "/" + dir);
+    std::ofstream(tmp_ + "/" + dir + "/train-images-idx3-ubyte.gz", std::ios::binary)
+        << idx(images, image_payload);
+    std::ofstream(tmp_ + "/" + dir + "/train-labels-idx1-ubyte.gz", std::ios::binary)
+        << idx({0x801, labels}, labels);
+  };
+  write_idx("idx_overflow", {0x803, 4194304, 2097152, 2097152}, 16, 4);
+  write_idx("idx_32x32", {0x803, 4, 32, 32}, 4 * 32 * 32, 4);
+  fs::create_directories(tmp_ + "/cifar_dir/data_batch_1.bin");
   const std::vector<BadInput> cases = {
       {"unknown scenario", {"run", "--scenario", "nope", "--out", out}, "cifar_resnet18"},
       {"zero steps", {"run", "--steps", "0", "--out", out}, "--steps"},
@@ -138,6 +158,24 @@ TEST_F(CliE2E, BadInputIsOneLineExitTwoAndNothingWritten) {
       {"missing dataset size", {"sampler"}, "--dataset-size"},
       {"unknown flag", {"run", "--warp-speed"}, "--warp-speed"},
       {"no subcommand", {}, "subcommand"},
+      {"IDX sizes that overflow",
+       {"run", "--scenario", "fashion_mnist_cnn", "--data-dir", tmp_ + "/idx_overflow", "--out",
+        out},
+       "multiply past 2^64"},
+      {"IDX images that are not 28x28",
+       {"run", "--scenario", "fashion_mnist_cnn", "--data-dir", tmp_ + "/idx_32x32", "--out", out},
+       "needs 1x28x28"},
+      {"CIFAR batch that is a folder",
+       {"run", "--scenario", "toy_cnn", "--data-dir", tmp_ + "/cifar_dir", "--out", out},
+       "is not a regular file"},
+      {"master address that does not resolve",
+       {"run", "--scenario", "linear_mse", "--gpus", "2", "--master-addr", "no.such.host.invalid",
+        "--out", out},
+       "does not resolve"},
+      {"master address of another machine",
+       {"run", "--scenario", "linear_mse", "--gpus", "2", "--master-addr", "192.0.2.1", "--out",
+        out},
+       "is not an address of this machine"},
       {"data dir is a file",
        {"run", "--scenario", "toy_cnn", "--data-dir", tmp_ + "/a_file", "--out", out},
        "is not a directory"},

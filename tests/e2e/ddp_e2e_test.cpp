@@ -35,6 +35,18 @@ TEST_F(DdpE2E, LinearMseOnFourRanksMatchesSingleDeviceAndTheNotebook) {
   EXPECT_EQ(py.exit_code, 0) << py.out << py.err;
 }
 
+TEST_F(DdpE2E, ThroughputCountsTheSamplesProcessedNotTheBatchAskedFor) {
+  // 20 samples, a global batch of 40: every step processes the 20 there are.
+  const auto r = ddpbench({"run", "--scenario", "linear_mse", "--gpus", "2", "--batch-size", "40",
+                           "--steps", "2", "--quiet", "--out", path("small")});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto report = read_json(path("small") + "/report.json");
+  for (const auto& result : report.at("results")) {
+    const auto& t = result.at("throughput");
+    EXPECT_DOUBLE_EQ(t.at("samples_per_step").get<double>(), 20.0) << result.at("mode");
+  }
+}
+
 TEST_F(DdpE2E, PerfPhaseReportsThroughputPhasesAndScaling) {
   const auto r = ddpbench({"run", "--scenario", "toy_cnn", "--gpus", "2", "--steps", "5",
                            "--warmup", "1", "--out", path("perf")});
@@ -135,9 +147,10 @@ struct WorkerFault {
 
 TEST_F(DdpE2E, CrashHangAndNanStopTheRunNamingTheRank) {
   const std::vector<WorkerFault> faults = {
-      {"crash:rank=1,step=2", "rank 1"},
+      // The step is named within its phase ("step 284" of a 200-step run said neither).
+      {"crash:rank=1,step=2", "at check phase step 2 of 5"},
       {"nan:rank=1,step=1", "non-finite loss"},
-      {"hang:rank=1,step=2", "rank 1"},
+      {"hang:rank=1,step=2", "rank 1 (last seen at check phase step 2 of 5"},
   };
   for (const auto& f : faults) {
     const std::string dir = path("fault-" + f.spec.substr(0, f.spec.find(':')));

@@ -3,6 +3,7 @@
 // gloo backend (rendezvous shared through MPI) and with the MPI backend.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <future>
 
@@ -51,6 +52,23 @@ TEST_F(Launchers, TorchrunVariablesByHand) {
       run_world({"run", "--scenario", "toy_cnn", "--steps", "4", "--out", dir}, envs);
   for (const auto& r : results) EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   expect_passing_report(dir);
+}
+
+// A rank whose rendezvous store never answers gives up after --timeout (not a fixed 30 s) and
+// names the address it could not reach.
+TEST_F(Launchers, AnUnreachableStoreEndsWithinTheTimeoutNamingTheAddress) {
+  const std::string port = std::to_string(testing::free_port());
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = testing::ddpbench(
+      {"run", "--scenario", "linear_mse", "--timeout", "3", "--out", tmp_ + "/lonely"},
+      {"RANK=1", "LOCAL_RANK=1", "WORLD_SIZE=2", "MASTER_ADDR=127.0.0.1", "MASTER_PORT=" + port});
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("could not reach the rendezvous store at 127.0.0.1:" + port),
+            std::string::npos)
+      << r.err;
+  EXPECT_LT(seconds, 25) << "the rendezvous ignored --timeout 3";
 }
 
 TEST_F(Launchers, SlurmVariablesByHand) {

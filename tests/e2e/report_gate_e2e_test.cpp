@@ -40,7 +40,7 @@ TEST_F(ReportAndGate, ReportRegeneratesEveryFormatAndGateDecides) {
                        "print(len(r.findall('.//testcase')))",
                        run + "/report.junit.xml"});
   EXPECT_EQ(xml.exit_code, 0) << xml.err;
-  EXPECT_EQ(xml.out, "4\n");
+  EXPECT_EQ(xml.out, "6\n");  // 4 checks, and the single and ddp points' throughput
 
   const auto same = ddpbench({"gate", "--baseline", run + "/report.json", "--current",
                               run + "/report.json", "--format", "md"});

@@ -3,6 +3,10 @@
 // it passes, per-point thresholds apply, missing points fail, other configurations are refused.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <functional>
+
+#include "compare/gate_thresholds.h"
 #include "compare/regression_gate.h"
 #include "errors.h"
 
@@ -79,6 +83,56 @@ TEST(RegressionGate, DifferentConfigurationsAreRefused) {
   other = run(1800);
   other.config.scenario = "linear_mse";
   EXPECT_THROW(run_gate(run(1800), other, {}), InputError);
+}
+
+// Every setting that changes the numbers is refused by name, not compared silently.
+TEST(RegressionGate, EveryConfigurationDifferenceIsNamed) {
+  using Edit = std::function<void(reports::RunReport&)>;
+  const std::vector<std::pair<std::string, Edit>> cases = {
+      {"--data-dir", [](auto& r) { r.config.data_dir = "/data/cifar"; }},
+      {"--ddp-impl", [](auto& r) { r.config.ddp.impl = "naive"; }},
+      {"threads per process", [](auto& r) { r.config.threads = 8; }},
+      {"seed", [](auto& r) { r.config.seed = 7; }},
+      {"steps", [](auto& r) { r.config.steps = 300; }},
+      {"device", [](auto& r) { r.context.device = "cuda"; }},
+      {"world size", [](auto& r) { r.config.world_size = 4; }},
+      {"--bucket-cap-mb", [](auto& r) { r.config.ddp.bucket_cap_bytes = 1; }},
+      {"--comm-hook", [](auto& r) { r.config.ddp.comm_hook = "fp16"; }},
+      {"warm-up steps", [](auto& r) { r.config.warmup_steps = 9; }},
+  };
+  for (const auto& [field, edit] : cases) {
+    reports::RunReport other = run(1800);
+    edit(other);
+    try {
+      run_gate(run(1800), other, {});
+      ADD_FAILURE() << field << ": compared silently";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(GateThresholds, TheFileIsValidatedAndTheCommandLineWins) {
+  const std::string path = ::testing::TempDir() + "/gate_thresholds_test.yaml";
+  const auto load = [&path](const std::string& yaml, std::optional<double> flag) {
+    std::ofstream(path) << yaml;
+    return load_gate_thresholds(path, flag);
+  };
+  GateThresholds t = load("max_slowdown: 0.1\npoints:\n  toy_cnn/ddp/2: 0.25\n", std::nullopt);
+  EXPECT_DOUBLE_EQ(t.max_slowdown, 0.1);
+  EXPECT_DOUBLE_EQ(t.point_max_slowdown.at("toy_cnn/ddp/2"), 0.25);
+  EXPECT_DOUBLE_EQ(load("max_slowdown: 0.1\n", 0.02).max_slowdown, 0.02);  // the flag wins
+  EXPECT_DOUBLE_EQ(load("points: {}\n", std::nullopt).max_slowdown, 0.05);
+  for (const char* bad : {"max_slowdown: -5\n", "max_slowdown: 2\n", "max_slowdwn: 0.1\n",
+                          "max_slowdown: .nan\n", "points:\n  toy_cnn: 0.1\n",
+                          "points:\n  toy_cnn/ddp/two: 0.1\n", "- 0.1\n"}) {
+    try {
+      load(bad, std::nullopt);
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("--thresholds"), std::string::npos) << e.what();
+    }
+  }
 }
 
 }  // namespace

@@ -77,6 +77,19 @@ TEST(GlobalBatchPlan, LocateWrapsIntoLaterEpochs) {
   EXPECT_NE(plan.epoch(0).global_batch(0), plan.epoch(1).global_batch(0));
 }
 
+// Throughput counts what the steps process: a batch larger than the ranks' shares processes the
+// shares, and an epoch's last step only what is left.
+TEST(GlobalBatchPlan, SamplesAtCountsWhatTheStepsReallyProcess) {
+  const GlobalBatchPlan bigger_than_data({20, 2, false, 0, false}, 40);
+  EXPECT_EQ(bigger_than_data.samples_at(0), 20);
+  EXPECT_DOUBLE_EQ(bigger_than_data.mean_samples_per_step(2, 2), 20.0);
+  const GlobalBatchPlan ragged({10, 1, false, 0, false}, 4);  // steps of 4, 4, 2
+  EXPECT_EQ(ragged.samples_at(0), 4);
+  EXPECT_EQ(ragged.samples_at(2), 2);
+  EXPECT_EQ(ragged.samples_at(3), 4);  // the next epoch
+  EXPECT_DOUBLE_EQ(ragged.mean_samples_per_step(0, 3), 10.0 / 3);
+}
+
 TEST(GlobalBatchPlan, RejectsBatchNotDivisibleByWorldSize) {
   EXPECT_THROW(GlobalBatchPlan({10, 3, false, 0, false}, 4), InputError);
   EXPECT_THROW(GlobalBatchPlan({10, 3, false, 0, false}, 0), InputError);

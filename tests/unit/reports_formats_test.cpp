@@ -90,16 +90,34 @@ TEST(ReportFormats, CsvHasHeaderAndOneRowPerPoint) {
   EXPECT_EQ(rows[1][col("scaling_efficiency")], "") << "no baseline for the baseline itself";
 }
 
-TEST(ReportFormats, JunitHasOneTestcasePerCheckAndEscapes) {
+TEST(ReportFormats, JunitHasOneTestcasePerCheckAndPerMeasuredPointAndEscapes) {
   const std::string xml = JunitReporter().render(sample());
   EXPECT_EQ(xml.rfind("<?xml", 0), 0u);
-  EXPECT_EQ(count(xml, "<testcase "), 3);
+  EXPECT_EQ(count(xml, "<testcase "), 5);  // 3 checks + 2 measured points
+  EXPECT_EQ(count(xml, "name=\"throughput\""), 2);
+  EXPECT_NE(xml.find("1500.0 samples/s"), std::string::npos) << xml;
   EXPECT_EQ(count(xml, "<failure "), 1);
-  EXPECT_NE(xml.find("tests=\"3\" failures=\"1\""), std::string::npos);
+  EXPECT_NE(xml.find("tests=\"5\" failures=\"1\""), std::string::npos);
   EXPECT_NE(xml.find("conv1.weight (step 3)"), std::string::npos);
   EXPECT_NE(xml.find("&lt;items&gt; &amp; more"), std::string::npos);
   EXPECT_EQ(xml.find("<items>"), std::string::npos);
   EXPECT_EQ(count(xml, "<testsuite "), count(xml, "</testsuite>"));
+}
+
+// A perf-only sweep (`ddpbench scale`): testcases for its points, and "-" in the console where
+// there were no checked steps, not "steps 0, first loss 0".
+TEST(ReportFormats, PerfOnlyPointsAreTestcasesAndShowDashes) {
+  RunReport r = sample();
+  for (auto& m : r.results) {
+    m.losses.clear();
+    m.checks.clear();
+  }
+  r.passed = true;
+  const std::string xml = JunitReporter().render(r);
+  EXPECT_EQ(count(xml, "<testcase "), 2) << xml;
+  const std::string text = ConsoleReporter().render(r);
+  EXPECT_EQ(text.find(" 0 "), std::string::npos) << text;
+  EXPECT_NE(text.find("ddp        2      -            -            -"), std::string::npos) << text;
 }
 
 TEST(ReportFormats, MarkdownSummarisesVerdictAndFailures) {
