@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "errors.h"
+#include "launch/peer_loss.h"
 #include "launch/worker_group.h"
 #include "launch/world_join.h"
 #include "run/exact_reference.h"
@@ -38,6 +39,8 @@ int run_as_rank(const RunRequest& request, const scenarios::ScenarioRegistry& re
   std::optional<OutputDir> out;
   if (!spawned && world.rank == 0) out.emplace(setup.out);
   launch::JoinedWorld joined = launch::join_world(world, setup.backend, setup.timeout);
+  std::optional<launch::Heartbeat> heartbeat;  // lets a failing rank tell dead peers from blocked
+  if (!spawned && joined.store && world.master_port != 0) heartbeat.emplace(world, setup.timeout);
 
   const std::shared_ptr<const data::Dataset> dataset = setup.spec->build_dataset(setup.request);
   const data::GlobalBatchPlan plan =
@@ -60,7 +63,19 @@ int run_as_rank(const RunRequest& request, const scenarios::ScenarioRegistry& re
                                     in_phase, of, modes::step_phase_name(phase)));
     };
   }
-  ModeOutcome ddp = run_ddp_rank(in, *joined.comm, on_phase);
+  ModeOutcome ddp;
+  try {
+    ddp = run_ddp_rank(in, *joined.comm, on_phase);
+  } catch (const InputError&) {
+    throw;
+  } catch (const WorkerFailure&) {
+    throw;
+  } catch (const std::exception& e) {
+    // A spawned rank's parent names the rank that failed; under an external launcher each rank
+    // has to work out itself which peer was lost.
+    if (spawned) throw;
+    throw WorkerFailure(launch::explain_collective_failure(joined.store.get(), world, e.what()));
+  }
 
   if (world.rank != 0) return kExitOk;
   if (spawned) {
