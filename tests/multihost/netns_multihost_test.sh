@@ -1,10 +1,12 @@
 #!/bin/bash
 # netns_multihost_test.sh — a multi-host run for real: two network namespaces joined by a veth
-# pair, each a "host" with its own address and host name (hosta 10.231.R.1, hostb 10.231.R.2), two
-# ranks on each, launched with torchrun-style variables and then with Slurm-style variables over
-# gloo. Each run must pass with a report that lists both hosts; then rank 3 (on hostb) is killed
-# mid-run and every other rank, on both hosts, must end within the timeout with a message naming
-# the host that was lost. Traffic stays inside the namespaces (addresses in a private range that
+# pair, each a "host" with its own address and host name (hosta 10.231.R.1, hostb 10.231.R.2),
+# two ranks on each. Launched with torchrun-style variables, with Slurm-style variables (both over
+# gloo), and with OpenMPI (mpirun on hosta reaching hostb through an "rsh agent" that enters its
+# namespace, as ssh would log in there) over the mpi and gloo backends: each run must pass with a
+# report that lists both hosts. Then rank 3 (on hostb) is killed mid-run, under torchrun-style
+# variables and under mpirun: every other rank, on both hosts, must end within the timeout with a
+# message naming rank 3 on hostb. Traffic stays inside the namespaces (a private range that
 # exists nowhere else, no route out). Needs root and `ip netns`; skips (exit 77) without them.
 # Usage: netns_multihost_test.sh <ddpbench binary>
 set -u
@@ -79,7 +81,38 @@ for p in "${PIDS[@]}"; do wait "$p" || fail "Slurm-style rank (pid $p) exited $?
 grep -q '"passed": true' "$WORK/slurm/report.json" || fail "Slurm-style run did not pass"
 echo "ok: Slurm-style variables, 2 hosts x 2 ranks over gloo"
 
-# 3. Kill rank 3 on hostb mid-run: every rank ends within the timeout, naming the lost host.
+# 3. OpenMPI across the two hosts: mpirun on hosta starts hostb's daemon through an "rsh agent"
+#    that enters hostb's namespace (as ssh would log in there), over the MPI backend and over gloo
+#    with the rendezvous shared through MPI.
+cat > "$WORK/agent" <<AGENT
+#!/bin/sh
+host=\$1; shift
+ns=$A; [ "\$host" = hostb ] && ns=$B
+exec ip netns exec \$ns unshare --uts sh -c "hostname \$host; \$*"
+AGENT
+chmod +x "$WORK/agent"
+printf 'hosta slots=2\nhostb slots=2\n' > "$WORK/hostfile"
+mpirun_on_hosta() {
+  timeout 120 ip netns exec "$A" unshare --uts sh -c 'hostname hosta; exec "$@"' sh \
+    mpirun --allow-run-as-root --hostfile "$WORK/hostfile" -np 4 \
+    --mca plm_rsh_agent "$WORK/agent" --mca plm_rsh_no_tree_spawn 1 \
+    --mca oob_tcp_if_include "$NET.0/24" --mca btl_tcp_if_include "$NET.0/24" --mca btl self,tcp \
+    "$BIN" "$@"
+}
+for backend in mpi gloo; do
+  mpirun_on_hosta run --scenario linear_mse --backend $backend --steps 3 --quiet \
+    --out "$WORK/mpi-$backend" >"$WORK/mpi-$backend.err" 2>&1 || fail "mpirun with --backend $backend"
+  python3 - "$WORK/mpi-$backend/report.json" <<'PY' || fail "mpirun ($backend): no passing report listing both hosts"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["passed"]
+ddp = [m for m in r["results"] if m["mode"] == "ddp"][0]
+assert ddp["hosts"] == ["hosta", "hosta", "hostb", "hostb"], ddp["hosts"]
+PY
+  echo "ok: mpirun across 2 hosts x 2 ranks, --backend $backend"
+done
+
+# 4. Kill rank 3 on hostb mid-run: every rank ends within the timeout, naming the lost host.
 ARGS=(run --scenario toy_cnn --modes ddp --steps 100000 --timeout 20 --quiet --out "$WORK/killed")
 PIDS=()
 for r in 0 1 2 3; do
@@ -101,3 +134,29 @@ for i in 0 1 2; do
 done
 [ ! -e "$WORK/killed" ] || fail "a failed run left its output folder"
 echo "ok: killing rank 3 on hostb ended ranks 0-2 on both hosts in ${elapsed}s, naming it"
+
+# 5. The same under mpirun (--backend mpi): the job ends on both hosts, and mpirun's report names
+#    the rank and the host.
+mpirun_on_hosta run --scenario toy_cnn --modes ddp --backend mpi --steps 100000 --timeout 20 \
+  --quiet --out "$WORK/mpi-killed" >"$WORK/mpi-killed.err" 2>&1 &
+MPIRUN=$!
+PIDS=($MPIRUN)
+rank3=""
+for i in $(seq 100); do
+  for p in $(pgrep -f "$WORK/mpi-killed"); do
+    if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=3; then rank3=$p; fi
+  done
+  [ -n "$rank3" ] && break
+  sleep 0.2
+done
+[ -n "$rank3" ] || fail "rank 3 of the mpirun job never started"
+sleep 5
+kill -9 "$rank3"
+start=$(date +%s)
+wait "$MPIRUN" && fail "mpirun exited 0 after rank 3 was killed"
+elapsed=$(( $(date +%s) - start ))
+[ $elapsed -le 60 ] || fail "mpirun took ${elapsed}s to end"
+grep -q "rank 3" "$WORK/mpi-killed.err" && grep -q "hostb" "$WORK/mpi-killed.err" ||
+  fail "mpirun's message does not name rank 3 on hostb: $(tail -5 "$WORK/mpi-killed.err")"
+[ -z "$(pgrep -f "$WORK/mpi-killed")" ] || fail "processes of the mpirun job outlived it"
+echo "ok: killing rank 3 on hostb ended the mpirun job in ${elapsed}s: $(grep -m1 'rank 3' "$WORK/mpi-killed.err")"
