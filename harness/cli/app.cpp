@@ -17,6 +17,7 @@
 #include "cli/sampler_command.h"
 #include "cli/scale_command.h"
 #include "errors.h"
+#include "quoted_input.h"
 #include "run/execute_gate.h"
 #include "run/execute_run.h"
 #include "run/execute_scale.h"
@@ -28,13 +29,14 @@
 namespace ddpbench::cli {
 namespace {
 
-// CLI11 messages can span lines; the contract is one line per error.
+// CLI11 messages can span lines; the contract is one line per error, and nothing in it may
+// drive the terminal or flood it (quoted_input.h).
 std::string one_line(std::string s) {
   for (char& c : s) {
     if (c == '\n') c = ' ';
   }
   while (!s.empty() && s.back() == ' ') s.pop_back();
-  return s;
+  return printable_message(s);
 }
 
 // c10 errors append a C++ backtrace to the message; users need the first sentence.

@@ -31,8 +31,8 @@ std::vector<modes::ModeKind> resolve_modes(const std::vector<std::string>& names
   for (const auto& name : names) {
     const std::optional<modes::ModeKind> m = modes::parse_mode(name);
     if (!m) {
-      throw InputError(fmt::format("unknown mode '{}' in --modes: known modes are {}", name,
-                                   modes::known_mode_names()));
+      throw InputError(fmt::format("unknown mode {} in --modes: known modes are {}",
+                                   quoted_input(name), modes::known_mode_names()));
     }
     out.push_back(*m);
   }
