@@ -217,9 +217,9 @@ std::string hosts_text(const RunReport& r) {
     size_t first = 0;
     for (size_t i = 1; i <= m.hosts.size(); ++i) {
       if (i < m.hosts.size() && m.hosts[i] == m.hosts[first]) continue;
-      out += fmt::format("{}{} (rank{} {})", out.empty() ? "" : ", ", m.hosts[first],
-                         i - first > 1 ? "s" : "",
-                         i - first > 1 ? fmt::format("{}-{}", first, i - 1) : std::to_string(first));
+      out += fmt::format(
+          "{}{} (rank{} {})", out.empty() ? "" : ", ", m.hosts[first], i - first > 1 ? "s" : "",
+          i - first > 1 ? fmt::format("{}-{}", first, i - 1) : std::to_string(first));
       first = i;
     }
     return out;

@@ -85,7 +85,7 @@ struct RunConfig {
   std::string data_dir;  // empty: the scenario's default data
   SamplerRecord sampler;
   DdpSettings ddp;
-  int64_t warmup_steps = 0;  // perf phase steps discarded before timing
+  int64_t warmup_steps = 0;      // perf phase steps discarded before timing
   std::string scaling = "weak";  // "weak" or "strong" (the single-device baseline's batch)
 };
 
@@ -111,7 +111,7 @@ struct PhaseRecord {
 struct ThroughputRecord {
   int64_t warmup_steps = 0;
   int64_t timed_steps = 0;  // 0 = no perf phase ran
-  double samples_per_step = 0;  // samples really processed per timed step, on average
+  double samples_per_step = 0;          // samples really processed per timed step, on average
   double samples_per_s = 0;             // samples_per_step / mean step time
   double samples_per_s_per_device = 0;  // samples_per_s / world_size
   double step_time_p50_s = 0, step_time_p90_s = 0, step_time_p99_s = 0;

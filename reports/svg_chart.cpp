@@ -33,7 +33,8 @@ std::vector<double> nice_ticks(double lo, double hi) {
   }
   std::vector<double> ticks;
   const double first = std::floor(lo / step) * step;
-  for (double t = first; t < hi + step * 0.999; t += step) ticks.push_back(std::abs(t) < step * 1e-9 ? 0 : t);
+  for (double t = first; t < hi + step * 0.999; t += step)
+    ticks.push_back(std::abs(t) < step * 1e-9 ? 0 : t);
   return ticks;
 }
 

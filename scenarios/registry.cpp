@@ -23,10 +23,8 @@ const ScenarioSpec& ScenarioRegistry::get(const std::string& name) const {
   for (const auto& s : specs_) {
     if (s.name == name) return s;
   }
-  throw InputError(
-      fmt::format("unknown scenario {}: known scenarios are {} (see `ddpbench list`)",
-                  quoted_input(name),
-                  fmt::join(names(), ", ")));
+  throw InputError(fmt::format("unknown scenario {}: known scenarios are {} (see `ddpbench list`)",
+                               quoted_input(name), fmt::join(names(), ", ")));
 }
 
 std::vector<std::string> ScenarioRegistry::names() const {

@@ -63,9 +63,10 @@ std::vector<std::string> with_default_subcommand(std::vector<std::string> args) 
 int run_app(int argc, char** argv) {
   run::prepare_process(argc > 0 ? argv[0] : nullptr);
   const std::vector<std::string> args = with_default_subcommand({argv, argv + argc});
-  CLI::App app{"ddpbench — correctness and scaling harness for data-parallel training (flags "
-               "without a subcommand mean `run`)",
-               "ddpbench"};
+  CLI::App app{
+      "ddpbench — correctness and scaling harness for data-parallel training (flags "
+      "without a subcommand mean `run`)",
+      "ddpbench"};
   app.set_version_flag("--version", run::version_line());
   app.require_subcommand(1);
 

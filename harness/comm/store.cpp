@@ -2,10 +2,10 @@
 #include "comm/store.h"
 
 #include <fmt/format.h>
-#include <torch/csrc/distributed/c10d/FileStore.hpp>
-#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include <stdexcept>
+#include <torch/csrc/distributed/c10d/FileStore.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include "comm/store_impl.h"
 

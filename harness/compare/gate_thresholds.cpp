@@ -15,9 +15,10 @@ namespace {
 double fraction(const YAML::Node& node, const std::string& what) {
   const double v = node.as<double>();
   if (!std::isfinite(v) || v < 0 || v > 1) {
-    throw InputError(fmt::format("{} is {}: give the allowed slowdown as a fraction from 0 to 1 "
-                                 "(0.05 = 5%)",
-                                 what, node.Scalar()));
+    throw InputError(
+        fmt::format("{} is {}: give the allowed slowdown as a fraction from 0 to 1 "
+                    "(0.05 = 5%)",
+                    what, node.Scalar()));
   }
   return v;
 }
@@ -47,15 +48,16 @@ GateThresholds load_gate_thresholds(const std::string& path,
         for (const auto& point : kv.second) {
           const std::string name = point.first.as<std::string>();
           if (!point_key(name)) {
-            throw InputError(fmt::format("point {} is not scenario/mode/world_size (e.g. "
-                                         "toy_cnn/ddp/2)",
-                                         quoted_input(name)));
+            throw InputError(
+                fmt::format("point {} is not scenario/mode/world_size (e.g. "
+                            "toy_cnn/ddp/2)",
+                            quoted_input(name)));
           }
           t.point_max_slowdown[name] = fraction(point.second, "point " + name);
         }
       } else {
-        throw InputError(fmt::format("unknown key {}: the keys are max_slowdown and points",
-                                     quoted_input(key)));
+        throw InputError(
+            fmt::format("unknown key {}: the keys are max_slowdown and points", quoted_input(key)));
       }
     }
   } catch (const YAML::Exception& e) {

@@ -15,9 +15,10 @@ namespace {
 
 void append_file(const fs::path& path, std::vector<uint8_t>& pixels, std::vector<int64_t>& labels) {
   if (!fs::is_regular_file(path)) {
-    throw InputError(fmt::format("{} is not a regular file: --data-dir must hold the CIFAR-10 "
-                                 "binary batches themselves",
-                                 path.string()));
+    throw InputError(
+        fmt::format("{} is not a regular file: --data-dir must hold the CIFAR-10 "
+                    "binary batches themselves",
+                    path.string()));
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(fmt::format("{}: cannot open for reading", path.string()));

@@ -20,9 +20,10 @@ std::vector<uint8_t> read_all(const std::string& path) {
     throw InputError(fmt::format("{}: file not found", path));
   }
   if (!std::filesystem::is_regular_file(path)) {
-    throw InputError(fmt::format("{} is not a regular file: --data-dir must hold the IDX files "
-                                 "themselves",
-                                 path));
+    throw InputError(
+        fmt::format("{} is not a regular file: --data-dir must hold the IDX files "
+                    "themselves",
+                    path));
   }
   std::unique_ptr<gzFile_s, int (*)(gzFile)> f(gzopen(path.c_str(), "rb"), gzclose);
   if (!f) throw InputError(fmt::format("{}: cannot open for reading", path));
@@ -65,9 +66,10 @@ std::vector<uint32_t> parse_header(const std::vector<uint8_t>& bytes, uint32_t m
     dims.push_back(be32(bytes, 4 + 4 * i));
     // Sizes from a file are not trusted: 4194304 x 2097152 x 2097152 wraps to 0 in 64 bits.
     if (__builtin_mul_overflow(payload, size_t{dims.back()}, &payload)) {
-      throw InputError(fmt::format("{}: the header's sizes multiply past 2^64 bytes (corrupt "
-                                   "header?)",
-                                   path));
+      throw InputError(
+          fmt::format("{}: the header's sizes multiply past 2^64 bytes (corrupt "
+                      "header?)",
+                      path));
     }
   }
   if (bytes.size() - header != payload) {

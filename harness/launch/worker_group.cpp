@@ -51,8 +51,7 @@ std::string tail_of(const std::string& path, int lines) {
 }
 
 pid_t spawn(const WorkerGroupOptions& o, int rank, const std::string& store_file,
-            const std::string& log_path,
-            const std::string& result_path, const std::string& self) {
+            const std::string& log_path, const std::string& result_path, const std::string& self) {
   std::vector<std::string> env = {
       fmt::format("{}={}", kResultFileEnv, result_path),
       fmt::format("RANK={}", rank),

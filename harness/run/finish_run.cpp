@@ -135,15 +135,14 @@ int finish_run(const RunSetup& setup, const runtime::ExecutionContext& context,
                    setup.dtype_name(),
                    setup.request.data_dir,
                    sampler_record(run.plan->sampler())};
-  report.config.ddp = {
-      setup.ddp.impl == modes::ddp::DdpImpl::kNaive ? "naive" : "bucketed",
-      setup.ddp.reducer.limits.bucket_cap_bytes,
-      setup.ddp.reducer.limits.first_bucket_bytes,
-      modes::ddp::comm_hook_name(setup.ddp.reducer.comm_hook),
-      setup.ddp.broadcast_buffers,
-      setup.ddp.reducer.find_unused_parameters,
-      setup.sync_bn,
-      setup.backend};
+  report.config.ddp = {setup.ddp.impl == modes::ddp::DdpImpl::kNaive ? "naive" : "bucketed",
+                       setup.ddp.reducer.limits.bucket_cap_bytes,
+                       setup.ddp.reducer.limits.first_bucket_bytes,
+                       modes::ddp::comm_hook_name(setup.ddp.reducer.comm_hook),
+                       setup.ddp.broadcast_buffers,
+                       setup.ddp.reducer.find_unused_parameters,
+                       setup.sync_bn,
+                       setup.backend};
   report.config.warmup_steps = setup.warmup_steps;
   report.config.scaling = setup.strong_scaling ? "strong" : "weak";
 

@@ -82,20 +82,22 @@ OutputDir::OutputDir(std::string path, OutputPolicy policy)
     for (const fs::path& p : missing) {
       if (!fs::create_directory(p, ec) || ec) {
         remove_created();
-        throw InputError(fmt::format("--out {}: cannot create directory {} ({}); choose a "
-                                     "writable --out",
-                                     quoted_input(path_), p.string(),
-                                     ec ? ec.message() : "it appeared meanwhile"));
+        throw InputError(fmt::format(
+            "--out {}: cannot create directory {} ({}); choose a "
+            "writable --out",
+            quoted_input(path_), p.string(), ec ? ec.message() : "it appeared meanwhile"));
       }
       created_.push_back(p.string());
     }
-    if (!created_.empty()) created_tracked_ = launch::TrackedResource(cleanup.track_path(created_[0]));
+    if (!created_.empty())
+      created_tracked_ = launch::TrackedResource(cleanup.track_path(created_[0]));
   }
   if (access(path_.c_str(), W_OK | X_OK) != 0) {
     const std::string why = std::strerror(errno);
     remove_created();
-    throw InputError(fmt::format("--out {}: directory is not writable ({}); choose a writable --out",
-                                 quoted_input(path_), why));
+    throw InputError(
+        fmt::format("--out {}: directory is not writable ({}); choose a writable --out",
+                    quoted_input(path_), why));
   }
   // Two runs into one folder would mix their files: the second is refused while the first lives.
   lock_fd_ = ::open(path_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);

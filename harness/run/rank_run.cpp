@@ -57,10 +57,10 @@ int run_as_rank(const RunRequest& request, const scenarios::ScenarioRegistry& re
       const bool checking = step < setup.check_steps;
       const int64_t in_phase = checking ? step : step - setup.check_steps;
       const int64_t of = checking ? setup.check_steps : setup.warmup_steps + setup.perf_steps;
-      joined.store->set(launch::progress_key(rank),
-                        fmt::format("{}:{}:{} phase step {} of {}, {}", step,
-                                    static_cast<int>(phase), checking ? "check" : "perf",
-                                    in_phase, of, modes::step_phase_name(phase)));
+      joined.store->set(
+          launch::progress_key(rank),
+          fmt::format("{}:{}:{} phase step {} of {}, {}", step, static_cast<int>(phase),
+                      checking ? "check" : "perf", in_phase, of, modes::step_phase_name(phase)));
     };
   }
   ModeOutcome ddp;

@@ -25,10 +25,10 @@ void check_verdict(const reports::RunReport& report) {
   for (const auto& mode : report.results) {
     for (const auto& c : mode.checks) {
       if (c.status != "pass" && c.status != "fail" && c.status != "expected_divergence") {
-        throw InputError(fmt::format(
-            "check {} of mode {} has status {}; known statuses are pass, fail, "
-            "expected_divergence (was the file edited?)",
-            quoted_input(c.name), quoted_input(mode.mode), quoted_input(c.status)));
+        throw InputError(
+            fmt::format("check {} of mode {} has status {}; known statuses are pass, fail, "
+                        "expected_divergence (was the file edited?)",
+                        quoted_input(c.name), quoted_input(mode.mode), quoted_input(c.status)));
       }
       any_failed = any_failed || c.status == "fail";
     }
@@ -48,9 +48,10 @@ std::string report_file_path(const std::string& path) {
   if (fs::is_directory(path, ec)) {
     const std::string inside = (fs::path(path) / "report.json").string();
     if (!fs::is_regular_file(inside, ec)) {
-      throw InputError(fmt::format("{} is a folder without a report.json: pass a report.json or "
-                                   "the --out folder of a run",
-                                   quoted_input(path)));
+      throw InputError(
+          fmt::format("{} is a folder without a report.json: pass a report.json or "
+                      "the --out folder of a run",
+                      quoted_input(path)));
     }
     return inside;
   }
@@ -59,9 +60,10 @@ std::string report_file_path(const std::string& path) {
                                  quoted_input(path)));
   }
   if (!fs::is_regular_file(path, ec)) {
-    throw InputError(fmt::format("{} is not a regular file: pass a report.json written by "
-                                 "ddpbench",
-                                 quoted_input(path)));
+    throw InputError(
+        fmt::format("{} is not a regular file: pass a report.json written by "
+                    "ddpbench",
+                    quoted_input(path)));
   }
   return path;
 }
@@ -70,8 +72,8 @@ reports::RunReport read_report_file(const std::string& given) {
   const std::string path = report_file_path(given);
   std::ifstream in(path);
   if (!in) {
-    throw InputError(fmt::format("{}: cannot open the report for reading ({})",
-                                 quoted_input(path), std::strerror(errno)));
+    throw InputError(fmt::format("{}: cannot open the report for reading ({})", quoted_input(path),
+                                 std::strerror(errno)));
   }
   try {
     reports::RunReport report = reports::report_from_json(nlohmann::json::parse(in));

@@ -12,8 +12,8 @@
 #include "comm/backend_support.h"
 #include "errors.h"
 #include "launch/local_address.h"
-#include "quoted_input.h"
 #include "modes/ddp/comm_hook.h"
+#include "quoted_input.h"
 #include "run/device_choice.h"
 #include "run/progress_line.h"
 
@@ -41,7 +41,8 @@ std::vector<modes::ModeKind> resolve_modes(const std::vector<std::string>& names
 
 std::string mode_list(const std::vector<modes::ModeKind>& kinds) {
   std::string out;
-  for (modes::ModeKind k : kinds) out += (out.empty() ? "" : ",") + std::string(modes::mode_name(k));
+  for (modes::ModeKind k : kinds)
+    out += (out.empty() ? "" : ",") + std::string(modes::mode_name(k));
   return out;
 }
 
@@ -65,8 +66,8 @@ void check_data_dir(const std::string& dir) {
 std::chrono::milliseconds checked_timeout(double seconds) {
   constexpr double kMaxSeconds = 7 * 24 * 3600;
   if (!std::isfinite(seconds) || seconds < 1 || seconds > kMaxSeconds) {
-    throw InputError(fmt::format(
-        "--timeout {}: pass a number of seconds from 1 to {:.0f} (a week)", seconds, kMaxSeconds));
+    throw InputError(fmt::format("--timeout {}: pass a number of seconds from 1 to {:.0f} (a week)",
+                                 seconds, kMaxSeconds));
   }
   return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
 }

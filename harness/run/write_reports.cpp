@@ -9,8 +9,8 @@
 
 namespace ddpbench::run {
 
-void write_reports(const reports::RunReport& report, OutputDir& out,
-                   const std::string& also_wrote, const ReportJson& json) {
+void write_reports(const reports::RunReport& report, OutputDir& out, const std::string& also_wrote,
+                   const ReportJson& json) {
   std::vector<std::string> extensions;
   for (const auto& reporter : reports::file_reporters()) {
     const std::string name = reporter->file_name();

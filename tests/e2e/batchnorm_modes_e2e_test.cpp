@@ -64,9 +64,9 @@ TEST_F(BatchNormModes, SyncBnInFloat32PassesOverTwoSteps) {
 }
 
 TEST_F(BatchNormModes, SkippingTheStatisticsExchangeOnOneRankFails) {
-  const auto r =
-      ddpbench({"run", "--scenario", "resnet18_syncbn", "--gpus", "2", "--steps", "2",
-                "--batch-size", "8", "--inject-fault", "syncbn:rank=1,step=0", "--out", path("bad")});
+  const auto r = ddpbench({"run", "--scenario", "resnet18_syncbn", "--gpus", "2", "--steps", "2",
+                           "--batch-size", "8", "--inject-fault", "syncbn:rank=1,step=0", "--out",
+                           path("bad")});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   const auto report = read_json(path("bad") + "/report.json");
   EXPECT_EQ(find_check(report, "ddp", "buffers").at("status"), "fail");

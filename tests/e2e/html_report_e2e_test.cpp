@@ -18,11 +18,11 @@ class HtmlReport : public testing::TempDirTest {};
 
 testing::ProcessResult render_dom(const std::string& html, const std::string& profile,
                                   const std::string& window = "1200,2400") {
-  return testing::run_process(
-      {"chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-       "--no-first-run", "--disable-background-networking", "--disable-component-update",
-       "--disable-sync", "--window-size=" + window, "--user-data-dir=" + profile, "--dump-dom",
-       "file://" + html});
+  return testing::run_process({"chromium", "--headless", "--no-sandbox", "--disable-gpu",
+                               "--disable-quic", "--no-first-run",
+                               "--disable-background-networking", "--disable-component-update",
+                               "--disable-sync", "--window-size=" + window,
+                               "--user-data-dir=" + profile, "--dump-dom", "file://" + html});
 }
 
 // How many pixels report.html is wider than a `width`-pixel window, as Chromium lays it out: a
@@ -35,8 +35,8 @@ int horizontal_overflow(const std::string& report, const std::string& dir, int w
               "document.documentElement.scrollWidth - window.innerWidth)</script>");
   const std::string probe = dir + "/probe" + std::to_string(width) + ".html";
   std::ofstream(probe) << page;
-  const auto dom = render_dom(probe, dir + "/profile" + std::to_string(width),
-                              std::to_string(width) + ",2400");
+  const auto dom =
+      render_dom(probe, dir + "/profile" + std::to_string(width), std::to_string(width) + ",2400");
   const size_t at = dom.out.find("data-overflow=\"");
   if (at == std::string::npos) return 100000;  // the script did not run: fail loudly
   return std::stoi(dom.out.substr(at + 15));
@@ -82,7 +82,6 @@ TEST_F(HtmlReport, RendersVerdictChartsPartitionAndEnvironmentInChromium) {
   EXPECT_EQ(throughput.find(">2.5</text>"), std::string::npos) << throughput;
   // Bar labels are split per word, so "single K=1" and "dp K=3" cannot run into each other.
   EXPECT_NE(html.find("<tspan"), std::string::npos);
-
 }
 
 // Read at 1200 and 800 pixels, nothing is wider than the window: 50000 synthetic samples give the

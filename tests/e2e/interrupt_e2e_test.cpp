@@ -27,10 +27,10 @@ class InterruptE2E : public testing::TempDirTest {
                                         const std::string& ready, const std::string& sig) {
     std::string command = std::string("'") + testing::kDdpbenchBinary + "'";
     for (const auto& a : args) command += " '" + a + "'";
-    const std::string script =
-        command + " >/dev/null 2>" + path("stderr") + " & pid=$!\n" +
-        "for i in $(seq 2400); do if " + ready + "; then break; fi; sleep 0.05; done\n" +
-        "kill -" + sig + " $pid; wait $pid; rc=$?; echo \"$rc\"";
+    const std::string script = command + " >/dev/null 2>" + path("stderr") + " & pid=$!\n" +
+                               "for i in $(seq 2400); do if " + ready +
+                               "; then break; fi; sleep 0.05; done\n" + "kill -" + sig +
+                               " $pid; wait $pid; rc=$?; echo \"$rc\"";
     testing::ProcessResult r = testing::run_process({"bash", "-c", script});
     std::ifstream err(path("stderr"));
     r.err.assign(std::istreambuf_iterator<char>(err), std::istreambuf_iterator<char>());
@@ -65,9 +65,9 @@ TEST_F(InterruptE2E, SigtermDuringTheDdpPhaseStopsEveryWorker) {
 
 TEST_F(InterruptE2E, SighupDuringSingleTrainingLeavesNothing) {
   const std::string out = path("single");
-  const auto r = interrupt_when({"run", "--scenario", "toy_cnn", "--steps", "3000", "--quiet",
-                                 "--out", out},
-                                "[ -d " + out + " ] && sleep 1", "HUP");
+  const auto r =
+      interrupt_when({"run", "--scenario", "toy_cnn", "--steps", "3000", "--quiet", "--out", out},
+                     "[ -d " + out + " ] && sleep 1", "HUP");
   EXPECT_EQ(r.exit_code, 129) << r.err;
   EXPECT_NE(r.err.find("interrupted by SIGHUP"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(out));
@@ -91,8 +91,8 @@ TEST_F(InterruptE2E, ARunOwnsItsFolder) {
 
   // An earlier run's folder is replaced whole: its dp state does not stay beside the new report.
   const std::string out = path("reused");
-  r = ddpbench({"run", "--scenario", "linear_mse", "--gpus", "2", "--modes", "single,dp",
-                "--quiet", "--out", out});
+  r = ddpbench({"run", "--scenario", "linear_mse", "--gpus", "2", "--modes", "single,dp", "--quiet",
+                "--out", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ASSERT_TRUE(fs::exists(out + "/state_dp.pt"));
   r = ddpbench({"run", "--scenario", "linear_mse", "--quiet", "--out", out});
@@ -101,9 +101,9 @@ TEST_F(InterruptE2E, ARunOwnsItsFolder) {
   EXPECT_TRUE(fs::exists(out + "/state_single.pt"));
 
   // While another process holds the folder, a run is refused instead of mixing its files in.
-  const auto locked = testing::run_process(
-      {"flock", "--nonblock", out, testing::kDdpbenchBinary, "run", "--scenario", "linear_mse",
-       "--quiet", "--out", out});
+  const auto locked =
+      testing::run_process({"flock", "--nonblock", out, testing::kDdpbenchBinary, "run",
+                            "--scenario", "linear_mse", "--quiet", "--out", out});
   EXPECT_EQ(locked.exit_code, 2) << locked.err;
   EXPECT_NE(locked.err.find("another ddpbench process is writing into this folder"),
             std::string::npos)

@@ -123,9 +123,9 @@ TEST(GateThresholds, TheFileIsValidatedAndTheCommandLineWins) {
   EXPECT_DOUBLE_EQ(t.point_max_slowdown.at("toy_cnn/ddp/2"), 0.25);
   EXPECT_DOUBLE_EQ(load("max_slowdown: 0.1\n", 0.02).max_slowdown, 0.02);  // the flag wins
   EXPECT_DOUBLE_EQ(load("points: {}\n", std::nullopt).max_slowdown, 0.05);
-  for (const char* bad : {"max_slowdown: -5\n", "max_slowdown: 2\n", "max_slowdwn: 0.1\n",
-                          "max_slowdown: .nan\n", "points:\n  toy_cnn: 0.1\n",
-                          "points:\n  toy_cnn/ddp/two: 0.1\n", "- 0.1\n"}) {
+  for (const char* bad :
+       {"max_slowdown: -5\n", "max_slowdown: 2\n", "max_slowdwn: 0.1\n", "max_slowdown: .nan\n",
+        "points:\n  toy_cnn: 0.1\n", "points:\n  toy_cnn/ddp/two: 0.1\n", "- 0.1\n"}) {
     try {
       load(bad, std::nullopt);
       ADD_FAILURE() << bad << " was accepted";

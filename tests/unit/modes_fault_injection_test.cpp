@@ -54,8 +54,8 @@ TEST(FaultInjection, RequiresRankAndStepAndRefusesRepeatsAndStrayFields) {
       parse_fault(spec);
       ADD_FAILURE() << spec << " was accepted";
     } catch (const InputError& e) {
-      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << spec << ": "
-                                                                           << e.what();
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos)
+          << spec << ": " << e.what();
     }
   }
 }

@@ -65,8 +65,8 @@ FaultSpec parse_fault(const std::string& text) {
   while (std::getline(fields, field, ',')) {
     const size_t eq = field.find('=');
     if (eq == std::string::npos) {
-      throw InputError(fmt::format("--inject-fault {}: field {} has no '='; {}",
-                                   quoted_input(text), quoted_input(field), kSyntax));
+      throw InputError(fmt::format("--inject-fault {}: field {} has no '='; {}", quoted_input(text),
+                                   quoted_input(field), kSyntax));
     }
     const std::string key = field.substr(0, eq);
     const std::string value = field.substr(eq + 1);
@@ -86,13 +86,13 @@ FaultSpec parse_fault(const std::string& text) {
         f.tensor = value;
         used = value.size();
       } else {
-        throw InputError(fmt::format("--inject-fault {}: unknown field {}; {}",
-                                     quoted_input(text), quoted_input(key), kSyntax));
+        throw InputError(fmt::format("--inject-fault {}: unknown field {}; {}", quoted_input(text),
+                                     quoted_input(key), kSyntax));
       }
       if (used != value.size() || value.empty()) throw std::invalid_argument(value);
     } catch (const std::logic_error&) {
-      throw InputError(fmt::format("--inject-fault {}: bad value {} for {}; {}",
-                                   quoted_input(text), quoted_input(value), key, kSyntax));
+      throw InputError(fmt::format("--inject-fault {}: bad value {} for {}; {}", quoted_input(text),
+                                   quoted_input(value), key, kSyntax));
     }
   }
   // A fault at a made-up place proves nothing: say where. dpbuffers has no rank (DP is one
@@ -101,8 +101,8 @@ FaultSpec parse_fault(const std::string& text) {
   for (const char* key : {"rank", "step"}) {
     if (std::string(key) == "rank" && !needs_rank) continue;
     if (!seen.count(key)) {
-      throw InputError(fmt::format("--inject-fault {}: {} is missing; {}", quoted_input(text), key,
-                                   kSyntax));
+      throw InputError(
+          fmt::format("--inject-fault {}: {} is missing; {}", quoted_input(text), key, kSyntax));
     }
   }
   if (!needs_rank && seen.count("rank")) {
