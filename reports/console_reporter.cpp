@@ -13,8 +13,7 @@ std::string ConsoleReporter::render(const RunReport& report) const {
                                 "p90 step", "samples/s", "scaling");
   for (const ModeResult& r : report.results) {
     const ThroughputRecord& t = r.throughput;
-    const std::string eff =
-        r.scaling_efficiency < 0 ? "-" : fmt::format("{:.1f}%", 100 * r.scaling_efficiency);
+    const std::string eff = describe_efficiency(r);
     // "-" where a value does not apply: no checked steps (perf only), no timed steps (check only).
     const bool timed = t.timed_steps > 0;
     const bool checked = !r.losses.empty();

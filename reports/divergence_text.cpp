@@ -41,4 +41,8 @@ std::string describe_reference(const ReferenceRecord& r) {
                      r.comparison.empty() ? "" : ", " + r.comparison);
 }
 
+std::string describe_efficiency(const ModeResult& r) {
+  return r.scaling_efficiency < 0 ? "-" : fmt::format("{:.1f}%", 100 * r.scaling_efficiency);
+}
+
 }  // namespace ddpbench::reports

@@ -1,6 +1,6 @@
 // divergence_text.h — the one sentence every report format uses for a mode's first divergence and
-// for its reference (what the checks compared with and why), so console, Markdown, HTML and JUnit
-// say the same thing.
+// for its reference (what the checks compared with and why), and the one way they write its
+// scaling efficiency, so console, Markdown, HTML and JUnit say the same thing.
 #pragma once
 
 #include <string>
@@ -15,5 +15,8 @@ std::string describe_first_divergence(const DivergenceRecord& d);
 
 // "vs exact reference: ..., lockstep": what a mode's checks compared it with.
 std::string describe_reference(const ReferenceRecord& r);
+
+// "87.5%", or "-" when the mode has no scaling efficiency (the baseline, or nothing timed).
+std::string describe_efficiency(const ModeResult& r);
 
 }  // namespace ddpbench::reports

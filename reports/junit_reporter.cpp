@@ -59,8 +59,6 @@ std::string JunitReporter::render(const RunReport& report) const {
     if (measured) {
       // The perf point as a testcase: CI dashboards chart its time (the mean step) and show
       // its figures.
-      const std::string eff =
-          r.scaling_efficiency < 0 ? "-" : fmt::format("{:.1f}%", 100 * r.scaling_efficiency);
       out += fmt::format(
           "    <testcase classname=\"{}\" name=\"throughput\" time=\"{:.6f}\">\n      "
           "<system-out>{:.1f} samples/s ({:.1f} per device), step p50 {:.4f}s p90 {:.4f}s p99 "
@@ -70,7 +68,7 @@ std::string JunitReporter::render(const RunReport& report) const {
           t.samples_per_step > 0 && t.samples_per_s > 0 ? t.samples_per_step / t.samples_per_s
                                                         : 0.0,
           t.samples_per_s, t.samples_per_s_per_device, t.step_time_p50_s, t.step_time_p90_s,
-          t.step_time_p99_s, t.timed_steps, t.warmup_steps, eff);
+          t.step_time_p99_s, t.timed_steps, t.warmup_steps, describe_efficiency(r));
     }
     for (const auto& k : r.checks) {
       const std::string summary =

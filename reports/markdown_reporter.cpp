@@ -25,7 +25,7 @@ std::string MarkdownReporter::render(const RunReport& report) const {
         "| {} | {} | {} | {} | {} | {} |\n", r.mode, r.world_size,
         r.throughput.timed_steps ? fmt::format("{:.1f}", r.throughput.samples_per_s) : "-",
         r.throughput.timed_steps ? fmt::format("{:.4f}", r.throughput.step_time_p50_s) : "-",
-        r.scaling_efficiency < 0 ? "-" : fmt::format("{:.1f}%", 100 * r.scaling_efficiency),
+        describe_efficiency(r),
         checks.empty() ? "-" : checks);
   }
   for (const auto& r : report.results) {

@@ -2,6 +2,7 @@
 #include "launch/environment.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <cstdlib>
 
@@ -47,6 +48,12 @@ EnvLookup process_env() {
     if (v == nullptr) return std::nullopt;
     return std::string(v);
   };
+}
+
+std::string host_name() {
+  char name[256] = {};
+  gethostname(name, sizeof(name) - 1);
+  return name;
 }
 
 const char* launcher_name(Launcher l) {

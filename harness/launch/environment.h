@@ -41,6 +41,9 @@ inline constexpr const char* kResultFileEnv = "DDPBENCH_RESULT_FILE";
 // (e.g. RANK without MASTER_PORT, rank outside the world), naming the variable.
 std::optional<WorldInfo> detect_world(const EnvLookup& env);
 
+// This machine's host name, as reports and failure messages name it.
+std::string host_name();
+
 // "node[01-04,07],gpu2" -> "node01": the first host of a Slurm node list.
 std::string first_slurm_host(const std::string& nodelist);
 

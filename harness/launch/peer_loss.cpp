@@ -3,7 +3,6 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <thread>
@@ -15,12 +14,6 @@ namespace {
 std::string host_key(int rank) { return fmt::format("ddpbench/host/{}", rank); }
 std::string failed_key(int rank) { return fmt::format("ddpbench/failed/{}", rank); }
 std::string alive_key(int rank) { return fmt::format("ddpbench/alive/{}", rank); }
-
-std::string this_host() {
-  char name[256] = {};
-  gethostname(name, sizeof(name) - 1);
-  return name;
-}
 
 // The first line of a library's message, without a source location prefix.
 std::string first_line(const std::string& what) {
@@ -36,7 +29,7 @@ std::string first_line(const std::string& what) {
 
 Heartbeat::Heartbeat(const WorldInfo& w, std::chrono::milliseconds timeout)
     : store_(comm::Store::connect(w.master_addr, w.master_port, timeout)) {
-  store_->set(host_key(w.rank), this_host());
+  store_->set(host_key(w.rank), host_name());
   thread_ = std::thread([this, rank = w.rank] {
     try {
       while (!stop_) {
@@ -56,7 +49,7 @@ Heartbeat::~Heartbeat() {
 
 std::string explain_collective_failure(comm::Store* store, const WorldInfo& w,
                                        const std::string& what) {
-  const std::string me = fmt::format("rank {} ({})", w.rank, this_host());
+  const std::string me = fmt::format("rank {} ({})", w.rank, host_name());
   const std::string failed = fmt::format("a collective failed ({})", first_line(what));
   if (store == nullptr) return fmt::format("{}: {}", me, failed);
   try {

@@ -5,7 +5,6 @@
 #include <gloo/config.h>
 #include <mpi.h>
 #include <torch/version.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <ctime>
@@ -13,6 +12,7 @@
 
 #include "ddpbench_git_revision.h"
 #include "ddpbench_version.h"
+#include "launch/environment.h"
 
 namespace ddpbench::run {
 
@@ -22,9 +22,7 @@ reports::RunContext collect_context(const std::vector<std::string>& argv,
   reports::RunContext c;
   c.ddpbench_version = DDPBENCH_VERSION;
   c.git_revision = DDPBENCH_GIT_REVISION;
-  char host[256] = {};
-  gethostname(host, sizeof(host) - 1);
-  c.host = host;
+  c.host = launch::host_name();
   c.cores = static_cast<int64_t>(std::thread::hardware_concurrency());
 #if defined(__clang__)
   c.compiler = fmt::format("clang {}", __clang_version__);

@@ -2,10 +2,9 @@
 #include "run/mode_phases.h"
 
 #include <torch/torch.h>
-#include <unistd.h>
-
 #include <cstring>
 
+#include "launch/environment.h"
 #include "modes/data_parallel/data_parallel_path.h"
 #include "modes/ddp/ddp_path.h"
 #include "modes/single/single_path.h"
@@ -44,11 +43,10 @@ std::vector<metrics::PhaseTimes> timed_part(std::vector<metrics::PhaseTimes> all
 
 // Every rank's host name, in rank order: a multi-host run's report says where each rank ran.
 std::vector<std::string> rank_hosts(comm::Communicator& comm) {
-  constexpr int64_t kMax = 64;
-  char name[kMax] = {};
-  gethostname(name, kMax - 1);
+  constexpr int64_t kMax = 64;  // a fixed size, so every rank's tensor matches; 0-terminated
+  const std::string name = launch::host_name().substr(0, kMax - 1);
   at::Tensor mine = at::zeros({kMax}, at::kByte);
-  std::memcpy(mine.data_ptr<uint8_t>(), name, std::strlen(name));
+  std::memcpy(mine.data_ptr<uint8_t>(), name.data(), name.size());
   std::vector<std::string> hosts;
   for (const at::Tensor& t : comm.allgather(mine)) {
     const at::Tensor c = t.cpu().contiguous();

@@ -47,6 +47,12 @@ std::set<std::string> read_manifest(const fs::path& file) {
   return names;
 }
 
+void write_manifest(const fs::path& dir, const std::set<std::string>& names) {
+  std::string text;
+  for (const auto& name : names) text += name + "\n";
+  std::ofstream(dir / OutputDir::kManifest, std::ios::trunc) << text;
+}
+
 // The files the run that owns `dir` wrote: from its manifest, else by ddpbench's file names.
 std::set<std::string> earlier_run_files(const fs::path& dir) {
   const fs::path manifest = dir / OutputDir::kManifest;
@@ -87,10 +93,11 @@ OutputDir::OutputDir(std::string path, OutputPolicy policy)
             "writable --out",
             quoted_input(path_), p.string(), ec ? ec.message() : "it appeared meanwhile"));
       }
-      created_.push_back(p.string());
+      if (created_root_.empty()) {
+        created_root_ = p.string();
+        created_tracked_ = launch::TrackedResource(cleanup.track_path(created_root_));
+      }
     }
-    if (!created_.empty())
-      created_tracked_ = launch::TrackedResource(cleanup.track_path(created_[0]));
   }
   if (access(path_.c_str(), W_OK | X_OK) != 0) {
     const std::string why = std::strerror(errno);
@@ -135,8 +142,8 @@ void OutputDir::check_owned_by_ddpbench() const {
 
 void OutputDir::remove_created() {
   std::error_code ec;
-  if (!created_.empty()) fs::remove_all(created_.front(), ec);
-  created_.clear();
+  if (!created_root_.empty()) fs::remove_all(created_root_, ec);
+  created_root_.clear();
   created_tracked_.reset();
 }
 
@@ -180,11 +187,9 @@ void OutputDir::commit() {
     replaced = earlier_run_files(path_);
     // The manifest is written first: if the renames below fail half-way, the next run still
     // knows every file that belongs to a ddpbench run.
-    std::string manifest;
     std::set<std::string> listed = written;
     listed.insert(replaced.begin(), replaced.end());
-    for (const auto& name : listed) manifest += name + "\n";
-    std::ofstream(fs::path(path_) / kManifest, std::ios::trunc) << manifest;
+    write_manifest(path_, listed);
   }
   for (const auto& s : staged_) {
     std::error_code ec;
@@ -203,9 +208,7 @@ void OutputDir::commit() {
     for (const auto& e : fs::directory_iterator(path_, ec)) {
       if (stale_temporary(e.path().filename().string())) fs::remove(e.path(), ec);
     }
-    std::string manifest;
-    for (const auto& name : written) manifest += name + "\n";
-    std::ofstream(fs::path(path_) / kManifest, std::ios::trunc) << manifest;
+    write_manifest(path_, written);
   }
   for (auto& s : staged_) s.tracked.reset();
   created_tracked_.reset();

@@ -47,7 +47,8 @@ class OutputDir {
 
   std::string path_;
   OutputPolicy policy_;
-  std::vector<std::string> created_;  // folders this run made, outermost first
+  // The outermost folder this run made ("" when --out existed): removing it removes them all.
+  std::string created_root_;
   launch::TrackedResource created_tracked_;
   int lock_fd_ = -1;
   bool committed_ = false;

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "errors.h"
@@ -41,8 +42,7 @@ void check_verdict(const reports::RunReport& report) {
   }
 }
 
-}  // namespace
-
+// `path` itself, or the report.json inside it when it is a run's folder.
 std::string report_file_path(const std::string& path) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
@@ -68,22 +68,31 @@ std::string report_file_path(const std::string& path) {
   return path;
 }
 
-reports::RunReport read_report_file(const std::string& given) {
-  const std::string path = report_file_path(given);
-  std::ifstream in(path);
+}  // namespace
+
+ReportFile load_report_file(const std::string& given) {
+  ReportFile f;
+  f.path = report_file_path(given);
+  const std::string& path = f.path;
+  std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw InputError(fmt::format("{}: cannot open the report for reading ({})", quoted_input(path),
                                  std::strerror(errno)));
   }
+  f.bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   try {
-    reports::RunReport report = reports::report_from_json(nlohmann::json::parse(in));
-    check_verdict(report);
-    return report;
+    f.report = reports::report_from_json(nlohmann::json::parse(f.bytes));
+    check_verdict(f.report);
+    return f;
   } catch (const nlohmann::json::exception& e) {
     throw InputError(fmt::format("{}: not a valid report ({})", quoted_input(path), e.what()));
   } catch (const InputError& e) {
     throw InputError(fmt::format("{}: {}", quoted_input(path), e.what()));
   }
+}
+
+reports::RunReport read_report_file(const std::string& path) {
+  return load_report_file(path).report;
 }
 
 }  // namespace ddpbench::run

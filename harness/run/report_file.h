@@ -8,13 +8,17 @@
 
 namespace ddpbench::run {
 
-// `path` itself, or the report.json inside it when it is a run's folder. Throws InputError when
-// neither is a readable file.
-std::string report_file_path(const std::string& path);
+// A report file as read once: its bytes (what `report` copies) and what they say.
+struct ReportFile {
+  std::string path;  // the file read: the one asked for, or the report.json inside that folder
+  std::string bytes;
+  reports::RunReport report;
+};
 
-// Reads report_file_path(path). Throws InputError for a missing, unreadable or malformed file,
+// Reads `path`, or the report.json inside it when it is a run's folder. Throws InputError for a missing, unreadable or malformed file,
 // and for one whose verdict contradicts its checks (a hand-edited or damaged report would
 // otherwise show PASS in one format and FAIL in another).
+ReportFile load_report_file(const std::string& path);
 reports::RunReport read_report_file(const std::string& path);
 
 }  // namespace ddpbench::run

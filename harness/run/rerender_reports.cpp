@@ -2,8 +2,6 @@
 #include "run/rerender_reports.h"
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 
 #include "errors.h"
 #include "run/output_dir.h"
@@ -14,10 +12,9 @@ namespace ddpbench::run {
 namespace fs = std::filesystem;
 
 int rerender_reports(const ReportRequest& request) {
-  const std::string input = report_file_path(request.input);
-  const reports::RunReport report = read_report_file(input);
-  std::ifstream in(input, std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const ReportFile file = load_report_file(request.input);
+  const std::string& input = file.path;
+  const reports::RunReport& report = file.report;
 
   std::string dir = request.out.empty() ? fs::path(input).parent_path().string() : request.out;
   if (dir.empty()) dir = ".";
@@ -25,7 +22,7 @@ int rerender_reports(const ReportRequest& request) {
   // The input is never rewritten: into its own folder, report.json is left as it is.
   std::error_code ec;
   const bool onto_input = fs::equivalent(fs::path(dir) / "report.json", input, ec);
-  ReportJson json{onto_input ? ReportJson::How::kLeave : ReportJson::How::kCopy, bytes};
+  ReportJson json{onto_input ? ReportJson::How::kLeave : ReportJson::How::kCopy, file.bytes};
   write_reports(report, out, "", json);
   // The exit code is the report's verdict, as it was for the run that wrote it.
   return report.passed ? kExitOk : kExitCheckFailed;

@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 
 #include "errors.h"
 #include "metrics/phase_times_tensor.h"
@@ -39,9 +40,11 @@ int64_t resolve_fault_tensor(const std::optional<FaultSpec>& fault,
   for (size_t i = 0; i < names.size(); ++i) {
     if (names[i] == fault->tensor) return static_cast<int64_t>(i);
   }
-  throw InputError(
-      fmt::format("--inject-fault tensor '{}' is not a parameter of the model (e.g. {})",
-                  fault->tensor, names.empty() ? "" : names.front()));
+  // run_setup refused an unknown tensor before any rank started (exit 2, naming the model's
+  // parameters): reaching this is a bug, not bad input.
+  throw std::logic_error(fmt::format("--inject-fault tensor '{}' passed run_setup's check but "
+                                     "the DDP model has no such parameter",
+                                     fault->tensor));
 }
 
 }  // namespace
