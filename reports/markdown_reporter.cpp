@@ -25,8 +25,7 @@ std::string MarkdownReporter::render(const RunReport& report) const {
         "| {} | {} | {} | {} | {} | {} |\n", r.mode, r.world_size,
         r.throughput.timed_steps ? fmt::format("{:.1f}", r.throughput.samples_per_s) : "-",
         r.throughput.timed_steps ? fmt::format("{:.4f}", r.throughput.step_time_p50_s) : "-",
-        describe_efficiency(r),
-        checks.empty() ? "-" : checks);
+        describe_efficiency(r), checks.empty() ? "-" : checks);
   }
   for (const auto& r : report.results) {
     for (const auto& k : r.checks) {

@@ -2,6 +2,7 @@
 #include "run/mode_phases.h"
 
 #include <torch/torch.h>
+
 #include <cstring>
 
 #include "launch/environment.h"

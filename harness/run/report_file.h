@@ -15,9 +15,9 @@ struct ReportFile {
   reports::RunReport report;
 };
 
-// Reads `path`, or the report.json inside it when it is a run's folder. Throws InputError for a missing, unreadable or malformed file,
-// and for one whose verdict contradicts its checks (a hand-edited or damaged report would
-// otherwise show PASS in one format and FAIL in another).
+// Reads `path`, or the report.json inside it when it is a run's folder. Throws InputError for a
+// missing, unreadable or malformed file, and for one whose verdict contradicts its checks (a
+// hand-edited or damaged report would otherwise show PASS in one format and FAIL in another).
 ReportFile load_report_file(const std::string& path);
 reports::RunReport read_report_file(const std::string& path);
 

@@ -42,9 +42,10 @@ int64_t resolve_fault_tensor(const std::optional<FaultSpec>& fault,
   }
   // run_setup refused an unknown tensor before any rank started (exit 2, naming the model's
   // parameters): reaching this is a bug, not bad input.
-  throw std::logic_error(fmt::format("--inject-fault tensor '{}' passed run_setup's check but "
-                                     "the DDP model has no such parameter",
-                                     fault->tensor));
+  throw std::logic_error(
+      fmt::format("--inject-fault tensor '{}' passed run_setup's check but "
+                  "the DDP model has no such parameter",
+                  fault->tensor));
 }
 
 }  // namespace
