@@ -26,9 +26,9 @@ prints one OK/FAIL line naming the worst tensor and exits 0/1.
     /usr/bin/python3 reference/torch_ddp_oracle.py --batches B.pt --out O.pt [--check S.pt]
 """
 import argparse
+import datetime
 import math
 import os
-import socket
 import sys
 import tempfile
 
@@ -71,12 +71,16 @@ def build_model(meta):
     raise ValueError(f"unknown model {kind!r}")
 
 
-def worker(rank, batches_path, out_path, device_kind="cpu"):
+def worker(rank, batches_path, out_path, rendezvous, device_kind="cpu"):
     torch.set_num_threads(1)
     data = torch.load(batches_path)  # weights-only by default from torch 2.6 on
     meta = data["meta"]
     world = int(meta["world_size"])
-    dist.init_process_group("gloo", rank=rank, world_size=world)
+    # A file rendezvous in a private folder: a "free" TCP port picked in advance can be taken by
+    # another process before rank 0 binds it, and the ranks then wait for each other for torch's
+    # default 30 minutes. The timeout bounds any other stall.
+    dist.init_process_group("gloo", init_method="file://" + rendezvous, rank=rank,
+                            world_size=world, timeout=datetime.timedelta(seconds=300))
     dtype = {"float32": torch.float32, "float64": torch.float64}[meta["dtype"]]
     # --device cuda: rank r on cuda:(r mod count), several ranks per GPU over gloo (NCCL refuses
     # two ranks on one GPU), as ddpbench --share-gpus does.
@@ -122,12 +126,6 @@ def worker(rank, batches_path, out_path, device_kind="cpu"):
     dist.destroy_process_group()
 
 
-def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def check(ref, got, atol, rtol):
     """Compares ddpbench's state (got) with the oracle's (ref); returns (ok, message)."""
     missing, extra = sorted(set(ref) - set(got)), sorted(set(got) - set(ref))
@@ -171,16 +169,12 @@ def main():
         ap.error("give --out, --check or both")
     meta = torch.load(args.batches)["meta"]
     world = int(meta["world_size"])
-    tmp = None
-    out = args.out
-    if not out:
-        tmp = tempfile.TemporaryDirectory(prefix="torch_ddp_oracle_")
-        out = os.path.join(tmp.name, "oracle.pt")
-    os.environ["MASTER_ADDR"] = "127.0.0.1"
-    os.environ["MASTER_PORT"] = str(free_port())
+    tmp = tempfile.TemporaryDirectory(prefix="torch_ddp_oracle_")
+    out = args.out or os.path.join(tmp.name, "oracle.pt")
+    rendezvous = os.path.join(tmp.name, "rendezvous")
     if args.device == "cuda" and not torch.cuda.is_available():
         ap.error("--device cuda: this torch sees no CUDA device; use --device cpu")
-    mp.spawn(worker, args=(args.batches, out, args.device), nprocs=world, join=True)
+    mp.spawn(worker, args=(args.batches, out, rendezvous, args.device), nprocs=world, join=True)
     result = torch.load(out)
     losses = result["losses"].tolist()
     print(f"torch {result['torch_version']} DDP world_size {world}, {meta['model']}, "
