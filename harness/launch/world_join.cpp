@@ -10,6 +10,19 @@
 namespace ddpbench::launch {
 namespace {
 
+// What a rank that could not meet its peers through MASTER_ADDR:MASTER_PORT says: the address,
+// the time it waited and the library's reason (a listener that is not rank 0's store, e.g. another
+// program on the port, fails only at the first store operation, with a bare "Socket Timeout").
+WorkerFailure rendezvous_failure(const WorldInfo& w, std::chrono::milliseconds timeout,
+                                 const char* verb, const std::string& what) {
+  return WorkerFailure(fmt::format(
+      "rank {} ({}) could not {} the rendezvous store at {}:{} within {} s ({}): check "
+      "MASTER_ADDR / MASTER_PORT, that rank 0 runs, and that no other program listens there",
+      w.rank, launcher_name(w.launcher), verb, w.master_addr, w.master_port,
+      std::chrono::duration_cast<std::chrono::seconds>(timeout).count(),
+      what.substr(0, what.find('\n'))));
+}
+
 std::shared_ptr<comm::Store> join_store(const WorldInfo& w, std::chrono::milliseconds timeout) {
   if (w.launcher == Launcher::kDdpbench) return comm::Store::open_file(w.store_file, timeout);
   if (w.launcher == Launcher::kOpenMpi && w.master_addr.empty()) {
@@ -26,13 +39,7 @@ std::shared_ptr<comm::Store> join_store(const WorldInfo& w, std::chrono::millise
     if (w.rank == 0) return comm::Store::serve(w.master_addr, w.master_port, timeout);
     return comm::Store::connect(w.master_addr, w.master_port, timeout);
   } catch (const std::exception& e) {
-    const std::string what = e.what();
-    throw WorkerFailure(fmt::format(
-        "rank {} ({}) could not {} the rendezvous store at {}:{} within {} s ({}): check "
-        "MASTER_ADDR / MASTER_PORT and that rank 0 runs",
-        w.rank, launcher_name(w.launcher), w.rank == 0 ? "serve" : "reach", w.master_addr,
-        w.master_port, std::chrono::duration_cast<std::chrono::seconds>(timeout).count(),
-        what.substr(0, what.find('\n'))));
+    throw rendezvous_failure(w, timeout, w.rank == 0 ? "serve" : "reach", e.what());
   }
 }
 
@@ -58,7 +65,18 @@ JoinedWorld join_world(const WorldInfo& world, const std::string& backend,
                               : world.launcher == Launcher::kDdpbench ? world.master_addr
                                                                       : "";
   request.timeout = timeout + std::chrono::seconds(30);
-  joined.comm = comm::make_communicator(request);
+  // The communicator's own rendezvous is the first use of a TCP store: a failure there is the
+  // store's address failing too, and is named as such.
+  const bool tcp_store =
+      joined.store && world.launcher != Launcher::kDdpbench && !world.master_addr.empty();
+  try {
+    joined.comm = comm::make_communicator(request);
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::exception& e) {
+    if (!tcp_store) throw;
+    throw rendezvous_failure(world, timeout, "meet its peers through", e.what());
+  }
   return joined;
 }
 
