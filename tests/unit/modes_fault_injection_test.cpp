@@ -27,7 +27,8 @@ TEST(FaultInjection, ParsesEveryKindAndField) {
 
 TEST(FaultInjection, RejectsMalformedSpecsWithTheSyntax) {
   for (const char* bad : {"boom:rank=1", "grad:rank", "grad:rank=x", "grad:rank=1,step=-2",
-                          "grad:rank=1,colour=red", "grad:eps="}) {
+                          "grad:rank=1,colour=red", "grad:eps=", "grad:rank=1,step=1,eps=nan",
+                          "grad:rank=1,step=1,eps=inf", "grad:rank=1,step=1,eps=0"}) {
     try {
       parse_fault(bad);
       ADD_FAILURE() << bad << " was accepted";

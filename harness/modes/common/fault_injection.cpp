@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <set>
 #include <sstream>
 
@@ -82,6 +83,8 @@ FaultSpec parse_fault(const std::string& text) {
         f.step = std::stoll(value, &used);
       } else if (key == "eps") {
         f.eps = std::stod(value, &used);
+        // A non-finite perturbation is the nan fault under another name, and 0 is no fault.
+        if (!std::isfinite(f.eps) || f.eps == 0) throw std::invalid_argument(value);
       } else if (key == "tensor") {
         f.tensor = value;
         used = value.size();
