@@ -209,10 +209,15 @@ std::string peak_memory_text(const RunReport& r) {
   return out.empty() ? "- (no mode ran on a CUDA device)" : out;
 }
 
-// "hostA (ranks 0-1), hostB (ranks 2-3)": where the DDP ranks ran.
+// "hostA (ranks 0-1), hostB (ranks 2-3)": where the DDP ranks ran, from the widest DDP result
+// (a sweep's largest world size).
 std::string hosts_text(const RunReport& r) {
+  const ModeResult* widest = nullptr;
   for (const auto& m : r.results) {
-    if (m.hosts.empty()) continue;
+    if (!m.hosts.empty() && (!widest || m.hosts.size() > widest->hosts.size())) widest = &m;
+  }
+  if (widest) {
+    const ModeResult& m = *widest;
     std::string out;
     size_t first = 0;
     for (size_t i = 1; i <= m.hosts.size(); ++i) {

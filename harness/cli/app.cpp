@@ -103,7 +103,7 @@ int run_app(int argc, char** argv) {
     if (list_cmd->parsed()) return run_list_command(list_options, registry);
     if (report_cmd->parsed()) return run::rerender_reports(report_request);
     if (gate_cmd->parsed()) return run::execute_gate(gate_request);
-    if (scale_cmd->parsed()) return run::execute_scale(scale_request, registry, command_line);
+    if (scale_cmd->parsed()) return run::execute_scale(scale_request, registry, args, command_line);
   } catch (const InputError& e) {
     fmt::print(stderr, "ddpbench: error: {}\n", one_line(e.what()));
     return kExitBadInput;

@@ -47,7 +47,7 @@ std::vector<RunRequest> plan_points(const ScaleRequest& s, const scenarios::Scen
 }  // namespace
 
 int execute_scale(const ScaleRequest& request, const scenarios::ScenarioRegistry& registry,
-                  const CommandLineOf& command_line) {
+                  const std::vector<std::string>& argv, const CommandLineOf& command_line) {
   const scenarios::ScenarioSpec& spec = registry.get(request.base.scenario);
   std::vector<RunRequest> points = plan_points(request, spec);
   // Refuse bad input for every point before the first one starts.
@@ -60,6 +60,7 @@ int execute_scale(const ScaleRequest& request, const scenarios::ScenarioRegistry
   const ScratchDir scratch("ddpbench-scale");
   const std::string& tmp = scratch.path();
 
+  const int64_t max_k = *std::max_element(request.world_sizes.begin(), request.world_sizes.end());
   reports::RunReport merged;
   bool have_baseline = false;
   for (RunRequest& p : points) {
@@ -72,11 +73,12 @@ int execute_scale(const ScaleRequest& request, const scenarios::ScenarioRegistry
           fmt::format("scale: the K={} point failed with exit code {}", p.world_size, code));
     }
     reports::RunReport point = read_report_file(p.out + "/report.json");
-    if (merged.results.empty()) {
+    // The sweep is described by its largest point (its global batch, sampler partition and
+    // hosts), and by the command the user typed, not the internal per-point child command.
+    if (p.world_size == max_k) {
       merged.context = point.context;
+      merged.context.argv = argv;
       merged.config = point.config;
-      merged.config.world_size =
-          *std::max_element(request.world_sizes.begin(), request.world_sizes.end());
     }
     for (auto& r : point.results) {
       if (is_baseline(r)) {

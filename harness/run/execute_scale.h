@@ -18,7 +18,8 @@ class ScenarioRegistry;
 namespace ddpbench::run {
 
 // Every point is validated before the first one runs (bad input: InputError, nothing started).
+// `argv` is this process's command line, recorded in the merged report.
 int execute_scale(const ScaleRequest& request, const scenarios::ScenarioRegistry& registry,
-                  const CommandLineOf& command_line);
+                  const std::vector<std::string>& argv, const CommandLineOf& command_line);
 
 }  // namespace ddpbench::run

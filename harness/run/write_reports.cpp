@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "quoted_input.h"
 #include "reports/console_reporter.h"
 #include "reports/reporter.h"
 
@@ -24,7 +25,9 @@ void write_reports(const reports::RunReport& report, OutputDir& out, const std::
   }
   out.commit();
   fmt::print("\n{}", reports::ConsoleReporter().render(report));
-  fmt::print("wrote {}/report.{{{}}}{}\n", out.path(), fmt::join(extensions, ","), also_wrote);
+  // The path is the user's --out as typed: control bytes in it must not drive the terminal.
+  fmt::print("wrote {}/report.{{{}}}{}\n", printable_message(out.path()),
+             fmt::join(extensions, ","), also_wrote);
 }
 
 }  // namespace ddpbench::run

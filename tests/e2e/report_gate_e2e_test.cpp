@@ -95,6 +95,16 @@ TEST_F(ReportAndGate, ScaleSweepWritesOnePointPerModeAndWorldSize) {
     EXPECT_EQ(point.at("throughput").at("samples_per_step").get<int64_t>(),
               8 * point.at("world_size").get<int64_t>());
   }
+  // The sweep is described by its largest point and by the command the user typed, not by the
+  // K=1 child's internal command line (a temporary --out, --gpus 1).
+  const auto& config = report.at("config");
+  EXPECT_EQ(config.at("world_size"), 2);
+  EXPECT_EQ(config.at("global_batch"), 16);
+  EXPECT_EQ(config.at("sampler").at("num_replicas"), 2);
+  const auto& argv = report.at("context").at("argv");
+  ASSERT_GE(argv.size(), 2u) << argv.dump();
+  EXPECT_EQ(argv[1], "scale") << argv.dump();
+  EXPECT_EQ(argv.dump().find("ddpbench-scale"), std::string::npos) << argv.dump();
 }
 
 // scale shares run's training flags and builds every point from them: the points train in the
