@@ -1,7 +1,11 @@
 // launchers_e2e_test.cpp — ddpbench joining worlds it did not spawn: torchrun-style variables and
 // Slurm variables set by hand on two processes started here, and a real `mpirun -np 2` with the
 // gloo backend (rendezvous shared through MPI) and with the MPI backend.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -69,6 +73,34 @@ TEST_F(Launchers, AnUnreachableStoreEndsWithinTheTimeoutNamingTheAddress) {
             std::string::npos)
       << r.err;
   EXPECT_LT(seconds, 25) << "the rendezvous ignored --timeout 3";
+}
+
+// A port where something else listens (here a socket that never answers; in the wild another
+// program, or a proxy that accepts any connection) fails at the first store operation, not at the
+// connect: that failure names the address and the timeout too.
+TEST_F(Launchers, AListenerThatIsNotAStoreIsNamedWithinTheTimeout) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  ASSERT_EQ(listen(fd, 16), 0);  // the kernel completes connections; nobody ever answers
+  socklen_t len = sizeof(addr);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  const std::string port = std::to_string(ntohs(addr.sin_port));
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = testing::ddpbench(
+      {"run", "--scenario", "linear_mse", "--timeout", "3", "--out", tmp_ + "/stranger"},
+      {"RANK=1", "LOCAL_RANK=1", "WORLD_SIZE=2", "MASTER_ADDR=127.0.0.1", "MASTER_PORT=" + port});
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  close(fd);
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("rendezvous store at 127.0.0.1:" + port + " within 3 s"), std::string::npos)
+      << r.err;
+  EXPECT_LT(seconds, 25) << "the rendezvous ignored --timeout 3";
+  EXPECT_FALSE(fs::exists(tmp_ + "/stranger"));
 }
 
 TEST_F(Launchers, SlurmVariablesByHand) {
