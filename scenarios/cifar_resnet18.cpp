@@ -15,6 +15,7 @@ ScenarioSpec cifar_resnet18_scenario() {
   s.summary = "torchvision ResNet-18 (10 classes), augmented CIFAR-10, SGD nesterov";
   s.model_name = "resnet18(num_classes=10)";
   s.dataset_name = "CIFAR-10 (synthetic unless --data-dir), crop+flip";
+  s.reads_data_dir = true;
   s.global_batch = 256;
   s.steps = 10;
   s.seed = 0;

@@ -31,6 +31,7 @@ ScenarioSpec fashion_mnist_cnn_scenario() {
   s.summary = "small CNN on real Fashion-MNIST images (Debian dataset-fashion-mnist)";
   s.model_name = "2-conv CNN";
   s.dataset_name = "Fashion-MNIST train (60000 x 1x28x28)";
+  s.reads_data_dir = true;
   s.global_batch = 64;
   s.steps = 20;
   s.seed = 0;

@@ -1,8 +1,8 @@
 // randn_regression.cpp — see randn_regression.h.
 #include "scenarios/randn_regression.h"
 
-#include <ATen/CPUGeneratorImpl.h>
 #include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
 #include <fmt/format.h>
 
 #include "data/tensor_dataset.h"

@@ -108,6 +108,10 @@ struct ScenarioSpec {
   // same weights and they match Python's for the same seed.
   std::function<torch::nn::AnyModule(int64_t seed)> build_model;
 
+  // Whether build_dataset reads --data-dir: a scenario on generated data refuses the flag rather
+  // than ignore it (a run would say it used files it never opened).
+  bool reads_data_dir = false;
+
   // The training dataset. Uses keyed or local generators only, never the global one.
   // Throws InputError for unusable data (missing or corrupt files).
   std::function<std::shared_ptr<const data::Dataset>(const BuildRequest&)> build_dataset;

@@ -15,6 +15,7 @@ ScenarioSpec toy_cnn_scenario() {
   s.summary = "CIFAR-10 tutorial CNN (2 conv + 3 fc), SGD lr 0.001 momentum 0.9";
   s.model_name = "tutorial CNN";
   s.dataset_name = "CIFAR-10 (synthetic unless --data-dir)";
+  s.reads_data_dir = true;
   s.global_batch = 16;
   s.steps = 20;
   s.seed = 0;

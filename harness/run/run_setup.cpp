@@ -163,6 +163,11 @@ RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioRegistry& reg
         "global batch {} is not divisible by {} ranks: pass --batch-size as a multiple of {}",
         s.global_batch, s.world_size, s.world_size));
   }
+  if (!o.data_dir.empty() && !s.spec->reads_data_dir) {
+    throw InputError(fmt::format(
+        "--data-dir does not apply to {}: it trains on generated data ({}); drop --data-dir",
+        s.spec->name, s.spec->dataset_name));
+  }
   check_data_dir(o.data_dir);
   s.request = {s.seed, o.data_dir};
   const int64_t cores = std::max<int64_t>(1, std::thread::hardware_concurrency());
@@ -224,21 +229,23 @@ RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioRegistry& reg
   // trajectories separate by rounding within a few steps, so each step is judged from the same
   // state instead. Without single there is nothing to compare, and every mode trains freely (its
   // state file is then its own trajectory, e.g. for the PyTorch oracle).
-  s.lockstep = s.has_mode(modes::ModeKind::kSingle) &&
-               (o.comparison == "lockstep" ||
-                (o.comparison == "auto" && s.context.dtype != at::kDouble));
+  s.lockstep =
+      s.has_mode(modes::ModeKind::kSingle) &&
+      (o.comparison == "lockstep" || (o.comparison == "auto" && s.context.dtype != at::kDouble));
   s.sync_bn = o.sync_bn || s.spec->sync_bn;
   if (o.check_only && o.perf_only) {
     throw InputError("--check-only and --perf-only exclude each other: pass at most one");
   }
   if (o.warmup < 0) throw InputError("--warmup must be >= 0");
   if (o.bisect && s.context.dtype == at::kDouble) {
-    throw InputError("--bisect re-runs a failing run in float64, and this run is float64 already: "
-                     "drop --bisect, or run in float32");
+    throw InputError(
+        "--bisect re-runs a failing run in float64, and this run is float64 already: "
+        "drop --bisect, or run in float32");
   }
   if (o.bisect && (o.perf_only || !s.has_mode(modes::ModeKind::kSingle))) {
-    throw InputError("--bisect re-runs failing checks, and this run has none: add single to "
-                     "--modes and drop --perf-only");
+    throw InputError(
+        "--bisect re-runs failing checks, and this run has none: add single to "
+        "--modes and drop --perf-only");
   }
   s.bisect = o.bisect;
   s.check_steps = o.perf_only ? 0 : s.steps;
