@@ -3,7 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <future>
 #include <stdexcept>
+#include <thread>
 #include <torch/csrc/distributed/c10d/FileStore.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
@@ -14,6 +16,31 @@ namespace {
 
 std::vector<uint8_t> bytes_of(const std::string& s) { return {s.begin(), s.end()}; }
 
+// Note [a store client that cannot hang]: PyTorch 2.x's TCPStore client pings the server inside
+// its constructor with a blocking read that has no deadline, so a port where something else
+// listens and never answers (another program, a proxy that accepts any connection) would hold the
+// rank forever, past --timeout (1.13 fails there after the timeout instead). The constructor runs
+// on a thread of its own; past the deadline the caller gets an error and the thread is left blocked
+// in its read, to end with the process, which exits on this error.
+c10::intrusive_ptr<c10d::TCPStore> construct_within(const std::string& host,
+                                                    const c10d::TCPStoreOptions& opts,
+                                                    std::chrono::milliseconds deadline) {
+  auto result = std::make_shared<std::promise<c10::intrusive_ptr<c10d::TCPStore>>>();
+  std::future<c10::intrusive_ptr<c10d::TCPStore>> done = result->get_future();
+  std::thread([host, opts, result] {
+    try {
+      result->set_value(c10::make_intrusive<c10d::TCPStore>(host, opts));
+    } catch (...) {
+      result->set_exception(std::current_exception());
+    }
+  }).detach();
+  if (done.wait_for(deadline) != std::future_status::ready) {
+    throw std::runtime_error(
+        "connected, but no c10d store answered (is another program listening there?)");
+  }
+  return done.get();
+}
+
 std::shared_ptr<Store> make(const std::string& host, int port, bool server,
                             std::chrono::milliseconds timeout) {
   c10d::TCPStoreOptions opts;
@@ -21,7 +48,10 @@ std::shared_ptr<Store> make(const std::string& host, int port, bool server,
   opts.isServer = server;
   opts.waitWorkers = false;
   opts.timeout = timeout;
-  auto tcp = c10::make_intrusive<c10d::TCPStore>(host, opts);
+  // A client's own connect retries until `timeout`; the grace lets its error, which says more,
+  // arrive first when it can.
+  auto tcp = server ? c10::make_intrusive<c10d::TCPStore>(host, opts)
+                    : construct_within(host, opts, timeout + std::chrono::seconds(2));
   auto impl = std::make_unique<Store::Impl>();
   impl->port = tcp->getPort();
   impl->store = tcp;
