@@ -1,11 +1,7 @@
 // launchers_e2e_test.cpp — ddpbench joining worlds it did not spawn: torchrun-style variables and
 // Slurm variables set by hand on two processes started here, and a real `mpirun -np 2` with the
 // gloo backend (rendezvous shared through MPI) and with the MPI backend.
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -86,19 +82,10 @@ TEST_F(Launchers, AnUnreachableStoreEndsWithinTheTimeoutNamingTheAddress) {
 // program, or a proxy that accepts any connection) fails at the first store operation, not at the
 // connect: that failure names the address and the timeout too.
 TEST_F(Launchers, AListenerThatIsNotAStoreIsNamedWithinTheTimeout) {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  ASSERT_GE(fd, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
-  ASSERT_EQ(listen(fd, 16), 0);  // the kernel completes connections; nobody ever answers
-  socklen_t len = sizeof(addr);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  const std::string port = std::to_string(ntohs(addr.sin_port));
+  const testing::SilentListener stranger;
+  const std::string port = std::to_string(stranger.port());
   expect_lonely_rank_names(port, tmp_ + "/stranger",
                            "rendezvous store at 127.0.0.1:" + port + " within 3 s");
-  close(fd);
 }
 
 TEST_F(Launchers, SlurmVariablesByHand) {

@@ -33,18 +33,35 @@ nlohmann::json read_json(const std::string& path) {
   return nlohmann::json::parse(in);
 }
 
-int free_port() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+namespace {
+
+// Binds `fd` to 127.0.0.1 on a port the kernel picks; returns the port (-1 on failure).
+int bind_loopback_any_port(int fd) {
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   addr.sin_port = 0;
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) return -1;
   socklen_t len = sizeof(addr);
   getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  close(fd);
   return ntohs(addr.sin_port);
 }
+
+}  // namespace
+
+int free_port() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  const int port = bind_loopback_any_port(fd);
+  close(fd);
+  return port;
+}
+
+SilentListener::SilentListener() : fd_(socket(AF_INET, SOCK_STREAM, 0)) {
+  port_ = bind_loopback_any_port(fd_);
+  if (port_ < 0 || listen(fd_, 16) != 0) throw std::runtime_error("cannot listen on 127.0.0.1");
+}
+
+SilentListener::~SilentListener() { close(fd_); }
 
 bool process_alive_with(const std::string& marker) {
   return run_process({"pgrep", "-f", marker}).exit_code == 0;

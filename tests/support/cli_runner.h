@@ -17,6 +17,20 @@ std::string oracle(const std::string& script);
 nlohmann::json read_json(const std::string& path);
 // A TCP port that was free a moment ago (bind to port 0, read it, close).
 int free_port();
+// Listens on a free 127.0.0.1 port and never answers: the kernel completes connections, nobody
+// reads or writes (another program on a rendezvous port, as a peer sees it).
+class SilentListener {
+ public:
+  SilentListener();
+  ~SilentListener();
+  SilentListener(const SilentListener&) = delete;
+  SilentListener& operator=(const SilentListener&) = delete;
+  int port() const { return port_; }
+
+ private:
+  int fd_;
+  int port_ = -1;
+};
 // Whether any process still has `marker` in its command line.
 bool process_alive_with(const std::string& marker);
 // Writes `records` CIFAR-10 binary records (label r % 10, pixel p = (r * salt + p) % 251) to
