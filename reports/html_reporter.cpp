@@ -216,20 +216,18 @@ std::string hosts_text(const RunReport& r) {
   for (const auto& m : r.results) {
     if (!m.hosts.empty() && (!widest || m.hosts.size() > widest->hosts.size())) widest = &m;
   }
-  if (widest) {
-    const ModeResult& m = *widest;
-    std::string out;
-    size_t first = 0;
-    for (size_t i = 1; i <= m.hosts.size(); ++i) {
-      if (i < m.hosts.size() && m.hosts[i] == m.hosts[first]) continue;
-      out += fmt::format(
-          "{}{} (rank{} {})", out.empty() ? "" : ", ", m.hosts[first], i - first > 1 ? "s" : "",
-          i - first > 1 ? fmt::format("{}-{}", first, i - 1) : std::to_string(first));
-      first = i;
-    }
-    return out;
+  if (!widest) return r.context.host;
+  const std::vector<std::string>& hosts = widest->hosts;
+  std::string out;
+  size_t first = 0;
+  for (size_t i = 1; i <= hosts.size(); ++i) {
+    if (i < hosts.size() && hosts[i] == hosts[first]) continue;
+    out += fmt::format("{}{} (rank{} {})", out.empty() ? "" : ", ", hosts[first],
+                       i - first > 1 ? "s" : "",
+                       i - first > 1 ? fmt::format("{}-{}", first, i - 1) : std::to_string(first));
+    first = i;
   }
-  return r.context.host;
+  return out;
 }
 
 std::string environment_section(const RunReport& r) {

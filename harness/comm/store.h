@@ -20,7 +20,9 @@ class Store {
   // rendezvous of the workers a ddpbench parent spawns, reachable only through the file system.
   static std::shared_ptr<Store> open_file(const std::string& path,
                                           std::chrono::milliseconds timeout);
-  // Connects to a server; retries until `timeout`. Throws std::runtime_error on failure.
+  // Connects to a server; retries until `timeout`, and gives up soon after it even when something
+  // that is not a store holds the port (store.cpp: Note [a store client that cannot hang]).
+  // Throws std::runtime_error on failure.
   static std::shared_ptr<Store> connect(const std::string& host, int port,
                                         std::chrono::milliseconds timeout);
 

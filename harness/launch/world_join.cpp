@@ -11,8 +11,9 @@ namespace ddpbench::launch {
 namespace {
 
 // What a rank that could not meet its peers through MASTER_ADDR:MASTER_PORT says: the address,
-// the time it waited and the library's reason (a listener that is not rank 0's store, e.g. another
-// program on the port, fails only at the first store operation, with a bare "Socket Timeout").
+// the time it waited and the library's reason. A listener that is not rank 0's store (another
+// program on the port) fails in the store client (torch 2.x) or only at the first store operation,
+// with a bare "Socket Timeout" (1.13): both are named this way.
 WorkerFailure rendezvous_failure(const WorldInfo& w, std::chrono::milliseconds timeout,
                                  const char* verb, const std::string& what) {
   return WorkerFailure(fmt::format(

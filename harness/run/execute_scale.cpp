@@ -26,8 +26,8 @@ bool is_baseline(const reports::ModeResult& r) {
 
 // The points of the sweep as runs: perf only, single (the baseline) plus the timed modes, and the
 // global batch that keeps the per-device batch fixed (weak) or the global batch fixed (strong).
-std::vector<RunRequest> plan_points(const ScaleRequest& s, const scenarios::ScenarioSpec& spec) {
-  const int64_t max_k = *std::max_element(s.world_sizes.begin(), s.world_sizes.end());
+std::vector<RunRequest> plan_points(const ScaleRequest& s, const scenarios::ScenarioSpec& spec,
+                                    int64_t max_k) {
   const int64_t batch = s.base.batch_size > 0 ? s.base.batch_size : spec.global_batch;
   const int64_t per_device = std::max<int64_t>(1, batch / max_k);
   std::vector<RunRequest> points;
@@ -49,7 +49,8 @@ std::vector<RunRequest> plan_points(const ScaleRequest& s, const scenarios::Scen
 int execute_scale(const ScaleRequest& request, const scenarios::ScenarioRegistry& registry,
                   const std::vector<std::string>& argv, const CommandLineOf& command_line) {
   const scenarios::ScenarioSpec& spec = registry.get(request.base.scenario);
-  std::vector<RunRequest> points = plan_points(request, spec);
+  const int64_t max_k = *std::max_element(request.world_sizes.begin(), request.world_sizes.end());
+  std::vector<RunRequest> points = plan_points(request, spec, max_k);
   // Refuse bad input for every point before the first one starts.
   for (const RunRequest& p : points) {
     const RunSetup setup = resolve_run(p, registry, std::nullopt);
@@ -60,7 +61,6 @@ int execute_scale(const ScaleRequest& request, const scenarios::ScenarioRegistry
   const ScratchDir scratch("ddpbench-scale");
   const std::string& tmp = scratch.path();
 
-  const int64_t max_k = *std::max_element(request.world_sizes.begin(), request.world_sizes.end());
   reports::RunReport merged;
   bool have_baseline = false;
   for (RunRequest& p : points) {
