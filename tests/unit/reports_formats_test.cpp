@@ -149,6 +149,24 @@ TEST(ReportFormats, HtmlEnvironmentNamesPeakDeviceMemoryPerRank) {
       << gpu.substr(gpu.find("peak device memory"), 120);
 }
 
+// A sweep's hosts row names the ranks of its widest DDP point, grouped per host, not its first.
+TEST(ReportFormats, HtmlHostsRowShowsTheWidestDdpPointPerHost) {
+  RunReport r = sample();
+  r.context.host = "launcher";
+  EXPECT_NE(HtmlReporter().render(r).find("<th>ranks ran on</th><td>launcher</td>"),
+            std::string::npos)
+      << "without rank hosts the row names the machine";
+  r.results[1].hosts = {"hosta", "hosta"};
+  ModeResult wide = r.results[1];
+  wide.world_size = 4;
+  wide.hosts = {"hosta", "hosta", "hostb", "hostb"};
+  r.results.push_back(wide);
+  const std::string html = HtmlReporter().render(r);
+  EXPECT_NE(html.find("<th>ranks ran on</th><td>hosta (ranks 0-1), hostb (ranks 2-3)</td>"),
+            std::string::npos)
+      << html.substr(html.find("ranks ran on"), 120);
+}
+
 TEST(ReportFormats, FactoryKnowsEveryFormat) {
   for (const char* name : {"json", "console", "csv", "junit", "markdown"}) {
     EXPECT_EQ(make_reporter(name)->name(), name);
