@@ -225,6 +225,17 @@ TEST_F(CliE2E, BadInputIsOneLineExitTwoAndNothingWritten) {
   }
 }
 
+// A successful run echoes its --out too ("wrote DIR/report..."): an escape in the folder name is
+// shown, not sent to the terminal.
+TEST_F(CliE2E, TheWroteLineEscapesTheOutFolder) {
+  const std::string out = tmp_ + "/bold\x1b[1m";
+  const auto r = ddpbench({"run", "--scenario", "linear_mse", "--steps", "1", "--out", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << "raw escape echoed";
+  EXPECT_NE(r.out.find("wrote " + tmp_ + "/bold\\x1b[1m/report."), std::string::npos) << r.out;
+  EXPECT_TRUE(fs::exists(out + "/report.json"));
+}
+
 TEST_F(CliE2E, LinearMseReportAndStateMatchPyTorch) {
   const std::string out = tmp_ + "/linear";
   const auto r = ddpbench({"run", "--scenario", "linear_mse", "--out", out, "--threads", "1"});
