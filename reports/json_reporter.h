@@ -1,4 +1,4 @@
-// json_reporter.h — the canonical report.json, plus the parser that reads it back (so any other
+// json_reporter.h — the canonical report.json (json_report_reader.h reads it back, so any other
 // format can be regenerated from a JSON file). Field names are documented in reports/SCHEMA.md.
 #pragma once
 
@@ -16,7 +16,5 @@ class JsonReporter : public Reporter {
 };
 
 nlohmann::json to_json(const RunReport& report);
-// Throws InputError when the document is not a ddpbench report of a known schema version.
-RunReport report_from_json(const nlohmann::json& doc);
 
 }  // namespace ddpbench::reports

@@ -1,6 +1,8 @@
 // gate_command.cpp — see gate_command.h.
 #include "cli/gate_command.h"
 
+#include "cli/validators.h"
+
 namespace ddpbench::cli {
 
 CLI::App* add_gate_command(CLI::App& app, run::GateRequest& r) {
@@ -8,7 +10,11 @@ CLI::App* add_gate_command(CLI::App& app, run::GateRequest& r) {
   cmd->add_option("--baseline", r.baseline, "Baseline report.json")->required();
   cmd->add_option("--current", r.current, "Current report.json")->required();
   cmd->add_option("--max-slowdown", r.max_slowdown, "Allowed throughput loss, e.g. 0.05 = 5%")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(fraction_0_to_1("0.05 = 5% slower allowed"))
+      ->default_str("0.05, or the --thresholds file's");
+  cmd->add_flag("--allow-missing", r.allow_missing,
+                "Accept checks or timings the baseline had and the current run lacks (listed, "
+                "not failed)");
   cmd->add_option("--thresholds", r.thresholds, "YAML thresholds (see ci/gate.yaml)");
   cmd->add_option("--format", r.format, "text or md")->check(CLI::IsMember({"text", "md"}));
   return cmd;

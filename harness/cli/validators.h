@@ -3,23 +3,57 @@
 #pragma once
 
 #include <CLI/Validators.hpp>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
 #include <string>
 
 namespace ddpbench::cli {
 
-// Accepts integers >= minimum; the message says "must be an integer >= minimum".
-inline CLI::Validator integer_at_least(long long minimum) {
+// Accepts integers from minimum to maximum. The message says "must be an integer >= minimum", or
+// "is too large: at most maximum" for a number past the bound or past what int64 holds (which
+// std::stoll reports as out of range, not as a number).
+inline CLI::Validator integer_in(long long minimum, long long maximum) {
+  const bool bounded = maximum != std::numeric_limits<long long>::max();
   return CLI::Validator(
-      [minimum](std::string& value) -> std::string {
+      [minimum, maximum](std::string& value) -> std::string {
+        const auto too_large = [&] {
+          return "'" + value + "' is too large: at most " + std::to_string(maximum);
+        };
         try {
           size_t used = 0;
           const long long v = std::stoll(value, &used);
-          if (used == value.size() && v >= minimum) return {};
+          if (used == value.size() && v >= minimum && v <= maximum) return {};
+          if (used == value.size() && v > maximum) return too_large();
+        } catch (const std::out_of_range&) {
+          if (value.find_first_not_of(" +0123456789") == std::string::npos) return too_large();
         } catch (const std::exception&) {
         }
         return "'" + value + "' must be an integer >= " + std::to_string(minimum);
       },
-      "INT>=" + std::to_string(minimum));
+      bounded ? "INT in [" + std::to_string(minimum) + ", " + std::to_string(maximum) + "]"
+              : "INT>=" + std::to_string(minimum));
+}
+
+// Accepts integers >= minimum (up to what int64 holds).
+inline CLI::Validator integer_at_least(long long minimum) {
+  return integer_in(minimum, std::numeric_limits<long long>::max());
+}
+
+// Accepts finite numbers from 0 to 1 (CLI11's Range lets nan through: every comparison with it
+// is false); the message says what the fraction means.
+inline CLI::Validator fraction_0_to_1(const std::string& meaning) {
+  return CLI::Validator(
+      [meaning](std::string& value) -> std::string {
+        try {
+          size_t used = 0;
+          const double v = std::stod(value, &used);
+          if (used == value.size() && std::isfinite(v) && v >= 0 && v <= 1) return {};
+        } catch (const std::exception&) {
+        }
+        return "'" + value + "' must be a fraction from 0 to 1 (" + meaning + ")";
+      },
+      "FRACTION");
 }
 
 }  // namespace ddpbench::cli

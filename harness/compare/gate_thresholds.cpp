@@ -2,9 +2,13 @@
 #include "compare/gate_thresholds.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <set>
 
 #include "errors.h"
 #include "quoted_input.h"
@@ -31,22 +35,40 @@ bool point_key(const std::string& key) {
   return key.find_first_not_of("0123456789", b + 1) == std::string::npos;
 }
 
+// yaml-cpp keeps both entries of a repeated key, and which one wins would be an accident.
+void require_new_key(std::set<std::string>& seen, const std::string& key, const char* where) {
+  if (!seen.insert(key).second) {
+    throw InputError(
+        fmt::format("{} {} appears twice: give each key once", where, quoted_input(key)));
+  }
+}
+
 }  // namespace
 
 GateThresholds load_gate_thresholds(const std::string& path,
                                     std::optional<double> command_line_max_slowdown) {
   GateThresholds t;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    throw InputError(fmt::format(
+        "--thresholds {}: {}; pass a YAML file such as ci/gate.yaml", quoted_input(path),
+        std::filesystem::exists(path, ec) ? "is not a regular file" : "no such file"));
+  }
   try {
     const YAML::Node doc = YAML::LoadFile(path);
     if (!doc.IsMap()) throw InputError("expected a mapping with max_slowdown and points");
+    std::set<std::string> top_keys;
     for (const auto& kv : doc) {
       const std::string key = kv.first.as<std::string>();
+      require_new_key(top_keys, key, "key");
       if (key == "max_slowdown") {
         t.max_slowdown = fraction(kv.second, "max_slowdown");
       } else if (key == "points") {
         if (!kv.second.IsMap()) throw InputError("points must map scenario/mode/world_size keys");
+        std::set<std::string> point_keys;
         for (const auto& point : kv.second) {
           const std::string name = point.first.as<std::string>();
+          require_new_key(point_keys, name, "point");
           if (!point_key(name)) {
             throw InputError(
                 fmt::format("point {} is not scenario/mode/world_size (e.g. "
@@ -67,6 +89,21 @@ GateThresholds load_gate_thresholds(const std::string& path,
   }
   if (command_line_max_slowdown) t.max_slowdown = *command_line_max_slowdown;
   return t;
+}
+
+void require_thresholds_name_points(const GateThresholds& t, const reports::RunReport& baseline) {
+  std::vector<std::string> points;
+  for (const auto& m : baseline.results) {
+    points.push_back(fmt::format("{}/{}/{}", baseline.config.scenario, m.mode, m.world_size));
+  }
+  for (const auto& [key, fraction] : t.point_max_slowdown) {
+    if (std::find(points.begin(), points.end(), key) == points.end()) {
+      throw InputError(fmt::format(
+          "--thresholds: point {} is not a point of the baseline, so its threshold would apply "
+          "to nothing; the baseline's points are {}",
+          quoted_input(key), fmt::join(points, ", ")));
+    }
+  }
 }
 
 }  // namespace ddpbench::compare

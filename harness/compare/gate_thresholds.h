@@ -11,9 +11,14 @@ namespace ddpbench::compare {
 
 // The file's thresholds; a `command_line_max_slowdown` (--max-slowdown) wins over the file's
 // top-level max_slowdown, and without either it is 0.05. Throws InputError naming the file and
-// key for unreadable YAML, unknown keys, fractions outside [0, 1] and point keys that are not
-// scenario/mode/world_size.
+// key for a path that is not a regular file, unreadable YAML, unknown or repeated keys, fractions
+// outside [0, 1] and point keys that are not scenario/mode/world_size.
 GateThresholds load_gate_thresholds(const std::string& path,
                                     std::optional<double> command_line_max_slowdown);
+
+// Throws InputError when a per-point threshold names no point of the baseline (a misspelt key
+// would silently leave its point at the default).
+void require_thresholds_name_points(const GateThresholds& thresholds,
+                                    const reports::RunReport& baseline);
 
 }  // namespace ddpbench::compare

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cmath>
+
 #include "errors.h"
 #include "quoted_input.h"
 
@@ -65,6 +67,46 @@ void require_same_configuration(const reports::RunReport& b, const reports::RunR
   same("--backend", x.ddp.backend, y.ddp.backend);
 }
 
+void require_fraction(const std::string& what, double v) {
+  if (!std::isfinite(v) || v < 0 || v > 1) {
+    throw InputError(fmt::format(
+        "gate: {} is {}: give the allowed slowdown as a fraction from 0 to 1 (0.05 = 5%)", what,
+        v));
+  }
+}
+
+void require_valid(const GateThresholds& t) {
+  require_fraction("--max-slowdown", t.max_slowdown);
+  for (const auto& [key, v] : t.point_max_slowdown) require_fraction("point " + key, v);
+}
+
+// A point without a perf phase (--check-only) records 0 samples/s.
+bool timed(const reports::ModeResult& m) { return m.throughput.samples_per_s > 0; }
+
+// The checks of `base` that `cur` no longer has, by name.
+std::vector<std::string> vanished_checks(const reports::ModeResult& base,
+                                         const reports::ModeResult& cur) {
+  std::vector<std::string> gone;
+  for (const auto& b : base.checks) {
+    bool present = false;
+    for (const auto& c : cur.checks) present = present || c.name == b.name;
+    if (!present) gone.push_back(b.name);
+  }
+  return gone;
+}
+
+// What the current point lacks that the baseline had, in words; empty when nothing vanished.
+std::string vanished(const reports::ModeResult& base, const reports::ModeResult& cur) {
+  std::vector<std::string> what;
+  const std::vector<std::string> checks = vanished_checks(base, cur);
+  if (!checks.empty()) {
+    what.push_back(fmt::format("check{} {} ran in the baseline and not now",
+                               checks.size() > 1 ? "s" : "", fmt::join(checks, ", ")));
+  }
+  if (timed(base) && !timed(cur)) what.push_back("the baseline was timed and this run was not");
+  return fmt::format("{}", fmt::join(what, "; "));
+}
+
 const reports::ModeResult* find(const reports::RunReport& r, const std::string& key) {
   for (const auto& m : r.results) {
     if (key_of(r.config, m) == key) return &m;
@@ -76,6 +118,7 @@ const reports::ModeResult* find(const reports::RunReport& r, const std::string& 
 
 GateResult run_gate(const reports::RunReport& baseline, const reports::RunReport& current,
                     const GateThresholds& thresholds) {
+  require_valid(thresholds);
   require_same_configuration(baseline, current);
   GateResult g;
   for (const auto& base : baseline.results) {
@@ -107,7 +150,16 @@ GateResult run_gate(const reports::RunReport& baseline, const reports::RunReport
         }
       }
     }
-    if (p.baseline_samples_per_s > 0 && p.current_samples_per_s > 0) {
+    const std::string gone = vanished(base, *cur);
+    if (!gone.empty() && p.verdict == "ok") {
+      if (thresholds.allow_missing) {
+        p.detail = gone + " (accepted: --allow-missing)";
+      } else {
+        p.verdict = "missing";
+        p.detail = gone + ": nothing to compare (pass --allow-missing to accept)";
+      }
+    }
+    if (timed(base) && timed(*cur)) {
       p.delta = p.current_samples_per_s / p.baseline_samples_per_s - 1.0;
       const auto it = thresholds.point_max_slowdown.find(key);
       const double allowed =

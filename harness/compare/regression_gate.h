@@ -1,6 +1,8 @@
 // regression_gate.h — the CI gate: compares a current report with a baseline, point by point
 // (scenario, mode, world size). A point fails when a check fails now, when a check that passed in
-// the baseline no longer passes, or when samples/s dropped by more than the allowed slowdown.
+// the baseline no longer passes or is no longer there, when the baseline timed it and the current
+// run did not, or when samples/s dropped by more than the allowed slowdown. A gate never passes
+// what it could not compare: what vanished fails unless the user accepts it (allow_missing).
 // Reports whose configurations differ in anything that changes the numbers (scenario, data,
 // dtype, batch, world size, steps, seed, threads, device, DDP settings...) are refused, naming it.
 #pragma once
@@ -18,13 +20,17 @@ struct GateThresholds {
   double max_slowdown = 0.05;  // fraction of baseline samples/s that may be lost
   // Per point overrides, keyed "scenario/mode/world_size".
   std::map<std::string, double> point_max_slowdown;
+  // --allow-missing: checks and throughput figures the baseline had and the current run lacks
+  // (e.g. a --perf-only or --check-only current run) are listed, not failed.
+  bool allow_missing = false;
 };
 
 // The verdict records live with the other plain records, in reports/.
 using GatePoint = reports::GatePoint;
 using GateResult = reports::GateResult;
 
-// Throws InputError when the two reports' configurations differ (naming the field and values).
+// Throws InputError when the two reports' configurations differ (naming the field and values), or
+// a threshold is not a fraction from 0 to 1 (NaN would let every slowdown through).
 GateResult run_gate(const reports::RunReport& baseline, const reports::RunReport& current,
                     const GateThresholds& thresholds);
 

@@ -17,8 +17,11 @@ int execute_gate(const GateRequest& request) {
   if (!request.thresholds.empty()) {
     thresholds = compare::load_gate_thresholds(request.thresholds, request.max_slowdown);
   }
-  const compare::GateResult g = compare::run_gate(read_report_file(request.baseline),
-                                                  read_report_file(request.current), thresholds);
+  thresholds.allow_missing = request.allow_missing;
+  const reports::RunReport baseline = read_report_file(request.baseline);
+  const reports::RunReport current = read_report_file(request.current);
+  compare::require_thresholds_name_points(thresholds, baseline);
+  const compare::GateResult g = compare::run_gate(baseline, current, thresholds);
   fmt::print("{}", reports::render_gate_table(g, request.format == "md"));
   return g.passed ? kExitOk : kExitCheckFailed;
 }

@@ -12,7 +12,7 @@
 
 #include "errors.h"
 #include "quoted_input.h"
-#include "reports/json_reporter.h"
+#include "reports/json_report_reader.h"
 
 namespace ddpbench::run {
 namespace fs = std::filesystem;

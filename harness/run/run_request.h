@@ -40,6 +40,11 @@ struct RunRequest {
   std::string tf32 = "off";
   // World size K: DDP ranks (one process each), DP replicas.
   int64_t world_size = 1;
+  // Whether --gpus was given: under an external launcher WORLD_SIZE decides, and a --gpus that
+  // says otherwise is a contradiction, not a value to drop silently.
+  bool world_size_given = false;
+  // Allow more ranks or threads per host than the cores can serve (run_setup.cpp's limits).
+  bool oversubscribe = false;
   // Collective backend: gloo, mpi, nccl.
   std::string backend = "gloo";
   // Address the spawned workers rendezvous on.
@@ -109,6 +114,7 @@ struct GateRequest {
   std::optional<double> max_slowdown;
   std::string thresholds;       // YAML; empty = none
   std::string format = "text";  // text or md
+  bool allow_missing = false;   // vanished checks / throughput are listed, not failed
 };
 
 }  // namespace ddpbench::run

@@ -1,8 +1,10 @@
 // compare_regression_gate_test.cpp — the CI gate's decisions: identical runs pass, a failing
 // check fails, a check that regressed fails, a slowdown beyond the threshold fails, noise within
-// it passes, per-point thresholds apply, missing points fail, other configurations are refused.
+// it passes, per-point thresholds apply, missing points, checks and timings fail, other
+// configurations and non-finite thresholds are refused.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <functional>
 
@@ -110,6 +112,63 @@ TEST(RegressionGate, EveryConfigurationDifferenceIsNamed) {
       EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
     }
   }
+}
+
+TEST(RegressionGate, NonFiniteOrOutOfRangeThresholdsAreRefused) {
+  for (double bad : {std::nan(""), HUGE_VAL, -HUGE_VAL, -0.1, 1.5}) {
+    GateThresholds t;
+    t.max_slowdown = bad;
+    EXPECT_THROW(run_gate(run(1800), run(180), t), InputError) << bad;
+    GateThresholds per_point;
+    per_point.point_max_slowdown["toy_cnn/ddp/2"] = bad;
+    EXPECT_THROW(run_gate(run(1800), run(180), per_point), InputError) << bad;
+  }
+}
+
+// A check the baseline ran and the current run lacks (a --perf-only run, a comparison that drops
+// the updates check) is a regression unless the user accepts it.
+TEST(RegressionGate, ChecksThatVanishedFailUnlessAllowed) {
+  reports::RunReport current = run(1800);
+  current.results[1].checks.clear();
+  const GateResult g = run_gate(run(1800), current, {});
+  EXPECT_FALSE(g.passed);
+  EXPECT_EQ(point(g, "toy_cnn/ddp/2").verdict, "missing");
+  EXPECT_NE(point(g, "toy_cnn/ddp/2").detail.find("gradients"), std::string::npos)
+      << point(g, "toy_cnn/ddp/2").detail;
+
+  GateThresholds allow;
+  allow.allow_missing = true;
+  const GateResult allowed = run_gate(run(1800), current, allow);
+  EXPECT_TRUE(allowed.passed);
+  EXPECT_NE(point(allowed, "toy_cnn/ddp/2").detail.find("gradients"), std::string::npos);
+}
+
+// A point the baseline timed and the current run did not (--check-only) cannot be compared.
+TEST(RegressionGate, ThroughputThatVanishedFailsUnlessAllowed) {
+  const GateResult g = run_gate(run(1800), run(0), {});
+  EXPECT_FALSE(g.passed);
+  EXPECT_EQ(point(g, "toy_cnn/ddp/2").verdict, "missing");
+  EXPECT_NE(point(g, "toy_cnn/ddp/2").detail.find("timed"), std::string::npos);
+  GateThresholds allow;
+  allow.allow_missing = true;
+  EXPECT_TRUE(run_gate(run(1800), run(0), allow).passed);
+}
+
+TEST(GateThresholds, PointsMustNameBaselinePoints) {
+  GateThresholds t;
+  t.point_max_slowdown["toy_cnn/ddp/2"] = 0.1;
+  EXPECT_NO_THROW(require_thresholds_name_points(t, run(1800)));
+  t.point_max_slowdown["toy_cnn/ddp/4"] = 0.1;
+  EXPECT_THROW(require_thresholds_name_points(t, run(1800)), InputError);
+}
+
+TEST(GateThresholds, AFolderOrARepeatedKeyIsRefused) {
+  EXPECT_THROW(load_gate_thresholds(::testing::TempDir(), std::nullopt), InputError);
+  const std::string path = ::testing::TempDir() + "/gate_thresholds_repeated.yaml";
+  std::ofstream(path) << "max_slowdown: 0.1\nmax_slowdown: 0.9\n";
+  EXPECT_THROW(load_gate_thresholds(path, std::nullopt), InputError);
+  std::ofstream(path) << "points:\n  toy_cnn/ddp/2: 0.1\n  toy_cnn/ddp/2: 0.9\n";
+  EXPECT_THROW(load_gate_thresholds(path, std::nullopt), InputError);
 }
 
 TEST(GateThresholds, TheFileIsValidatedAndTheCommandLineWins) {

@@ -1,8 +1,14 @@
 // reports_json_test.cpp — report.json is canonical, so it must round-trip: records -> JSON ->
-// records loses nothing, and documents from another schema version or another tool are refused.
+// records loses nothing; documents from another schema version or another tool, fields of the wrong
+// type or range, empty reports and repeated points are refused.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <functional>
+#include <vector>
+
 #include "errors.h"
+#include "reports/json_report_reader.h"
 #include "reports/json_reporter.h"
 
 namespace ddpbench::reports {
@@ -21,6 +27,8 @@ RunReport sample_report() {
   r.config.modes = {"single"};
   r.config.steps = 3;
   r.config.global_batch = 16;
+  r.config.local_batch = 16;
+  r.config.threads = 2;
   r.config.sampler.dataset_size = 10;
   r.config.sampler.num_replicas = 3;
   r.config.sampler.padded = 2;
@@ -47,6 +55,67 @@ TEST(JsonReport, RefusesForeignDocuments) {
   j = to_json(sample_report());
   j["config"].erase("scenario");
   EXPECT_THROW(report_from_json(j), InputError);
+}
+
+// Out-of-range or mistyped numbers are refused naming the field, never cast (nlohmann converts
+// 1e30 to int64 by a plain cast: world_size became -9223372036854775808 in report.csv).
+TEST(JsonReport, RefusesOutOfRangeAndMistypedFieldsNamingThem) {
+  struct Edit {
+    std::function<void(nlohmann::json&)> apply;
+    const char* field;
+  };
+  const std::vector<Edit> edits = {
+      {[](auto& j) { j["results"][0]["world_size"] = 1e30; }, "results[0].world_size"},
+      {[](auto& j) { j["results"][0]["world_size"] = 0; }, "results[0].world_size"},
+      {[](auto& j) { j["results"][0]["world_size"] = 2.5; }, "results[0].world_size"},
+      {[](auto& j) { j["results"][0]["world_size"] = "2"; }, "results[0].world_size"},
+      {[](auto& j) { j["config"]["world_size"] = 18446744073709551615ULL; }, "config.world_size"},
+      {[](auto& j) { j["config"]["steps"] = -3; }, "config.steps"},
+      {[](auto& j) { j["config"]["sampler"]["dataset_size"] = 1e300; },
+       "config.sampler.dataset_size"},
+      {[](auto& j) { j["results"][0]["losses"][1] = "x"; }, "results[0].losses[1]"},
+      {[](auto& j) { j["results"][0]["throughput"]["samples_per_s"] = -1; },
+       "results[0].throughput.samples_per_s"},
+      {[](auto& j) { j["results"][0]["throughput"]["samples_per_s"] = nullptr; },
+       "results[0].throughput.samples_per_s"},
+      {[](auto& j) { j["results"][0]["mode"] = "dpp"; }, "results[0].mode"},
+      {[](auto& j) { j["passed"] = "yes"; }, "passed"},
+  };
+  for (const auto& e : edits) {
+    nlohmann::json j = to_json(sample_report());
+    e.apply(j);
+    try {
+      report_from_json(j);
+      ADD_FAILURE() << e.field << " was accepted: " << j.dump();
+    } catch (const InputError& err) {
+      EXPECT_NE(std::string(err.what()).find(e.field), std::string::npos) << err.what();
+    }
+  }
+  // A diverged loss is written as null and reads back as NaN.
+  nlohmann::json j = to_json(sample_report());
+  j["results"][0]["losses"][1] = nullptr;
+  EXPECT_TRUE(std::isnan(report_from_json(j).results[0].losses[1]));
+}
+
+// An empty report would say PASS with nothing judged; two points with one key would be matched
+// once by the gate.
+TEST(JsonReport, RefusesNoResultsAndRepeatedPoints) {
+  nlohmann::json j = to_json(sample_report());
+  j["results"] = nlohmann::json::array();
+  try {
+    report_from_json(j);
+    ADD_FAILURE() << "an empty report was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("nothing to judge"), std::string::npos) << e.what();
+  }
+  j = to_json(sample_report());
+  j["results"].push_back(j["results"][0]);
+  try {
+    report_from_json(j);
+    ADD_FAILURE() << "a repeated point was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("single/1"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

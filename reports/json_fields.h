@@ -1,0 +1,67 @@
+// json_fields.h — reads the fields of one JSON object of a report.json, checking each field's type
+// and range as it is read, so that a damaged or hand-edited report is refused with the field's
+// path ("results[1].world_size is 1e+30: expected an integer from 1 to 1048576") instead of a
+// number that wraps (nlohmann converts 1e30 to int64 by a plain cast) or a type error that names
+// no field.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace ddpbench::reports {
+
+// Bounds that keep every count far inside int64 and every world size plausible.
+inline constexpr int64_t kMaxCount = int64_t{1} << 48;
+inline constexpr int64_t kMaxWorldSize = int64_t{1} << 20;
+inline constexpr int64_t kAnyInt64 = std::numeric_limits<int64_t>::max();
+
+class JsonFields {
+ public:
+  // `path` names the object in messages ("config.sampler"); "" for the document itself.
+  JsonFields(const nlohmann::json& object, std::string path);
+
+  bool has(const char* key) const;
+  // Required fields: a missing one is an error naming it.
+  std::string text(const char* key) const;
+  bool flag(const char* key) const;
+  int64_t integer(const char* key, int64_t lo, int64_t hi) const;
+  // A finite number in [lo, hi].
+  double number(const char* key, double lo, double hi) const;
+  // A number in [lo, hi], or null, which JSON writes for NaN and infinities (a diverged loss, a
+  // difference that overflowed): read as NaN.
+  double number_or_nan(const char* key, double lo, double hi) const;
+  std::vector<std::string> texts(const char* key) const;
+  std::vector<int64_t> integers(const char* key, int64_t lo, int64_t hi) const;
+  std::vector<double> numbers(const char* key, double lo, double hi) const;
+  std::vector<double> numbers_or_nan(const char* key, double lo, double hi) const;
+  JsonFields object(const char* key) const;
+  // The elements of an array field, each an object, with its index in the path.
+  std::vector<JsonFields> objects(const char* key) const;
+  const nlohmann::json& raw(const char* key) const;
+
+  // Optional fields (reports written before they existed): the fallback when absent, checked
+  // like the required ones when present.
+  std::string text_or(const char* key, const std::string& fallback) const;
+  int64_t integer_or(const char* key, int64_t fallback, int64_t lo, int64_t hi) const;
+  double number_or_nan_or(const char* key, double fallback, double lo, double hi) const;
+
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string field(const char* key) const;
+  const nlohmann::json& at(const char* key) const;
+  [[noreturn]] void refuse(const std::string& field, const nlohmann::json& value,
+                           const std::string& expected) const;
+  int64_t integer_value(const std::string& field, const nlohmann::json& v, int64_t lo,
+                        int64_t hi) const;
+  double number_value(const std::string& field, const nlohmann::json& v, double lo, double hi,
+                      bool null_is_nan) const;
+
+  const nlohmann::json& object_;
+  std::string path_;
+};
+
+}  // namespace ddpbench::reports
