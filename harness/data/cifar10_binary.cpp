@@ -2,6 +2,7 @@
 #include "data/cifar10_binary.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <filesystem>
 #include <fstream>
@@ -50,10 +51,15 @@ InMemoryImages load_cifar10_binary(const std::string& dir, Cifar10Split split) {
         dir));
   }
   std::vector<fs::path> files;
+  std::vector<std::string> missing;  // a partial download trains on less, and must say so
   if (split == Cifar10Split::kTrain) {
     for (int i = 1; i <= 5; ++i) {
       const fs::path p = fs::path(dir) / fmt::format("data_batch_{}.bin", i);
-      if (fs::exists(p)) files.push_back(p);
+      if (fs::exists(p)) {
+        files.push_back(p);
+      } else {
+        missing.push_back(p.filename().string());
+      }
     }
   } else if (fs::exists(fs::path(dir) / "test_batch.bin")) {
     files.push_back(fs::path(dir) / "test_batch.bin");
@@ -67,9 +73,14 @@ InMemoryImages load_cifar10_binary(const std::string& dir, Cifar10Split split) {
   std::vector<int64_t> labels;
   for (const auto& f : files) append_file(f, pixels, labels);
   const auto n = labels.size();
-  return InMemoryImages(std::move(pixels), std::move(labels), {3, 32, 32}, 10,
-                        fmt::format("CIFAR-10 {} ({} samples from {})",
-                                    split == Cifar10Split::kTrain ? "train" : "test", n, dir));
+  const std::string partial = missing.empty()
+                                  ? ""
+                                  : fmt::format("; only {} of the 5 training batches: {} missing",
+                                                files.size(), fmt::join(missing, ", "));
+  return InMemoryImages(
+      std::move(pixels), std::move(labels), {3, 32, 32}, 10,
+      fmt::format("CIFAR-10 {} ({} samples from {}{})",
+                  split == Cifar10Split::kTrain ? "train" : "test", n, dir, partial));
 }
 
 }  // namespace ddpbench::data

@@ -1,6 +1,7 @@
 // data_loaders_test.cpp — the CIFAR-10 binary and IDX (gz) loaders on small files written here,
 // including corrupt ones: every failure must be an InputError that names the file and the problem.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <zlib.h>
 
 #include <filesystem>
@@ -155,6 +156,35 @@ TEST_F(LoaderTest, IdxCorruptFilesAreNamed) {
 
   write_file("garbage.gz", {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 0xde, 0xad, 0xbe, 0xef});
   EXPECT_NE(error_of([&] { load_idx_images(path("garbage.gz"), path("lab.gz")); }), "");
+}
+
+// Issue 21 item 10: a small .gz with a valid header and gigabytes of trailing zeros was inflated
+// whole (2.2 GB peak for 1 GiB of zeros, bad_alloc for 4 GiB) before "trailing data". The loader
+// must stop one byte past the payload the header promises: peak memory stays far below the zeros.
+TEST_F(LoaderTest, IdxTrailingDataIsRefusedWithoutInflatingIt) {
+  auto img = idx_header(0x803, {2, 2, 2});
+  img.insert(img.end(), 8, 1);
+  constexpr size_t kZeros = size_t{512} << 20;
+  {
+    gzFile f = gzopen(path("bomb.gz").c_str(), "wb9");
+    gzwrite(f, img.data(), static_cast<unsigned>(img.size()));
+    const std::vector<uint8_t> zeros(size_t{1} << 20, 0);
+    for (size_t written = 0; written < kZeros; written += zeros.size()) {
+      gzwrite(f, zeros.data(), static_cast<unsigned>(zeros.size()));
+    }
+    gzclose(f);
+  }
+  auto lab = idx_header(0x801, {2});
+  lab.insert(lab.end(), {1, 2});
+  write_gz("lab.gz", lab);
+  rusage before{};
+  getrusage(RUSAGE_SELF, &before);
+  const std::string msg = error_of([&] { load_idx_images(path("bomb.gz"), path("lab.gz")); });
+  rusage after{};
+  getrusage(RUSAGE_SELF, &after);
+  EXPECT_NE(msg.find("trailing data"), std::string::npos) << msg;
+  const long grew_kib = after.ru_maxrss - before.ru_maxrss;
+  EXPECT_LT(grew_kib, 64 * 1024) << "peak memory grew by " << grew_kib << " KiB";
 }
 
 TEST(FashionMnistFiles, RealDatasetLoadsWhenInstalled) {
