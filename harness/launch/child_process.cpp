@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
@@ -22,8 +23,22 @@ std::string self_executable() {
   return ec ? "/proc/self/exe" : self.string();
 }
 
-int run_self(const std::vector<std::string>& argv) {
+int run_self(const std::vector<std::string>& argv, const std::string& tmpdir) {
   const std::string self = self_executable();
+  // The environment is built before fork: after it, only async-signal-safe calls are allowed.
+  std::vector<std::string> env = {"TMPDIR=" + tmpdir, std::string(kNestedEnv) + "=1"};
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry = *e;
+    if (entry.rfind("TMPDIR=", 0) != 0 && entry.rfind(std::string(kNestedEnv) + "=", 0) != 0) {
+      env.push_back(entry);
+    }
+  }
+  std::vector<char*> envp;
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
   SignalCleanup& cleanup = SignalCleanup::process();
   auto lock = cleanup.hold();
   const pid_t pid = fork();
@@ -33,10 +48,7 @@ int run_self(const std::vector<std::string>& argv) {
     SignalCleanup::reset_in_child();
     const int null = ::open("/dev/null", O_WRONLY);
     if (null >= 0) dup2(null, STDOUT_FILENO);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execv(self.c_str(), args.data());
+    execve(self.c_str(), args.data(), envp.data());
     _exit(127);
   }
   const TrackedResource child(cleanup.track_child(pid));

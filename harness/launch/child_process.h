@@ -9,8 +9,10 @@ namespace ddpbench::launch {
 
 // Runs this program again with argv (argv[0] is the name ps shows), stdout discarded, stderr
 // inherited; returns the exit code (128 + signal when killed). A signal meanwhile stops it
-// (signal_cleanup.h).
-int run_self(const std::vector<std::string>& argv);
+// (signal_cleanup.h), and the child, a nested run (kNestedEnv), leaves the saying to us. Its
+// TMPDIR is `tmpdir`, a private folder of ours, so what it keeps there (its workers' folder)
+// goes with ours even when it is killed outright.
+int run_self(const std::vector<std::string>& argv, const std::string& tmpdir);
 
 // The path of this program's binary (/proc/self/exe resolved): children run from it, so their
 // process name is the binary's rather than "exe".

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <thread>
@@ -92,9 +93,32 @@ void SignalCleanup::release(Token token) {
   children_.erase(token);
 }
 
+void SignalCleanup::results_committed() {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  committed_ = true;
+}
+
+void SignalCleanup::test_hook_after_commit() {
+  if (std::getenv("DDPBENCH_TEST_SIGNAL_AFTER_COMMIT") == nullptr) return;
+  // Process-directed, so that the watcher takes it; the pause lets it act before the run goes on.
+  kill(getpid(), SIGTERM);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+}
+
 void SignalCleanup::clean_up_and_exit(int sig) {
   // Taken and never given back: nothing may start or commit once the cleanup has begun.
   mutex_.lock();
+  const bool nested = std::getenv(kNestedEnv) != nullptr;
+  if (committed_) {
+    // The results are whole and in place: let the run print its summary and exit as it will.
+    mutex_.unlock();
+    if (!nested) {
+      std::fprintf(stderr, "ddpbench: %s arrived after the results were written; finishing\n",
+                   signal_label(sig));
+    }
+    std::this_thread::sleep_for(kFinishGrace);
+    _exit(128 + sig);
+  }
   for (const auto& [token, pid] : children_) kill(pid, SIGTERM);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
   for (const auto& [token, pid] : children_) {
@@ -115,6 +139,7 @@ void SignalCleanup::clean_up_and_exit(int sig) {
   }
   // A progress line may be half-drawn on the terminal.
   const char* fresh_line = isatty(STDERR_FILENO) ? "\n" : "";
+  if (nested) _exit(128 + sig);  // the parent that started this run says it
   std::fprintf(stderr,
                "%sddpbench: interrupted by %s; stopped %zu child process(es), removed %zu staged "
                "file(s) or folder(s)\n",

@@ -9,17 +9,22 @@
 // signal handler, while the training thread is wherever it is. Whoever creates something that
 // must not outlive an interrupted run registers it under the lock the watcher takes (hold()), so
 // the watcher never misses a child or a file that exists, and a commit that holds the lock is
-// all-or-nothing. The state is process-wide because signals are delivered to a process.
+// all-or-nothing. The state is process-wide because signals are delivered to a process. A nested
+// run (kNestedEnv set: a `scale` point, the --bisect twin) stays silent: its parent speaks.
 #pragma once
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <mutex>
 #include <string>
 
 namespace ddpbench::launch {
+
+// Set in the environment of a ddpbench run started by another ddpbench (child_process.h).
+inline constexpr const char* kNestedEnv = "DDPBENCH_NESTED";
 
 class SignalCleanup {
  public:
@@ -43,12 +48,23 @@ class SignalCleanup {
   Token track_child(pid_t pid);
   void release(Token token);
 
+  // Called under hold() once a run's results are renamed into place, all of them: from then on
+  // only the summary remains to be printed, and a signal no longer undoes the run (it said
+  // "removed 0 staged files" and left a complete folder without the summary). The run finishes
+  // with its own exit code; should it not end within kFinishGrace, the signal's exit follows.
+  void results_committed();
+  static constexpr std::chrono::seconds kFinishGrace{5};
+  // Test hook: with DDPBENCH_TEST_SIGNAL_AFTER_COMMIT set, sends this process SIGTERM and gives
+  // the watcher a moment: the commit window, driven deterministically (interrupt_e2e_test.cpp).
+  static void test_hook_after_commit();
+
  private:
   SignalCleanup() = default;
   [[noreturn]] void clean_up_and_exit(int signal);
 
   std::recursive_mutex mutex_;
   bool installed_ = false;
+  bool committed_ = false;
   Token next_ = 1;
   std::map<Token, std::string> paths_;
   std::map<Token, pid_t> children_;

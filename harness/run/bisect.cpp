@@ -31,13 +31,12 @@ reports::RunReport run_float64_twin(const RunRequest& request, bool lockstep,
   const RunRequest twin = float64_twin(request, lockstep, scratch.path() + "/out");
   fmt::print("bisect: re-running the failing configuration in float64 ...\n");
   std::fflush(stdout);
-  exit_code = launch::run_self(command_line(twin));
+  exit_code = launch::run_self(command_line(twin), scratch.path());
   if (exit_code != 0 && exit_code != 1) return {};
   return read_report_file(twin.out + "/report.json");
 }
 
-void annotate_bisect(reports::RunReport& report, const reports::RunReport& float64,
-                     int exit_code) {
+void annotate_bisect(reports::RunReport& report, const reports::RunReport& float64, int exit_code) {
   for (reports::ModeResult& r : report.results) {
     reports::DivergenceRecord& d = r.first_divergence;
     if (d.stage.empty()) continue;

@@ -44,11 +44,27 @@ std::vector<RunRequest> plan_points(const ScaleRequest& s, const scenarios::Scen
   return points;
 }
 
+// Each world size and mode once: a repeated one would time the same point twice and write two
+// results with one key, which the gate could only match to one of them.
+template <typename T>
+void require_distinct(const std::vector<T>& values, const char* flag) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (values[i] == values[j]) {
+        throw InputError(fmt::format("scale {}: {} appears twice; list each once (e.g. 1,2,4,8)",
+                                     flag, values[i]));
+      }
+    }
+  }
+}
+
 }  // namespace
 
 int execute_scale(const ScaleRequest& request, const scenarios::ScenarioRegistry& registry,
                   const std::vector<std::string>& argv, const CommandLineOf& command_line) {
   const scenarios::ScenarioSpec& spec = registry.get(request.base.scenario);
+  require_distinct(request.world_sizes, "--gpus");
+  require_distinct(request.modes, "--modes");
   const int64_t max_k = *std::max_element(request.world_sizes.begin(), request.world_sizes.end());
   std::vector<RunRequest> points = plan_points(request, spec, max_k);
   // Refuse bad input for every point before the first one starts.
@@ -67,7 +83,7 @@ int execute_scale(const ScaleRequest& request, const scenarios::ScenarioRegistry
     p.out = fmt::format("{}/k{}", tmp, p.world_size);
     fmt::print("scale: K={} (global batch {}) ...\n", p.world_size, p.batch_size);
     std::fflush(stdout);
-    const int code = launch::run_self(command_line(p));
+    const int code = launch::run_self(command_line(p), tmp);
     if (code != 0) {
       throw WorkerFailure(
           fmt::format("scale: the K={} point failed with exit code {}", p.world_size, code));

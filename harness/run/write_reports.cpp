@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "launch/signal_cleanup.h"
 #include "quoted_input.h"
 #include "reports/console_reporter.h"
 #include "reports/reporter.h"
@@ -24,6 +25,7 @@ void write_reports(const reports::RunReport& report, OutputDir& out, const std::
     extensions.push_back(name.substr(name.find('.') + 1));
   }
   out.commit();
+  launch::SignalCleanup::test_hook_after_commit();
   fmt::print("\n{}", reports::ConsoleReporter().render(report));
   // The path is the user's --out as typed: control bytes in it must not drive the terminal.
   fmt::print("wrote {}/report.{{{}}}{}\n", printable_message(out.path()),

@@ -2,7 +2,8 @@
 // SIGINT, SIGTERM and SIGHUP at each phase of a run (batch export, single training, the DDP
 // phase) stop every worker, remove what the run staged and every folder it created, say so in one
 // line and exit 128 + the signal; a run owns its --out folder (refuses foreign files, locks it,
-// replaces an earlier run's files); `report` never rewrites its input and has one verdict.
+// replaces an earlier run's files); `report` never rewrites its input and has one verdict; a signal
+// after the commit lets the run finish; a nested run (scale) neither speaks nor leaves files.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -71,6 +72,54 @@ TEST_F(InterruptE2E, SighupDuringSingleTrainingLeavesNothing) {
   EXPECT_EQ(r.exit_code, 129) << r.err;
   EXPECT_NE(r.err.find("interrupted by SIGHUP"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(out));
+}
+
+// Issue 21 item 13: SIGTERM just after the commit exited 143 ("removed 0 staged file(s)") and left
+// the whole folder without the summary or the "wrote" line. The hook signals right after the
+// commit, every time: the run finishes as it would have, exit 0.
+TEST_F(InterruptE2E, ASignalRightAfterTheCommitLetsTheRunFinish) {
+  const std::string out = path("committed");
+  const auto r = ddpbench({"run", "--scenario", "linear_mse", "--gpus", "2", "--steps", "1",
+                           "--check-only", "--quiet", "--out", out},
+                          {"DDPBENCH_TEST_SIGNAL_AFTER_COMMIT=1"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("SIGTERM arrived after the results were written"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("wrote " + out + "/report."), std::string::npos) << r.out;
+  EXPECT_TRUE(fs::exists(out + "/report.json"));
+  EXPECT_TRUE(fs::exists(out + "/state_ddp.pt"));
+}
+
+// Item 14: SIGTERM during scale said "interrupted" twice (the nested run spoke too).
+TEST_F(InterruptE2E, SigtermDuringScaleIsSaidOnce) {
+  const std::string out = path("sweep");
+  const auto r = interrupt_when({"scale", "--scenario", "toy_cnn", "--gpus", "2", "--steps", "3000",
+                                 "--warmup", "0", "--quiet", "--out", out},
+                                "[ \"$(pgrep -P $pid | wc -l)\" -ge 1 ] && sleep 1", "TERM");
+  EXPECT_EQ(r.exit_code, 143) << r.err;
+  EXPECT_EQ(testing::count_lines(r.err), 1) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+}
+
+// Item 14: SIGKILL of the nested run inside scale left its workers' ddpbench-workers-* folder in
+// TMPDIR; the nested run now keeps it inside scale's own private folder, which scale removes.
+TEST_F(InterruptE2E, AKilledScalePointLeavesNothingInTmpdir) {
+  const std::string tmpdir = path("tmp");
+  fs::create_directories(tmpdir);
+  const std::string script =
+      std::string("'") + testing::kDdpbenchBinary +
+      "' scale --scenario toy_cnn --gpus 2 --steps 3000 --warmup 0 --quiet --out '" +
+      path("sweep") +
+      "' >/dev/null 2>&1 & pid=$!\n"
+      "for i in $(seq 2400); do n=$(pgrep -P $pid | head -1); "
+      "[ -n \"$n\" ] && [ \"$(pgrep -P $n | wc -l)\" -ge 2 ] && break; sleep 0.05; done\n"
+      "kill -KILL $n; wait $pid; echo $?";
+  const auto r = testing::run_process({"bash", "-c", script}, {"TMPDIR=" + tmpdir});
+  EXPECT_EQ(r.out, "3\n") << "scale names the point that failed";
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(tmpdir)) left.push_back(e.path().string());
+  EXPECT_TRUE(left.empty()) << left.front();
+  EXPECT_FALSE(fs::exists(path("sweep")));
 }
 
 TEST_F(InterruptE2E, AFailedRunRemovesEveryFolderItCreated) {
