@@ -66,10 +66,19 @@ std::set<std::string> earlier_run_files(const fs::path& dir) {
   return names;
 }
 
+// "newdir/", "./newdot/." and "newx/../newy" name the folders newdir, newdot and newy: without
+// this, the trailing separator made an empty last component that create_directory refused ("it
+// appeared meanwhile"), and newx/.. cannot be resolved while newx does not exist.
+std::string normalised(const std::string& path) {
+  fs::path p = fs::path(path).lexically_normal();
+  if (!p.has_filename() && p.has_relative_path()) p = p.parent_path();
+  return p.empty() ? std::string(".") : p.string();
+}
+
 }  // namespace
 
 OutputDir::OutputDir(std::string path, OutputPolicy policy)
-    : path_(std::move(path)), policy_(policy) {
+    : path_(normalised(path)), policy_(policy) {
   std::error_code ec;
   if (fs::exists(path_, ec) && !fs::is_directory(path_, ec)) {
     throw InputError(fmt::format("--out {}: exists and is not a directory (choose another --out)",
@@ -213,6 +222,7 @@ void OutputDir::commit() {
   for (auto& s : staged_) s.tracked.reset();
   created_tracked_.reset();
   committed_ = true;
+  cleanup.results_committed();
 }
 
 }  // namespace ddpbench::run

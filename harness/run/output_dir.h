@@ -6,7 +6,8 @@
 // A run owns its folder: it refuses a non-empty folder that is not an earlier ddpbench run, locks
 // the folder for its whole life (a second run into it is refused, not mixed in), and at commit
 // removes the earlier run's files that it did not write again, so a report never sits beside
-// another run's state files. `report` only adds its renderings to a folder (kAddFiles).
+// another run's state files. `report` adds its renderings to the report's own folder (kAddFiles)
+// and owns any other --out as a run does. The path is normalised first ("out/", "a/../b").
 #pragma once
 
 #include <string>

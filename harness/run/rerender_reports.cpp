@@ -16,12 +16,17 @@ int rerender_reports(const ReportRequest& request) {
   const std::string& input = file.path;
   const reports::RunReport& report = file.report;
 
-  std::string dir = request.out.empty() ? fs::path(input).parent_path().string() : request.out;
-  if (dir.empty()) dir = ".";
-  OutputDir out(dir, OutputPolicy::kAddFiles);
-  // The input is never rewritten: into its own folder, report.json is left as it is.
+  std::string input_dir = fs::path(input).parent_path().string();
+  if (input_dir.empty()) input_dir = ".";
+  const std::string dir = request.out.empty() ? input_dir : request.out;
+  // Into the report's own folder, the renderings are added beside it. Any other --out is owned
+  // as a run owns its folder: a folder holding files no ddpbench run wrote is refused, and an
+  // earlier run's folder is replaced whole, so a report never sits beside another run's state.
   std::error_code ec;
-  const bool onto_input = fs::equivalent(fs::path(dir) / "report.json", input, ec);
+  const bool own_folder = fs::equivalent(dir, input_dir, ec);
+  OutputDir out(dir, own_folder ? OutputPolicy::kAddFiles : OutputPolicy::kOwnFolder);
+  // The input is never rewritten: into its own folder, report.json is left as it is.
+  const bool onto_input = fs::equivalent(fs::path(out.path()) / "report.json", input, ec);
   ReportJson json{onto_input ? ReportJson::How::kLeave : ReportJson::How::kCopy, file.bytes};
   write_reports(report, out, "", json);
   // The exit code is the report's verdict, as it was for the run that wrote it.

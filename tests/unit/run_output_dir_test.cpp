@@ -5,6 +5,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <utility>
+#include <vector>
 
 #include "errors.h"
 #include "run/output_dir.h"
@@ -34,6 +36,30 @@ TEST_F(OutputDirTest, CommitMovesEveryStagedFileIntoPlace) {
   const std::string listed((std::istreambuf_iterator<char>(manifest)),
                            std::istreambuf_iterator<char>());
   EXPECT_EQ(listed, "a.json\nb.pt\n");
+}
+
+// Issue 21 item 7: a trailing slash or a ".." in a new --out was refused with "cannot create
+// directory ... (it appeared meanwhile)".
+TEST_F(OutputDirTest, NewPathsWithTrailingSlashesOrDotsAreNormalised) {
+  const std::vector<std::pair<std::string, std::string>> cases = {{"/newdir/", "/newdir"},
+                                                                  {"/a/b/c/", "/a/b/c"},
+                                                                  {"/./newdot/.", "/newdot"},
+                                                                  {"/newx/../newy", "/newy"},
+                                                                  {"/newz//", "/newz"}};
+  for (const auto& [given, made] : cases) {
+    {
+      OutputDir out(tmp_ + given);
+      EXPECT_EQ(out.path(), tmp_ + made) << given;
+      out.stage("report.json", "{}");
+      out.commit();
+    }
+    EXPECT_TRUE(fs::exists(tmp_ + made + "/report.json")) << given;
+  }
+  EXPECT_FALSE(fs::exists(tmp_ + "/newx"));
+  {
+    OutputDir abandoned(tmp_ + "/gone/deeper/");  // removed whole when never committed
+  }
+  EXPECT_FALSE(fs::exists(tmp_ + "/gone"));
 }
 
 TEST_F(OutputDirTest, AddFilesLeavesOtherFilesAndWritesNoManifest) {
