@@ -96,6 +96,8 @@ int run_app(int argc, char** argv) {
     return kExitBadInput;
   }
 
+  run_request.world_size_given = run_cmd->get_option("--gpus")->count() > 0;
+
   try {
     const scenarios::ScenarioRegistry registry = scenarios::builtin_registry();
     if (run_cmd->parsed()) return run::execute_run(run_request, registry, args, command_line);

@@ -8,6 +8,15 @@
 
 namespace ddpbench::cli {
 
+namespace {
+
+// Bounds far past any real run that keep step and sample counts inside int64 arithmetic (steps x
+// batch x ranks) and turn a typo into a clear "too large" instead of a run that never ends.
+constexpr long long kMaxSteps = 1'000'000'000;
+constexpr long long kMaxBatch = 1LL << 30;
+
+}  // namespace
+
 void add_shared_run_flags(CLI::App& cmd, run::RunRequest& r) {
   // --help shows each flag's default (the value RunRequest starts with).
   cmd.option_defaults()->always_capture_default();
@@ -15,12 +24,12 @@ void add_shared_run_flags(CLI::App& cmd, run::RunRequest& r) {
   cmd.add_option("--steps", r.steps,
                  "Training steps: checked steps, and timed steps after --warmup (default: the "
                  "scenario's)")
-      ->check(integer_at_least(1))
+      ->check(integer_in(1, kMaxSteps))
       ->default_str("");  // 0 stands for "the scenario's", which the text says
   cmd.add_option("--batch-size", r.batch_size,
                  "Global batch size, all ranks together (default: the scenario's; `scale`: at "
                  "the largest world size)")
-      ->check(integer_at_least(1))
+      ->check(integer_in(1, kMaxBatch))
       ->default_str("");
   cmd.add_option("--seed", r.seed,
                  "Seed for init, shuffle and augmentation (default: the scenario's)")
@@ -35,6 +44,8 @@ void add_shared_run_flags(CLI::App& cmd, run::RunRequest& r) {
       ->default_str("");
   cmd.add_option("--device", r.device, "auto (CUDA when this build and machine have it), cpu, cuda")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  cmd.add_flag("--oversubscribe", r.oversubscribe,
+               "Allow more ranks than 4 per core (at least 8) and more --threads than cores");
   cmd.add_flag("--share-gpus", r.share_gpus,
                "Allow several ranks or replicas per CUDA device (DDP over gloo or mpi)");
   cmd.add_option("--tf32", r.tf32, "TensorFloat-32 on CUDA: off (default) or on")
@@ -54,7 +65,7 @@ void add_shared_run_flags(CLI::App& cmd, run::RunRequest& r) {
   cmd.add_option("--comm-hook", r.comm_hook, "DDP communication hook: allreduce, fp16, bf16")
       ->check(CLI::IsMember({"allreduce", "fp16", "bf16"}));
   cmd.add_option("--warmup", r.warmup, "Perf phase: warm-up steps discarded before timing")
-      ->check(integer_at_least(0));
+      ->check(integer_in(0, kMaxSteps));
   cmd.add_flag("--strong", r.strong,
                "Strong scaling: the single-device baseline trains the whole global batch");
   cmd.add_flag("--sync-bn", r.sync_bn, "Convert BatchNorm to SyncBN under DDP");
@@ -63,7 +74,9 @@ void add_shared_run_flags(CLI::App& cmd, run::RunRequest& r) {
 
 void add_run_flags(CLI::App& cmd, run::RunRequest& r) {
   add_shared_run_flags(cmd, r);
-  cmd.add_option("--modes", r.modes, "Comma-separated modes: single, dp, ddp")->delimiter(',');
+  cmd.add_option("--modes", r.modes, "Comma-separated modes: single, dp, ddp")
+      ->delimiter(',')
+      ->default_str("single,ddp (single with --gpus 1)");
   cmd.add_option("--gpus,--world-size", r.world_size, "World size K: ranks, one process each")
       ->check(integer_at_least(1));
   cmd.add_option(
@@ -107,6 +120,7 @@ std::vector<std::string> command_line(const run::RunRequest& r) {
   number("--gpus", r.world_size);
   option("--device", r.device);
   flag("--share-gpus", r.share_gpus);
+  flag("--oversubscribe", r.oversubscribe);
   option("--tf32", r.tf32);
   option("--backend", r.backend);
   option("--master-addr", r.master_addr);

@@ -59,19 +59,25 @@ Partition libtorch_partition(const SamplerCommandOptions& o) {
   return p;
 }
 
+// The sampler materialises every index of an epoch (as PyTorch's does): 100 M indices are 800 MB,
+// and 10^12 ended in std::bad_alloc. Seed + epoch must not overflow int64 (PyTorch adds them).
+constexpr long long kMaxDatasetSize = 100'000'000;
+constexpr long long kMaxReplicas = 1 << 20;
+constexpr long long kMaxSeed = 1LL << 62;
+
 }  // namespace
 
 CLI::App* add_sampler_command(CLI::App& app, SamplerCommandOptions& o) {
   CLI::App* cmd = app.add_subcommand("sampler", "Show DistributedSampler partitions per rank");
   cmd->add_option("--dataset-size", o.dataset_size, "Number of samples N")
       ->required()
-      ->check(integer_at_least(1));
+      ->check(integer_in(1, kMaxDatasetSize));
   cmd->add_option("--replicas", o.replicas, "Number of replicas K (world size)")
-      ->check(integer_at_least(1));
+      ->check(integer_in(1, kMaxReplicas));
   cmd->add_flag("--drop-last", o.drop_last, "Drop the tail instead of padding with duplicates");
   cmd->add_flag("--shuffle", o.shuffle, "Shuffle with randperm seeded seed + epoch");
-  cmd->add_option("--seed", o.seed, "Shuffle seed")->check(integer_at_least(0));
-  cmd->add_option("--epoch", o.epoch, "Epoch (set_epoch)")->check(integer_at_least(0));
+  cmd->add_option("--seed", o.seed, "Shuffle seed")->check(integer_in(0, kMaxSeed));
+  cmd->add_option("--epoch", o.epoch, "Epoch (set_epoch)")->check(integer_in(0, kMaxSeed));
   cmd->add_option("--impl", o.impl,
                   "torch: PyTorch-exact (used by ddpbench); libtorch: C++ samplers")
       ->check(CLI::IsMember({"torch", "libtorch"}));

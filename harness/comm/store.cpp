@@ -2,7 +2,14 @@
 #include "comm/store.h"
 
 #include <fmt/format.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <torch/version.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <future>
 #include <stdexcept>
 #include <thread>
@@ -41,10 +48,59 @@ c10::intrusive_ptr<c10d::TCPStore> construct_within(const std::string& host,
   return done.get();
 }
 
+#if TORCH_VERSION_MAJOR >= 2
+// Note [the store listens where MASTER_ADDR says]: c10d's server binds the port on every
+// interface. PyTorch 2.x can take over a socket the caller bound (masterListenFd), so rank 0
+// listens on MASTER_ADDR only, as its users were told; 1.13 has no such option and its server
+// still listens on every interface (README, "What listens on the network").
+int listen_on(const std::string& host, int port) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  const std::string service = std::to_string(port);
+  if (const int rc = getaddrinfo(host.c_str(), service.c_str(), &hints, &found); rc != 0) {
+    throw std::runtime_error(fmt::format("cannot resolve {} ({})", host, gai_strerror(rc)));
+  }
+  std::string why = "no address";
+  for (addrinfo* a = found; a != nullptr; a = a->ai_next) {
+    const int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) continue;
+    const int on = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
+    if (bind(fd, a->ai_addr, a->ai_addrlen) == 0 && listen(fd, SOMAXCONN) == 0) {
+      freeaddrinfo(found);
+      return fd;
+    }
+    why = std::strerror(errno);
+    close(fd);
+  }
+  freeaddrinfo(found);
+  throw std::runtime_error(fmt::format("cannot listen on {}:{} ({})", host, port, why));
+}
+
+// The port `fd` is bound to (port 0 asks the kernel for one; c10d checks the fd against it).
+int bound_port(int fd) {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof(addr);
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    throw std::runtime_error(fmt::format("getsockname failed ({})", std::strerror(errno)));
+  }
+  return ntohs(addr.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port
+                                          : reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
+}
+#endif
+
 std::shared_ptr<Store> make(const std::string& host, int port, bool server,
                             std::chrono::milliseconds timeout) {
   c10d::TCPStoreOptions opts;
   opts.port = static_cast<uint16_t>(port);
+#if TORCH_VERSION_MAJOR >= 2
+  if (server) {
+    opts.masterListenFd = listen_on(host, port);
+    opts.port = static_cast<uint16_t>(bound_port(*opts.masterListenFd));
+  }
+#endif
   opts.isServer = server;
   opts.waitWorkers = false;
   opts.timeout = timeout;
@@ -66,6 +122,11 @@ std::shared_ptr<Store> Store::open_file(const std::string& path,
   // with the parent's temporary folder.
   auto file = c10::make_intrusive<c10d::FileStore>(path, -1);
   file->setTimeout(timeout);
+  // c10d creates the file at the first write, and a read before it waits up to the timeout for
+  // the file to appear: a launcher whose workers all died before writing (gloo refusing its
+  // address, say) would sit out the whole --timeout in its first check(). Every opener writes
+  // once, so the file exists from here on.
+  file->add("ddpbench/openers", 1);
   auto impl = std::make_unique<Store::Impl>();
   impl->store = file;
   return std::make_shared<Store>(std::move(impl));

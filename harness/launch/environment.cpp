@@ -5,24 +5,35 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <limits>
 
 #include "errors.h"
+#include "quoted_input.h"
 
 namespace ddpbench::launch {
 namespace {
 
-int parse_int(const EnvLookup& env, const std::string& name, int min_value) {
+int parse_int(const EnvLookup& env, const std::string& name, int min_value,
+              int max_value = std::numeric_limits<int>::max()) {
   const auto v = env(name);
   if (!v) throw InputError(fmt::format("environment variable {} is missing", name));
   try {
     size_t used = 0;
     const int x = std::stoi(*v, &used);
-    if (used == v->size() && x >= min_value) return x;
+    if (used == v->size() && x >= min_value && x <= max_value) return x;
   } catch (const std::exception&) {
   }
-  throw InputError(
-      fmt::format("environment variable {}='{}' is not an integer >= {}", name, *v, min_value));
+  if (max_value == std::numeric_limits<int>::max()) {
+    throw InputError(fmt::format("environment variable {}={} is not an integer >= {}", name,
+                                 quoted_input(*v), min_value));
+  }
+  throw InputError(fmt::format("environment variable {}={} is not an integer from {} to {}", name,
+                               quoted_input(*v), min_value, max_value));
 }
+
+// A TCP port: 99999 would wrap to 34463 in the uint16 the store takes, and listen there while
+// every message named 99999.
+int parse_port(const EnvLookup& env) { return parse_int(env, "MASTER_PORT", 1, 65535); }
 
 void check_rank(const WorldInfo& w, const char* rank_var) {
   if (w.rank >= w.world_size) {
@@ -34,7 +45,7 @@ void check_rank(const WorldInfo& w, const char* rank_var) {
 // Slurm jobs rarely export MASTER_PORT: derive a stable one from the job id, as common
 // Slurm recipes do, so every task of the job agrees without talking first.
 int slurm_port(const EnvLookup& env) {
-  if (env("MASTER_PORT")) return parse_int(env, "MASTER_PORT", 1);
+  if (env("MASTER_PORT")) return parse_port(env);
   const auto job = env("SLURM_JOB_ID");
   const long id = job ? std::strtol(job->c_str(), nullptr, 10) : 0;
   return 20000 + static_cast<int>(id % 20000);
@@ -105,7 +116,7 @@ std::optional<WorldInfo> detect_world(const EnvLookup& env) {
     if (w.launcher == Launcher::kDdpbench && env(kStoreFileEnv)) {
       w.store_file = *env(kStoreFileEnv);
     } else {
-      w.master_port = parse_int(env, "MASTER_PORT", 1);
+      w.master_port = parse_port(env);
     }
     check_rank(w, "RANK");
     return w;
@@ -119,7 +130,7 @@ std::optional<WorldInfo> detect_world(const EnvLookup& env) {
                        : w.rank;
     if (const auto addr = env("MASTER_ADDR")) {
       w.master_addr = *addr;
-      w.master_port = env("MASTER_PORT") ? parse_int(env, "MASTER_PORT", 1) : 0;
+      w.master_port = env("MASTER_PORT") ? parse_port(env) : 0;
     }
     check_rank(w, "OMPI_COMM_WORLD_RANK");
     return w;

@@ -2,6 +2,7 @@
 #include "launch/local_address.h"
 
 #include <netdb.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -10,6 +11,24 @@
 
 namespace ddpbench::launch {
 
+namespace {
+
+// 0.0.0.0 and :: (in any spelling: "0", "::0", "0:0::0") mean "every interface" to bind, so they
+// bind fine, but gloo must name one interface and fails in every worker ("Unable to find
+// interface for: [0.0.0.0]").
+bool wildcard(const addrinfo* a) {
+  if (a->ai_family == AF_INET) {
+    return reinterpret_cast<const sockaddr_in*>(a->ai_addr)->sin_addr.s_addr == htonl(INADDR_ANY);
+  }
+  if (a->ai_family == AF_INET6) {
+    const in6_addr& v6 = reinterpret_cast<const sockaddr_in6*>(a->ai_addr)->sin6_addr;
+    return IN6_IS_ADDR_UNSPECIFIED(&v6);
+  }
+  return false;
+}
+
+}  // namespace
+
 std::optional<std::string> why_not_local(const std::string& address) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
@@ -17,6 +36,12 @@ std::optional<std::string> why_not_local(const std::string& address) {
   addrinfo* found = nullptr;
   const int rc = getaddrinfo(address.c_str(), nullptr, &hints, &found);
   if (rc != 0) return std::string("does not resolve (") + gai_strerror(rc) + ")";
+  for (addrinfo* a = found; a != nullptr; a = a->ai_next) {
+    if (wildcard(a)) {
+      freeaddrinfo(found);
+      return std::string("is the wildcard address (every interface), not one address");
+    }
+  }
   std::optional<std::string> why = std::string("is not an address of this machine");
   for (addrinfo* a = found; a != nullptr; a = a->ai_next) {
     const int fd = socket(a->ai_family, a->ai_socktype, a->ai_protocol);

@@ -8,7 +8,7 @@
 namespace ddpbench::launch {
 
 // nullopt when `address` resolves to an address this machine can listen on; otherwise why not
-// ("does not resolve (...)", "is not an address of this machine").
+// ("does not resolve (...)", "is the wildcard address ...", "is not an address of this machine").
 std::optional<std::string> why_not_local(const std::string& address);
 
 }  // namespace ddpbench::launch

@@ -65,7 +65,12 @@ JoinedWorld join_world(const WorldInfo& world, const std::string& backend,
   request.interface_address = is_loopback(world.master_addr)          ? "127.0.0.1"
                               : world.launcher == Launcher::kDdpbench ? world.master_addr
                                                                       : "";
-  request.timeout = timeout + std::chrono::seconds(30);
+  // Spawned ranks have a parent that watches their progress and names a hung rank at --timeout:
+  // their collectives get 30 s more, so that the parent's clearer verdict comes first. A rank
+  // started by another launcher has no such parent: --timeout is its own limit, for the
+  // rendezvous and every collective alike.
+  request.timeout =
+      world.launcher == Launcher::kDdpbench ? timeout + std::chrono::seconds(30) : timeout;
   // The communicator's own rendezvous is the first use of a TCP store: a failure there is the
   // store's address failing too, and is named as such.
   const bool tcp_store =

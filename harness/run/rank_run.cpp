@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "errors.h"
+#include "launch/environment.h"
 #include "launch/peer_loss.h"
 #include "launch/worker_group.h"
 #include "launch/world_join.h"
@@ -23,6 +24,13 @@ int run_as_rank(const RunRequest& request, const scenarios::ScenarioRegistry& re
                 const launch::WorldInfo& world, const std::vector<std::string>& argv) {
   using modes::ModeKind;
   const bool spawned = world.launcher == launch::Launcher::kDdpbench;
+  if (request.world_size_given && request.world_size != world.world_size) {
+    throw InputError(fmt::format(
+        "--gpus {} contradicts the launcher's world of {} ranks ({}): under an external "
+        "launcher the world size comes from it; drop --gpus or start {} ranks",
+        request.world_size, world.world_size, launch::launcher_name(world.launcher),
+        request.world_size));
+  }
   RunSetup setup = resolve_run(request, registry, world.world_size);
   if (!setup.has_mode(ModeKind::kDdp)) setup.modes.push_back(ModeKind::kDdp);
   // Rank r trains on cuda:(LOCAL_RANK mod device count), torchrun's convention.

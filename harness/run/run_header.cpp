@@ -26,10 +26,16 @@ void print_run_header(const RunSetup& s, const runtime::ExecutionContext& contex
   fmt::print("scenario  {}: {}, {}\n", spec.name, spec.model_name, scenarios::loss_name(spec.loss));
   fmt::print("data      {}; shuffle={} seed={}\n", instance.dataset->describe(), spec.shuffle,
              s.seed);
+  // A batch larger than an epoch's share: every step holds what there is, not the batch asked for.
+  const std::string short_steps =
+      plan.local_batch() > sampler.num_samples()
+          ? fmt::format(" (more than an epoch holds: each step has {} samples, {} per rank)",
+                        sampler.total_size(), sampler.num_samples())
+          : "";
   fmt::print(
-      "plan      global batch {} = {} rank(s) x {}, {} steps/epoch; per epoch {} sample(s) "
+      "plan      global batch {} = {} rank(s) x {}{}, {} steps/epoch; per epoch {} sample(s) "
       "duplicated by padding, {} dropped\n",
-      s.global_batch, s.world_size, plan.local_batch(), plan.steps_per_epoch(),
+      s.global_batch, s.world_size, plan.local_batch(), short_steps, plan.steps_per_epoch(),
       sampler.padded_count(), sampler.dropped_count());
   fmt::print("modes     {}; {}, {} thread(s) per process, gradients compared {}\n",
              fmt::join(names, ","), context.dtype_name(), context.threads(),

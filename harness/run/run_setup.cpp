@@ -3,9 +3,11 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <thread>
 
@@ -82,6 +84,57 @@ int64_t checked_bucket_bytes(const char* flag, double mib) {
                                  flag, mib, kMaxMib));
   }
   return static_cast<int64_t>(bytes);
+}
+
+// Past these a run stops measuring anything but the scheduler: --gpus 1000 on 2 cores started a
+// thousand processes, --threads 100000 grew past 1,900 threads without a word. Each process runs
+// `threads` intra-op threads, so both bounds count against the cores. --oversubscribe lifts them
+// up to hard caps that keep the process table and memory sane.
+constexpr int64_t kRanksPerCore = 4;
+constexpr int64_t kMinRankLimit = 8;  // `--gpus 8` (the usual GPU node) on any machine
+constexpr int64_t kMaxRanks = 1024;
+constexpr int64_t kMaxThreads = 256;
+
+void check_oversubscription(const RunRequest& o, int64_t world_size, int64_t cores,
+                            bool self_launched) {
+  const int64_t rank_limit = std::max(kMinRankLimit, kRanksPerCore * cores);
+  if (self_launched && world_size > kMaxRanks) {
+    throw InputError(fmt::format(
+        "--gpus {}: at most {} ranks or replicas on one machine; spread a larger world over "
+        "several hosts (torchrun, Slurm or mpirun)",
+        world_size, kMaxRanks));
+  }
+  if (self_launched && world_size > rank_limit && !o.oversubscribe) {
+    throw InputError(fmt::format(
+        "--gpus {}: this machine has {} cores, and more than {} ranks or replicas ({} per core, "
+        "at least {}) would time the scheduler, not training; pass fewer, or add "
+        "--oversubscribe to run them anyway",
+        world_size, cores, rank_limit, kRanksPerCore, kMinRankLimit));
+  }
+  if (o.threads > kMaxThreads) {
+    throw InputError(fmt::format("--threads {}: at most {} intra-op threads per process", o.threads,
+                                 kMaxThreads));
+  }
+  if (o.threads > cores && !o.oversubscribe) {
+    throw InputError(fmt::format(
+        "--threads {}: this machine has {} cores, and intra-op threads beyond them only contend; "
+        "pass at most {}, or add --oversubscribe to run them anyway",
+        o.threads, cores, cores));
+  }
+}
+
+// Spawned workers and scale's points work in private folders under TMPDIR: a TMPDIR that is not
+// a writable folder would fail there, after the launch, with a library's error.
+void check_temp_dir() {
+  const char* tmpdir = std::getenv("TMPDIR");
+  if (tmpdir == nullptr || *tmpdir == '\0') return;
+  std::error_code ec;
+  if (!std::filesystem::is_directory(tmpdir, ec) || access(tmpdir, W_OK | X_OK) != 0) {
+    throw InputError(fmt::format(
+        "TMPDIR={} is not a writable folder: ddpbench keeps its workers' files there; export "
+        "TMPDIR as an existing writable folder, or unset it (then /tmp is used)",
+        quoted_input(tmpdir)));
+  }
 }
 
 void check_fault_tensor(const RunSetup& s) {
@@ -171,6 +224,8 @@ RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioRegistry& reg
   check_data_dir(o.data_dir);
   s.request = {s.seed, o.data_dir};
   const int64_t cores = std::max<int64_t>(1, std::thread::hardware_concurrency());
+  check_oversubscription(o, s.world_size, cores, !world_size.has_value());
+  check_temp_dir();
   s.context.threads = o.threads > 0 ? o.threads : std::max<int64_t>(1, cores / s.world_size);
   s.backend = o.backend;
   // gloo is the default, so only another backend can have been asked for on purpose.

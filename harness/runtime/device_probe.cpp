@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <torch/cuda.h>
 
+#include "runtime/cuda_services.h"
 #include "runtime/driver_probe.h"
 
 namespace ddpbench::runtime {
@@ -44,9 +45,12 @@ GpuInfo probe_gpus() {
         "{} CUDA device(s) visible, but this libtorch is a CPU build (build against a CUDA "
         "PyTorch: ci/build.sh --torch python)",
         visible);
+  } else if (!built_with_torch_cuda()) {
+    // The build decides first: with a CPU libtorch no driver would help, and the driver's words
+    // ("CUDA driver version is insufficient") sent users looking for a driver upgrade.
+    info.status = fmt::format("this libtorch is a CPU build (the driver: {})", driver.status);
   } else {
     info.status = driver.status;
-    if (!info.torch_has_cuda) info.status += ", and this libtorch is a CPU build";
   }
   return info;
 }

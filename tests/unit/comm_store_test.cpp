@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
 #include <stdexcept>
 
 #include "comm/store.h"
@@ -25,6 +26,19 @@ TEST(Store, CarriesSmallValuesAndRefusesBulkData) {
     EXPECT_NE(std::string(e.what()).find("collective"), std::string::npos) << e.what();
   }
   EXPECT_FALSE(server->check("ddpbench/result"));
+}
+
+// Issue 21 item 6: c10d's FileStore creates its file at the first write and a read before it waits
+// the whole timeout for the file. A launcher whose workers all died before writing sat out
+// --timeout in its first check(), then failed with "open(.../store): No such file or directory".
+TEST(Store, AFreshFileStoreAnswersAtOnce) {
+  const std::string path = ::testing::TempDir() + "/fresh_file_store";
+  std::remove(path.c_str());
+  auto store = Store::open_file(path, std::chrono::seconds(30));
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_FALSE(store->check("ddpbench/progress/0"));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  std::remove(path.c_str());
 }
 
 }  // namespace
