@@ -2,10 +2,8 @@
 #include "compare/gate_thresholds.h"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
-#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <set>
@@ -89,21 +87,6 @@ GateThresholds load_gate_thresholds(const std::string& path,
   }
   if (command_line_max_slowdown) t.max_slowdown = *command_line_max_slowdown;
   return t;
-}
-
-void require_thresholds_name_points(const GateThresholds& t, const reports::RunReport& baseline) {
-  std::vector<std::string> points;
-  for (const auto& m : baseline.results) {
-    points.push_back(fmt::format("{}/{}/{}", baseline.config.scenario, m.mode, m.world_size));
-  }
-  for (const auto& [key, fraction] : t.point_max_slowdown) {
-    if (std::find(points.begin(), points.end(), key) == points.end()) {
-      throw InputError(fmt::format(
-          "--thresholds: point {} is not a point of the baseline, so its threshold would apply "
-          "to nothing; the baseline's points are {}",
-          quoted_input(key), fmt::join(points, ", ")));
-    }
-  }
 }
 
 }  // namespace ddpbench::compare

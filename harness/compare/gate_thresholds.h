@@ -16,9 +16,4 @@ namespace ddpbench::compare {
 GateThresholds load_gate_thresholds(const std::string& path,
                                     std::optional<double> command_line_max_slowdown);
 
-// Throws InputError when a per-point threshold names no point of the baseline (a misspelt key
-// would silently leave its point at the default).
-void require_thresholds_name_points(const GateThresholds& thresholds,
-                                    const reports::RunReport& baseline);
-
 }  // namespace ddpbench::compare

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "errors.h"
@@ -75,9 +76,21 @@ void require_fraction(const std::string& what, double v) {
   }
 }
 
-void require_valid(const GateThresholds& t) {
+// Every threshold a fraction, and every per-point one naming a point of the baseline (a misspelt
+// key would silently leave its point at the default).
+void require_valid(const GateThresholds& t, const reports::RunReport& baseline) {
   require_fraction("--max-slowdown", t.max_slowdown);
-  for (const auto& [key, v] : t.point_max_slowdown) require_fraction("point " + key, v);
+  std::vector<std::string> points;
+  for (const auto& m : baseline.results) points.push_back(key_of(baseline.config, m));
+  for (const auto& [key, v] : t.point_max_slowdown) {
+    require_fraction("point " + key, v);
+    if (std::find(points.begin(), points.end(), key) == points.end()) {
+      throw InputError(fmt::format(
+          "--thresholds: point {} is not a point of the baseline, so its threshold would apply "
+          "to nothing; the baseline's points are {}",
+          quoted_input(key), fmt::join(points, ", ")));
+    }
+  }
 }
 
 // A point without a perf phase (--check-only) records 0 samples/s.
@@ -118,7 +131,7 @@ const reports::ModeResult* find(const reports::RunReport& r, const std::string& 
 
 GateResult run_gate(const reports::RunReport& baseline, const reports::RunReport& current,
                     const GateThresholds& thresholds) {
-  require_valid(thresholds);
+  require_valid(thresholds, baseline);
   require_same_configuration(baseline, current);
   GateResult g;
   for (const auto& base : baseline.results) {

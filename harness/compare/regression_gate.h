@@ -29,8 +29,9 @@ struct GateThresholds {
 using GatePoint = reports::GatePoint;
 using GateResult = reports::GateResult;
 
-// Throws InputError when the two reports' configurations differ (naming the field and values), or
-// a threshold is not a fraction from 0 to 1 (NaN would let every slowdown through).
+// Throws InputError when the two reports' configurations differ (naming the field and values), a
+// threshold is not a fraction from 0 to 1 (NaN would let every slowdown through), or a per-point
+// threshold names no point of the baseline.
 GateResult run_gate(const reports::RunReport& baseline, const reports::RunReport& current,
                     const GateThresholds& thresholds);
 

@@ -154,12 +154,12 @@ TEST(RegressionGate, ThroughputThatVanishedFailsUnlessAllowed) {
   EXPECT_TRUE(run_gate(run(1800), run(0), allow).passed);
 }
 
-TEST(GateThresholds, PointsMustNameBaselinePoints) {
+TEST(RegressionGate, PerPointThresholdsMustNameBaselinePoints) {
   GateThresholds t;
   t.point_max_slowdown["toy_cnn/ddp/2"] = 0.1;
-  EXPECT_NO_THROW(require_thresholds_name_points(t, run(1800)));
+  EXPECT_NO_THROW(run_gate(run(1800), run(1800), t));
   t.point_max_slowdown["toy_cnn/ddp/4"] = 0.1;
-  EXPECT_THROW(require_thresholds_name_points(t, run(1800)), InputError);
+  EXPECT_THROW(run_gate(run(1800), run(1800), t), InputError);
 }
 
 TEST(GateThresholds, AFolderOrARepeatedKeyIsRefused) {
