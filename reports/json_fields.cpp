@@ -52,8 +52,6 @@ const json& JsonFields::at(const char* key) const {
   return *it;
 }
 
-const json& JsonFields::raw(const char* key) const { return at(key); }
-
 std::string JsonFields::text(const char* key) const {
   const json& v = at(key);
   if (!v.is_string()) refuse(field(key), v, "a string");
@@ -157,6 +155,30 @@ std::vector<double> JsonFields::numbers_or_nan(const char* key, double lo, doubl
   if (!v.is_array()) refuse(field(key), v, "an array of numbers");
   return read_array(v, field(key), [&](const json& e, const std::string& name) {
     return number_value(name, e, lo, hi, true);
+  });
+}
+
+std::vector<std::vector<int64_t>> JsonFields::integer_rows(const char* key, int64_t lo,
+                                                           int64_t hi) const {
+  const json& v = at(key);
+  if (!v.is_array()) refuse(field(key), v, "an array of arrays of integers");
+  return read_array(v, field(key), [&](const json& row, const std::string& name) {
+    if (!row.is_array()) refuse(name, row, "an array of integers");
+    return read_array(row, name, [&](const json& e, const std::string& element) {
+      return integer_value(element, e, lo, hi);
+    });
+  });
+}
+
+std::vector<std::vector<bool>> JsonFields::flag_rows(const char* key) const {
+  const json& v = at(key);
+  if (!v.is_array()) refuse(field(key), v, "an array of arrays of true/false");
+  return read_array(v, field(key), [this](const json& row, const std::string& name) {
+    if (!row.is_array()) refuse(name, row, "an array of true/false");
+    return read_array(row, name, [this](const json& e, const std::string& element) {
+      if (!e.is_boolean()) refuse(element, e, "true or false");
+      return e.get<bool>();
+    });
   });
 }
 

@@ -37,10 +37,12 @@ class JsonFields {
   std::vector<int64_t> integers(const char* key, int64_t lo, int64_t hi) const;
   std::vector<double> numbers(const char* key, double lo, double hi) const;
   std::vector<double> numbers_or_nan(const char* key, double lo, double hi) const;
+  // Arrays of arrays (the sampler's per-rank preview rows).
+  std::vector<std::vector<int64_t>> integer_rows(const char* key, int64_t lo, int64_t hi) const;
+  std::vector<std::vector<bool>> flag_rows(const char* key) const;
   JsonFields object(const char* key) const;
   // The elements of an array field, each an object, with its index in the path.
   std::vector<JsonFields> objects(const char* key) const;
-  const nlohmann::json& raw(const char* key) const;
 
   // Optional fields (reports written before they existed): the fallback when absent, checked
   // like the required ones when present.

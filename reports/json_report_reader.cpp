@@ -50,40 +50,18 @@ SamplerRecord read_sampler(const JsonFields& j) {
   s.total_size = j.integer("total_size", 0, kMaxCount);
   s.padded = j.integer("padded_per_epoch", 0, kMaxCount);
   s.dropped = j.integer("dropped_per_epoch", 0, kMaxCount);
-  if (j.has("preview")) {
-    const nlohmann::json& rows = j.raw("preview");
-    if (!rows.is_array())
-      throw InputError(fmt::format("field {}.preview is not an array", j.path()));
-    for (size_t r = 0; r < rows.size(); ++r) {
-      const nlohmann::json wrapped{{"indices", rows[r]}};  // JsonFields reads object fields
-      const JsonFields row(wrapped, fmt::format("{}.preview[{}]", j.path(), r));
-      s.preview.push_back(row.integers("indices", 0, kMaxCount));
-    }
-  }
+  if (j.has("preview")) s.preview = j.integer_rows("preview", 0, kMaxCount);
   if (j.has("preview_padding")) {
-    const nlohmann::json& rows = j.raw("preview_padding");
-    if (!rows.is_array() || rows.size() != s.preview.size()) {
+    s.preview_padding = j.flag_rows("preview_padding");
+    // The HTML report draws each preview index with its padding flag: the shapes must agree.
+    bool same_shape = s.preview_padding.size() == s.preview.size();
+    for (size_t r = 0; same_shape && r < s.preview.size(); ++r) {
+      same_shape = s.preview_padding[r].size() == s.preview[r].size();
+    }
+    if (!same_shape) {
       throw InputError(fmt::format(
           "field {}.preview_padding does not match preview row for row (was the file edited?)",
           j.path()));
-    }
-    for (size_t r = 0; r < rows.size(); ++r) {
-      std::vector<bool> flags;
-      if (!rows[r].is_array() || rows[r].size() != s.preview[r].size()) {
-        throw InputError(fmt::format(
-            "field {}.preview_padding[{}] does not match preview[{}] (was the file edited?)",
-            j.path(), r, r));
-      }
-      for (const auto& f : rows[r]) {
-        if (!f.is_boolean()) {
-          throw InputError(
-              fmt::format("field {}.preview_padding[{}] holds {}: expected true or "
-                          "false (was the file edited?)",
-                          j.path(), r, f.dump()));
-        }
-        flags.push_back(f.get<bool>());
-      }
-      s.preview_padding.push_back(std::move(flags));
     }
   }
   return s;

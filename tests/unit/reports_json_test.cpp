@@ -80,6 +80,20 @@ TEST(JsonReport, RefusesOutOfRangeAndMistypedFieldsNamingThem) {
        "results[0].throughput.samples_per_s"},
       {[](auto& j) { j["results"][0]["mode"] = "dpp"; }, "results[0].mode"},
       {[](auto& j) { j["passed"] = "yes"; }, "passed"},
+      {[](auto& j) {
+         j["config"]["sampler"]["preview"] = {{1, -1}};
+       },
+       "config.sampler.preview[0][1]"},
+      {[](auto& j) {
+         j["config"]["sampler"]["preview"] = {{1, 2}};
+         j["config"]["sampler"]["preview_padding"] = {{false, 3}};
+       },
+       "config.sampler.preview_padding[0][1]"},
+      {[](auto& j) {
+         j["config"]["sampler"]["preview"] = {{1, 2}};
+         j["config"]["sampler"]["preview_padding"] = {{false}};
+       },
+       "config.sampler.preview_padding"},
   };
   for (const auto& e : edits) {
     nlohmann::json j = to_json(sample_report());
