@@ -6,11 +6,9 @@
 
 #include <cmath>
 
-#include "comm/backend_support.h"
 #include "errors.h"
 #include "launch/environment.h"
 #include "launch/worker_group.h"
-#include "modes/sync_bn/sync_batch_norm.h"
 #include "run/batch_export.h"
 #include "run/bisect.h"
 #include "run/exact_reference.h"
@@ -18,10 +16,10 @@
 #include "run/mode_phases.h"
 #include "run/outcome_codec.h"
 #include "run/output_dir.h"
+#include "run/prepare_run.h"
 #include "run/progress_line.h"
 #include "run/rank_run.h"
 #include "run/run_header.h"
-#include "run/run_setup.h"
 #include "scenarios/registry.h"
 
 namespace ddpbench::run {
@@ -49,41 +47,15 @@ int execute_run(const RunRequest& request, const scenarios::ScenarioRegistry& re
   if (const auto world = launch::detect_world(launch::process_env())) {
     return run_as_rank(request, registry, *world, argv);
   }
-  const RunSetup setup = resolve_run(request, registry, std::nullopt);
-  const runtime::ExecutionContext context = runtime::configure_process(setup.context);
-  if (setup.has_mode(ModeKind::kDdp)) {
-    // This process launches the ranks, so it was not started by mpirun.
-    comm::require_usable_backend(setup.backend,
-                                 {context.gpus().usable_devices, /*under_mpirun=*/false});
-  }
-  if (setup.spec->unavailable_reason) {
-    if (auto reason = setup.spec->unavailable_reason(setup.request)) {
-      fmt::print(stderr, "ddpbench: skipped scenario {}: {}\n", setup.spec->name, *reason);
-      return kExitOk;
-    }
-  }
+  std::optional<PreparedRun> prepared = prepare_run(request, registry, std::nullopt);
+  if (!prepared) return kExitOk;  // the scenario cannot run here; prepare_run said why
+  const RunSetup& setup = prepared->setup;
+  const runtime::ExecutionContext& context = prepared->context;
+  const std::shared_ptr<const data::Dataset>& dataset = prepared->dataset;
+  scenarios::ScenarioInstance& instance = prepared->instance;
+  const data::GlobalBatchPlan& plan = prepared->plan;
+  const modes::GradRecordKind grad = prepared->grad;
   OutputDir out(setup.out);
-
-  const std::shared_ptr<const data::Dataset> dataset = setup.spec->build_dataset(setup.request);
-  scenarios::ScenarioInstance instance =
-      scenarios::instantiate_model(*setup.spec, setup.request, dataset);
-  const data::GlobalBatchPlan plan =
-      make_plan(setup, *dataset, setup.world_size, setup.global_batch);
-  const modes::GradRecordKind grad = resolve_grad_record(setup, *instance.model.ptr());
-  if (setup.sync_bn && setup.has_mode(ModeKind::kDdp) &&
-      modes::sync_bn::count_batchnorm(*instance.model.ptr()) == 0) {
-    throw InputError(
-        fmt::format("--sync-bn: scenario {} has no BatchNorm layer to convert", setup.spec->name));
-  }
-  if (setup.fault &&
-      (setup.fault->kind == modes::FaultKind::kBuffers ||
-       setup.fault->kind == modes::FaultKind::kDpBuffers) &&
-      instance.model.ptr()->buffers().empty()) {
-    throw InputError(fmt::format(
-        "--inject-fault {}: scenario {} has no buffers to get wrong; use a BatchNorm scenario "
-        "such as cifar_resnet18",
-        modes::fault_name(setup.fault->kind), setup.spec->name));
-  }
   print_run_header(setup, context, instance, plan, grad);
 
   if (setup.export_batches) {

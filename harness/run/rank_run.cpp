@@ -16,7 +16,7 @@
 #include "run/mode_phases.h"
 #include "run/outcome_codec.h"
 #include "run/output_dir.h"
-#include "run/run_setup.h"
+#include "run/prepare_run.h"
 
 namespace ddpbench::run {
 
@@ -24,24 +24,13 @@ int run_as_rank(const RunRequest& request, const scenarios::ScenarioRegistry& re
                 const launch::WorldInfo& world, const std::vector<std::string>& argv) {
   using modes::ModeKind;
   const bool spawned = world.launcher == launch::Launcher::kDdpbench;
-  if (request.world_size_given && request.world_size != world.world_size) {
-    throw InputError(fmt::format(
-        "--gpus {} contradicts the launcher's world of {} ranks ({}): under an external "
-        "launcher the world size comes from it; drop --gpus or start {} ranks",
-        request.world_size, world.world_size, launch::launcher_name(world.launcher),
-        request.world_size));
-  }
-  RunSetup setup = resolve_run(request, registry, world.world_size);
-  if (!setup.has_mode(ModeKind::kDdp)) setup.modes.push_back(ModeKind::kDdp);
-  // Rank r trains on cuda:(LOCAL_RANK mod device count), torchrun's convention.
-  setup.context.device_slot = world.local_rank;
-  const runtime::ExecutionContext context = runtime::configure_process(setup.context);
-  if (context.on_cuda() && !setup.share_gpus && world.local_rank >= context.gpus().usable_devices) {
-    throw InputError(fmt::format(
-        "rank {} has local rank {} and this node {} CUDA device(s): add --share-gpus to place "
-        "several ranks on one device (with --backend gloo or mpi), or start fewer ranks per node",
-        world.rank, world.local_rank, context.gpus().usable_devices));
-  }
+  std::optional<PreparedRun> prepared = prepare_run(request, registry, world);
+  if (!prepared) return kExitOk;  // the scenario cannot run here; prepare_run said why
+  const RunSetup& setup = prepared->setup;
+  const runtime::ExecutionContext& context = prepared->context;
+  const std::shared_ptr<const data::Dataset>& dataset = prepared->dataset;
+  const data::GlobalBatchPlan& plan = prepared->plan;
+  const modes::GradRecordKind grad = prepared->grad;
 
   // Rank 0 of an external launch writes the report: prove --out usable before any training.
   std::optional<OutputDir> out;
@@ -50,11 +39,6 @@ int run_as_rank(const RunRequest& request, const scenarios::ScenarioRegistry& re
   std::optional<launch::Heartbeat> heartbeat;  // lets a failing rank tell dead peers from blocked
   if (!spawned && joined.store && world.master_port != 0) heartbeat.emplace(world, setup.timeout);
 
-  const std::shared_ptr<const data::Dataset> dataset = setup.spec->build_dataset(setup.request);
-  const data::GlobalBatchPlan plan =
-      make_plan(setup, *dataset, setup.world_size, setup.global_batch);
-  const modes::GradRecordKind grad =
-      resolve_grad_record(setup, *setup.spec->build_model(setup.seed).ptr());
   const PhaseInputs in{setup, context, dataset, plan, grad};
 
   // A spawned rank reports where it is, so the parent can name a rank that stops progressing.
@@ -92,8 +76,7 @@ int run_as_rank(const RunRequest& request, const scenarios::ScenarioRegistry& re
   }
   std::vector<ModeOutcome> outcomes;
   std::vector<ReferenceOutcome> references;
-  const scenarios::ScenarioInstance fresh =
-      scenarios::instantiate_model(*setup.spec, setup.request, dataset);
+  const scenarios::ScenarioInstance& fresh = prepared->instance;
   if (setup.has_mode(ModeKind::kSingle)) {
     outcomes.push_back(run_local_mode(in, ModeKind::kSingle));
     references = run_exact_references(in, *fresh.model.ptr());

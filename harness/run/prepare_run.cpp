@@ -1,0 +1,94 @@
+// prepare_run.cpp — see prepare_run.h.
+#include "run/prepare_run.h"
+
+#include <fmt/format.h>
+#include <torch/torch.h>
+
+#include "comm/backend_support.h"
+#include "comm/mpi_communicator.h"
+#include "errors.h"
+#include "modes/sync_bn/sync_batch_norm.h"
+#include "run/mode_phases.h"
+
+namespace ddpbench::run {
+namespace {
+
+using modes::ModeKind;
+
+// Under an external launcher the world size is the launcher's; a --gpus that says otherwise is
+// a mistake, not a preference.
+void check_world_size(const RunRequest& request, const launch::WorldInfo& world) {
+  if (request.world_size_given && request.world_size != world.world_size) {
+    throw InputError(fmt::format(
+        "--gpus {} contradicts the launcher's world of {} ranks ({}): under an external "
+        "launcher the world size comes from it; drop --gpus or start {} ranks",
+        request.world_size, world.world_size, launch::launcher_name(world.launcher),
+        request.world_size));
+  }
+}
+
+// Checks that need the model: what the flags ask of it must exist in it.
+void check_model_fits(const RunSetup& setup, torch::nn::Module& model) {
+  if (setup.sync_bn && setup.has_mode(ModeKind::kDdp) &&
+      modes::sync_bn::count_batchnorm(model) == 0) {
+    throw InputError(
+        fmt::format("--sync-bn: scenario {} has no BatchNorm layer to convert", setup.spec->name));
+  }
+  if (setup.fault &&
+      (setup.fault->kind == modes::FaultKind::kBuffers ||
+       setup.fault->kind == modes::FaultKind::kDpBuffers) &&
+      model.buffers().empty()) {
+    throw InputError(fmt::format(
+        "--inject-fault {}: scenario {} has no buffers to get wrong; use a BatchNorm scenario "
+        "such as cifar_resnet18",
+        modes::fault_name(setup.fault->kind), setup.spec->name));
+  }
+}
+
+}  // namespace
+
+std::optional<PreparedRun> prepare_run(const RunRequest& request,
+                                       const scenarios::ScenarioRegistry& registry,
+                                       const std::optional<launch::WorldInfo>& world) {
+  if (world) check_world_size(request, *world);
+  RunSetup setup = resolve_run(request, registry,
+                               world ? std::optional<int64_t>(world->world_size) : std::nullopt);
+  if (world) {
+    // A rank is a DDP rank whatever --modes says; rank 0 of an external launch also runs single.
+    if (!setup.has_mode(ModeKind::kDdp)) setup.modes.push_back(ModeKind::kDdp);
+    // Rank r trains on cuda:(LOCAL_RANK mod device count), torchrun's convention.
+    setup.context.device_slot = world->local_rank;
+  }
+  runtime::ExecutionContext context = runtime::configure_process(setup.context);
+  if (world && context.on_cuda() && !setup.share_gpus &&
+      world->local_rank >= context.gpus().usable_devices) {
+    throw InputError(fmt::format(
+        "rank {} has local rank {} and this node {} CUDA device(s): add --share-gpus to place "
+        "several ranks on one device (with --backend gloo or mpi), or start fewer ranks per node",
+        world->rank, world->local_rank, context.gpus().usable_devices));
+  }
+  if (setup.has_mode(ModeKind::kDdp)) {
+    // The launching parent spawns the ranks itself, so it was not started by mpirun.
+    comm::require_usable_backend(
+        setup.backend, {context.gpus().usable_devices, world.has_value() && comm::mpi_launched()});
+  }
+  if (setup.spec->unavailable_reason) {
+    if (auto reason = setup.spec->unavailable_reason(setup.request)) {
+      if (!world || world->rank == 0) {
+        fmt::print(stderr, "ddpbench: skipped scenario {}: {}\n", setup.spec->name, *reason);
+      }
+      return std::nullopt;
+    }
+  }
+
+  std::shared_ptr<const data::Dataset> dataset = setup.spec->build_dataset(setup.request);
+  scenarios::ScenarioInstance instance =
+      scenarios::instantiate_model(*setup.spec, setup.request, dataset);
+  data::GlobalBatchPlan plan = make_plan(setup, *dataset, setup.world_size, setup.global_batch);
+  const modes::GradRecordKind grad = resolve_grad_record(setup, *instance.model.ptr());
+  check_model_fits(setup, *instance.model.ptr());
+  return PreparedRun{std::move(setup),    std::move(context), std::move(dataset),
+                     std::move(instance), std::move(plan),    grad};
+}
+
+}  // namespace ddpbench::run
