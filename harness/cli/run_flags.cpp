@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include "cli/validators.h"
+#include "run/flag_choices.h"
 
 namespace ddpbench::cli {
 
@@ -50,8 +51,8 @@ void add_shared_run_flags(CLI::App& cmd, run::RunRequest& r) {
                "Allow several ranks or replicas per CUDA device (DDP over gloo or mpi)");
   cmd.add_option("--tf32", r.tf32, "TensorFloat-32 on CUDA: off (default) or on")
       ->check(CLI::IsMember({"off", "on"}));
-  cmd.add_option("--backend", r.backend, "Collectives: gloo, mpi (under mpirun), nccl")
-      ->check(CLI::IsMember({"gloo", "mpi", "nccl"}));
+  cmd.add_option("--backend", r.backend, run::backend_help())
+      ->check(CLI::IsMember(run::backend_choices()));
   cmd.add_option("--master-addr", r.master_addr, "Address the workers rendezvous on");
   cmd.add_option("--timeout", r.timeout, "Seconds without progress before a rank is declared hung");
   cmd.add_option("--ddp-impl", r.ddp_impl, "bucketed (overlapping) or naive")
@@ -122,7 +123,7 @@ std::vector<std::string> command_line(const run::RunRequest& r) {
   flag("--share-gpus", r.share_gpus);
   flag("--oversubscribe", r.oversubscribe);
   option("--tf32", r.tf32);
-  option("--backend", r.backend);
+  if (!r.backend.empty()) option("--backend", r.backend);
   option("--master-addr", r.master_addr);
   number("--timeout", r.timeout);
   option("--ddp-impl", r.ddp_impl);

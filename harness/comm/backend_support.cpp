@@ -1,45 +1,103 @@
-// backend_support.cpp — see backend_support.h.
+// backend_support.cpp — see backend_support.h. The table is the only place a backend's
+// properties are written down.
 #include "comm/backend_support.h"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "errors.h"
 
 namespace ddpbench::comm {
 
-bool is_known_backend(const std::string& backend) {
-  return backend == "gloo" || backend == "mpi" || backend == "nccl";
+const std::vector<BackendTraits>& backend_table() {
+  static const std::vector<BackendTraits> table = {
+      {Backend::kGloo,
+       "gloo",
+       "TCP, ranks spawned by ddpbench or any launcher",
+       /*host_memory=*/true,
+       /*device_memory=*/false,
+       /*needs_mpi_launcher=*/false,
+       /*one_rank_per_device=*/false,
+       /*listens_on_master_addr=*/true,
+       {at::kFloat, at::kDouble, at::kHalf, at::kLong}},
+      {Backend::kMpi,
+       "mpi",
+       "OpenMPI, ranks started by mpirun",
+       true,
+       false,
+       true,
+       false,
+       false,
+       {at::kFloat, at::kDouble, at::kHalf, at::kBFloat16, at::kLong}},
+      {Backend::kNccl,
+       "nccl",
+       "CUDA devices, one rank per GPU",
+       false,
+       true,
+       false,
+       true,
+       false,
+       {at::kFloat, at::kDouble, at::kHalf, at::kBFloat16, at::kLong}},
+  };
+  return table;
 }
 
-void require_usable_backend(const std::string& backend, const BackendSituation& situation) {
-  if (!is_known_backend(backend)) {
-    throw InputError(
-        fmt::format("unknown --backend '{}': known backends are {}", backend, kBackendNames));
+const BackendTraits& traits(Backend backend) {
+  for (const BackendTraits& t : backend_table()) {
+    if (t.backend == backend) return t;
   }
-  if (backend == "mpi" && !situation.under_mpirun) {
-    throw InputError(
-        "--backend mpi needs ranks started by mpirun (e.g. mpirun -np 4 ddpbench run --backend "
-        "mpi ...); use --backend gloo to let ddpbench spawn the workers itself");
+  throw std::logic_error("backend missing from comm::backend_table()");
+}
+
+std::optional<Backend> parse_backend(std::string_view name) {
+  for (const BackendTraits& t : backend_table()) {
+    if (name == t.name) return t.backend;
   }
-  if (backend == "nccl" && situation.cuda_devices == 0) {
-    throw InputError(
-        "--backend nccl needs a CUDA device and a build with CUDA + NCCL, and this process has "
-        "none; use --backend gloo");
+  return std::nullopt;
+}
+
+std::string backend_names() {
+  std::string out;
+  for (const BackendTraits& t : backend_table())
+    out += (out.empty() ? "" : ", ") + std::string(t.name);
+  return out;
+}
+
+std::string backend_help() {
+  std::string out;
+  for (const BackendTraits& t : backend_table()) {
+    out += fmt::format("{}{} ({})", out.empty() ? "" : ", ", t.name, t.help);
+  }
+  return out;
+}
+
+Backend require_known_backend(const std::string& name) {
+  if (name.empty()) return default_backend();
+  if (const auto backend = parse_backend(name)) return *backend;
+  throw InputError(
+      fmt::format("unknown --backend '{}': known backends are {}", name, backend_names()));
+}
+
+void require_usable_backend(Backend backend, const BackendSituation& situation) {
+  const BackendTraits& t = traits(backend);
+  if (t.needs_mpi_launcher && !situation.under_mpirun) {
+    throw InputError(fmt::format(
+        "--backend {0} needs ranks started by mpirun (e.g. mpirun -np 4 ddpbench run --backend "
+        "{0} ...); use --backend {1} to let ddpbench spawn the workers itself",
+        t.name, backend_name(default_backend())));
+  }
+  if (!t.host_memory && situation.cuda_devices == 0) {
+    throw InputError(fmt::format(
+        "--backend {} needs a CUDA device and a build with CUDA + NCCL, and this process has "
+        "none; use --backend {}",
+        t.name, backend_name(default_backend())));
   }
 }
 
-bool supports_sum(const std::string& backend, at::ScalarType dtype) {
-  switch (dtype) {
-    case at::kFloat:
-    case at::kDouble:
-    case at::kHalf:
-    case at::kLong:
-      return is_known_backend(backend);
-    case at::kBFloat16:
-      return backend == "mpi" || backend == "nccl";
-    default:
-      return false;
-  }
+bool supports_sum(Backend backend, at::ScalarType dtype) {
+  const std::vector<at::ScalarType>& dtypes = traits(backend).sum_dtypes;
+  return std::find(dtypes.begin(), dtypes.end(), dtype) != dtypes.end();
 }
 
 }  // namespace ddpbench::comm

@@ -10,13 +10,19 @@
 namespace ddpbench::comm {
 
 std::unique_ptr<Communicator> make_communicator(const CommunicatorRequest& r) {
-  // nccl checks for its device itself (it owns the CUDA calls); the rest is decided here.
-  if (r.backend != "nccl") require_usable_backend(r.backend, {0, mpi_launched()});
-  if (r.backend == "gloo") {
-    return make_gloo_communicator(r.store, {r.rank, r.world_size, r.interface_address, r.timeout});
+  // A device-memory backend checks for its device itself (it owns the CUDA calls); the rest is
+  // decided here.
+  if (traits(r.backend).host_memory) require_usable_backend(r.backend, {0, mpi_launched()});
+  switch (r.backend) {
+    case Backend::kGloo:
+      return make_gloo_communicator(r.store,
+                                    {r.rank, r.world_size, r.interface_address, r.timeout});
+    case Backend::kMpi:
+      return with_host_staging(make_mpi_communicator());
+    case Backend::kNccl:
+      return make_nccl_communicator(r.store, r.rank, r.world_size, r.cuda_device);
   }
-  if (r.backend == "mpi") return with_host_staging(make_mpi_communicator());
-  return make_nccl_communicator(r.store, r.rank, r.world_size, r.cuda_device);
+  throw std::logic_error("make_communicator: a backend without a communicator");
 }
 
 }  // namespace ddpbench::comm

@@ -5,13 +5,14 @@
 #include <memory>
 #include <string>
 
+#include "comm/backend_support.h"
 #include "comm/communicator.h"
 #include "comm/store.h"
 
 namespace ddpbench::comm {
 
 struct CommunicatorRequest {
-  std::string backend;  // gloo, mpi, nccl
+  Backend backend = default_backend();
   int rank = 0;
   int world_size = 1;
   std::shared_ptr<Store> store;  // rendezvous for gloo and nccl (mpi needs none)
@@ -20,7 +21,7 @@ struct CommunicatorRequest {
   int cuda_device = -1;  // nccl: the rank's device; -1 = the thread's current device
 };
 
-// Throws InputError for an unknown backend or one this process cannot run (backend_support.h;
+// Throws InputError for a backend this process cannot run (backend_support.h;
 // nccl without a CUDA device refuses in make_nccl_communicator), with the fix.
 std::unique_ptr<Communicator> make_communicator(const CommunicatorRequest& request);
 

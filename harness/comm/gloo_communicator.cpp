@@ -5,6 +5,7 @@
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 
+#include "comm/backend_support.h"
 #include "comm/store_impl.h"
 
 namespace ddpbench::comm {
@@ -34,7 +35,7 @@ class GlooCommunicator : public Communicator {
 
   int rank() const override { return rank_; }
   int world_size() const override { return world_size_; }
-  std::string backend() const override { return "gloo"; }
+  std::string backend() const override { return backend_name(Backend::kGloo); }
 
   std::shared_ptr<Work> allreduce_sum(at::Tensor tensor) override {
     ++issued_;

@@ -25,6 +25,8 @@
 #include <thread>
 #include <utility>
 
+#include "comm/backend_support.h"
+
 namespace ddpbench::comm {
 namespace {
 
@@ -164,7 +166,7 @@ class MpiCommunicator : public Communicator {
 
   int rank() const override { return rank_; }
   int world_size() const override { return world_size_; }
-  std::string backend() const override { return "mpi"; }
+  std::string backend() const override { return backend_name(Backend::kMpi); }
 
   std::shared_ptr<Work> allreduce_sum(at::Tensor tensor) override {
     require_contiguous_cpu(tensor, "allreduce_sum");

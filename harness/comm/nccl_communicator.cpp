@@ -33,6 +33,7 @@
 #include <utility>
 #include <vector>
 
+#include "comm/backend_support.h"
 #include "errors.h"
 
 #if DDPBENCH_TORCH_CUDA
@@ -317,7 +318,7 @@ class NcclCommunicator : public Communicator {
 
   int rank() const override { return state_->rank; }
   int world_size() const override { return state_->world_size; }
-  std::string backend() const override { return "nccl"; }
+  std::string backend() const override { return backend_name(Backend::kNccl); }
 
   std::shared_ptr<Work> allreduce_sum(at::Tensor tensor) override {
     std::shared_ptr<Work> work = start_allreduce(std::move(tensor));

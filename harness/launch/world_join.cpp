@@ -50,11 +50,11 @@ bool is_loopback(const std::string& addr) {
 
 }  // namespace
 
-JoinedWorld join_world(const WorldInfo& world, const std::string& backend,
+JoinedWorld join_world(const WorldInfo& world, comm::Backend backend,
                        std::chrono::milliseconds timeout) {
   JoinedWorld joined;
-  // The MPI backend rendezvouses through mpirun itself; everything else through a store.
-  if (backend != "mpi") joined.store = join_store(world, timeout);
+  // An MPI backend rendezvouses through mpirun itself; everything else through a store.
+  if (!comm::traits(backend).needs_mpi_launcher) joined.store = join_store(world, timeout);
   comm::CommunicatorRequest request;
   request.backend = backend;
   request.rank = world.rank;

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "comm/backend_support.h"
 #include "comm/communicator.h"
 #include "comm/store.h"
 #include "launch/environment.h"
@@ -21,7 +22,7 @@ struct JoinedWorld {
 // `timeout` bounds the rendezvous; collectives get 30 s more, so that a launcher watching
 // progress with `timeout` names a hung rank before its peers' collectives fail. Throws InputError
 // for missing rendezvous variables or an unusable backend.
-JoinedWorld join_world(const WorldInfo& world, const std::string& backend,
+JoinedWorld join_world(const WorldInfo& world, comm::Backend backend,
                        std::chrono::milliseconds timeout);
 
 }  // namespace ddpbench::launch

@@ -20,12 +20,13 @@ runtime::DeviceKind choose_device(const DeviceQuestion& q) {
   // (run_as_rank), so only self-launched worlds are counted here.
   const bool per_device = q.dp || (q.ddp && q.self_launched);
   if (per_device && q.world_size > q.usable_devices) {
-    if (q.ddp && q.self_launched && q.backend == "nccl") {
+    if (q.ddp && q.self_launched && comm::traits(q.backend).one_rank_per_device) {
       throw InputError(fmt::format(
-          "--gpus {} with --backend nccl needs {} CUDA devices and {} {} usable: NCCL refuses two "
-          "ranks on one GPU; lower --gpus to {}, or use --backend gloo --share-gpus",
-          q.world_size, q.world_size, q.usable_devices, q.usable_devices == 1 ? "is" : "are",
-          q.usable_devices));
+          "--gpus {} with --backend {} needs {} CUDA devices and {} {} usable: it refuses two "
+          "ranks on one GPU; lower --gpus to {}, or use --backend {} --share-gpus",
+          q.world_size, comm::backend_name(q.backend), q.world_size, q.usable_devices,
+          q.usable_devices == 1 ? "is" : "are", q.usable_devices,
+          comm::backend_name(comm::default_backend())));
     }
     if (!q.share_gpus) {
       throw InputError(fmt::format(

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "comm/backend_support.h"
 #include "runtime/execution_context.h"
 
 namespace ddpbench::run {
@@ -13,7 +14,7 @@ namespace ddpbench::run {
 struct DeviceQuestion {
   std::string device = "auto";  // auto, cpu, cuda
   bool share_gpus = false;
-  std::string backend = "gloo";
+  comm::Backend backend = comm::default_backend();
   int64_t world_size = 1;
   bool dp = false;               // DataParallel replicas run (one per device)
   bool ddp = false;              // DDP ranks run (one per device)

@@ -142,7 +142,7 @@ int finish_run(const RunSetup& setup, const runtime::ExecutionContext& context,
                        setup.ddp.broadcast_buffers,
                        setup.ddp.reducer.find_unused_parameters,
                        setup.sync_bn,
-                       setup.backend};
+                       comm::backend_name(setup.backend)};
   report.config.warmup_steps = setup.warmup_steps;
   report.config.scaling = setup.strong_scaling ? "strong" : "weak";
 

@@ -174,7 +174,7 @@ ModeOutcome run_ddp_rank(const PhaseInputs& in, comm::Communicator& comm,
   ModeOutcome o;
   o.mode = ModeKind::kDdp;
   o.world_size = s.world_size;
-  o.backend = s.backend;
+  o.backend = comm::backend_name(s.backend);
   o.perf_samples_per_step = in.plan.mean_samples_per_step(s.warmup_steps, s.perf_steps);
   modes::ddp::DdpPathOptions path_options{s.ddp, s.fault, s.sync_bn};
   auto record_path = [&o](const modes::ddp::DdpPath& path) {

@@ -54,7 +54,7 @@ void print_run_header(const RunSetup& s, const runtime::ExecutionContext& contex
                  s.world_size > n ? " (shared: --share-gpus)" : "");
     }
     if (s.has_mode(ModeKind::kDdp)) {
-      fmt::print("ddp       rank r on cuda:(local rank mod {}) over {}{}\n", n, s.backend,
+      fmt::print("ddp       rank r on cuda:(local rank mod {}) over {}{}\n", n, comm::backend_name(s.backend),
                  s.world_size > n ? " (shared: --share-gpus)" : "");
     }
   } else {
@@ -69,7 +69,8 @@ void print_run_header(const RunSetup& s, const runtime::ExecutionContext& contex
   }
   if (s.has_mode(ModeKind::kDdp) && !context.on_cuda()) {
     const int64_t cores = std::max<int64_t>(1, std::thread::hardware_concurrency());
-    fmt::print("ddp       running {} CPU rank(s) over {}{}\n", s.world_size, s.backend,
+    fmt::print("ddp       running {} CPU rank(s) over {}{}\n", s.world_size,
+               comm::backend_name(s.backend),
                s.world_size > cores
                    ? fmt::format(" — {} ranks on {} cores: throughput figures are oversubscribed",
                                  s.world_size, cores)

@@ -45,8 +45,8 @@ struct RunRequest {
   bool world_size_given = false;
   // Allow more ranks or threads per host than the cores can serve (run_setup.cpp's limits).
   bool oversubscribe = false;
-  // Collective backend: gloo, mpi, nccl.
-  std::string backend = "gloo";
+  // Collective backend, one of run/flag_choices.h's backend_choices(); empty: the default.
+  std::string backend;
   // Address the spawned workers rendezvous on.
   std::string master_addr = "127.0.0.1";
   // Seconds a rank may go without progress before the run is stopped.

@@ -41,6 +41,17 @@ std::vector<modes::ModeKind> resolve_modes(const std::vector<std::string>& names
   return out;
 }
 
+// The backends that can sum bfloat16, as a user would pick one: "--backend mpi or nccl".
+std::string bf16_backends() {
+  std::string out;
+  for (const comm::BackendTraits& t : comm::backend_table()) {
+    if (!comm::supports_sum(t.backend, at::kBFloat16)) continue;
+    out += fmt::format("{}--backend {}{}", out.empty() ? "" : " or ", t.name,
+                       t.needs_mpi_launcher ? " (under mpirun)" : "");
+  }
+  return out;
+}
+
 std::string mode_list(const std::vector<modes::ModeKind>& kinds) {
   std::string out;
   for (modes::ModeKind k : kinds)
@@ -227,18 +238,19 @@ RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioRegistry& reg
   check_oversubscription(o, s.world_size, cores, !world_size.has_value());
   check_temp_dir();
   s.context.threads = o.threads > 0 ? o.threads : std::max<int64_t>(1, cores / s.world_size);
-  s.backend = o.backend;
-  // gloo is the default, so only another backend can have been asked for on purpose.
-  if (s.backend != "gloo" && !s.has_mode(modes::ModeKind::kDdp)) {
+  s.backend = comm::require_known_backend(o.backend);
+  // Only a backend other than the default can have been asked for on purpose.
+  if (s.backend != comm::default_backend() && !s.has_mode(modes::ModeKind::kDdp)) {
     throw InputError(fmt::format(
         "--backend {} only applies to the ddp mode, which this run does not have (modes {}): add "
         "ddp to --modes, or drop --backend",
-        s.backend, mode_list(s.modes)));
+        comm::backend_name(s.backend), mode_list(s.modes)));
   }
   s.master_addr = o.master_addr;
   // Spawned workers rendezvous through a private file and gloo listens on --master-addr: an
   // address that is not this machine's would fail inside every worker, after the launch.
-  if (!world_size && s.has_mode(modes::ModeKind::kDdp) && s.backend == "gloo") {
+  if (!world_size && s.has_mode(modes::ModeKind::kDdp) &&
+      comm::traits(s.backend).listens_on_master_addr) {
     if (const auto why = launch::why_not_local(s.master_addr)) {
       throw InputError(fmt::format(
           "--master-addr {} {}: spawned workers listen on it, so pass an address of this "
@@ -252,7 +264,7 @@ RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioRegistry& reg
     DeviceQuestion q;
     q.device = o.device;
     q.share_gpus = o.share_gpus;
-    q.backend = o.backend;
+    q.backend = s.backend;
     q.world_size = s.world_size;
     q.dp = s.has_mode(modes::ModeKind::kDataParallel);
     q.ddp = s.has_mode(modes::ModeKind::kDdp);
@@ -273,9 +285,9 @@ RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioRegistry& reg
   if (s.ddp.reducer.comm_hook == modes::ddp::CommHookKind::kBf16Compress &&
       !comm::supports_sum(s.backend, at::kBFloat16)) {
     throw InputError(fmt::format(
-        "--comm-hook bf16 needs a bfloat16 sum, which --backend {} lacks; use --backend mpi "
-        "(under mpirun) or nccl, or --comm-hook fp16",
-        s.backend));
+        "--comm-hook bf16 needs a bfloat16 sum, which --backend {} lacks; use {}, or --comm-hook "
+        "fp16",
+        comm::backend_name(s.backend), bf16_backends()));
   }
   s.ddp.reducer.find_unused_parameters = o.find_unused_parameters;
   s.ddp.broadcast_buffers = !o.no_broadcast_buffers;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "comm/backend_support.h"
 #include "data/batch_plan.h"
 #include "data/dataset.h"
 #include "modes/common/fault_injection.h"
@@ -30,7 +31,7 @@ struct RunSetup {
   // dtype, intra-op threads and numerics of every process of the run.
   runtime::ContextRequest context;
   scenarios::BuildRequest request;
-  std::string backend;
+  comm::Backend backend = comm::default_backend();
   std::string master_addr;
   bool share_gpus = false;  // several ranks/replicas may share a CUDA device
   std::chrono::milliseconds timeout{0};

@@ -27,9 +27,19 @@
 #include "support/thread_world.h"
 
 namespace ddpbench::comm {
+// Names the backend in gtest's parameter printout ("nccl", not a 4-byte object).
+void PrintTo(Backend backend, std::ostream* os) { *os << backend_name(backend); }
+
 namespace {
 
-using Case = std::tuple<std::string, at::ScalarType, int64_t>;
+using Case = std::tuple<Backend, at::ScalarType, int64_t>;
+
+// Every row of the backend table, so a new backend joins the suite without an edit here.
+std::vector<Backend> all_backends() {
+  std::vector<Backend> out;
+  for (const BackendTraits& t : backend_table()) out.push_back(t.backend);
+  return out;
+}
 
 // Rank `rank`'s input number `salt`, as int64 values exact in `dtype`. Where the dtype holds every
 // sum exactly, element j is j * world + rank (unique per rank and element; salt 1 negates it).
@@ -131,35 +141,36 @@ class CommContract : public ::testing::TestWithParam<Case> {};
 
 TEST_P(CommContract, AllreduceBroadcastAllgather) {
   const auto& [backend, dtype, n] = GetParam();
+  const BackendTraits& t = traits(backend);
   if (!supports_sum(backend, dtype)) {
-    GTEST_SKIP() << backend << " has no " << c10::toString(dtype)
-                 << " sum (comm/backend_support.h)";
+    GTEST_SKIP() << t.name << " has no " << c10::toString(dtype) << " sum (comm/backend_support.h)";
   }
-  if (backend == "gloo") {
-    testing::run_ranks(3, [&](Communicator& comm) { check_contract(comm, dtype, n); });
-  } else if (backend == "mpi") {
+  if (t.needs_mpi_launcher) {
     if (!mpi_launched()) {
       GTEST_SKIP() << "not under mpirun; ctest runs these cases as comm_contract_mpi "
                       "(mpirun -np 3 ddpbench_comm_contract_tests --gtest_filter='*mpi*')";
     }
     check_contract(mpi_world(), dtype, n);
-  } else {
+  } else if (t.device_memory) {
     const runtime::GpuInfo gpus = runtime::probe_gpus();
-    if (gpus.usable_devices == 0) GTEST_SKIP() << "nccl needs a CUDA device: " << gpus.status;
+    if (gpus.usable_devices == 0) GTEST_SKIP() << t.name << " needs a CUDA device: " << gpus.status;
     testing::run_ranks(
         std::min(3, gpus.usable_devices),
-        [&](Communicator& comm) { check_contract(comm, dtype, n); }, "nccl");
+        [&](Communicator& comm) { check_contract(comm, dtype, n); }, backend);
+  } else {
+    testing::run_ranks(
+        3, [&](Communicator& comm) { check_contract(comm, dtype, n); }, backend);
   }
 }
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   const auto& [backend, dtype, n] = info.param;
-  return backend + "_" + c10::toString(dtype) + "_" + std::to_string(n);
+  return std::string(backend_name(backend)) + "_" + c10::toString(dtype) + "_" + std::to_string(n);
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Backends, CommContract,
-    ::testing::Combine(::testing::Values("gloo", "mpi", "nccl"),
+    ::testing::Combine(::testing::ValuesIn(all_backends()),
                        ::testing::Values(at::kFloat, at::kDouble, at::kHalf, at::kBFloat16,
                                          at::kLong),
                        // One element, an odd size, and one past the small-message algorithms.

@@ -8,7 +8,7 @@
 namespace ddpbench::testing {
 
 void run_ranks(int world_size, const std::function<void(comm::Communicator& comm)>& body,
-               const std::string& backend) {
+               comm::Backend backend) {
   auto server = comm::Store::serve("127.0.0.1", 0, std::chrono::seconds(60));
   runtime::parallel_for(world_size, [&](int64_t r) {
     comm::CommunicatorRequest request;

@@ -6,12 +6,14 @@
 #include <functional>
 #include <string>
 
+#include "comm/backend_support.h"
 #include "comm/communicator.h"
 
 namespace ddpbench::testing {
 
-// `backend`: gloo, or nccl (one CUDA device per rank, rank % device count).
+// `backend`: one that meets through a store (not an MPI launcher's); a device-memory one (nccl)
+// puts rank r on CUDA device r (callers ask for at most the device count).
 void run_ranks(int world_size, const std::function<void(comm::Communicator& comm)>& body,
-               const std::string& backend = "gloo");
+               comm::Backend backend = comm::Backend::kGloo);
 
 }  // namespace ddpbench::testing

@@ -68,10 +68,10 @@ TEST(DeviceChoice, NcclWithTwoRanksOnOneDeviceIsRefusedEvenWhenSharing) {
   DeviceQuestion q = machine(1);
   q.world_size = 2;
   q.ddp = true;
-  q.backend = "nccl";
+  q.backend = comm::Backend::kNccl;
   q.share_gpus = true;
   const std::string why = refusal(q);
-  EXPECT_NE(why.find("NCCL refuses two ranks on one GPU"), std::string::npos) << why;
+  EXPECT_NE(why.find("refuses two ranks on one GPU"), std::string::npos) << why;
   EXPECT_NE(why.find("--backend gloo --share-gpus"), std::string::npos) << why;
   q.world_size = 1;
   EXPECT_EQ(choose_device(q), DeviceKind::kCuda);
@@ -81,7 +81,7 @@ TEST(DeviceChoice, AnExternalLauncherMaySpanNodesSoRanksAreNotCountedHere) {
   DeviceQuestion q = machine(1);
   q.world_size = 16;
   q.ddp = true;
-  q.backend = "nccl";
+  q.backend = comm::Backend::kNccl;
   q.self_launched = false;
   EXPECT_EQ(choose_device(q), DeviceKind::kCuda);
 }
