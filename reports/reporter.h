@@ -1,5 +1,6 @@
 // reporter.h — the reporter interface: turn a RunReport into one output format. Reporters only
-// format (no I/O, no training); the CLI decides where the text goes and writes it atomically.
+// format (no I/O, no training); output/write_reports.h decides where the text goes and writes
+// it into the report folder atomically.
 #pragma once
 
 #include <memory>

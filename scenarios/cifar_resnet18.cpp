@@ -23,7 +23,7 @@ ScenarioSpec cifar_resnet18_scenario() {
   s.optimizer = {/*lr=*/0.02, /*momentum=*/0.9, /*dampening=*/0.0, /*weight_decay=*/1e-4,
                  /*nesterov=*/true};
   // No declared divergences: BatchNorm without SyncBN (per-rank statistics, rank 0's running
-  // statistics) is modelled exactly by the single-device exact reference (run/exact_reference.h),
+  // statistics) is modelled exactly by the single-device exact reference (training/exact_reference.h),
   // so every DP and DDP check is pass or fail.
   // float64 free-running over 5 steps at 6 samples per rank chunk: DDP's gradients differ from
   // the exact reference by up to 1.14e-11 (layer4.0.downsample.0.weight, step 4, measured on

@@ -6,9 +6,9 @@
 #include <cstdio>
 
 #include "launch/child_process.h"
+#include "output/report_file.h"
+#include "output/scratch_dir.h"
 #include "reports/divergence_text.h"
-#include "run/report_file.h"
-#include "run/scratch_dir.h"
 
 namespace ddpbench::run {
 
@@ -27,13 +27,13 @@ RunRequest float64_twin(const RunRequest& request, bool lockstep, const std::str
 
 reports::RunReport run_float64_twin(const RunRequest& request, bool lockstep,
                                     const CommandLineOf& command_line, int& exit_code) {
-  const ScratchDir scratch("ddpbench-bisect");
+  const output::ScratchDir scratch("ddpbench-bisect");
   const RunRequest twin = float64_twin(request, lockstep, scratch.path() + "/out");
   fmt::print("bisect: re-running the failing configuration in float64 ...\n");
   std::fflush(stdout);
   exit_code = launch::run_self(command_line(twin), scratch.path());
   if (exit_code != 0 && exit_code != 1) return {};
-  return read_report_file(twin.out + "/report.json");
+  return output::read_report_file(twin.out + "/report.json");
 }
 
 void annotate_bisect(reports::RunReport& report, const reports::RunReport& float64, int exit_code) {

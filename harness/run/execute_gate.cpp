@@ -6,8 +6,8 @@
 #include "compare/gate_thresholds.h"
 #include "compare/regression_gate.h"
 #include "errors.h"
+#include "output/report_file.h"
 #include "reports/gate_table.h"
-#include "run/report_file.h"
 
 namespace ddpbench::run {
 
@@ -18,8 +18,8 @@ int execute_gate(const GateRequest& request) {
     thresholds = compare::load_gate_thresholds(request.thresholds, request.max_slowdown);
   }
   thresholds.allow_missing = request.allow_missing;
-  const reports::RunReport baseline = read_report_file(request.baseline);
-  const reports::RunReport current = read_report_file(request.current);
+  const reports::RunReport baseline = output::read_report_file(request.baseline);
+  const reports::RunReport current = output::read_report_file(request.current);
   const compare::GateResult g = compare::run_gate(baseline, current, thresholds);
   fmt::print("{}", reports::render_gate_table(g, request.format == "md"));
   return g.passed ? kExitOk : kExitCheckFailed;

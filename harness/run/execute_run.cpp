@@ -9,18 +9,19 @@
 #include "errors.h"
 #include "launch/environment.h"
 #include "launch/worker_group.h"
-#include "run/batch_export.h"
+#include "output/output_dir.h"
 #include "run/bisect.h"
-#include "run/exact_reference.h"
 #include "run/finish_run.h"
-#include "run/mode_phases.h"
-#include "run/outcome_codec.h"
-#include "run/output_dir.h"
 #include "run/prepare_run.h"
-#include "run/progress_line.h"
 #include "run/rank_run.h"
 #include "run/run_header.h"
 #include "scenarios/registry.h"
+#include "training/batch_export.h"
+#include "training/exact_reference.h"
+#include "training/mode_phases.h"
+#include "training/outcome_codec.h"
+#include "training/progress_line.h"
+#include "training/reference_runs.h"
 
 namespace ddpbench::run {
 namespace {
@@ -28,16 +29,17 @@ namespace {
 using modes::ModeKind;
 
 // The DDP ranks as child processes of this one; returns rank 0's outcome.
-ModeOutcome spawn_ddp_ranks(const RunSetup& setup, const std::vector<std::string>& argv) {
+training::ModeOutcome spawn_ddp_ranks(const training::RunSetup& setup,
+                                      const std::vector<std::string>& argv) {
   launch::WorkerGroupOptions group;
   group.world_size = static_cast<int>(setup.world_size);
   group.master_addr = setup.master_addr;
   group.progress_timeout = setup.timeout;
   group.argv = argv;
-  ProgressLine progress(setup.progress, fmt::format("ddp x{}", setup.world_size),
-                        setup.check_steps + setup.warmup_steps + setup.perf_steps);
+  training::ProgressLine progress(setup.progress, fmt::format("ddp x{}", setup.world_size),
+                                  setup.check_steps + setup.warmup_steps + setup.perf_steps);
   group.on_rank0_steps = [&progress](int64_t done) { progress.update(done, std::nan("")); };
-  return decode_outcome(launch::run_worker_group(group));
+  return training::decode_outcome(launch::run_worker_group(group));
 }
 
 }  // namespace
@@ -49,31 +51,31 @@ int execute_run(const RunRequest& request, const scenarios::ScenarioRegistry& re
   }
   std::optional<PreparedRun> prepared = prepare_run(request, registry, std::nullopt);
   if (!prepared) return kExitOk;  // the scenario cannot run here; prepare_run said why
-  const RunSetup& setup = prepared->setup;
+  const training::RunSetup& setup = prepared->setup;
   const runtime::ExecutionContext& context = prepared->context;
   const std::shared_ptr<const data::Dataset>& dataset = prepared->dataset;
   scenarios::ScenarioInstance& instance = prepared->instance;
   const data::GlobalBatchPlan& plan = prepared->plan;
   const modes::GradRecordKind grad = prepared->grad;
-  OutputDir out(setup.out);
+  output::OutputDir out(setup.out);
   print_run_header(setup, context, instance, plan, grad);
 
   if (setup.export_batches) {
     context.place_model(*instance.model.ptr());
-    const std::vector<char> bytes =
-        export_batches(setup, context, *dataset, plan, modes::capture_state(*instance.model.ptr()));
+    const std::vector<char> bytes = training::export_batches(
+        setup, context, *dataset, plan, modes::capture_state(*instance.model.ptr()));
     out.stage("batches.pt", std::string_view(bytes.data(), bytes.size()));
   }
 
-  const PhaseInputs in{setup, context, dataset, plan, grad};
-  std::vector<ModeOutcome> outcomes;
-  std::vector<ReferenceOutcome> references;
+  const training::PhaseInputs in{setup, context, dataset, plan, grad};
+  std::vector<training::ModeOutcome> outcomes;
+  std::vector<training::ReferenceOutcome> references;
   if (setup.has_mode(ModeKind::kSingle)) {
-    outcomes.push_back(run_local_mode(in, ModeKind::kSingle));
-    references = run_exact_references(in, *instance.model.ptr());
+    outcomes.push_back(training::run_local_mode(in, ModeKind::kSingle));
+    references = training::run_exact_references(in, *instance.model.ptr());
   }
   if (setup.has_mode(ModeKind::kDataParallel)) {
-    outcomes.push_back(run_local_mode(in, ModeKind::kDataParallel));
+    outcomes.push_back(training::run_local_mode(in, ModeKind::kDataParallel));
   }
   if (setup.has_mode(ModeKind::kDdp)) outcomes.push_back(spawn_ddp_ranks(setup, argv));
   RunDescription run{dataset->describe(), &plan, modes::grad_record_name(grad), argv,

@@ -10,12 +10,13 @@
 #include "launch/child_process.h"
 #include "metrics/step_statistics.h"
 #include "modes/common/mode_kind.h"
-#include "run/output_dir.h"
-#include "run/report_file.h"
-#include "run/run_setup.h"
-#include "run/scratch_dir.h"
-#include "run/write_reports.h"
+#include "output/output_dir.h"
+#include "output/report_file.h"
+#include "output/scratch_dir.h"
+#include "output/write_reports.h"
+#include "run/resolve_run.h"
 #include "scenarios/registry.h"
+#include "training/run_setup.h"
 
 namespace ddpbench::run {
 namespace {
@@ -69,12 +70,12 @@ int execute_scale(const ScaleRequest& request, const scenarios::ScenarioRegistry
   std::vector<RunRequest> points = plan_points(request, spec, max_k);
   // Refuse bad input for every point before the first one starts.
   for (const RunRequest& p : points) {
-    const RunSetup setup = resolve_run(p, registry, std::nullopt);
+    const training::RunSetup setup = resolve_run(p, registry, std::nullopt);
     comm::require_usable_backend(setup.backend,
                                  {setup.context.gpus.usable_devices, /*under_mpirun=*/false});
   }
-  OutputDir out(request.base.out);
-  const ScratchDir scratch("ddpbench-scale");
+  output::OutputDir out(request.base.out);
+  const output::ScratchDir scratch("ddpbench-scale");
   const std::string& tmp = scratch.path();
 
   reports::RunReport merged;
@@ -88,7 +89,7 @@ int execute_scale(const ScaleRequest& request, const scenarios::ScenarioRegistry
       throw WorkerFailure(
           fmt::format("scale: the K={} point failed with exit code {}", p.world_size, code));
     }
-    reports::RunReport point = read_report_file(p.out + "/report.json");
+    reports::RunReport point = output::read_report_file(p.out + "/report.json");
     // The sweep is described by its largest point (its global batch, sampler partition and
     // hosts), and by the command the user typed, not the internal per-point child command.
     if (p.world_size == max_k) {
@@ -116,7 +117,7 @@ int execute_scale(const ScaleRequest& request, const scenarios::ScenarioRegistry
           metrics::scaling_efficiency(r.throughput.samples_per_s, r.world_size, baseline);
     }
   }
-  write_reports(merged, out);
+  output::write_reports(merged, out);
   return kExitOk;
 }
 

@@ -10,10 +10,10 @@
 #include "metrics/step_statistics.h"
 #include "modes/common/model_state.h"
 #include "modes/ddp/comm_hook.h"
-#include "run/comparison_policy.h"
-#include "run/environment_block.h"
-#include "run/write_reports.h"
+#include "output/environment_block.h"
+#include "output/write_reports.h"
 #include "scenarios/training_recipe.h"
+#include "training/comparison_policy.h"
 
 namespace ddpbench::run {
 namespace {
@@ -55,7 +55,7 @@ reports::SamplerRecord sampler_record(const data::DistributedSampler& sampler) {
 
 // What `mode` was judged against and, when that is not plain single-device training, how far the
 // mode is from it: the figure that explains why single-device training is not the verdict.
-reports::ReferenceRecord reference_record(const ExactReference& exact,
+reports::ReferenceRecord reference_record(const training::ExactReference& exact,
                                           const compare::ModeTrace& single,
                                           const compare::ModeTrace& mode) {
   reports::ReferenceRecord r;
@@ -88,7 +88,8 @@ reports::ReferenceRecord reference_record(const ExactReference& exact,
 
 }  // namespace
 
-reports::ThroughputRecord throughput_of(const RunSetup& setup, const ModeOutcome& o) {
+reports::ThroughputRecord throughput_of(const training::RunSetup& setup,
+                                        const training::ModeOutcome& o) {
   reports::ThroughputRecord t;
   if (o.perf_times.empty()) return t;
   const metrics::StepSummary s = metrics::summarize(o.perf_times);
@@ -111,12 +112,12 @@ reports::ThroughputRecord throughput_of(const RunSetup& setup, const ModeOutcome
   return t;
 }
 
-int finish_run(const RunSetup& setup, const runtime::ExecutionContext& context,
-               const RunDescription& run, std::vector<ModeOutcome> outcomes,
-               const std::vector<ReferenceOutcome>& references, OutputDir& out) {
+int finish_run(const training::RunSetup& setup, const runtime::ExecutionContext& context,
+               const RunDescription& run, std::vector<training::ModeOutcome> outcomes,
+               const std::vector<training::ReferenceOutcome>& references, output::OutputDir& out) {
   const scenarios::ScenarioSpec& spec = *setup.spec;
   reports::RunReport report;
-  report.context = collect_context(run.argv, context);
+  report.context = output::collect_context(run.argv, context);
   std::vector<std::string> mode_names;
   for (modes::ModeKind m : setup.modes) mode_names.push_back(modes::mode_name(m));
   report.config = {spec.name,
@@ -146,7 +147,7 @@ int finish_run(const RunSetup& setup, const runtime::ExecutionContext& context,
   report.config.warmup_steps = setup.warmup_steps;
   report.config.scaling = setup.strong_scaling ? "strong" : "weak";
 
-  const ModeOutcome* single = nullptr;
+  const training::ModeOutcome* single = nullptr;
   for (const auto& o : outcomes) {
     if (o.mode == modes::ModeKind::kSingle) single = &o;
   }
@@ -172,14 +173,15 @@ int finish_run(const RunSetup& setup, const runtime::ExecutionContext& context,
     }
     if (single != nullptr && &o != single && !o.trace.losses.empty() &&
         !single->trace.losses.empty()) {
-      const ExactReference exact = exact_reference_for(setup, o.mode, *run.model);
-      const ModeOutcome* ref = single;
+      const training::ExactReference exact =
+          training::exact_reference_for(setup, o.mode, *run.model);
+      const training::ModeOutcome* ref = single;
       for (const auto& candidate : references) {
         if (!exact.rule.plain() && candidate.rule == exact.rule) ref = &candidate.outcome;
       }
       r.gradient_check = run.grad_record;
       compare::ModeComparison judged = compare::compare_modes(
-          ref->trace, o.trace, comparison_policy(setup, o.mode, run.grad_record));
+          ref->trace, o.trace, training::comparison_policy(setup, o.mode, run.grad_record));
       r.checks = std::move(judged.checks);
       r.first_divergence = std::move(judged.first_divergence);
       r.reference = reference_record(exact, single->trace, o.trace);
@@ -213,7 +215,7 @@ int finish_run(const RunSetup& setup, const runtime::ExecutionContext& context,
                  "external launcher, re-run with --dtype float64 instead\n");
     }
   }
-  write_reports(report, out, " and state files");
+  output::write_reports(report, out, " and state files");
   return report.passed ? kExitOk : kExitCheckFailed;
 }
 

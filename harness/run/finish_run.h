@@ -8,17 +8,19 @@
 #include <vector>
 
 #include "data/batch_plan.h"
+#include "output/output_dir.h"
 #include "reports/run_record.h"
-#include "run/exact_reference.h"
-#include "run/mode_outcome.h"
-#include "run/output_dir.h"
-#include "run/run_setup.h"
 #include "runtime/execution_context.h"
+#include "training/exact_reference.h"
+#include "training/mode_outcome.h"
+#include "training/reference_runs.h"
+#include "training/run_setup.h"
 
 namespace ddpbench::run {
 
 // The perf-phase figures of one mode (formulas in reports/METRICS.md).
-reports::ThroughputRecord throughput_of(const RunSetup& setup, const ModeOutcome& outcome);
+reports::ThroughputRecord throughput_of(const training::RunSetup& setup,
+                                        const training::ModeOutcome& outcome);
 
 struct RunDescription {
   std::string dataset;
@@ -34,8 +36,8 @@ struct RunDescription {
 // Returns the exit code: 0 when every check passes or is an expected divergence, 1 otherwise.
 // Each data-parallel mode is judged against its exact reference (`references`, or single's
 // outcome when that is plain single-device training).
-int finish_run(const RunSetup& setup, const runtime::ExecutionContext& context,
-               const RunDescription& run, std::vector<ModeOutcome> outcomes,
-               const std::vector<ReferenceOutcome>& references, OutputDir& out);
+int finish_run(const training::RunSetup& setup, const runtime::ExecutionContext& context,
+               const RunDescription& run, std::vector<training::ModeOutcome> outcomes,
+               const std::vector<training::ReferenceOutcome>& references, output::OutputDir& out);
 
 }  // namespace ddpbench::run

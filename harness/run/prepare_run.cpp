@@ -8,7 +8,8 @@
 #include "comm/mpi_communicator.h"
 #include "errors.h"
 #include "modes/sync_bn/sync_batch_norm.h"
-#include "run/mode_phases.h"
+#include "run/resolve_run.h"
+#include "training/mode_phases.h"
 
 namespace ddpbench::run {
 namespace {
@@ -28,7 +29,7 @@ void check_world_size(const RunRequest& request, const launch::WorldInfo& world)
 }
 
 // Checks that need the model: what the flags ask of it must exist in it.
-void check_model_fits(const RunSetup& setup, torch::nn::Module& model) {
+void check_model_fits(const training::RunSetup& setup, torch::nn::Module& model) {
   if (setup.sync_bn && setup.has_mode(ModeKind::kDdp) &&
       modes::sync_bn::count_batchnorm(model) == 0) {
     throw InputError(
@@ -51,8 +52,8 @@ std::optional<PreparedRun> prepare_run(const RunRequest& request,
                                        const scenarios::ScenarioRegistry& registry,
                                        const std::optional<launch::WorldInfo>& world) {
   if (world) check_world_size(request, *world);
-  RunSetup setup = resolve_run(request, registry,
-                               world ? std::optional<int64_t>(world->world_size) : std::nullopt);
+  training::RunSetup setup = resolve_run(
+      request, registry, world ? std::optional<int64_t>(world->world_size) : std::nullopt);
   if (world) {
     // A rank is a DDP rank whatever --modes says; rank 0 of an external launch also runs single.
     if (!setup.has_mode(ModeKind::kDdp)) setup.modes.push_back(ModeKind::kDdp);
@@ -84,8 +85,9 @@ std::optional<PreparedRun> prepare_run(const RunRequest& request,
   std::shared_ptr<const data::Dataset> dataset = setup.spec->build_dataset(setup.request);
   scenarios::ScenarioInstance instance =
       scenarios::instantiate_model(*setup.spec, setup.request, dataset);
-  data::GlobalBatchPlan plan = make_plan(setup, *dataset, setup.world_size, setup.global_batch);
-  const modes::GradRecordKind grad = resolve_grad_record(setup, *instance.model.ptr());
+  data::GlobalBatchPlan plan =
+      training::make_plan(setup, *dataset, setup.world_size, setup.global_batch);
+  const modes::GradRecordKind grad = training::resolve_grad_record(setup, *instance.model.ptr());
   check_model_fits(setup, *instance.model.ptr());
   return PreparedRun{std::move(setup),    std::move(context), std::move(dataset),
                      std::move(instance), std::move(plan),    grad};

@@ -15,15 +15,15 @@
 #include "launch/environment.h"
 #include "modes/common/gradient_record.h"
 #include "run/run_request.h"
-#include "run/run_setup.h"
 #include "runtime/execution_context.h"
 #include "scenarios/registry.h"
 #include "scenarios/scenario.h"
+#include "training/run_setup.h"
 
 namespace ddpbench::run {
 
 struct PreparedRun {
-  RunSetup setup;
+  training::RunSetup setup;
   runtime::ExecutionContext context;
   std::shared_ptr<const data::Dataset> dataset;
   // A freshly initialised model (the header describes it; the exact references and

@@ -11,12 +11,13 @@
 #include "launch/peer_loss.h"
 #include "launch/worker_group.h"
 #include "launch/world_join.h"
-#include "run/exact_reference.h"
+#include "output/output_dir.h"
 #include "run/finish_run.h"
-#include "run/mode_phases.h"
-#include "run/outcome_codec.h"
-#include "run/output_dir.h"
 #include "run/prepare_run.h"
+#include "training/exact_reference.h"
+#include "training/mode_phases.h"
+#include "training/outcome_codec.h"
+#include "training/reference_runs.h"
 
 namespace ddpbench::run {
 
@@ -26,20 +27,20 @@ int run_as_rank(const RunRequest& request, const scenarios::ScenarioRegistry& re
   const bool spawned = world.launcher == launch::Launcher::kDdpbench;
   std::optional<PreparedRun> prepared = prepare_run(request, registry, world);
   if (!prepared) return kExitOk;  // the scenario cannot run here; prepare_run said why
-  const RunSetup& setup = prepared->setup;
+  const training::RunSetup& setup = prepared->setup;
   const runtime::ExecutionContext& context = prepared->context;
   const std::shared_ptr<const data::Dataset>& dataset = prepared->dataset;
   const data::GlobalBatchPlan& plan = prepared->plan;
   const modes::GradRecordKind grad = prepared->grad;
 
   // Rank 0 of an external launch writes the report: prove --out usable before any training.
-  std::optional<OutputDir> out;
+  std::optional<output::OutputDir> out;
   if (!spawned && world.rank == 0) out.emplace(setup.out);
   launch::JoinedWorld joined = launch::join_world(world, setup.backend, setup.timeout);
   std::optional<launch::Heartbeat> heartbeat;  // lets a failing rank tell dead peers from blocked
   if (!spawned && joined.store && world.master_port != 0) heartbeat.emplace(world, setup.timeout);
 
-  const PhaseInputs in{setup, context, dataset, plan, grad};
+  const training::PhaseInputs in{setup, context, dataset, plan, grad};
 
   // A spawned rank reports where it is, so the parent can name a rank that stops progressing.
   std::function<void(int64_t, modes::StepPhase)> on_phase;
@@ -55,9 +56,9 @@ int run_as_rank(const RunRequest& request, const scenarios::ScenarioRegistry& re
                       checking ? "check" : "perf", in_phase, of, modes::step_phase_name(phase)));
     };
   }
-  ModeOutcome ddp;
+  training::ModeOutcome ddp;
   try {
-    ddp = run_ddp_rank(in, *joined.comm, on_phase);
+    ddp = training::run_ddp_rank(in, *joined.comm, on_phase);
   } catch (const InputError&) {
     throw;
   } catch (const WorkerFailure&) {
@@ -71,15 +72,15 @@ int run_as_rank(const RunRequest& request, const scenarios::ScenarioRegistry& re
 
   if (world.rank != 0) return kExitOk;
   if (spawned) {
-    launch::send_result(*joined.store, encode_outcome(ddp));
+    launch::send_result(*joined.store, training::encode_outcome(ddp));
     return kExitOk;
   }
-  std::vector<ModeOutcome> outcomes;
-  std::vector<ReferenceOutcome> references;
+  std::vector<training::ModeOutcome> outcomes;
+  std::vector<training::ReferenceOutcome> references;
   const scenarios::ScenarioInstance& fresh = prepared->instance;
   if (setup.has_mode(ModeKind::kSingle)) {
-    outcomes.push_back(run_local_mode(in, ModeKind::kSingle));
-    references = run_exact_references(in, *fresh.model.ptr());
+    outcomes.push_back(training::run_local_mode(in, ModeKind::kSingle));
+    references = training::run_exact_references(in, *fresh.model.ptr());
   }
   outcomes.push_back(std::move(ddp));
   return finish_run(

@@ -4,15 +4,15 @@
 #include <filesystem>
 
 #include "errors.h"
-#include "run/output_dir.h"
-#include "run/report_file.h"
-#include "run/write_reports.h"
+#include "output/output_dir.h"
+#include "output/report_file.h"
+#include "output/write_reports.h"
 
 namespace ddpbench::run {
 namespace fs = std::filesystem;
 
 int rerender_reports(const ReportRequest& request) {
-  const ReportFile file = load_report_file(request.input);
+  const output::ReportFile file = output::load_report_file(request.input);
   const std::string& input = file.path;
   const reports::RunReport& report = file.report;
 
@@ -24,11 +24,13 @@ int rerender_reports(const ReportRequest& request) {
   // earlier run's folder is replaced whole, so a report never sits beside another run's state.
   std::error_code ec;
   const bool own_folder = fs::equivalent(dir, input_dir, ec);
-  OutputDir out(dir, own_folder ? OutputPolicy::kAddFiles : OutputPolicy::kOwnFolder);
+  output::OutputDir out(
+      dir, own_folder ? output::OutputPolicy::kAddFiles : output::OutputPolicy::kOwnFolder);
   // The input is never rewritten: into its own folder, report.json is left as it is.
   const bool onto_input = fs::equivalent(fs::path(out.path()) / "report.json", input, ec);
-  ReportJson json{onto_input ? ReportJson::How::kLeave : ReportJson::How::kCopy, file.bytes};
-  write_reports(report, out, "", json);
+  output::ReportJson json{
+      onto_input ? output::ReportJson::How::kLeave : output::ReportJson::How::kCopy, file.bytes};
+  output::write_reports(report, out, "", json);
   // The exit code is the report's verdict, as it was for the run that wrote it.
   return report.passed ? kExitOk : kExitCheckFailed;
 }

@@ -13,7 +13,7 @@
 
 namespace ddpbench::run {
 
-void print_run_header(const RunSetup& s, const runtime::ExecutionContext& context,
+void print_run_header(const training::RunSetup& s, const runtime::ExecutionContext& context,
                       const scenarios::ScenarioInstance& instance,
                       const data::GlobalBatchPlan& plan, modes::GradRecordKind grad) {
   using modes::ModeKind;

@@ -4,13 +4,13 @@
 
 #include "data/batch_plan.h"
 #include "modes/common/gradient_record.h"
-#include "run/run_setup.h"
 #include "runtime/execution_context.h"
 #include "scenarios/scenario.h"
+#include "training/run_setup.h"
 
 namespace ddpbench::run {
 
-void print_run_header(const RunSetup& setup, const runtime::ExecutionContext& context,
+void print_run_header(const training::RunSetup& setup, const runtime::ExecutionContext& context,
                       const scenarios::ScenarioInstance& instance,
                       const data::GlobalBatchPlan& plan, modes::GradRecordKind grad);
 

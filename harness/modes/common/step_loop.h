@@ -54,7 +54,7 @@ struct TrainOptions {
   // After each step with its loss (progress display), untimed.
   std::function<void(int64_t step, double loss)> on_step;
   // Before each step, untimed, with the model and optimizer the step will use: the lockstep
-  // comparison loads the reference's state here (run/lockstep.h).
+  // comparison loads the reference's state here (training/lockstep.h).
   std::function<void(int64_t step, torch::nn::Module& module, torch::optim::Optimizer& optimizer)>
       before_step;
 };

@@ -1,6 +1,6 @@
 // data_parallel_path.h — DataParallel-style mode, torch.nn.DataParallel semantics in ddpbench's
 // own code: one process, K replicas, K = the plan's number of replicas. The replicas run as K
-// threads of this process on the context's replica devices (the CPU, the only device so far).
+// threads of this process on the context's replica devices (cuda:r for replica r, or the CPU).
 // Each step scatters the global batch in rank order (chunk r = rank r's slice of the plan),
 // copies the master's parameters and buffers into every replica, runs the replicas' forwards in
 // parallel, gathers the outputs in replica order, takes the loss on the gathered output,

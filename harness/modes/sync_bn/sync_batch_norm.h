@@ -1,5 +1,5 @@
 // sync_batch_norm.h — SyncBatchNorm for DDP, in ddpbench's own code because PyTorch 1.13's
-// SyncBatchNorm refuses CPU tensors; it runs on the CPU, the only device so far. Forward:
+// SyncBatchNorm refuses CPU tensors; it runs on the CPU and on CUDA devices alike. Forward:
 // per-channel local mean, M2 and count -> all-gather (counts may differ per rank) -> global mean
 // and biased variance for normalisation, combined with Chan's parallel formula in float64 (no
 // catastrophic cancellation of E[x^2] - E[x]^2); running statistics move with the global mean and

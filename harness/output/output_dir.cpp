@@ -1,0 +1,228 @@
+// output_dir.cpp — see output_dir.h.
+#include "output/output_dir.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "errors.h"
+#include "quoted_input.h"
+
+namespace ddpbench::output {
+namespace fs = std::filesystem;
+namespace {
+
+// What an earlier ddpbench version wrote, for folders from before the manifest existed.
+bool ddpbench_file_name(const std::string& name) {
+  const auto starts = [&name](const char* p) { return name.rfind(p, 0) == 0; };
+  const auto ends = [&name](const std::string& s) {
+    return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0;
+  };
+  return name == "report.json" || name == "report.csv" || name == "report.junit.xml" ||
+         name == "report.md" || name == "report.html" || name == "batches.pt" ||
+         (starts("state_") && ends(".pt"));
+}
+
+// A temporary left by a ddpbench run that was killed outright (SIGKILL cannot be cleaned up).
+bool stale_temporary(const std::string& name) {
+  return name.size() > 1 && name[0] == '.' && name.find(".tmp-") != std::string::npos;
+}
+
+std::set<std::string> read_manifest(const fs::path& file) {
+  std::set<std::string> names;
+  std::ifstream in(file);
+  for (std::string line; std::getline(in, line);) {
+    // Only plain names: a manifest must not make a run delete outside its folder.
+    if (!line.empty() && line.find('/') == std::string::npos && line != "." && line != "..") {
+      names.insert(line);
+    }
+  }
+  return names;
+}
+
+void write_manifest(const fs::path& dir, const std::set<std::string>& names) {
+  std::string text;
+  for (const auto& name : names) text += name + "\n";
+  std::ofstream(dir / OutputDir::kManifest, std::ios::trunc) << text;
+}
+
+// The files the run that owns `dir` wrote: from its manifest, else by ddpbench's file names.
+std::set<std::string> earlier_run_files(const fs::path& dir) {
+  const fs::path manifest = dir / OutputDir::kManifest;
+  if (fs::exists(manifest)) return read_manifest(manifest);
+  std::set<std::string> names;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (e.is_regular_file() && ddpbench_file_name(name)) names.insert(name);
+  }
+  return names;
+}
+
+// "newdir/", "./newdot/." and "newx/../newy" name the folders newdir, newdot and newy: without
+// this, the trailing separator made an empty last component that create_directory refused ("it
+// appeared meanwhile"), and newx/.. cannot be resolved while newx does not exist.
+std::string normalised(const std::string& path) {
+  fs::path p = fs::path(path).lexically_normal();
+  if (!p.has_filename() && p.has_relative_path()) p = p.parent_path();
+  return p.empty() ? std::string(".") : p.string();
+}
+
+}  // namespace
+
+OutputDir::OutputDir(std::string path, OutputPolicy policy)
+    : path_(normalised(path)), policy_(policy) {
+  std::error_code ec;
+  if (fs::exists(path_, ec) && !fs::is_directory(path_, ec)) {
+    throw InputError(fmt::format("--out {}: exists and is not a directory (choose another --out)",
+                                 quoted_input(path_)));
+  }
+  // Every missing ancestor is this run's to remove again if it fails.
+  {
+    launch::SignalCleanup& cleanup = launch::SignalCleanup::process();
+    const auto lock = cleanup.hold();
+    std::vector<fs::path> missing;
+    for (fs::path p = fs::absolute(path_, ec); !p.empty() && !fs::exists(p, ec);
+         p = p.parent_path()) {
+      missing.insert(missing.begin(), p);
+      if (p == p.parent_path()) break;
+    }
+    for (const fs::path& p : missing) {
+      if (!fs::create_directory(p, ec) || ec) {
+        remove_created();
+        throw InputError(fmt::format(
+            "--out {}: cannot create directory {} ({}); choose a "
+            "writable --out",
+            quoted_input(path_), p.string(), ec ? ec.message() : "it appeared meanwhile"));
+      }
+      if (created_root_.empty()) {
+        created_root_ = p.string();
+        created_tracked_ = launch::TrackedResource(cleanup.track_path(created_root_));
+      }
+    }
+  }
+  if (access(path_.c_str(), W_OK | X_OK) != 0) {
+    const std::string why = std::strerror(errno);
+    remove_created();
+    throw InputError(
+        fmt::format("--out {}: directory is not writable ({}); choose a writable --out",
+                    quoted_input(path_), why));
+  }
+  // Two runs into one folder would mix their files: the second is refused while the first lives.
+  lock_fd_ = ::open(path_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (lock_fd_ < 0 || flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    if (lock_fd_ >= 0) ::close(lock_fd_);
+    remove_created();
+    throw InputError(fmt::format(
+        "--out {}: another ddpbench process is writing into this folder right now; choose "
+        "another --out or wait for it to finish",
+        quoted_input(path_)));
+  }
+  if (policy_ == OutputPolicy::kOwnFolder) {
+    try {
+      check_owned_by_ddpbench();
+    } catch (...) {
+      ::close(lock_fd_);  // no destructor runs for a constructor that throws
+      remove_created();
+      throw;
+    }
+  }
+}
+
+void OutputDir::check_owned_by_ddpbench() const {
+  const std::set<std::string> earlier = earlier_run_files(path_);
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(path_, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name == kManifest || stale_temporary(name) || earlier.count(name)) continue;
+    throw InputError(fmt::format(
+        "--out {} holds {}, which no ddpbench run wrote: a run replaces its folder's contents, "
+        "so choose a new or empty folder (or an earlier run's)",
+        quoted_input(path_), quoted_input(name)));
+  }
+}
+
+void OutputDir::remove_created() {
+  std::error_code ec;
+  if (!created_root_.empty()) fs::remove_all(created_root_, ec);
+  created_root_.clear();
+  created_tracked_.reset();
+}
+
+OutputDir::~OutputDir() {
+  if (!committed_) {
+    std::error_code ec;
+    for (const auto& s : staged_) fs::remove(s.temp, ec);
+    // A folder this run created holds nothing but what it staged: it goes with every ancestor
+    // the run created for it.
+    remove_created();
+  }
+  if (lock_fd_ >= 0) ::close(lock_fd_);
+}
+
+void OutputDir::stage(const std::string& name, std::string_view bytes) {
+  launch::SignalCleanup& cleanup = launch::SignalCleanup::process();
+  Staged s{name, (fs::path(path_) / fmt::format(".{}.tmp-{}", name, getpid())).string(), {}};
+  std::ofstream out;
+  {
+    const auto lock = cleanup.hold();  // tracked before it exists, so a signal cannot miss it
+    s.tracked = launch::TrackedResource(cleanup.track_path(s.temp));
+    out.open(s.temp, std::ios::binary | std::ios::trunc);
+  }
+  const std::string temp = s.temp;
+  staged_.push_back(std::move(s));
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out) {
+    throw InputError(fmt::format("{}: write failed ({}); check free space and permissions of --out",
+                                 temp, std::strerror(errno)));
+  }
+}
+
+void OutputDir::commit() {
+  launch::SignalCleanup& cleanup = launch::SignalCleanup::process();
+  const auto lock = cleanup.hold();  // a signal waits until the folder is whole
+  std::set<std::string> written;
+  for (const auto& s : staged_) written.insert(s.name);
+  std::set<std::string> replaced;
+  if (policy_ == OutputPolicy::kOwnFolder) {
+    replaced = earlier_run_files(path_);
+    // The manifest is written first: if the renames below fail half-way, the next run still
+    // knows every file that belongs to a ddpbench run.
+    std::set<std::string> listed = written;
+    listed.insert(replaced.begin(), replaced.end());
+    write_manifest(path_, listed);
+  }
+  for (const auto& s : staged_) {
+    std::error_code ec;
+    fs::rename(s.temp, fs::path(path_) / s.name, ec);
+    if (ec) {
+      throw InputError(fmt::format("{}: cannot move into place ({})",
+                                   (fs::path(path_) / s.name).string(), ec.message()));
+    }
+  }
+  if (policy_ == OutputPolicy::kOwnFolder) {
+    std::error_code ec;
+    for (const auto& name : replaced) {
+      if (!written.count(name)) fs::remove(fs::path(path_) / name, ec);
+    }
+    // Temporaries of a run that was killed outright (we hold the folder's lock: none is live).
+    for (const auto& e : fs::directory_iterator(path_, ec)) {
+      if (stale_temporary(e.path().filename().string())) fs::remove(e.path(), ec);
+    }
+    write_manifest(path_, written);
+  }
+  for (auto& s : staged_) s.tracked.reset();
+  created_tracked_.reset();
+  committed_ = true;
+  cleanup.results_committed();
+}
+
+}  // namespace ddpbench::output

@@ -1,0 +1,322 @@
+// resolve_run.cpp — see resolve_run.h.
+#include "run/resolve_run.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <thread>
+
+#include "comm/backend_support.h"
+#include "errors.h"
+#include "launch/local_address.h"
+#include "modes/ddp/comm_hook.h"
+#include "quoted_input.h"
+#include "run/device_choice.h"
+#include "training/progress_line.h"
+
+namespace ddpbench::run {
+namespace {
+
+std::vector<modes::ModeKind> resolve_modes(const std::vector<std::string>& names,
+                                           int64_t world_size) {
+  if (names.empty()) {
+    return world_size > 1
+               ? std::vector<modes::ModeKind>{modes::ModeKind::kSingle, modes::ModeKind::kDdp}
+               : std::vector<modes::ModeKind>{modes::ModeKind::kSingle};
+  }
+  std::vector<modes::ModeKind> out;
+  for (const auto& name : names) {
+    const std::optional<modes::ModeKind> m = modes::parse_mode(name);
+    if (!m) {
+      throw InputError(fmt::format("unknown mode {} in --modes: known modes are {}",
+                                   quoted_input(name), modes::known_mode_names()));
+    }
+    out.push_back(*m);
+  }
+  return out;
+}
+
+// The backends that can sum bfloat16, as a user would pick one: "--backend mpi or nccl".
+std::string bf16_backends() {
+  std::string out;
+  for (const comm::BackendTraits& t : comm::backend_table()) {
+    if (!comm::supports_sum(t.backend, at::kBFloat16)) continue;
+    out += fmt::format("{}--backend {}{}", out.empty() ? "" : " or ", t.name,
+                       t.needs_mpi_launcher ? " (under mpirun)" : "");
+  }
+  return out;
+}
+
+std::string mode_list(const std::vector<modes::ModeKind>& kinds) {
+  std::string out;
+  for (modes::ModeKind k : kinds)
+    out += (out.empty() ? "" : ",") + std::string(modes::mode_name(k));
+  return out;
+}
+
+void check_data_dir(const std::string& dir) {
+  if (dir.empty()) return;
+  std::error_code ec;
+  const auto status = std::filesystem::status(dir, ec);
+  if (status.type() == std::filesystem::file_type::not_found) {
+    throw InputError(fmt::format("--data-dir {}: no such directory", quoted_input(dir)));
+  }
+  if (status.type() != std::filesystem::file_type::directory) {
+    throw InputError(fmt::format(
+        "--data-dir {} is not a directory: pass the folder that holds the dataset's files",
+        quoted_input(dir)));
+  }
+}
+
+// The launcher's progress clock and gloo's collective timeout both count in milliseconds: below a
+// second every real step looks like a hang, and past a week the arithmetic gets close to
+// overflowing (and nan or inf never compare as intended).
+std::chrono::milliseconds checked_timeout(double seconds) {
+  constexpr double kMaxSeconds = 7 * 24 * 3600;
+  if (!std::isfinite(seconds) || seconds < 1 || seconds > kMaxSeconds) {
+    throw InputError(fmt::format("--timeout {}: pass a number of seconds from 1 to {:.0f} (a week)",
+                                 seconds, kMaxSeconds));
+  }
+  return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+}
+
+// At least one byte (0 bytes would put every parameter in its own bucket without saying so) and
+// at most 1 TiB, which keeps the byte count far inside int64.
+int64_t checked_bucket_bytes(const char* flag, double mib) {
+  constexpr double kMaxMib = 1 << 20;
+  const double bytes = mib * (1 << 20);
+  if (!std::isfinite(mib) || bytes < 1 || mib > kMaxMib) {
+    throw InputError(fmt::format("{} {}: pass a size in MiB above 0 and at most {:.0f} (1 TiB)",
+                                 flag, mib, kMaxMib));
+  }
+  return static_cast<int64_t>(bytes);
+}
+
+// Past these a run stops measuring anything but the scheduler: --gpus 1000 on 2 cores started a
+// thousand processes, --threads 100000 grew past 1,900 threads without a word. Each process runs
+// `threads` intra-op threads, so both bounds count against the cores. --oversubscribe lifts them
+// up to hard caps that keep the process table and memory sane.
+constexpr int64_t kRanksPerCore = 4;
+constexpr int64_t kMinRankLimit = 8;  // `--gpus 8` (the usual GPU node) on any machine
+constexpr int64_t kMaxRanks = 1024;
+constexpr int64_t kMaxThreads = 256;
+
+void check_oversubscription(const RunRequest& o, int64_t world_size, int64_t cores,
+                            bool self_launched) {
+  const int64_t rank_limit = std::max(kMinRankLimit, kRanksPerCore * cores);
+  if (self_launched && world_size > kMaxRanks) {
+    throw InputError(fmt::format(
+        "--gpus {}: at most {} ranks or replicas on one machine; spread a larger world over "
+        "several hosts (torchrun, Slurm or mpirun)",
+        world_size, kMaxRanks));
+  }
+  if (self_launched && world_size > rank_limit && !o.oversubscribe) {
+    throw InputError(fmt::format(
+        "--gpus {}: this machine has {} cores, and more than {} ranks or replicas ({} per core, "
+        "at least {}) would time the scheduler, not training; pass fewer, or add "
+        "--oversubscribe to run them anyway",
+        world_size, cores, rank_limit, kRanksPerCore, kMinRankLimit));
+  }
+  if (o.threads > kMaxThreads) {
+    throw InputError(fmt::format("--threads {}: at most {} intra-op threads per process", o.threads,
+                                 kMaxThreads));
+  }
+  if (o.threads > cores && !o.oversubscribe) {
+    throw InputError(fmt::format(
+        "--threads {}: this machine has {} cores, and intra-op threads beyond them only contend; "
+        "pass at most {}, or add --oversubscribe to run them anyway",
+        o.threads, cores, cores));
+  }
+}
+
+// Spawned workers and scale's points work in private folders under TMPDIR: a TMPDIR that is not
+// a writable folder would fail there, after the launch, with a library's error.
+void check_temp_dir() {
+  const char* tmpdir = std::getenv("TMPDIR");
+  if (tmpdir == nullptr || *tmpdir == '\0') return;
+  std::error_code ec;
+  if (!std::filesystem::is_directory(tmpdir, ec) || access(tmpdir, W_OK | X_OK) != 0) {
+    throw InputError(fmt::format(
+        "TMPDIR={} is not a writable folder: ddpbench keeps its workers' files there; export "
+        "TMPDIR as an existing writable folder, or unset it (then /tmp is used)",
+        quoted_input(tmpdir)));
+  }
+}
+
+void check_fault_tensor(const training::RunSetup& s) {
+  if (s.fault->kind != modes::FaultKind::kGrad || s.fault->tensor.empty()) return;
+  std::vector<std::string> names;
+  for (const auto& p : s.spec->build_model(s.seed).ptr()->named_parameters()) {
+    names.push_back(p.key());
+    if (p.key() == s.fault->tensor) return;
+  }
+  const size_t shown = std::min<size_t>(3, names.size());
+  throw InputError(fmt::format(
+      "--inject-fault tensor {} is not a parameter of {}: name one of its parameters ({}{})",
+      quoted_input(s.fault->tensor), s.spec->name,
+      fmt::join(names.begin(), names.begin() + shown, ", "), shown < names.size() ? ", ..." : ""));
+}
+
+void check_fault(const training::RunSetup& s) {
+  const modes::FaultKind kind = s.fault->kind;
+  if (kind == modes::FaultKind::kDpBuffers) {
+    if (!s.has_mode(modes::ModeKind::kDataParallel)) {
+      throw InputError("--inject-fault dpbuffers needs the dp mode (add dp to --modes)");
+    }
+  } else if (!s.has_mode(modes::ModeKind::kDdp)) {
+    throw InputError("--inject-fault needs the ddp mode (add ddp to --modes)");
+  }
+  if (kind == modes::FaultKind::kBuffers && s.fault->rank == 0) {
+    throw InputError(
+        "--inject-fault buffers: rank 0 is the broadcast's source and keeps its buffers anyway; "
+        "pick rank=1 or higher");
+  }
+  if (kind == modes::FaultKind::kBuffers && !s.ddp.broadcast_buffers) {
+    throw InputError(
+        "--inject-fault buffers skips the buffer broadcast, which --no-broadcast-buffers turns "
+        "off already: drop one of them");
+  }
+  if (s.fault->rank >= s.world_size) {
+    throw InputError(fmt::format("--inject-fault rank {} is outside a world of {} ranks",
+                                 s.fault->rank, s.world_size));
+  }
+  if (s.fault->kind == modes::FaultKind::kSyncBn && !s.sync_bn) {
+    throw InputError("--inject-fault syncbn needs SyncBN: add --sync-bn or use resnet18_syncbn");
+  }
+  if (s.check_steps == 0) {
+    throw InputError("--inject-fault needs the check phase (drop --perf-only)");
+  }
+  if (s.fault->step >= s.steps) {
+    throw InputError(
+        fmt::format("--inject-fault step {} is beyond the run's {} steps", s.fault->step, s.steps));
+  }
+  check_fault_tensor(s);
+}
+
+}  // namespace
+
+training::RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioRegistry& registry,
+                               std::optional<int64_t> world_size) {
+  training::RunSetup s;
+  s.spec = &registry.get(o.scenario);
+  s.world_size = world_size.value_or(o.world_size);
+  s.modes = resolve_modes(o.modes, s.world_size);
+  s.steps = o.steps > 0 ? o.steps : s.spec->steps;
+  s.global_batch = o.batch_size > 0 ? o.batch_size : s.spec->global_batch;
+  s.seed = o.seed >= 0 ? o.seed : s.spec->seed;
+  const std::string dtype = o.dtype.empty() ? s.spec->dtype : o.dtype;
+  s.context.dtype = dtype == "float64" ? at::kDouble : at::kFloat;
+  if (s.global_batch % s.world_size != 0) {
+    throw InputError(fmt::format(
+        "global batch {} is not divisible by {} ranks: pass --batch-size as a multiple of {}",
+        s.global_batch, s.world_size, s.world_size));
+  }
+  if (!o.data_dir.empty() && !s.spec->reads_data_dir) {
+    throw InputError(fmt::format(
+        "--data-dir does not apply to {}: it trains on generated data ({}); drop --data-dir",
+        s.spec->name, s.spec->dataset_name));
+  }
+  check_data_dir(o.data_dir);
+  s.request = {s.seed, o.data_dir};
+  const int64_t cores = std::max<int64_t>(1, std::thread::hardware_concurrency());
+  check_oversubscription(o, s.world_size, cores, !world_size.has_value());
+  check_temp_dir();
+  s.context.threads = o.threads > 0 ? o.threads : std::max<int64_t>(1, cores / s.world_size);
+  s.backend = comm::require_known_backend(o.backend);
+  // Only a backend other than the default can have been asked for on purpose.
+  if (s.backend != comm::default_backend() && !s.has_mode(modes::ModeKind::kDdp)) {
+    throw InputError(fmt::format(
+        "--backend {} only applies to the ddp mode, which this run does not have (modes {}): add "
+        "ddp to --modes, or drop --backend",
+        comm::backend_name(s.backend), mode_list(s.modes)));
+  }
+  s.master_addr = o.master_addr;
+  // Spawned workers rendezvous through a private file and gloo listens on --master-addr: an
+  // address that is not this machine's would fail inside every worker, after the launch.
+  if (!world_size && s.has_mode(modes::ModeKind::kDdp) &&
+      comm::traits(s.backend).listens_on_master_addr) {
+    if (const auto why = launch::why_not_local(s.master_addr)) {
+      throw InputError(fmt::format(
+          "--master-addr {} {}: spawned workers listen on it, so pass an address of this "
+          "machine (default 127.0.0.1)",
+          quoted_input(s.master_addr), *why));
+    }
+  }
+  {
+    s.context.gpus = runtime::probe_gpus();
+    const runtime::GpuInfo& gpus = s.context.gpus;
+    DeviceQuestion q;
+    q.device = o.device;
+    q.share_gpus = o.share_gpus;
+    q.backend = s.backend;
+    q.world_size = s.world_size;
+    q.dp = s.has_mode(modes::ModeKind::kDataParallel);
+    q.ddp = s.has_mode(modes::ModeKind::kDdp);
+    q.self_launched = !world_size.has_value();
+    q.usable_devices = gpus.usable_devices;
+    q.no_device_reason = gpus.status;
+    s.context.device = choose_device(q);
+    s.share_gpus = o.share_gpus;
+    s.context.numerics.allow_tf32 = o.tf32 == "on";
+  }
+  s.timeout = checked_timeout(o.timeout);
+
+  s.ddp.impl = o.ddp_impl == "naive" ? modes::ddp::DdpImpl::kNaive : modes::ddp::DdpImpl::kBucketed;
+  s.ddp.reducer.limits.bucket_cap_bytes = checked_bucket_bytes("--bucket-cap-mb", o.bucket_cap_mb);
+  s.ddp.reducer.limits.first_bucket_bytes =
+      checked_bucket_bytes("--first-bucket-mb", o.first_bucket_mb);
+  s.ddp.reducer.comm_hook = modes::ddp::parse_comm_hook(o.comm_hook);
+  if (s.ddp.reducer.comm_hook == modes::ddp::CommHookKind::kBf16Compress &&
+      !comm::supports_sum(s.backend, at::kBFloat16)) {
+    throw InputError(fmt::format(
+        "--comm-hook bf16 needs a bfloat16 sum, which --backend {} lacks; use {}, or --comm-hook "
+        "fp16",
+        comm::backend_name(s.backend), bf16_backends()));
+  }
+  s.ddp.reducer.find_unused_parameters = o.find_unused_parameters;
+  s.ddp.broadcast_buffers = !o.no_broadcast_buffers;
+  s.grad_check = o.grad_check;
+  // float64 exposes algorithmic errors over many free-running steps; below it, deep networks'
+  // trajectories separate by rounding within a few steps, so each step is judged from the same
+  // state instead. Without single there is nothing to compare, and every mode trains freely (its
+  // state file is then its own trajectory, e.g. for the PyTorch oracle).
+  s.lockstep =
+      s.has_mode(modes::ModeKind::kSingle) &&
+      (o.comparison == "lockstep" || (o.comparison == "auto" && s.context.dtype != at::kDouble));
+  s.sync_bn = o.sync_bn || s.spec->sync_bn;
+  if (o.check_only && o.perf_only) {
+    throw InputError("--check-only and --perf-only exclude each other: pass at most one");
+  }
+  if (o.warmup < 0) throw InputError("--warmup must be >= 0");
+  if (o.bisect && s.context.dtype == at::kDouble) {
+    throw InputError(
+        "--bisect re-runs a failing run in float64, and this run is float64 already: "
+        "drop --bisect, or run in float32");
+  }
+  if (o.bisect && (o.perf_only || !s.has_mode(modes::ModeKind::kSingle))) {
+    throw InputError(
+        "--bisect re-runs failing checks, and this run has none: add single to "
+        "--modes and drop --perf-only");
+  }
+  s.bisect = o.bisect;
+  s.check_steps = o.perf_only ? 0 : s.steps;
+  s.perf_steps = o.check_only ? 0 : s.steps;
+  s.warmup_steps = o.check_only ? 0 : o.warmup;
+  s.strong_scaling = o.strong;
+  s.progress = training::progress_wanted(o.quiet);
+  s.export_batches = o.export_batches;
+  s.out = o.out;
+
+  if (!o.inject_fault.empty()) {
+    s.fault = modes::parse_fault(o.inject_fault);
+    check_fault(s);
+  }
+  return s;
+}
+
+}  // namespace ddpbench::run

@@ -1,0 +1,75 @@
+// batch_export.cpp — see batch_export.h. The layout is documented in
+// reference/torch_ddp_oracle.py, which reads it.
+#include "training/batch_export.h"
+
+#include <torch/torch.h>
+
+#include "errors.h"
+#include "modes/common/model_state.h"
+
+namespace ddpbench::training {
+namespace {
+
+// The loss names reference/torch_ddp_oracle.py understands.
+const char* oracle_loss_name(scenarios::LossKind kind) {
+  switch (kind) {
+    case scenarios::LossKind::kCrossEntropy:
+      return "cross_entropy";
+    case scenarios::LossKind::kMse:
+      return "mse";
+    case scenarios::LossKind::kRmse:
+      return "rmse";
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::vector<char> export_batches(const RunSetup& setup, const runtime::ExecutionContext& context,
+                                 const data::Dataset& dataset, const data::GlobalBatchPlan& plan,
+                                 const modes::NamedTensors& initial_state) {
+  const scenarios::ScenarioSpec& spec = *setup.spec;
+  if (spec.torch_oracle_model.empty()) {
+    throw InputError("--export-batches: scenario " + spec.name +
+                     " has no model the torch DDP oracle can rebuild");
+  }
+  c10::impl::GenericDict meta(c10::StringType::get(), c10::AnyType::get());
+  meta.insert("model", spec.torch_oracle_model);
+  meta.insert("num_classes", int64_t{10});
+  meta.insert("world_size", setup.world_size);
+  meta.insert("steps", setup.check_steps);
+  meta.insert("loss", oracle_loss_name(spec.loss));
+  meta.insert("lr", spec.optimizer.lr);
+  meta.insert("momentum", spec.optimizer.momentum);
+  meta.insert("dampening", spec.optimizer.dampening);
+  meta.insert("weight_decay", spec.optimizer.weight_decay);
+  meta.insert("nesterov", spec.optimizer.nesterov);
+  meta.insert("dtype", std::string(context.dtype_name()));
+  meta.insert("bucket_cap_mb",
+              static_cast<double>(setup.ddp.reducer.limits.bucket_cap_bytes) / (1 << 20));
+  meta.insert("broadcast_buffers", setup.ddp.broadcast_buffers);
+
+  c10::Dict<std::string, at::Tensor> init;
+  for (const auto& [name, t] : initial_state) init.insert(name, t);
+  // Lists of Any, not c10::List<Tensor>: libtorch pickles a tensor list through
+  // torch.jit._pickle.build_tensorlist, which torch.load's weights-only unpickler refuses.
+  c10::impl::GenericList inputs(c10::AnyType::get());
+  c10::impl::GenericList targets(c10::AnyType::get());
+  data::PlanCursor cursor(plan);
+  for (int64_t step = 0; step < setup.check_steps; ++step) {
+    data::StepPosition pos;
+    const data::EpochPlan& epoch = cursor.seek(step, pos);
+    const data::Batch b = context.place_batch(
+        data::collate(dataset, epoch.global_batch(pos.step_in_epoch), pos.epoch));
+    inputs.push_back(b.inputs);
+    targets.push_back(b.targets);
+  }
+  c10::impl::GenericDict doc(c10::StringType::get(), c10::AnyType::get());
+  doc.insert("meta", meta);
+  doc.insert("init", init);
+  doc.insert("inputs", inputs);
+  doc.insert("targets", targets);
+  return modes::pickle_for_torch_load(c10::IValue(doc));
+}
+
+}  // namespace ddpbench::training

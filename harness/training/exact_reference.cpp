@@ -1,0 +1,59 @@
+// exact_reference.cpp — see exact_reference.h.
+#include "training/exact_reference.h"
+
+#include <fmt/format.h>
+#include <torch/torch.h>
+
+#include "modes/sync_bn/sync_batch_norm.h"
+#include "scenarios/training_recipe.h"
+
+namespace ddpbench::training {
+
+using modes::ModeKind;
+
+std::string ExactReference::name() const {
+  if (rule.plain()) return "single-device training";
+  std::string s = fmt::format("exact reference: one device, {} rank chunks", rule.replicas);
+  if (rule.forward_per_replica) s += ", each chunk's own BatchNorm statistics";
+  s += rule.mean_of_replica_losses ? ", mean of per-rank losses" : ", loss of the gathered output";
+  return s;
+}
+
+ExactReference exact_reference_for(const RunSetup& setup, ModeKind mode,
+                                   const torch::nn::Module& model) {
+  ExactReference ref;
+  const int64_t k = setup.world_size;
+  if (mode == ModeKind::kSingle || k == 1) return ref;
+  // The BatchNorm2d layers SyncBN converts are the ones ghost BatchNorm models.
+  const int64_t bn = modes::sync_bn::count_batchnorm(model);
+  const bool ddp = mode == ModeKind::kDdp;
+  const int64_t local = setup.global_batch / k;
+  if (bn > 0 && ddp && !setup.sync_bn) {
+    ref.causes.push_back(fmt::format(
+        "BatchNorm without SyncBN: {} BatchNorm layers normalise each rank's {} samples with that "
+        "rank's statistics, and the running statistics are rank 0's",
+        bn, local));
+  }
+  if (bn > 0 && !ddp) {
+    ref.causes.push_back(fmt::format(
+        "DataParallel BatchNorm: {} BatchNorm layers normalise each replica's {} samples with that "
+        "replica's statistics, and the running statistics are replica 0's",
+        bn, local));
+  }
+  const scenarios::LossKind loss = setup.spec->loss;
+  if (ddp && !scenarios::loss_is_sample_mean(loss)) {
+    ref.causes.push_back(fmt::format(
+        "Per-rank {0}: {0} is not a mean of per-sample terms, and DDP averages the gradients of "
+        "each rank's own loss",
+        scenarios::loss_name(loss)));
+  }
+  if (ref.causes.empty()) return ref;
+  ref.rule.replicas = k;
+  ref.rule.forward_per_replica = bn > 0 && !(ddp && setup.sync_bn);
+  // For a per-sample mean loss and equal chunks the two loss rules are the same function; one
+  // rule lets DP and DDP share one reference run.
+  ref.rule.mean_of_replica_losses = ddp && !scenarios::loss_is_sample_mean(loss);
+  return ref;
+}
+
+}  // namespace ddpbench::training

@@ -1,0 +1,55 @@
+// lockstep.h — the lockstep comparison. The judged mode's exact reference trains on its own; before
+// every step of the judged mode, its model and optimizer get the reference's state at that step
+// (parameters, buffers, momentum), so every step's loss, gradients and update are compared from the
+// same state and rounding cannot compound over steps — float32 can be judged over as many steps as
+// a user runs. After each step the judged mode's update (parameters after minus before) and
+// buffers are compared with the reference's after the same step. For DDP every rank builds a
+// driver: rank 0 trains the reference and broadcasts its parameters and momentum; buffers reach
+// the other ranks only through DDP's own broadcast before the forward, which is thereby checked.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "comm/communicator.h"
+#include "compare/mode_comparison.h"
+#include "modes/common/mode_kind.h"
+#include "training/phase_inputs.h"
+
+namespace torch::nn {
+class Module;
+}
+namespace torch::optim {
+class Optimizer;
+}
+
+namespace ddpbench::training {
+
+class LockstepDriver {
+ public:
+  // `judged` is the judged mode's model (its structure picks the exact reference); `comm` is null
+  // when the judged mode runs in this process (dp), else DDP's communicator (collective).
+  LockstepDriver(const PhaseInputs& in, modes::ModeKind mode, const torch::nn::Module& judged,
+                 comm::Communicator* comm);
+  ~LockstepDriver();
+
+  // TrainOptions::before_step: records the judged state after step-1, loads the reference's state
+  // at `step`, and advances the reference through `step`.
+  void before_step(int64_t step, torch::nn::Module& module, torch::optim::Optimizer& optimizer);
+  // After the last step: every per-step difference (empty on ranks other than 0).
+  std::vector<compare::StateDiff> finish(const torch::nn::Module& module);
+
+ private:
+  struct Reference;
+  void record(int64_t step, const torch::nn::Module& module);
+
+  const PhaseInputs& in_;
+  comm::Communicator* comm_;
+  compare::Tolerance tolerance_;
+  std::unique_ptr<Reference> reference_;      // null on DDP ranks other than 0
+  std::vector<at::Tensor> start_parameters_;  // the state both started the current step from
+  int64_t steps_done_ = 0;
+  std::vector<compare::StateDiff> diffs_;
+};
+
+}  // namespace ddpbench::training

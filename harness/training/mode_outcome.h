@@ -1,0 +1,36 @@
+// mode_outcome.h — what one mode produced in a run, in the form the finishing step needs: its
+// checked trajectory (losses, gradients, final state), its phase times, and the mode-specific
+// figures and checks. DDP rank 0 sends its outcome to the launching parent (outcome_codec.h).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compare/mode_comparison.h"
+#include "metrics/step_statistics.h"
+#include "modes/common/mode_kind.h"
+#include "reports/run_record.h"
+
+namespace ddpbench::training {
+
+struct ModeOutcome {
+  modes::ModeKind mode = modes::ModeKind::kSingle;
+  int64_t world_size = 1;
+  compare::ModeTrace trace;                      // empty when the check phase did not run
+  std::vector<metrics::PhaseTimes> check_times;  // per checked step
+  std::vector<metrics::PhaseTimes> perf_times;   // per timed step (after warm-up)
+  double perf_samples_per_step = 0;              // mean samples really processed per timed step
+  std::string backend;                           // ddp's collective backend
+  int64_t bytes_per_step = 0;                    // ddp: gradient bytes reduced per rank per step
+  int64_t buckets = 0;                           // ddp: reducer buckets (0 for the naive strategy)
+  std::vector<reports::CheckRecord> extra_checks;  // e.g. ranks_bitwise_equal
+  // Peak CUDA memory allocated over the mode's phases: one per DDP rank (rank order), one per DP
+  // replica device, one for single. Empty on the CPU.
+  std::vector<int64_t> peak_device_memory_bytes;
+  std::vector<std::string> hosts;  // ddp: the host of each rank, in rank order
+
+  bool throughput_defined() const { return !perf_times.empty(); }
+};
+
+}  // namespace ddpbench::training

@@ -1,0 +1,230 @@
+// mode_phases.cpp — see mode_phases.h.
+#include "training/mode_phases.h"
+
+#include <torch/torch.h>
+
+#include <cstring>
+
+#include "launch/environment.h"
+#include "modes/data_parallel/data_parallel_path.h"
+#include "modes/ddp/ddp_path.h"
+#include "modes/single/single_path.h"
+#include "training/lockstep.h"
+#include "training/progress_line.h"
+
+namespace ddpbench::training {
+namespace {
+
+using modes::ModeKind;
+
+// A freshly initialised model over the run's dataset: every phase of every mode starts from the
+// same initial weights.
+scenarios::ScenarioInstance fresh_instance(const PhaseInputs& in) {
+  return scenarios::instantiate_model(*in.setup.spec, in.setup.request, in.dataset);
+}
+
+modes::TrainInputs train_inputs(const PhaseInputs& in, const data::GlobalBatchPlan& plan) {
+  return {*in.setup.spec, *in.dataset, plan, in.context};
+}
+
+// The check phase's results go into the outcome's trace.
+void keep_check(ModeOutcome& o, modes::TrainResult r, const torch::nn::Module& model) {
+  o.trace.losses = std::move(r.losses);
+  o.trace.gradients = std::move(r.gradients);
+  o.trace.final_state = std::move(r.final_state);
+  o.trace.param_names = parameter_names(model);
+  o.check_times = std::move(r.step_times);
+}
+
+// The timed steps of a perf phase: everything after its warm-up.
+std::vector<metrics::PhaseTimes> timed_part(std::vector<metrics::PhaseTimes> all, int64_t warmup) {
+  all.erase(all.begin(), all.begin() + std::min<int64_t>(warmup, static_cast<int64_t>(all.size())));
+  return all;
+}
+
+// Every rank's host name, in rank order: a multi-host run's report says where each rank ran.
+std::vector<std::string> rank_hosts(comm::Communicator& comm) {
+  constexpr int64_t kMax = 64;  // a fixed size, so every rank's tensor matches; 0-terminated
+  const std::string name = launch::host_name().substr(0, kMax - 1);
+  at::Tensor mine = at::zeros({kMax}, at::kByte);
+  std::memcpy(mine.data_ptr<uint8_t>(), name.data(), name.size());
+  std::vector<std::string> hosts;
+  for (const at::Tensor& t : comm.allgather(mine)) {
+    const at::Tensor c = t.cpu().contiguous();
+    hosts.emplace_back(reinterpret_cast<const char*>(c.data_ptr<uint8_t>()));
+  }
+  return hosts;
+}
+
+modes::TrainOptions check_options(const PhaseInputs& in) {
+  modes::TrainOptions o;
+  o.steps = in.setup.check_steps;
+  o.checking = true;
+  o.grad_record = in.grad_record;
+  return o;
+}
+
+modes::TrainOptions perf_options(const PhaseInputs& in) {
+  modes::TrainOptions o;
+  o.steps = in.setup.warmup_steps + in.setup.perf_steps;
+  o.checking = false;
+  o.numerics = runtime::NumericsPhase::kPerf;
+  return o;
+}
+
+// Lockstep: every step of `path` starts from its exact reference's state (training/lockstep.h); the
+// per-step state differences go into the trace. `comm` as for LockstepDriver.
+modes::TrainResult train_checked(const PhaseInputs& in, ModeKind mode, modes::GradientPath& path,
+                                 modes::TrainOptions options, comm::Communicator* comm,
+                                 compare::ModeTrace& trace) {
+  if (mode == ModeKind::kSingle || !in.setup.lockstep) {
+    return modes::train(path, train_inputs(in, in.plan), options);
+  }
+  LockstepDriver driver(in, mode, path.module(), comm);
+  options.before_step = [&driver](int64_t step, torch::nn::Module& m, torch::optim::Optimizer& o) {
+    driver.before_step(step, m, o);
+  };
+  modes::TrainResult r = modes::train(path, train_inputs(in, in.plan), options);
+  trace.comparison = "lockstep";
+  trace.state_diffs = driver.finish(path.module());
+  return r;
+}
+
+// The check phase of a local path: a fresh model trained on the run's plan, every step checked.
+template <typename MakePath>
+void run_check_phase(const PhaseInputs& in, ModeKind mode, const MakePath& make_path,
+                     const std::string& name, ModeOutcome& o) {
+  scenarios::ScenarioInstance instance = fresh_instance(in);
+  const auto path = make_path(instance);
+  ProgressLine progress(in.setup.progress, name + " (check)", in.setup.check_steps);
+  modes::TrainOptions options = check_options(in);
+  options.on_step = [&progress](int64_t step, double loss) { progress.update(step + 1, loss); };
+  keep_check(o, train_checked(in, mode, *path, options, nullptr, o.trace), path->module());
+}
+
+}  // namespace
+
+modes::GradRecordKind resolve_grad_record(const RunSetup& setup, const torch::nn::Module& model) {
+  if (setup.grad_check == "full") return modes::GradRecordKind::kFull;
+  if (setup.grad_check == "fingerprint") return modes::GradRecordKind::kFingerprint;
+  int64_t elements = 0;
+  for (const auto& p : model.parameters()) elements += p.numel();
+  return modes::choose_grad_record(elements);
+}
+
+std::vector<std::string> parameter_names(const torch::nn::Module& model) {
+  std::vector<std::string> names;
+  for (const auto& p : model.named_parameters()) names.push_back(p.key());
+  return names;
+}
+
+ModeOutcome run_local_mode(const PhaseInputs& in, ModeKind mode) {
+  const RunSetup& s = in.setup;
+  // Faults belong to the check phase; only dpbuffers concerns a local mode (dp).
+  std::optional<modes::FaultSpec> fault;
+  if (s.fault && s.fault->kind == modes::FaultKind::kDpBuffers) fault = s.fault;
+  auto make_path = [&](scenarios::ScenarioInstance& instance) {
+    return mode == ModeKind::kSingle
+               ? modes::single::make_single_path(*s.spec, instance, in.context)
+               : modes::data_parallel::make_data_parallel_path(*s.spec, instance, s.world_size,
+                                                               in.context, fault);
+  };
+  ModeOutcome o;
+  o.mode = mode;
+  o.world_size = mode == ModeKind::kSingle ? 1 : s.world_size;
+  const std::string name = modes::mode_name(mode);
+  in.context.reset_peak_memory(o.world_size);
+  if (s.check_steps > 0) run_check_phase(in, mode, make_path, name, o);
+  if (s.perf_steps > 0) {
+    // single is the scaling baseline: one device with the per-device batch of the K-rank run
+    // (weak scaling) or with the whole global batch (strong scaling).
+    const int64_t batch = mode != ModeKind::kSingle ? s.global_batch
+                          : s.strong_scaling        ? s.global_batch
+                                                    : s.global_batch / s.world_size;
+    const data::GlobalBatchPlan plan =
+        mode == ModeKind::kSingle ? make_plan(s, *in.dataset, 1, batch) : in.plan;
+    fault.reset();
+    scenarios::ScenarioInstance instance = fresh_instance(in);
+    const auto path = make_path(instance);
+    modes::TrainOptions options = perf_options(in);
+    ProgressLine progress(s.progress, name + " (perf)", options.steps);
+    options.on_step = [&progress](int64_t step, double loss) { progress.update(step + 1, loss); };
+    o.perf_times =
+        timed_part(modes::train(*path, train_inputs(in, plan), options).step_times, s.warmup_steps);
+    o.perf_samples_per_step = plan.mean_samples_per_step(s.warmup_steps, s.perf_steps);
+  }
+  o.peak_device_memory_bytes = in.context.peak_memory_bytes(o.world_size);
+  return o;
+}
+
+ModeOutcome run_reference(const PhaseInputs& in, const modes::single::ReferenceRule& rule) {
+  ModeOutcome o;
+  o.mode = ModeKind::kSingle;
+  o.world_size = 1;
+  auto make_path = [&](scenarios::ScenarioInstance& instance) {
+    return modes::single::make_single_path(*in.setup.spec, instance, in.context, rule);
+  };
+  run_check_phase(in, ModeKind::kSingle, make_path, "reference", o);
+  return o;
+}
+
+ModeOutcome run_ddp_rank(const PhaseInputs& in, comm::Communicator& comm,
+                         const std::function<void(int64_t, modes::StepPhase)>& on_phase) {
+  const RunSetup& s = in.setup;
+  ModeOutcome o;
+  o.mode = ModeKind::kDdp;
+  o.world_size = s.world_size;
+  o.backend = comm::backend_name(s.backend);
+  o.perf_samples_per_step = in.plan.mean_samples_per_step(s.warmup_steps, s.perf_steps);
+  modes::ddp::DdpPathOptions path_options{s.ddp, s.fault, s.sync_bn};
+  auto record_path = [&o](const modes::ddp::DdpPath& path) {
+    o.bytes_per_step = path.bytes_per_step();
+    o.buckets = path.num_buckets();
+  };
+
+  in.context.reset_peak_memory(1);
+  std::vector<metrics::PhaseTimes> check_times;
+  if (s.check_steps > 0) {
+    scenarios::ScenarioInstance instance = fresh_instance(in);
+    modes::ddp::DdpPath path(*s.spec, instance, comm, in.context, path_options);
+    modes::TrainOptions options = check_options(in);
+    options.on_phase = on_phase;
+    keep_check(o, train_checked(in, ModeKind::kDdp, path, options, &comm, o.trace), path.module());
+    check_times = std::move(o.check_times);
+    record_path(path);
+    const modes::ddp::RankDisagreement& d = path.disagreement();
+    o.extra_checks.push_back(compare::rank_agreement_check(d.step, d.rank, d.tensor));
+    if (path.checks_buffers()) {
+      const modes::ddp::RankDisagreement& b = path.buffer_disagreement();
+      o.extra_checks.push_back(compare::buffer_agreement_check(b.step, b.rank, b.tensor));
+    }
+  }
+  o.check_times = modes::ddp::slowest_rank_times(comm, check_times);
+
+  std::vector<metrics::PhaseTimes> perf_times;
+  if (s.perf_steps > 0) {
+    path_options.fault.reset();  // faults belong to the check phase
+    path_options.checking = false;
+    scenarios::ScenarioInstance instance = fresh_instance(in);
+    modes::ddp::DdpPath path(*s.spec, instance, comm, in.context, path_options);
+    modes::TrainOptions options = perf_options(in);
+    options.on_phase = [&on_phase, offset = s.check_steps](int64_t step, modes::StepPhase p) {
+      if (on_phase) on_phase(offset + step, p);
+    };
+    perf_times = timed_part(modes::train(path, train_inputs(in, in.plan), options).step_times,
+                            s.warmup_steps);
+    record_path(path);
+  }
+  o.perf_times = modes::ddp::slowest_rank_times(comm, perf_times);
+  o.hosts = rank_hosts(comm);
+  // Every rank trains on the same kind of device (one request), so all or none join this gather.
+  if (in.context.on_cuda()) {
+    const at::Tensor peak = at::tensor(in.context.peak_memory_bytes(1), at::kLong);
+    const at::Tensor all = at::cat(comm.allgather(peak)).cpu();
+    o.peak_device_memory_bytes.assign(all.data_ptr<int64_t>(),
+                                      all.data_ptr<int64_t>() + all.numel());
+  }
+  return o;
+}
+
+}  // namespace ddpbench::training

@@ -1,0 +1,103 @@
+// output_dir_test.cpp — "nothing half-written": staged files appear only on commit, an
+// abandoned run leaves no temporaries and removes the directory it created, and unusable --out
+// paths are refused up front.
+#include "output/output_dir.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <utility>
+#include <vector>
+
+#include "errors.h"
+#include "support/subprocess.h"
+#include "support/temp_dir_test.h"
+
+namespace ddpbench::run {
+namespace {
+namespace fs = std::filesystem;
+
+class OutputDirTest : public testing::TempDirTest {};
+
+TEST_F(OutputDirTest, CommitMovesEveryStagedFileIntoPlace) {
+  const std::string dir = tmp_ + "/run";
+  {
+    output::OutputDir out(dir);
+    out.stage("a.json", "{}");
+    out.stage("b.pt", std::string("\0\1", 2));
+    EXPECT_FALSE(fs::exists(dir + "/a.json"));
+    out.commit();
+  }
+  EXPECT_TRUE(fs::exists(dir + "/a.json"));
+  EXPECT_EQ(fs::file_size(dir + "/b.pt"), 2u);
+  // The two files and the manifest naming them (what the next run into this folder replaces).
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 3);
+  std::ifstream manifest(dir + "/" + output::OutputDir::kManifest);
+  const std::string listed((std::istreambuf_iterator<char>(manifest)),
+                           std::istreambuf_iterator<char>());
+  EXPECT_EQ(listed, "a.json\nb.pt\n");
+}
+
+// Issue 21 item 7: a trailing slash or a ".." in a new --out was refused with "cannot create
+// directory ... (it appeared meanwhile)".
+TEST_F(OutputDirTest, NewPathsWithTrailingSlashesOrDotsAreNormalised) {
+  const std::vector<std::pair<std::string, std::string>> cases = {{"/newdir/", "/newdir"},
+                                                                  {"/a/b/c/", "/a/b/c"},
+                                                                  {"/./newdot/.", "/newdot"},
+                                                                  {"/newx/../newy", "/newy"},
+                                                                  {"/newz//", "/newz"}};
+  for (const auto& [given, made] : cases) {
+    {
+      output::OutputDir out(tmp_ + given);
+      EXPECT_EQ(out.path(), tmp_ + made) << given;
+      out.stage("report.json", "{}");
+      out.commit();
+    }
+    EXPECT_TRUE(fs::exists(tmp_ + made + "/report.json")) << given;
+  }
+  EXPECT_FALSE(fs::exists(tmp_ + "/newx"));
+  {
+    output::OutputDir abandoned(tmp_ + "/gone/deeper/");  // removed whole when never committed
+  }
+  EXPECT_FALSE(fs::exists(tmp_ + "/gone"));
+}
+
+TEST_F(OutputDirTest, AddFilesLeavesOtherFilesAndWritesNoManifest) {
+  fs::create_directories(tmp_ + "/theirs");
+  std::ofstream(tmp_ + "/theirs/notes.txt") << "x";
+  EXPECT_THROW(output::OutputDir(tmp_ + "/theirs"), InputError);
+  {
+    output::OutputDir out(tmp_ + "/theirs", output::OutputPolicy::kAddFiles);
+    out.stage("report.md", "# r");
+    out.commit();
+  }
+  EXPECT_TRUE(fs::exists(tmp_ + "/theirs/notes.txt"));
+  EXPECT_TRUE(fs::exists(tmp_ + "/theirs/report.md"));
+  EXPECT_FALSE(fs::exists(tmp_ + "/theirs/" + output::OutputDir::kManifest));
+}
+
+TEST_F(OutputDirTest, AbandonedRunLeavesNothing) {
+  const std::string dir = tmp_ + "/new/nested";
+  {
+    output::OutputDir out(dir);
+    out.stage("a.json", "{}");
+  }
+  EXPECT_FALSE(fs::exists(tmp_ + "/new")) << "every folder created for a failed run must go";
+  fs::create_directories(tmp_ + "/existing");
+  {
+    output::OutputDir out(tmp_ + "/existing");
+    out.stage("a.json", "{}");
+  }
+  EXPECT_TRUE(fs::exists(tmp_ + "/existing"));
+  EXPECT_TRUE(fs::is_empty(tmp_ + "/existing"));
+}
+
+TEST_F(OutputDirTest, RefusesPathsThatCannotBeDirectories) {
+  std::ofstream(tmp_ + "/file") << "x";
+  EXPECT_THROW(output::OutputDir(tmp_ + "/file"), InputError);
+  EXPECT_THROW(output::OutputDir(tmp_ + "/file/sub"), InputError);
+}
+
+}  // namespace
+}  // namespace ddpbench::run

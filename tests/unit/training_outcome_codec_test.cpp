@@ -1,0 +1,70 @@
+// training_outcome_codec_test.cpp — DDP rank 0's outcome survives the trip to the parent: every
+// field, including parameters without gradients and the lockstep comparison's per-step differences.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include "compare/mode_comparison.h"
+#include "training/outcome_codec.h"
+
+namespace ddpbench::run {
+namespace {
+
+TEST(OutcomeCodec, RoundTripsEveryField) {
+  training::ModeOutcome r;
+  r.mode = modes::ModeKind::kDdp;
+  r.world_size = 3;
+  r.trace.losses = {2.5, 2.0};
+  r.trace.gradients = {{at::ones({2, 2}), at::Tensor()}, {at::full({2, 2}, 3.0), at::zeros({1})}};
+  r.trace.param_names = {"w", "b"};
+  r.trace.final_state = {{"w", at::arange(4).to(at::kDouble)}, {"n", at::tensor(int64_t{7})}};
+  r.check_times = {{0.1, 0.2, 0.3, 0.4, 0.5, 1.5}, {0.0, 0.0, 0.0, 0.0, 0.0, 0.9}};
+  r.perf_times = {{0.0, 0.0, 0.0, 0.7, 0.0, 2.0}};
+  r.perf_samples_per_step = 48;
+  r.backend = "gloo";
+  r.bytes_per_step = 1234;
+  r.buckets = 3;
+  r.peak_device_memory_bytes = {int64_t{1} << 33, 7};
+  r.extra_checks = {compare::rank_agreement_check(1, 2, "w")};
+  r.trace.comparison = "lockstep";
+  r.trace.state_diffs = {{0, "w", false, 3e-7, 3e-7, 0}, {1, "n", true, 0.5, 0.25, 2}};
+
+  const training::ModeOutcome back = training::decode_outcome(training::encode_outcome(r));
+  EXPECT_EQ(back.mode, modes::ModeKind::kDdp);
+  EXPECT_EQ(back.world_size, 3);
+  EXPECT_EQ(back.trace.losses, r.trace.losses);
+  ASSERT_EQ(back.trace.gradients.size(), 2u);
+  EXPECT_TRUE(at::equal(back.trace.gradients[1][0], r.trace.gradients[1][0]));
+  EXPECT_FALSE(back.trace.gradients[0][1].defined()) << "a missing gradient must stay missing";
+  EXPECT_EQ(back.trace.param_names, r.trace.param_names);
+  ASSERT_EQ(back.trace.final_state.size(), 2u);
+  EXPECT_EQ(back.trace.final_state[1].first, "n");
+  EXPECT_EQ(back.trace.final_state[1].second.scalar_type(), at::kLong);
+  EXPECT_DOUBLE_EQ(back.check_times[0].comm_wait, 0.4);
+  EXPECT_DOUBLE_EQ(back.check_times[1].total, 0.9);
+  ASSERT_EQ(back.perf_times.size(), 1u);
+  EXPECT_DOUBLE_EQ(back.perf_times[0].comm_wait, 0.7);
+  EXPECT_EQ(back.perf_samples_per_step, 48);
+  EXPECT_EQ(back.backend, "gloo");
+  EXPECT_EQ(back.bytes_per_step, 1234);
+  EXPECT_EQ(back.buckets, 3);
+  EXPECT_EQ(back.peak_device_memory_bytes, r.peak_device_memory_bytes);
+  ASSERT_EQ(back.extra_checks.size(), 1u);
+  EXPECT_EQ(back.extra_checks[0].status, "fail");
+  EXPECT_EQ(back.extra_checks[0].step, 1);
+  EXPECT_EQ(back.extra_checks[0].tensor, "w");
+  EXPECT_NE(back.extra_checks[0].detail.find("rank 2"), std::string::npos);
+  EXPECT_EQ(back.trace.comparison, "lockstep");
+  ASSERT_EQ(back.trace.state_diffs.size(), 2u);
+  const compare::StateDiff& d = back.trace.state_diffs[1];
+  EXPECT_EQ(d.step, 1);
+  EXPECT_EQ(d.tensor, "n");
+  EXPECT_TRUE(d.buffer);
+  EXPECT_DOUBLE_EQ(d.error, 0.5);
+  EXPECT_DOUBLE_EQ(d.max_rel, 0.25);
+  EXPECT_EQ(d.violations, 2);
+  EXPECT_FALSE(back.trace.state_diffs[0].buffer);
+  EXPECT_DOUBLE_EQ(back.trace.state_diffs[0].error, 3e-7);
+}
+
+}  // namespace
+}  // namespace ddpbench::run
