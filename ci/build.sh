@@ -4,15 +4,21 @@
 #   ci/build.sh                  Debian's libtorch 1.13 (CPU) in ./build: the default.
 #   ci/build.sh --torch python   the libtorch inside the PyTorch that `${PYTHON:-python3}` imports
 #                                (any 2.x, CUDA or not) in ./build-torch-python.
+#   ci/build.sh --target ddpbench   only what that target needs (repeatable): the README's first
+#                                command builds the binary alone, not the ~190 targets of the tests.
 # DDPBENCH_BUILD_DIR overrides the build folder, DDPBENCH_JOBS the job count.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 torch=debian
+targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --torch) torch="${2:-}"; shift 2 ;;
-    *) echo "ci/build.sh: unknown argument '$1'; use --torch debian|python" >&2; exit 2 ;;
+    --target)
+      [ -n "${2:-}" ] || { echo "ci/build.sh: --target needs a target name, e.g. ddpbench" >&2; exit 2; }
+      targets+=(--target "$2"); shift 2 ;;
+    *) echo "ci/build.sh: unknown argument '$1'; use --torch debian|python or --target NAME" >&2; exit 2 ;;
   esac
 done
 
@@ -39,4 +45,4 @@ case "$torch" in
     cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$root" \
       -DDDPBENCH_ORACLE_PYTHON="$(command -v "$python")" >/dev/null ;;
 esac
-cmake --build "$dir" -j"${DDPBENCH_JOBS:-2}"
+cmake --build "$dir" -j"${DDPBENCH_JOBS:-2}" ${targets[@]+"${targets[@]}"}

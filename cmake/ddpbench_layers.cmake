@@ -25,6 +25,10 @@ function(ddpbench_layer target)
     target_link_libraries(${target} PUBLIC ddpbench_torch)
     target_precompile_headers(${target} REUSE_FROM ddpbench_torch_pch)
   endif()
+  if(DDPBENCH_UNITY_BUILD)
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ON
+                                               UNITY_BUILD_BATCH_SIZE ${DDPBENCH_UNITY_BATCH})
+  endif()
 endfunction()
 
 # Makes <root>/<include_as> a symlink to <dir> (re-created when it points elsewhere).
