@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "cli/run_flags.h"
+#include "run/flag_choices.h"
 
 namespace ddpbench::cli {
 namespace {
@@ -70,11 +71,24 @@ TEST(RunFlags, CommandLineRoundTripsEveryField) {
 TEST(RunFlags, UnsetFieldsAreNotWritten) {
   const std::vector<std::string> args = command_line(run::RunRequest{});
   for (const char* flag : {"--steps", "--batch-size", "--seed", "--dtype", "--data-dir",
-                           "--threads", "--modes", "--inject-fault", "--check-only"}) {
+                           "--threads", "--modes", "--inject-fault", "--check-only", "--backend"}) {
     EXPECT_EQ(std::find(args.begin(), args.end(), flag), args.end()) << flag;
   }
   EXPECT_EQ(args[0], "ddpbench");
   EXPECT_EQ(args[1], "run");
+}
+
+// --backend's choices and help come from comm/'s backend table (through run/flag_choices.h): every
+// backend is accepted, one the table lacks is refused, and the help names them all.
+TEST(RunFlags, BackendChoicesComeFromTheBackendTable) {
+  const std::vector<std::string> backends = run::backend_choices();
+  ASSERT_FALSE(backends.empty());
+  for (const std::string& b : backends) {
+    EXPECT_EQ(parse({"ddpbench", "run", "--backend", b}).backend, b);
+    EXPECT_NE(run::backend_help().find(b + " ("), std::string::npos) << run::backend_help();
+  }
+  EXPECT_THROW(parse({"ddpbench", "run", "--backend", "ucc"}), CLI::ValidationError);
+  EXPECT_EQ(parse({"ddpbench", "run"}).backend, "") << "no --backend: the table's default";
 }
 
 }  // namespace
