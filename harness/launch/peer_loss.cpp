@@ -14,6 +14,12 @@ namespace {
 std::string host_key(int rank) { return fmt::format("ddpbench/host/{}", rank); }
 std::string failed_key(int rank) { return fmt::format("ddpbench/failed/{}", rank); }
 std::string alive_key(int rank) { return fmt::format("ddpbench/alive/{}", rank); }
+constexpr const char* kLostKey = "ddpbench/lost";
+
+std::string lost_text(const std::string& me, const std::string& failed, const std::string& lost) {
+  return fmt::format("{}: {}; {} stopped without a word (killed, or crashed outright)", me, failed,
+                     lost);
+}
 
 // The first line of a library's message, without a source location prefix.
 std::string first_line(const std::string& what) {
@@ -34,6 +40,11 @@ Heartbeat::Heartbeat(const WorldInfo& w, std::chrono::milliseconds timeout)
     try {
       while (!stop_) {
         store_->add(alive_key(rank), 1);
+        if (recorded_loss().empty() && store_->check(kLostKey)) {
+          const std::string lost = store_->get(kLostKey);
+          const std::lock_guard<std::mutex> lock(mutex_);
+          recorded_loss_ = lost;
+        }
         std::this_thread::sleep_for(std::chrono::milliseconds(250));
       }
     } catch (const std::exception&) {
@@ -47,8 +58,13 @@ Heartbeat::~Heartbeat() {
   if (thread_.joinable()) thread_.join();
 }
 
-std::string explain_collective_failure(comm::Store* store, const WorldInfo& w,
-                                       const std::string& what) {
+std::string Heartbeat::recorded_loss() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return recorded_loss_;
+}
+
+std::string explain_collective_failure(comm::Store* store, const Heartbeat* heartbeat,
+                                       const WorldInfo& w, const std::string& what) {
   const std::string me = fmt::format("rank {} ({})", w.rank, host_name());
   const std::string failed = fmt::format("a collective failed ({})", first_line(what));
   if (store == nullptr) return fmt::format("{}: {}", me, failed);
@@ -73,12 +89,15 @@ std::string explain_collective_failure(comm::Store* store, const WorldInfo& w,
         dead.push_back(fmt::format("rank {} on {}", r, host));
       }
     }
-    // Rank 0 serves the store: it stays a little longer so that the others can still read it.
+    if (!dead.empty()) store->set(kLostKey, fmt::format("{}", fmt::join(dead, ", ")));
+    // Rank 0 serves the store: it stays a little longer so that the others (their heartbeat
+    // threads read the finding every 250 ms) can still read it.
     if (w.rank == 0) std::this_thread::sleep_for(std::chrono::seconds(2));
     if (dead.empty()) return fmt::format("{}: {}", me, failed);
-    return fmt::format("{}: {}; {} stopped without a word (killed, or crashed outright)", me,
-                       failed, fmt::join(dead, ", "));
+    return lost_text(me, failed, fmt::format("{}", fmt::join(dead, ", ")));
   } catch (const std::exception&) {
+    const std::string recorded = heartbeat ? heartbeat->recorded_loss() : "";
+    if (!recorded.empty()) return lost_text(me, failed, recorded);
     return fmt::format(
         "{}: {}; the rendezvous store at {}:{} is gone too, so rank 0 (which serves it) was lost",
         me, failed, w.master_addr, w.master_port);

@@ -67,7 +67,8 @@ int run_as_rank(const RunRequest& request, const scenarios::ScenarioRegistry& re
     // A spawned rank's parent names the rank that failed; under an external launcher each rank
     // has to work out itself which peer was lost.
     if (spawned) throw;
-    throw WorkerFailure(launch::explain_collective_failure(joined.store.get(), world, e.what()));
+    throw WorkerFailure(launch::explain_collective_failure(
+        joined.store.get(), heartbeat ? &*heartbeat : nullptr, world, e.what()));
   }
 
   if (world.rank != 0) return kExitOk;
