@@ -23,15 +23,15 @@ ScenarioSpec cifar_resnet18_scenario() {
   s.optimizer = {/*lr=*/0.02, /*momentum=*/0.9, /*dampening=*/0.0, /*weight_decay=*/1e-4,
                  /*nesterov=*/true};
   // No declared divergences: BatchNorm without SyncBN (per-rank statistics, rank 0's running
-  // statistics) is modelled exactly by the single-device exact reference (training/exact_reference.h),
-  // so every DP and DDP check is pass or fail.
-  // float64 free-running over 5 steps at 6 samples per rank chunk: DDP's gradients differ from
-  // the exact reference by up to 1.14e-11 (layer4.0.downsample.0.weight, step 4, measured on
-  // this project's CI machine): rounding compounded through 20 BatchNorm layers. 1e-10 still
-  // catches a 1e-9 gradient error on one rank of four (~2.5e-10 after averaging). Smaller chunks
-  // compound faster: at 4 samples per chunk (K=3, batch 12) the gradient difference grows about
-  // 100x per step (2.4e-15, 1.2e-12, 1.3e-11, 1.3e-9, 3.5e-8 at steps 0-4), so free-running
-  // float64 checks of tiny per-rank batches need few steps; lockstep does not compound.
+  // statistics) is modelled exactly by the single-device exact reference
+  // (training/exact_reference.h), so every DP and DDP check is pass or fail. float64 free-running
+  // over 5 steps at 6 samples per rank chunk: DDP's gradients differ from the exact reference by up
+  // to 1.14e-11 (layer4.0.downsample.0.weight, step 4, measured on this project's CI machine):
+  // rounding compounded through 20 BatchNorm layers. 1e-10 still catches a 1e-9 gradient error on
+  // one rank of four (~2.5e-10 after averaging). Smaller chunks compound faster: at 4 samples per
+  // chunk (K=3, batch 12) the gradient difference grows about 100x per step
+  // (2.4e-15, 1.2e-12, 1.3e-11, 1.3e-9, 3.5e-8 at steps 0-4), so free-running float64 checks of
+  // tiny per-rank batches need few steps; lockstep does not compound.
   s.tolerances.gradient_float64 = 1e-10;
   s.torch_oracle_model = "resnet18";
   s.build_model = [](int64_t seed) {
