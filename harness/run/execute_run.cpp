@@ -17,7 +17,6 @@
 #include "run/run_header.h"
 #include "scenarios/registry.h"
 #include "training/batch_export.h"
-#include "training/exact_reference.h"
 #include "training/mode_phases.h"
 #include "training/outcome_codec.h"
 #include "training/progress_line.h"

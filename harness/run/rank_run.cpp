@@ -14,7 +14,6 @@
 #include "output/output_dir.h"
 #include "run/finish_run.h"
 #include "run/prepare_run.h"
-#include "training/exact_reference.h"
 #include "training/mode_phases.h"
 #include "training/outcome_codec.h"
 #include "training/reference_runs.h"
