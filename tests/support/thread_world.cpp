@@ -3,14 +3,14 @@
 
 #include "comm/communicator_factory.h"
 #include "comm/store.h"
-#include "runtime/parallel_for.h"
+#include "runtime/worker_pool.h"
 
 namespace ddpbench::testing {
 
 void run_ranks(int world_size, const std::function<void(comm::Communicator& comm)>& body,
                comm::Backend backend) {
   auto server = comm::Store::serve("127.0.0.1", 0, std::chrono::seconds(60));
-  runtime::parallel_for(world_size, [&](int64_t r) {
+  runtime::WorkerPool(world_size).run([&](int64_t r) {
     comm::CommunicatorRequest request;
     request.backend = backend;
     request.rank = static_cast<int>(r);

@@ -7,21 +7,25 @@
 #include <cmath>
 
 #include "errors.h"
-#include "runtime/parallel_for.h"
+#include "runtime/worker_pool.h"
 #include "scenarios/training_recipe.h"
 
 namespace ddpbench::modes {
 namespace {
 
-// Collates and places the step's shards, one thread per shard when the mode asks for several
-// (every dataset is thread-safe by contract: keyed randomness, no shared state).
+// Collates and places the step's shards, one thread of `pool` per shard when the mode asks for
+// several (every dataset is thread-safe by contract: keyed randomness, no shared state). The pool
+// is made at the first step, for the mode's shard count.
 std::vector<data::Batch> load_shards(const GradientPath& path, const TrainInputs& in,
-                                     data::PlanCursor& cursor, int64_t step) {
+                                     data::PlanCursor& cursor, int64_t step,
+                                     std::unique_ptr<runtime::WorkerPool>& pool) {
   data::StepPosition pos;
   const data::EpochPlan& epoch = cursor.seek(step, pos);
   const std::vector<std::vector<int64_t>> samples = path.step_shards(epoch, pos.step_in_epoch);
   std::vector<data::Batch> shards(samples.size());
-  runtime::parallel_for(static_cast<int64_t>(samples.size()), [&](int64_t i) {
+  const auto n = static_cast<int64_t>(samples.size());
+  if (!pool || pool->size() != n) pool = std::make_unique<runtime::WorkerPool>(n);
+  pool->run([&](int64_t i) {
     const auto s = static_cast<size_t>(i);
     shards[s] = in.context.place_batch(data::collate(in.dataset, samples[s], pos.epoch),
                                        path.shard_device(i, in.context));
@@ -74,7 +78,7 @@ void StepLoop::run_step(int64_t step) {
   if (options_.before_step) options_.before_step(step, module, *optimizer_);
 
   enter(step, StepPhase::kData);
-  const std::vector<data::Batch> shards = load_shards(path_, in_, cursor_, step);
+  const std::vector<data::Batch> shards = load_shards(path_, in_, cursor_, step, shard_pool_);
   timer_->stop(Phase::kData);
 
   enter(step, StepPhase::kForward);

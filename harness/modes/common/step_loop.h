@@ -20,6 +20,7 @@
 #include "modes/common/model_state.h"
 #include "runtime/execution_context.h"
 #include "runtime/phase_timer.h"
+#include "runtime/worker_pool.h"
 #include "scenarios/scenario.h"
 
 namespace torch::optim {
@@ -100,6 +101,7 @@ class StepLoop {
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   std::unique_ptr<runtime::PhaseTimer> timer_;
   data::PlanCursor cursor_;
+  std::unique_ptr<runtime::WorkerPool> shard_pool_;  // loads the shards, made at the first step
   TrainResult result_;
 };
 

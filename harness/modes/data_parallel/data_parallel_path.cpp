@@ -4,8 +4,8 @@
 #include <fmt/format.h>
 #include <torch/torch.h>
 
-#include "runtime/parallel_for.h"
 #include "runtime/replica_stream.h"
+#include "runtime/worker_pool.h"
 #include "scenarios/training_recipe.h"
 
 namespace ddpbench::modes::data_parallel {
@@ -34,6 +34,7 @@ class DataParallelPath : public GradientPath {
         master_(instance.model),
         master_device_(context.device()),
         k_(replicas),
+        pool_(replicas),
         fault_(std::move(fault)) {
     context.place_model(*master_.ptr(), master_device_);
     for (int64_t r = 0; r < k_; ++r) {
@@ -65,7 +66,7 @@ class DataParallelPath : public GradientPath {
   at::Tensor forward_loss(const std::vector<data::Batch>& shards, int64_t step) override {
     step_ = step;
     std::vector<at::Tensor> outputs(static_cast<size_t>(k_));
-    runtime::parallel_for(k_, [&](int64_t r) {
+    pool_.run([&](int64_t r) {
       const auto i = static_cast<size_t>(r);
       torch::nn::AnyModule& replica = replicas_[i];
       // On CUDA each replica runs on a stream of its own (DataParallel's parallel_apply);
@@ -125,6 +126,7 @@ class DataParallelPath : public GradientPath {
   }
 
   int64_t k_;
+  runtime::WorkerPool pool_;  // the replicas' threads, made once (replica 0: the caller's)
   std::optional<FaultSpec> fault_;
   std::vector<at::Device> replica_devices_;
   int64_t step_ = 0;
