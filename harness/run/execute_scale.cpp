@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "comm/backend_support.h"
 #include "errors.h"
@@ -14,6 +15,7 @@
 #include "output/report_file.h"
 #include "output/scratch_dir.h"
 #include "output/write_reports.h"
+#include "run/prepare_run.h"
 #include "run/resolve_run.h"
 #include "scenarios/registry.h"
 #include "training/run_setup.h"
@@ -68,11 +70,16 @@ int execute_scale(const ScaleRequest& request, const scenarios::ScenarioRegistry
   require_distinct(request.modes, "--modes");
   const int64_t max_k = *std::max_element(request.world_sizes.begin(), request.world_sizes.end());
   std::vector<RunRequest> points = plan_points(request, spec, max_k);
-  // Refuse bad input for every point before the first one starts.
+  // Refuse bad input for every point before the first one starts: what `run` itself refuses
+  // before it trains. Every point trains the same scenario from the same seed: one model serves
+  // every point's checks.
+  std::optional<torch::nn::AnyModule> model;
   for (const RunRequest& p : points) {
     const training::RunSetup setup = resolve_run(p, registry, std::nullopt);
     comm::require_usable_backend(setup.backend,
                                  {setup.context.gpus.usable_devices, /*under_mpirun=*/false});
+    if (!model) model = setup.spec->build_model(setup.seed);
+    check_model_fits(setup, *model->ptr());
   }
   output::OutputDir out(request.base.out);
   const output::ScratchDir scratch("ddpbench-scale");

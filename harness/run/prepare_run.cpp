@@ -28,7 +28,8 @@ void check_world_size(const RunRequest& request, const launch::WorldInfo& world)
   }
 }
 
-// Checks that need the model: what the flags ask of it must exist in it.
+}  // namespace
+
 void check_model_fits(const training::RunSetup& setup, torch::nn::Module& model) {
   if (setup.sync_bn && setup.has_mode(ModeKind::kDdp) &&
       modes::sync_bn::count_batchnorm(model) == 0) {
@@ -45,8 +46,6 @@ void check_model_fits(const training::RunSetup& setup, torch::nn::Module& model)
         modes::fault_name(setup.fault->kind), setup.spec->name));
   }
 }
-
-}  // namespace
 
 std::optional<PreparedRun> prepare_run(const RunRequest& request,
                                        const scenarios::ScenarioRegistry& registry,

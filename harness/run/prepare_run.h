@@ -33,6 +33,11 @@ struct PreparedRun {
   modes::GradRecordKind grad = modes::GradRecordKind::kFull;
 };
 
+// The checks that need the scenario's model: what the flags ask of it must exist in it (--sync-bn
+// under DDP needs BatchNorm layers, a buffer fault needs buffers). prepare_run makes them, and
+// `scale` for every point before the first one starts. Throws InputError.
+void check_model_fits(const training::RunSetup& setup, torch::nn::Module& model);
+
 // `world` is the launched world this process is a rank of, or nullopt for the launching parent.
 // Returns nullopt when the scenario cannot run here (it says why on stderr; the run exits 0).
 // Throws InputError (exit 2) naming the problem and the fix.

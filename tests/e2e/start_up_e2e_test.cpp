@@ -1,8 +1,8 @@
 // start_up_e2e_test.cpp — one start-up for every process of a run (run/prepare_run.h): every
 // refusal the launching parent makes is made, with the same line and exit 2, by each rank started
-// under torchrun-style variables, before any rank joins a rendezvous, and nothing is written. The
-// two start-ups had drifted: ranks under torchrun accepted --sync-bn on toy_cnn (no BatchNorm)
-// and said PASS while the parent refused it.
+// under torchrun-style variables, before any rank joins a rendezvous, and by `scale` before its
+// first point; nothing is written. The two start-ups had drifted: ranks under torchrun accepted
+// --sync-bn on toy_cnn (no BatchNorm) and said PASS while the parent refused it.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -77,6 +77,20 @@ TEST_F(StartUp, TorchrunRanksRefuseSyncBnWithoutBatchNormTogether) {
             std::string::npos)
       << r.err;
   EXPECT_FALSE(fs::exists(path("o")));
+}
+
+// `scale` refuses before its first point what every point's `run` would refuse: it said "the K=1
+// point failed with exit code 2" and exited 3 after starting that point.
+TEST_F(StartUp, ScaleRefusesWhatRunRefusesBeforeAnyPoint) {
+  for (const auto& flags : {kRefused[0], kRefused[1]}) {
+    std::vector<std::string> args = {"scale", "--gpus", "1,2", "--out", path("o")};
+    args.insert(args.end(), flags.begin(), flags.end());
+    const auto r = ddpbench(args);
+    EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+    EXPECT_EQ(testing::count_lines(r.err), 1) << r.err;
+    EXPECT_EQ(r.out.find("scale: K="), std::string::npos) << "a point started: " << r.out;
+    EXPECT_FALSE(fs::exists(path("o")));
+  }
 }
 
 }  // namespace
