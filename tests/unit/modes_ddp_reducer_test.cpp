@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include "modes/common/zero_gradients.h"
 #include "modes/ddp/distributed_model.h"
 #include "support/thread_world.h"
 
@@ -118,6 +119,39 @@ TEST(DdpReducer, BucketsLaunchDuringBackwardLastLayerFirst) {
   const std::set<int64_t> last(r.ready_order.end() - 2, r.ready_order.end());
   EXPECT_EQ(first, (std::set<int64_t>{4, 5}));
   EXPECT_EQ(last, (std::set<int64_t>{0, 1}));
+}
+
+// No copy into the buckets or back: each .grad is a view of its bucket, in every step, whether
+// the optimizer zeroed it in place (torch 1.13) or set it to None (2.x), and whatever a user put
+// there meanwhile is kept.
+TEST(DdpReducer, GradientsAreViewsOfTheirBucketInEveryStep) {
+  const Data d = make_data(12);
+  testing::run_ranks(kWorld, [&](comm::Communicator& comm) {
+    Mlp m = make_mlp(13);
+    DistributedModel model(torch::nn::AnyModule(m), comm, small_buckets());
+    torch::optim::SGD sgd(m->parameters(), torch::optim::SGDOptions(0.0));
+    const std::vector<at::Tensor> params = m->parameters();
+    const std::vector<at::Tensor> want = single_grads(d, 13);
+    for (int step = 0; step < 3; ++step) {
+      zero_gradients(sgd);
+      if (step == 2) params[0].mutable_grad() = at::zeros_like(params[0]);  // a user's own
+      torch::mse_loss(model.forward(local(d.x, comm.rank())), local(d.y, comm.rank())).backward();
+      model.reduce_gradients();
+      std::vector<at::Tensor> got;
+      for (const auto& p : params) got.push_back(p.grad());
+      EXPECT_LT(max_diff(got, want), 1e-14) << "step " << step;  // lr 0: the same gradients
+      for (const auto& bucket : model.reducer()->buckets()) {
+        const at::Tensor& first = params[static_cast<size_t>(bucket.front())].grad();
+        int64_t offset = 0;
+        for (int64_t i : bucket) {
+          const at::Tensor& g = params[static_cast<size_t>(i)].grad();
+          EXPECT_TRUE(g.is_alias_of(first)) << "step " << step << ", parameter " << i;
+          EXPECT_EQ(g.storage_offset(), first.storage_offset() + offset) << "parameter " << i;
+          offset += g.numel();
+        }
+      }
+    }
+  });
 }
 
 TEST(DdpReducer, NaiveEqualsBucketed) {

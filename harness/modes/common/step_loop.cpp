@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "errors.h"
+#include "modes/common/zero_gradients.h"
 #include "runtime/worker_pool.h"
 #include "scenarios/training_recipe.h"
 
@@ -82,7 +83,7 @@ void StepLoop::run_step(int64_t step) {
   timer_->stop(Phase::kData);
 
   enter(step, StepPhase::kForward);
-  optimizer_->zero_grad();
+  zero_gradients(*optimizer_);
   const at::Tensor loss = path_.forward_loss(shards, step);
   timer_->stop(Phase::kForward);
 

@@ -4,6 +4,8 @@
 #include <ATen/ATen.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>  // fmt::join (in ranges.h since fmt 11)
+#include <torch/csrc/autograd/function.h>
+#include <torch/csrc/autograd/utils/lambda_post_hook.h>
 #include <torch/csrc/autograd/variable.h>
 
 namespace ddpbench::modes::ddp {
@@ -26,22 +28,57 @@ Reducer::Reducer(std::vector<std::string> names, std::vector<at::Tensor> params,
   }
   for (size_t i = 0; i < params_.size(); ++i) {
     const auto index = static_cast<int64_t>(i);
-    // A hook on a leaf sees the gradient flowing into AccumulateGrad; returning an undefined
-    // tensor leaves it unchanged, so local accumulation into .grad proceeds as usual.
-    hook_handles_.push_back(params_[i].register_hook([this, index](const at::Tensor& grad) {
-      on_gradient(index, grad);
-      return at::Tensor();
-    }));
+    // A post hook on the parameter's AccumulateGrad runs once the gradient is in .grad, which is
+    // the bucket slot: the slot is then final for this backward.
+    grad_accumulators_.push_back(torch::autograd::impl::grad_accumulator(params_[i]));
+    if (!grad_accumulators_.back()) {
+      throw std::invalid_argument(
+          fmt::format("DDP reducer: parameter '{}' does not require grad", names_[i]));
+    }
+    hook_keys_.push_back(grad_accumulators_.back()->add_post_hook(
+        std::make_unique<torch::autograd::utils::LambdaPostHook>(
+            [this, index](const torch::autograd::variable_list& outputs,
+                          const torch::autograd::variable_list& /*inputs*/) {
+              on_gradient_accumulated(index);
+              return outputs;
+            })));
   }
 }
 
 Reducer::~Reducer() {
-  for (size_t i = 0; i < params_.size(); ++i) params_[i].remove_hook(hook_handles_[i]);
+  for (size_t i = 0; i < params_.size(); ++i) grad_accumulators_[i]->del_post_hook(hook_keys_[i]);
+}
+
+at::Tensor Reducer::slot_view(size_t index) const {
+  const Slot& s = slots_[index];
+  const at::Tensor& param = params_[index];
+  return bucket_buffers_[static_cast<size_t>(s.bucket)]
+      .narrow(0, s.offset, param.numel())
+      .view(param.sizes());
 }
 
 void Reducer::prepare_for_backward() {
   if (!sync_) return;
   in_backward_ = true;
+  had_grad_.assign(params_.size(), true);
+  for (size_t i = 0; i < params_.size(); ++i) {
+    at::Tensor& param = params_[i];
+    const at::Tensor& grad = param.grad();
+    at::Tensor slot = slot_view(i);
+    if (grad.defined() && grad.is_alias_of(slot) && grad.data_ptr() == slot.data_ptr() &&
+        grad.strides() == slot.strides()) {
+      continue;
+    }
+    // Replaced since the last backward: keep its value (no_sync accumulation belongs to this
+    // reduction), or start from zero where it was set to None.
+    if (grad.defined()) {
+      slot.copy_(grad);
+    } else {
+      slot.zero_();
+      had_grad_[i] = false;
+    }
+    param.mutable_grad() = slot;
+  }
   param_ready_.assign(params_.size(), false);
   param_used_.assign(params_.size(), false);
   bucket_pending_.clear();
@@ -54,16 +91,8 @@ void Reducer::prepare_for_backward() {
   bytes_last_step_ = 0;
 }
 
-void Reducer::on_gradient(int64_t index, const at::Tensor& grad) {
+void Reducer::on_gradient_accumulated(int64_t index) {
   if (!sync_ || !in_backward_) return;  // no_sync: gradients only accumulate locally
-  const Slot& s = slots_[static_cast<size_t>(index)];
-  const at::Tensor& param = params_[static_cast<size_t>(index)];
-  at::Tensor slot = bucket_buffers_[static_cast<size_t>(s.bucket)]
-                        .narrow(0, s.offset, param.numel())
-                        .view(param.sizes());
-  slot.copy_(grad);
-  // Gradients accumulated under no_sync belong to this reduction too.
-  if (param.grad().defined()) slot.add_(param.grad());
   param_used_[static_cast<size_t>(index)] = true;
   ready_order_.push_back(index);
   mark_ready(index);
@@ -78,10 +107,7 @@ void Reducer::mark_ready(int64_t index) {
   param_ready_[static_cast<size_t>(index)] = true;
   const Slot& s = slots_[static_cast<size_t>(index)];
   if (tap_) {
-    const at::Tensor& param = params_[static_cast<size_t>(index)];
-    at::Tensor slot = bucket_buffers_[static_cast<size_t>(s.bucket)]
-                          .narrow(0, s.offset, param.numel())
-                          .view(param.sizes());
+    at::Tensor slot = slot_view(static_cast<size_t>(index));
     tap_(index, slot);
   }
   if (--bucket_pending_[static_cast<size_t>(s.bucket)] == 0) launch_ready_buckets();
@@ -115,13 +141,10 @@ void Reducer::finalize() {
           "(as with PyTorch's find_unused_parameters=True)",
           fmt::join(missing, ", ")));
     }
+    // An unused parameter's slot holds its .grad as it was (zero, or what no_sync accumulated),
+    // which is what PyTorch reduces for it.
     for (size_t i = 0; i < params_.size(); ++i) {
-      if (param_ready_[i]) continue;
-      const Slot& s = slots_[i];
-      bucket_buffers_[static_cast<size_t>(s.bucket)]
-          .narrow(0, s.offset, params_[i].numel())
-          .zero_();
-      mark_ready(static_cast<int64_t>(i));
+      if (!param_ready_[i]) mark_ready(static_cast<int64_t>(i));
     }
   }
   // Which parameters got a gradient on ANY rank (PyTorch's local_used_map allreduce): a
@@ -136,22 +159,16 @@ void Reducer::finalize() {
     used_anywhere = used_anywhere.to(at::kCPU);
   }
   for (auto& p : pending_) p->finish();
+  pending_.clear();
 
-  for (size_t i = 0; i < params_.size(); ++i) {
-    at::Tensor& param = params_[i];
-    if (used_anywhere.defined() && used_anywhere[static_cast<int64_t>(i)].item<float>() == 0.0F)
-      continue;
-    const Slot& s = slots_[i];
-    const at::Tensor averaged = bucket_buffers_[static_cast<size_t>(s.bucket)]
-                                    .narrow(0, s.offset, param.numel())
-                                    .view(param.sizes());
-    if (param.grad().defined()) {
-      param.mutable_grad().copy_(averaged);
-    } else {
-      param.mutable_grad() = averaged.clone();
+  // The slots are the averaged gradients already. A parameter unused on every rank whose .grad
+  // was None keeps None, as in PyTorch (its next backward re-attaches the slot).
+  if (used_anywhere.defined()) {
+    const auto* used_flags = used_anywhere.data_ptr<float>();
+    for (size_t i = 0; i < params_.size(); ++i) {
+      if (used_flags[i] == 0.0F && !had_grad_[i]) params_[i].mutable_grad() = at::Tensor();
     }
   }
-  pending_.clear();
 }
 
 }  // namespace ddpbench::modes::ddp

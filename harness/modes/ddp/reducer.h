@@ -1,8 +1,10 @@
 // reducer.h — ddpbench's own DDP gradient reducer (PyTorch's reducer.hpp is not usable with
-// Debian's headers, and owning it is the point: it is what gets judged). Per-parameter autograd
-// hooks copy each gradient into its bucket's flat buffer as backward produces it; a full bucket
-// starts its asynchronous reduction at once (buckets launch in order) while backward continues;
-// finalize() waits for every bucket and writes the averaged gradients back into .grad.
+// Debian's headers, and owning it is the point: it is what gets judged). Every parameter's .grad
+// is a view into its bucket's flat buffer (PyTorch's gradient_as_bucket_view), so autograd
+// accumulates straight into the bucket and nothing is copied in or out: a hook after each
+// parameter's gradient accumulation marks it ready; a full bucket starts its asynchronous
+// reduction at once (buckets launch in order) while backward continues; finalize() waits for
+// every bucket, whose contents are then the averaged gradients.
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -16,6 +18,10 @@
 #include "comm/communicator.h"
 #include "modes/ddp/bucket_assignment.h"
 #include "modes/ddp/comm_hook.h"
+
+namespace torch::autograd {
+struct Node;
+}
 
 namespace ddpbench::modes::ddp {
 
@@ -45,9 +51,10 @@ class Reducer {
   bool sync() const { return sync_; }
   void set_gradient_tap(GradientTap tap) { tap_ = std::move(tap); }
 
-  // Call before each synchronised backward.
+  // Call before each synchronised backward: points every .grad back at its bucket slot (an
+  // optimizer's zero_grad(set_to_none) or a user may have replaced it), keeping its value.
   void prepare_for_backward();
-  // Call after backward: waits for all reductions and writes averaged gradients into .grad.
+  // Call after backward: waits for all reductions; .grad then holds the averaged gradients.
   void finalize();
 
   const std::vector<std::vector<int64_t>>& buckets() const { return bucket_params_; }
@@ -64,9 +71,10 @@ class Reducer {
     int64_t bucket;
     int64_t offset;
   };
-  void on_gradient(int64_t index, const at::Tensor& grad);
+  void on_gradient_accumulated(int64_t index);
   void mark_ready(int64_t index);
   void launch_ready_buckets();
+  at::Tensor slot_view(size_t index) const;
 
   std::vector<std::string> names_;
   std::vector<at::Tensor> params_;
@@ -75,12 +83,16 @@ class Reducer {
   std::vector<std::vector<int64_t>> bucket_params_;
   std::vector<at::Tensor> bucket_buffers_;
   std::vector<Slot> slots_;
-  std::vector<unsigned> hook_handles_;
+  // Each parameter's AccumulateGrad node (held: a parameter only keeps a weak reference) and the
+  // key of the post hook on it.
+  std::vector<std::shared_ptr<torch::autograd::Node>> grad_accumulators_;
+  std::vector<uintptr_t> hook_keys_;
 
   bool sync_ = true;
   bool in_backward_ = false;
   std::vector<bool> param_ready_;
   std::vector<bool> param_used_;
+  std::vector<bool> had_grad_;           // .grad was defined before this backward (None stays None)
   std::vector<int64_t> bucket_pending_;  // parameters still missing per bucket
   int64_t next_bucket_ = 0;
   std::vector<std::unique_ptr<PendingReduction>> pending_;
