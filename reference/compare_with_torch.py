@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""compare_with_torch.py — ddpbench's DDP step beside PyTorch's, measured alternately in one run.
+
+Reproduces the side-by-side table of reports/METRICS.md. For each config (scenario, per-rank
+batch) and each of --rounds rounds, in this order: PyTorch single-process training
+(reference/torch_ddp_bench.py --world-size 1), PyTorch DDP over gloo (--world-size K), and
+`ddpbench run --modes single,ddp --perf-only` with the same model, per-rank batch, optimizer and
+threads. Alternating keeps a noisy machine's drift out of the ratios; medians over rounds are
+reported. Step times are p50 of the timed steps, the max over ranks per step on both sides.
+
+Columns: step = p50 seconds per DDP step; ratio = ddpbench / PyTorch (below 1: ddpbench is faster);
+scaling efficiency = samples/s(K ranks) / (K x samples/s(one process at the per-rank batch)), weak
+scaling, as ddpbench reports it.
+
+    /usr/bin/python3 reference/compare_with_torch.py --ddpbench build/harness/ddpbench \
+        [--rounds 3] [--configs toy_cnn:8,cifar_resnet18:32] [--world-size 2] [--backend gloo|mpi]
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TORCH_MODEL = {"toy_cnn": "toy_cnn", "cifar_resnet18": "resnet18"}
+# Timed steps per config: enough for a stable p50, short enough for three rounds in minutes.
+STEPS = {"toy_cnn": (10, 100), "cifar_resnet18": (3, 15)}
+
+
+def torch_side(python, scenario, world, local_batch, threads):
+    warmup, steps = STEPS[scenario]
+    out = subprocess.run(
+        [python, os.path.join(HERE, "torch_ddp_bench.py"), "--model", TORCH_MODEL[scenario],
+         "--world-size", str(world), "--local-batch", str(local_batch), "--warmup", str(warmup),
+         "--steps", str(steps), "--threads", str(threads)],
+        check=True, capture_output=True, text=True).stdout
+    r = json.loads(out.strip().splitlines()[-1])
+    return {"step": r["step_p50_s"], "samples_per_s": r["samples_per_s"], "phases": r["phases"]}
+
+
+def ddpbench_side(binary, scenario, world, local_batch, threads, backend):
+    warmup, steps = STEPS[scenario]
+    with tempfile.TemporaryDirectory(prefix="compare_with_torch_") as tmp:
+        cmd = [binary, "run", "--scenario", scenario, "--gpus", str(world), "--modes",
+               "single,ddp", "--perf-only", "--batch-size", str(local_batch * world), "--warmup",
+               str(warmup), "--steps", str(steps), "--threads", str(threads), "--quiet",
+               "--out", os.path.join(tmp, "out")]
+        if backend == "mpi":
+            cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", str(world)] + cmd + [
+                "--backend", "mpi"]
+        subprocess.run(cmd, check=True, capture_output=True, text=True)
+        with open(os.path.join(tmp, "out", "report.json")) as f:
+            report = json.load(f)
+    by_mode = {r["mode"]: r for r in report["results"]}
+    ddp, single = by_mode["ddp"]["throughput"], by_mode["single"]["throughput"]
+    return {"step": ddp["step_time_p50_s"], "single_step": single["step_time_p50_s"],
+            "samples_per_s": ddp["samples_per_s"], "single_samples_per_s": single["samples_per_s"],
+            "phases": ddp["phases"], "efficiency": by_mode["ddp"]["scaling_efficiency"]}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--ddpbench", required=True, help="the ddpbench binary")
+    ap.add_argument("--python", default="/usr/bin/python3", help="interpreter with torch")
+    ap.add_argument("--configs", default="toy_cnn:8,cifar_resnet18:32",
+                    help="scenario:per-rank-batch, comma-separated")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--world-size", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=1, help="intra-op threads per rank")
+    ap.add_argument("--backend", choices=["gloo", "mpi"], default="gloo",
+                    help="ddpbench's backend (PyTorch's side always uses gloo)")
+    args = ap.parse_args()
+    configs = []
+    for item in args.configs.split(","):
+        name, _, batch = item.partition(":")
+        if name not in TORCH_MODEL or not batch.isdigit() or int(batch) < 1:
+            ap.error(f"--configs: '{item}' is not scenario:batch with a scenario in "
+                     f"{sorted(TORCH_MODEL)}")
+        configs.append((name, int(batch)))
+    if not os.access(args.ddpbench, os.X_OK):
+        ap.error(f"--ddpbench {args.ddpbench} is not an executable; build it with ci/build.sh")
+
+    K = args.world_size
+    print(f"| config | PyTorch DDP step | ddpbench DDP step ({args.backend}) | ratio | "
+          f"scaling efficiency PyTorch / ddpbench | single step PyTorch / ddpbench |")
+    print("|---|---|---|---|---|---|")
+    for scenario, batch in configs:
+        rows = []
+        for _ in range(args.rounds):
+            t1 = torch_side(args.python, scenario, 1, batch, args.threads)
+            tk = torch_side(args.python, scenario, K, batch, args.threads)
+            d = ddpbench_side(args.ddpbench, scenario, K, batch, args.threads, args.backend)
+            rows.append({"torch_step": tk["step"], "ddp_step": d["step"],
+                         "torch_eff": tk["samples_per_s"] / (K * t1["samples_per_s"]),
+                         "ddp_eff": d["efficiency"], "torch_single": t1["step"],
+                         "ddp_single": d["single_step"], "ddp_phases": d["phases"],
+                         "torch_phases": tk["phases"]})
+            print(f"<!-- {scenario} b{batch} round: {json.dumps(rows[-1])} -->", file=sys.stderr)
+        med = {k: statistics.median(r[k] for r in rows) for k in rows[0] if k.endswith(
+            ("step", "eff", "single"))}
+        fmt = (lambda s: f"{s * 1e3:.2f} ms") if med["torch_step"] < 0.05 else (
+            lambda s: f"{s:.3f} s")
+        print(f"| {scenario}, {K} ranks x batch {batch} | {fmt(med['torch_step'])} | "
+              f"{fmt(med['ddp_step'])} | {med['ddp_step'] / med['torch_step']:.2f} | "
+              f"{med['torch_eff']:.2f} / {med['ddp_eff']:.2f} | "
+              f"{fmt(med['torch_single'])} / {fmt(med['ddp_single'])} |")
+    print(f"\n({args.rounds} alternating rounds, medians; {args.threads} thread(s) per rank; "
+          f"PyTorch {subprocess.run([args.python, '-c', 'import torch; print(torch.__version__)'], capture_output=True, text=True).stdout.strip()} over gloo)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""torch_ddp_bench.py — PyTorch's own training step timed the way ddpbench's perf phase times its own.
+
+The PyTorch side of the side-by-side table in reports/METRICS.md (reference/compare_with_torch.py
+runs both sides alternately). One process per rank (torch.multiprocessing.spawn), gloo on the CPU,
+`--threads` intra-op threads per rank (ddpbench's default on a 2-core host with 2 ranks: 1).
+`--world-size 1` is plain single-process training without the DDP wrapper (the single-device
+baseline of weak scaling); more ranks wrap the model in torch.nn.parallel.DistributedDataParallel.
+
+What is timed per step, as in ddpbench (modes/common/step_loop.cpp): `data` (the DataLoader yields
+the local batch: num_workers=0, DistributedSampler with shuffle, the scenario's per-sample
+transform on in-memory uint8 CIFAR-shaped images), `forward` (model + loss), `backward` (DDP's
+bucketed allreduces overlap it and it returns after the last one is waited for, so it is
+ddpbench's backward + comm_wait), `optimizer` (SGD step, zero_grad). The step time of a rank is
+their sum; a step's time is the max over ranks (what ddpbench reports). Prints one JSON line:
+{"step_p50_s", "phases": {...means...}, "samples_per_s", ...}.
+
+    /usr/bin/python3 reference/torch_ddp_bench.py --model toy_cnn --world-size 2 --local-batch 8
+"""
+import argparse
+import datetime
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+import torch.nn.functional as F
+import torchvision
+
+# The scenarios' recipes (scenarios/toy_cnn.cpp, scenarios/cifar_resnet18.cpp).
+RECIPES = {
+    "toy_cnn": {"crop_flip": False, "mean": (0.5, 0.5, 0.5), "std": (0.5, 0.5, 0.5),
+                "sgd": {"lr": 0.001, "momentum": 0.9}},
+    "resnet18": {"crop_flip": True, "mean": (0.4914, 0.4822, 0.4465),
+                 "std": (0.2023, 0.1994, 0.2010),
+                 "sgd": {"lr": 0.02, "momentum": 0.9, "weight_decay": 1e-4, "nesterov": True}},
+}
+DATASET_SIZE = 8192  # in memory, uint8 3x32x32: enough distinct samples for any timed run here
+
+
+class ToyCNN(torch.nn.Module):
+    """The PyTorch CIFAR-10 tutorial Net (scenarios/models/toy_cnn_net.h)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(3, 6, 5)
+        self.pool = torch.nn.MaxPool2d(2, 2)
+        self.conv2 = torch.nn.Conv2d(6, 16, 5)
+        self.fc1 = torch.nn.Linear(16 * 5 * 5, 120)
+        self.fc2 = torch.nn.Linear(120, 84)
+        self.fc3 = torch.nn.Linear(84, 10)
+
+    def forward(self, x):
+        x = self.pool(F.relu(self.conv1(x)))
+        x = self.pool(F.relu(self.conv2(x)))
+        x = torch.flatten(x, 1)
+        x = F.relu(self.fc1(x))
+        x = F.relu(self.fc2(x))
+        return self.fc3(x)
+
+
+class CifarLike(torch.utils.data.Dataset):
+    """uint8 images in memory with the scenario's transform, written with tensor ops as a user
+    would (ToTensor, RandomCrop(32, padding=4), RandomHorizontalFlip, Normalize)."""
+
+    def __init__(self, recipe, seed):
+        g = torch.Generator().manual_seed(seed)
+        self.images = torch.randint(0, 256, (DATASET_SIZE, 3, 32, 32), dtype=torch.uint8,
+                                    generator=g)
+        self.labels = torch.randint(0, 10, (DATASET_SIZE,), generator=g)
+        self.crop_flip = recipe["crop_flip"]
+        self.mean = torch.tensor(recipe["mean"]).view(3, 1, 1)
+        self.std = torch.tensor(recipe["std"]).view(3, 1, 1)
+
+    def __len__(self):
+        return DATASET_SIZE
+
+    def __getitem__(self, i):
+        x = self.images[i].float().div_(255.0)
+        if self.crop_flip:
+            dy, dx = torch.randint(0, 9, (2,)).tolist()
+            x = F.pad(x, (4, 4, 4, 4))[:, dy:dy + 32, dx:dx + 32]
+            if torch.rand(()) < 0.5:
+                x = x.flip(2)
+        return (x - self.mean) / self.std, self.labels[i]
+
+
+def worker(rank, args, rendezvous, out_path):
+    torch.set_num_threads(args.threads)
+    world = args.world_size
+    torch.manual_seed(args.seed)
+    model = ToyCNN() if args.model == "toy_cnn" else torchvision.models.resnet18(num_classes=10)
+    dataset = CifarLike(RECIPES[args.model], args.seed)
+    sampler = None
+    if world > 1:
+        dist.init_process_group("gloo", init_method="file://" + rendezvous, rank=rank,
+                                world_size=world, timeout=datetime.timedelta(seconds=300))
+        model = torch.nn.parallel.DistributedDataParallel(model)
+        sampler = torch.utils.data.distributed.DistributedSampler(dataset, world, rank, seed=0)
+    loader = torch.utils.data.DataLoader(dataset, batch_size=args.local_batch, sampler=sampler,
+                                         shuffle=sampler is None, drop_last=True, num_workers=0)
+    opt = torch.optim.SGD(model.parameters(), **RECIPES[args.model]["sgd"])
+    batches = iter(loader)
+    phases = {"data": [], "forward": [], "backward": [], "optimizer": []}
+    for step in range(args.warmup + args.steps):
+        t0 = time.perf_counter()
+        x, y = next(batches)
+        t1 = time.perf_counter()
+        loss = F.cross_entropy(model(x), y)
+        t2 = time.perf_counter()
+        loss.backward()
+        t3 = time.perf_counter()
+        opt.step()
+        opt.zero_grad()
+        t4 = time.perf_counter()
+        if step >= args.warmup:
+            for name, dt in zip(phases, (t1 - t0, t2 - t1, t3 - t2, t4 - t3)):
+                phases[name].append(dt)
+    mine = torch.tensor([phases[p] for p in phases], dtype=torch.float64)  # [4, steps]
+    if world > 1:
+        # The step's time is its slowest rank's, as ddpbench reports it.
+        steps = mine.sum(0)
+        dist.all_reduce(steps, op=dist.ReduceOp.MAX)
+        dist.all_reduce(mine, op=dist.ReduceOp.MAX)
+        del opt, model
+        dist.destroy_process_group()
+    else:
+        steps = mine.sum(0)
+    if rank == 0:
+        torch.save({"steps": steps, "phases": mine}, out_path)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--model", choices=sorted(RECIPES), required=True)
+    ap.add_argument("--world-size", type=int, default=2)
+    ap.add_argument("--local-batch", type=int, required=True, help="samples per rank per step")
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--steps", type=int, default=50)
+    ap.add_argument("--threads", type=int, default=1, help="intra-op threads per rank")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    if args.world_size < 1 or args.local_batch < 1 or args.steps < 1 or args.warmup < 0:
+        ap.error("--world-size, --local-batch and --steps must be >= 1, --warmup >= 0")
+    if (args.warmup + args.steps) * args.local_batch * args.world_size > DATASET_SIZE:
+        ap.error(f"at most {DATASET_SIZE} samples per run: lower --steps or --local-batch")
+    with tempfile.TemporaryDirectory(prefix="torch_ddp_bench_") as tmp:
+        out = os.path.join(tmp, "result.pt")
+        mp.spawn(worker, args=(args, os.path.join(tmp, "rendezvous"), out),
+                 nprocs=args.world_size, join=True)
+        result = torch.load(out)
+    steps = result["steps"].tolist()
+    mean_step = statistics.fmean(steps)
+    print(json.dumps({
+        "torch": torch.__version__, "model": args.model, "world_size": args.world_size,
+        "local_batch": args.local_batch, "threads": args.threads, "steps": args.steps,
+        "step_p50_s": statistics.median(steps),
+        "phases": {p: float(v) for p, v in zip(("data_s", "forward_s", "backward_s",
+                                                "optimizer_s"),
+                                               result["phases"].mean(1).tolist())},
+        "samples_per_s": args.local_batch * args.world_size / mean_step,
+    }))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
