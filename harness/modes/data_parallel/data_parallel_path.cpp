@@ -11,18 +11,30 @@
 namespace ddpbench::modes::data_parallel {
 namespace {
 
-// replicate(): parameters and buffers copied from the master, gradients cleared.
-void copy_master_into(torch::nn::Module& master, torch::nn::Module& replica) {
+// replicate(): parameters and buffers copied from the master, gradients cleared. A replica on the
+// master's device shares the master's parameter storage instead (share_master_parameters), as
+// replica 0 of PyTorch's replicate() does: nothing to copy.
+void copy_master_into(torch::nn::Module& master, torch::nn::Module& replica, bool shares_params) {
   torch::NoGradGuard no_grad;
   auto mp = master.parameters();
   auto rp = replica.parameters();
   for (size_t i = 0; i < mp.size(); ++i) {
-    rp[i].copy_(mp[i]);
+    if (!shares_params) rp[i].copy_(mp[i]);
     rp[i].mutable_grad() = at::Tensor();
   }
   auto mb = master.buffers();
   auto rb = replica.buffers();
   for (size_t i = 0; i < mb.size(); ++i) rb[i].copy_(mb[i]);
+}
+
+// The replica's parameters become separate autograd leaves over the master's storage: forward
+// reads the weights the optimizer updates in place, and backward still produces the replica's
+// own gradients for the reduce-add. Buffers stay the replica's: forward writes them.
+void share_master_parameters(torch::nn::Module& master, torch::nn::Module& replica) {
+  torch::NoGradGuard no_grad;
+  auto mp = master.parameters();
+  auto rp = replica.parameters();
+  for (size_t i = 0; i < mp.size(); ++i) rp[i].set_data(mp[i]);
 }
 
 class DataParallelPath : public GradientPath {
@@ -41,6 +53,8 @@ class DataParallelPath : public GradientPath {
       replicas_.push_back(master_.clone());
       replica_devices_.push_back(context.replica_device(r));
       context.place_model(*replicas_.back().ptr(), replica_devices_.back());
+      shares_params_.push_back(replica_devices_.back() == master_device_);
+      if (shares_params_.back()) share_master_parameters(*master_.ptr(), *replicas_.back().ptr());
       replicas_.back().ptr()->train();
       replica_params_.push_back(replicas_.back().ptr()->parameters());
     }
@@ -72,7 +86,7 @@ class DataParallelPath : public GradientPath {
       // On CUDA each replica runs on a stream of its own (DataParallel's parallel_apply);
       // nothing on the CPU.
       const runtime::ReplicaStream stream(replica_devices_[i], master_device_);
-      copy_master_into(*master_.ptr(), *replica.ptr());
+      copy_master_into(*master_.ptr(), *replica.ptr(), shares_params_[i]);
       outputs[i] = replica.forward(shards[i].inputs);
       stream.join();
     });
@@ -92,15 +106,25 @@ class DataParallelPath : public GradientPath {
     // DataParallel's reduce-add: the master's gradient is the SUM of the replicas'.
     auto mp = master_.ptr()->parameters();
     for (size_t i = 0; i < mp.size(); ++i) {
-      at::Tensor sum;
+      at::Tensor& sum = mp[i].mutable_grad();
+      bool first = true;
       for (const auto& params : replica_params_) {
         const at::Tensor& g = params[i].grad();
         if (!g.defined()) continue;
         // reduce_add onto the master's device (a copy only when replicas live elsewhere).
         const at::Tensor local = g.to(mp[i].device());
-        sum = sum.defined() ? sum + local : local.clone();
+        if (!first) {
+          sum.add_(local);
+        } else if (k_ == 1 && local.is_same(g)) {
+          sum = g;  // one replica on the master's device: its gradient is the sum, uncopied
+        } else if (sum.defined() && sum.sizes() == local.sizes() && !sum.is_alias_of(g)) {
+          sum.copy_(local);  // into the master's gradient buffer: no allocation per step
+        } else {
+          sum = local.clone();
+        }
+        first = false;
       }
-      mp[i].mutable_grad() = sum;
+      if (first) sum = at::Tensor();  // no replica produced one: None, as in PyTorch
     }
     // Only replica 0's in-place buffer updates (BatchNorm running statistics) persist.
     auto mb = master_.ptr()->buffers();
@@ -129,6 +153,7 @@ class DataParallelPath : public GradientPath {
   runtime::WorkerPool pool_;  // the replicas' threads, made once (replica 0: the caller's)
   std::optional<FaultSpec> fault_;
   std::vector<at::Device> replica_devices_;
+  std::vector<bool> shares_params_;  // replica on the master's device: parameters are the master's
   int64_t step_ = 0;
   std::vector<torch::nn::AnyModule> replicas_;
   std::vector<std::vector<at::Tensor>> replica_params_;
