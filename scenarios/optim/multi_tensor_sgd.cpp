@@ -3,6 +3,7 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "scenarios/optim/torch_version_compat.h"
@@ -29,6 +30,45 @@ void MultiTensorSGD::set_momentum_buffer(const at::Tensor& parameter, const at::
   state_[key] = std::move(fresh);
 }
 
+at::Tensor& MultiTensorSGD::scratch(const at::Tensor& parameter) {
+  at::Tensor& t = scratch_[parameter.unsafeGetTensorImpl()];
+  if (!t.defined() || !t.sizes().equals(parameter.sizes()) || t.dtype() != parameter.dtype()) {
+    t = at::empty_like(parameter, at::MemoryFormat::Contiguous);
+  }
+  return t;
+}
+
+// The foreach path below, one tensor at a time, with add_out into scratch where it allocates:
+// the same kernels on the same operands, so the same bits.
+void MultiTensorSGD::step_group_on_cpu(const torch::optim::SGDOptions& options,
+                                       const std::vector<at::Tensor>& params,
+                                       const std::vector<at::Tensor>& grads) {
+  for (size_t i = 0; i < params.size(); ++i) {
+    const at::Tensor& p = params[i];
+    at::Tensor step = grads[i];
+    if (options.weight_decay() != 0) {
+      step = at::add_out(scratch(p), grads[i], p, options.weight_decay());
+    }
+    if (options.momentum() != 0) {
+      at::Tensor buffer = momentum_buffer(p);
+      if (!buffer.defined()) {
+        buffer = torch::clone(step).detach();
+        set_momentum_buffer(p, buffer);
+      } else {
+        buffer.mul_(options.momentum());
+        buffer.add_(step, 1 - options.dampening());
+      }
+      if (options.nesterov()) {
+        // In place only when `step` is already the scratch (never into the gradient).
+        step = at::add_out(scratch(p), step, buffer, options.momentum());
+      } else {
+        step = buffer;
+      }
+    }
+    p.add_(step, -options.lr());
+  }
+}
+
 at::Tensor MultiTensorSGD::step(LossClosure closure) {
   torch::NoGradGuard no_grad;
   at::Tensor loss;
@@ -46,6 +86,10 @@ at::Tensor MultiTensorSGD::step(LossClosure closure) {
       grads.push_back(p.grad());
     }
     if (params.empty()) continue;
+    if (std::all_of(params.begin(), params.end(), [](const at::Tensor& p) { return p.is_cpu(); })) {
+      step_group_on_cpu(options, params, grads);
+      continue;
+    }
 
     // d_p = grad + weight_decay * p: a new list, so the recorded gradients stay untouched.
     std::vector<at::Tensor> steps = options.weight_decay() != 0
