@@ -21,6 +21,17 @@ const std::vector<BackendTraits>& backend_table() {
        /*one_rank_per_device=*/false,
        /*listens_on_master_addr=*/true,
        {at::kFloat, at::kDouble, at::kHalf, at::kLong}},
+      // Allreduce through shared memory, the rest through an inner gloo communicator (so it
+      // listens on --master-addr too); refuses ranks on different hosts when it starts.
+      {Backend::kShm,
+       "shm",
+       "shared memory, every rank on this host; fastest on one CPU machine",
+       true,
+       false,
+       false,
+       false,
+       true,
+       {at::kFloat, at::kDouble, at::kHalf, at::kBFloat16, at::kLong}},
       {Backend::kMpi,
        "mpi",
        "OpenMPI, ranks started by mpirun",

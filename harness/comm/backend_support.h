@@ -16,7 +16,7 @@
 
 namespace ddpbench::comm {
 
-enum class Backend { kGloo, kMpi, kNccl };
+enum class Backend { kGloo, kShm, kMpi, kNccl };
 
 struct BackendTraits {
   Backend backend;
@@ -37,7 +37,7 @@ const BackendTraits& traits(Backend backend);
 inline const char* backend_name(Backend backend) { return traits(backend).name; }
 inline Backend default_backend() { return backend_table().front().backend; }
 std::optional<Backend> parse_backend(std::string_view name);
-// "gloo, mpi, nccl".
+// "gloo, shm, mpi, nccl".
 std::string backend_names();
 // "gloo (...), mpi (...), nccl (...)": the --backend help text.
 std::string backend_help();

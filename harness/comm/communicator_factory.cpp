@@ -6,6 +6,7 @@
 #include "comm/host_staging.h"
 #include "comm/mpi_communicator.h"
 #include "comm/nccl_communicator.h"
+#include "comm/shm_communicator.h"
 
 namespace ddpbench::comm {
 
@@ -17,6 +18,9 @@ std::unique_ptr<Communicator> make_communicator(const CommunicatorRequest& r) {
     case Backend::kGloo:
       return make_gloo_communicator(r.store,
                                     {r.rank, r.world_size, r.interface_address, r.timeout});
+    case Backend::kShm:
+      return with_host_staging(
+          make_shm_communicator(r.store, {r.rank, r.world_size, r.interface_address, r.timeout}));
     case Backend::kMpi:
       return with_host_staging(make_mpi_communicator());
     case Backend::kNccl:

@@ -28,14 +28,15 @@ TEST(BackendTable, EveryRowParsesBackFromItsNameAndNamesAreUnique) {
     EXPECT_TRUE(names.insert(t.name).second) << t.name;
     EXPECT_TRUE(t.host_memory || t.device_memory) << t.name << " sums nowhere";
   }
-  EXPECT_EQ(backend_names(), "gloo, mpi, nccl");
+  EXPECT_EQ(backend_names(), "gloo, shm, mpi, nccl");
   EXPECT_EQ(require_known_backend(""), default_backend());
   EXPECT_FALSE(parse_backend("Gloo"));
   try {
     require_known_backend("ucc");
     ADD_FAILURE() << "ucc was accepted";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("known backends are gloo, mpi, nccl"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("known backends are gloo, shm, mpi, nccl"),
+              std::string::npos);
   }
 }
 
