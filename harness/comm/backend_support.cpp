@@ -20,7 +20,10 @@ const std::vector<BackendTraits>& backend_table() {
        /*needs_mpi_launcher=*/false,
        /*one_rank_per_device=*/false,
        /*listens_on_master_addr=*/true,
-       {at::kFloat, at::kDouble, at::kHalf, at::kLong}},
+       {at::kFloat, at::kDouble, at::kHalf, at::kLong},
+       /*native_reduce_scatter=*/false,
+       "libtorch 1.13's ProcessGroupGloo has no reduce_scatter (it throws 'does not support "
+       "reduce_scatter'): emulated as an allreduce of which each rank keeps its block"},
       {Backend::kMpi,
        "mpi",
        "OpenMPI, ranks started by mpirun",
@@ -29,7 +32,9 @@ const std::vector<BackendTraits>& backend_table() {
        true,
        false,
        false,
-       {at::kFloat, at::kDouble, at::kHalf, at::kBFloat16, at::kLong}},
+       {at::kFloat, at::kDouble, at::kHalf, at::kBFloat16, at::kLong},
+       true,
+       ""},
       {Backend::kNccl,
        "nccl",
        "CUDA devices, one rank per GPU",
@@ -38,7 +43,9 @@ const std::vector<BackendTraits>& backend_table() {
        false,
        true,
        false,
-       {at::kFloat, at::kDouble, at::kHalf, at::kBFloat16, at::kLong}},
+       {at::kFloat, at::kDouble, at::kHalf, at::kBFloat16, at::kLong},
+       true,
+       ""},
   };
   return table;
 }
