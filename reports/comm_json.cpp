@@ -1,5 +1,5 @@
-// comm_json.cpp — render_comm_json (comm_reporters.h): comm.json, fields as in
-// reports/SCHEMA.md's "comm.json" section.
+// comm_json.cpp — render_comm_json (comm_reporters.h): comm.json; what each field means is
+// reports/METRICS.md, "ddpbench comm".
 #include <nlohmann/json.hpp>
 
 #include "reports/comm_reporters.h"

@@ -1,5 +1,5 @@
 // comm_command.h — `ddpbench comm [--backend gloo|mpi|nccl] [--gpus N] [--min-bytes 8]
-// [--max-bytes 32M] ...`: collective bandwidth, nccl-tests style. The engine:
+// [--max-bytes 16M] ...`: collective bandwidth, nccl-tests style. The engine:
 // run/execute_comm.h.
 #pragma once
 

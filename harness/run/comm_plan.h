@@ -29,8 +29,8 @@ struct CommPlan {
   std::vector<comm::Collective> collectives;
   std::vector<int64_t> sizes;  // bytes, ascending
   at::ScalarType dtype = at::kFloat;
-  int64_t iters = 20;
-  int64_t warmup = 5;
+  int64_t iters = 10;
+  int64_t warmup = 2;
   comm::Backend backend = comm::default_backend();
   runtime::DeviceKind device = runtime::DeviceKind::kCpu;
   int world_size = 2;

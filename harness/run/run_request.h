@@ -125,11 +125,12 @@ struct CommRequest {
   std::vector<std::string> collectives;
   // Sweep: min, min x factor, ... up to max (bytes; K, M, G suffixes are powers of 1024).
   std::string min_bytes = "8";
-  std::string max_bytes = "32M";
+  std::string max_bytes = "16M";
   int64_t step_factor = 2;
-  // Timed calls per size, and untimed calls before them.
-  int64_t iters = 20;
-  int64_t warmup = 5;
+  // Timed calls per size, and untimed calls before them (nccl-tests: 20 and 5; fewer here, so
+  // the default sweep takes seconds on a 2-core CPU host).
+  int64_t iters = 10;
+  int64_t warmup = 2;
   // float32 or float64.
   std::string dtype = "float32";
   std::string backend;  // empty: the default

@@ -27,7 +27,7 @@ TEST_F(Comm, GlooSweepIsExactAndReported) {
   for (const char* column : {"size(B)", "count", "time(us)", "algbw", "busbw", "#wrong"}) {
     EXPECT_NE(r.out.find(column), std::string::npos) << column << "\n" << r.out;
   }
-  EXPECT_NE(r.out.find("# memcpy, 1 thread, 65536 B:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("# memcpy, 1 thread, 32768 B:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("reduce_scatter on gloo is emulated"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("# OK:"), std::string::npos) << r.out;
   const nlohmann::json j = testing::read_json(path("o/comm.json"));
