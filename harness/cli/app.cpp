@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "cli/comm_command.h"
 #include "cli/gate_command.h"
 #include "cli/list_command.h"
 #include "cli/report_command.h"
@@ -18,6 +19,7 @@
 #include "cli/scale_command.h"
 #include "errors.h"
 #include "quoted_input.h"
+#include "run/execute_comm.h"
 #include "run/execute_gate.h"
 #include "run/execute_run.h"
 #include "run/execute_scale.h"
@@ -74,6 +76,7 @@ int run_app(int argc, char** argv) {
   run::ScaleRequest scale_request;
   run::ReportRequest report_request;
   run::GateRequest gate_request;
+  run::CommRequest comm_request;
   SamplerCommandOptions sampler_options;
   ListCommandOptions list_options;
   CLI::App* run_cmd = add_run_command(app, run_request);
@@ -82,6 +85,7 @@ int run_app(int argc, char** argv) {
   CLI::App* report_cmd = add_report_command(app, report_request);
   CLI::App* gate_cmd = add_gate_command(app, gate_request);
   CLI::App* scale_cmd = add_scale_command(app, scale_request);
+  CLI::App* comm_cmd = add_comm_command(app, comm_request);
 
   try {
     // CLI11 takes the arguments reversed, without the program name.
@@ -97,6 +101,7 @@ int run_app(int argc, char** argv) {
   }
 
   run_request.world_size_given = run_cmd->get_option("--gpus")->count() > 0;
+  comm_request.world_size_given = comm_cmd->get_option("--gpus")->count() > 0;
 
   try {
     const scenarios::ScenarioRegistry registry = scenarios::builtin_registry();
@@ -106,6 +111,7 @@ int run_app(int argc, char** argv) {
     if (report_cmd->parsed()) return run::rerender_reports(report_request);
     if (gate_cmd->parsed()) return run::execute_gate(gate_request);
     if (scale_cmd->parsed()) return run::execute_scale(scale_request, registry, args, command_line);
+    if (comm_cmd->parsed()) return run::execute_comm(comm_request, args);
   } catch (const InputError& e) {
     fmt::print(stderr, "ddpbench: error: {}\n", one_line(e.what()));
     return kExitBadInput;

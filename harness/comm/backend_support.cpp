@@ -20,7 +20,10 @@ const std::vector<BackendTraits>& backend_table() {
        /*needs_mpi_launcher=*/false,
        /*one_rank_per_device=*/false,
        /*listens_on_master_addr=*/true,
-       {at::kFloat, at::kDouble, at::kHalf, at::kLong}},
+       {at::kFloat, at::kDouble, at::kHalf, at::kLong},
+       /*native_reduce_scatter=*/false,
+       "libtorch 1.13's ProcessGroupGloo has no reduce_scatter (it throws 'does not support "
+       "reduce_scatter'): emulated as an allreduce of which each rank keeps its block"},
       // Allreduce through shared memory, the rest through an inner gloo communicator (so it
       // listens on --master-addr too); refuses ranks on different hosts when it starts.
       {Backend::kShm,
@@ -31,7 +34,9 @@ const std::vector<BackendTraits>& backend_table() {
        false,
        false,
        true,
-       {at::kFloat, at::kDouble, at::kHalf, at::kBFloat16, at::kLong}},
+       {at::kFloat, at::kDouble, at::kHalf, at::kBFloat16, at::kLong},
+       false,
+       "emulated as a shared-memory allreduce of which each rank keeps its block"},
       {Backend::kMpi,
        "mpi",
        "OpenMPI, ranks started by mpirun",
@@ -40,7 +45,9 @@ const std::vector<BackendTraits>& backend_table() {
        true,
        false,
        false,
-       {at::kFloat, at::kDouble, at::kHalf, at::kBFloat16, at::kLong}},
+       {at::kFloat, at::kDouble, at::kHalf, at::kBFloat16, at::kLong},
+       true,
+       ""},
       {Backend::kNccl,
        "nccl",
        "CUDA devices, one rank per GPU",
@@ -49,7 +56,9 @@ const std::vector<BackendTraits>& backend_table() {
        false,
        true,
        false,
-       {at::kFloat, at::kDouble, at::kHalf, at::kBFloat16, at::kLong}},
+       {at::kFloat, at::kDouble, at::kHalf, at::kBFloat16, at::kLong},
+       true,
+       ""},
   };
   return table;
 }

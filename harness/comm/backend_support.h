@@ -29,6 +29,11 @@ struct BackendTraits {
   bool one_rank_per_device;     // refuses two ranks on one GPU (NCCL: "Duplicate GPU detected")
   bool listens_on_master_addr;  // its transport binds --master-addr on this machine
   std::vector<at::ScalarType> sum_dtypes;  // dtypes its allreduce can sum
+  // Has a reduce-scatter of its own; false: Communicator::reduce_scatter_sum is an allreduce of
+  // the whole input of which each rank keeps its block (moves 2(n-1)/n of the bytes where a
+  // reduce-scatter moves (n-1)/n), and `ddpbench comm` says so.
+  bool native_reduce_scatter;
+  const char* reduce_scatter_note;  // why it is emulated ("" when native)
 };
 
 // Every backend, in the order help texts list them; the first is the default.

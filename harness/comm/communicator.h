@@ -1,6 +1,6 @@
-// communicator.h — the collectives ddpbench's DDP and SyncBN need, behind one small interface
-// with one implementation per backend (gloo over c10d, OpenMPI, NCCL). Ranks must issue
-// collectives in the same order; async allreduces complete in launch order.
+// communicator.h — the collectives ddpbench's DDP, SyncBN and `ddpbench comm` need, behind one
+// small interface with one implementation per backend (gloo over c10d, OpenMPI, NCCL). Ranks must
+// issue collectives in the same order; async allreduces complete in launch order.
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -37,6 +37,12 @@ class Communicator {
   // Gathers one tensor per rank (same shape and dtype on every rank), blocking; result in rank
   // order.
   virtual std::vector<at::Tensor> allgather(const at::Tensor& tensor) = 0;
+  // Elementwise sum across ranks of `input`, a contiguous tensor of world_size() equal blocks,
+  // of which this rank keeps block rank(): returns a new 1-D tensor of numel / world_size
+  // elements (same dtype and device), blocking. Throws std::invalid_argument when numel is not a
+  // multiple of the world size. Same dtypes as allreduce_sum. Whether the backend has a native
+  // reduce-scatter or emulates it is BackendTraits::native_reduce_scatter.
+  virtual at::Tensor reduce_scatter_sum(const at::Tensor& input) = 0;
   virtual void barrier() = 0;
   // Counts collectives issued so far (tests use it, e.g. "SyncBN eval sends nothing").
   virtual int64_t collectives_issued() const = 0;

@@ -2,6 +2,8 @@
 #include "comm/gloo_communicator.h"
 
 #include <atomic>
+#include <stdexcept>
+#include <string>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 
@@ -60,6 +62,23 @@ class GlooCommunicator : public Communicator {
     std::vector<at::Tensor> in{tensor};
     pg_->allgather(out, in)->wait();
     return out[0];
+  }
+
+  // ProcessGroupGloo (libtorch 1.13) throws "does not support reduce_scatter", so this is an
+  // allreduce of a copy of the whole input of which this rank keeps its block: the result is the
+  // same, the traffic is an allreduce's (backend_support.cpp says so where it is reported).
+  at::Tensor reduce_scatter_sum(const at::Tensor& input) override {
+    const int64_t n = input.numel();
+    if (n % world_size_ != 0) {
+      throw std::invalid_argument("gloo reduce_scatter_sum: " + std::to_string(n) +
+                                  " elements do not split into " + std::to_string(world_size_) +
+                                  " equal blocks");
+    }
+    ++issued_;
+    std::vector<at::Tensor> v{input.flatten().clone()};
+    pg_->allreduce(v)->wait();
+    const int64_t block = n / world_size_;
+    return v[0].narrow(0, rank_ * block, block).clone();
   }
 
   void barrier() override {

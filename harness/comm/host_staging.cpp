@@ -57,6 +57,11 @@ class HostStaging : public Communicator {
     return out;
   }
 
+  at::Tensor reduce_scatter_sum(const at::Tensor& input) override {
+    at::Tensor out = inner_->reduce_scatter_sum(on_host(input));
+    return input.device().is_cpu() ? out : out.to(input.device());
+  }
+
   void barrier() override { inner_->barrier(); }
   int64_t collectives_issued() const override { return inner_->collectives_issued(); }
 

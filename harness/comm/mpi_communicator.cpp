@@ -229,6 +229,30 @@ class MpiCommunicator : public Communicator {
     return out;
   }
 
+  at::Tensor reduce_scatter_sum(const at::Tensor& input) override {
+    require_contiguous_cpu(input, "reduce_scatter_sum");
+    const auto [type, op] = reduce_type(input.scalar_type());
+    const int64_t n = input.numel();
+    if (n % world_size_ != 0) {
+      throw std::invalid_argument(fmt::format(
+          "mpi reduce_scatter_sum: {} elements do not split into {} equal blocks", n, world_size_));
+    }
+    const int64_t block = n / world_size_;
+    if (block > kMaxCount) {
+      throw std::invalid_argument(
+          fmt::format("mpi reduce_scatter_sum: {} elements per rank exceeds MPI's int count ({})",
+                      block, kMaxCount));
+    }
+    ++issued_;
+    at::Tensor out = at::empty({block}, input.options());
+    run_blocking([this, &input, &out, block, type = type, op = op] {
+      check(MPI_Reduce_scatter_block(input.data_ptr(), out.data_ptr(), static_cast<int>(block),
+                                     type, op, comm_),
+            "MPI_Reduce_scatter_block");
+    });
+    return out;
+  }
+
   void barrier() override {
     ++issued_;
     run_blocking([this] { check(MPI_Barrier(comm_), "MPI_Barrier"); });

@@ -185,8 +185,13 @@ struct NcclState {
 
 class NcclWork : public Work {
  public:
-  NcclWork(std::shared_ptr<NcclState> state, std::unique_ptr<Staging> staging, at::Tensor tensor)
-      : state_(std::move(state)), staging_(std::move(staging)), tensor_(std::move(tensor)) {}
+  // `host_offset`: where in the staging buffer the tensor's bytes are (a reduce-scatter's block).
+  NcclWork(std::shared_ptr<NcclState> state, std::unique_ptr<Staging> staging, at::Tensor tensor,
+           size_t host_offset = 0)
+      : state_(std::move(state)),
+        staging_(std::move(staging)),
+        tensor_(std::move(tensor)),
+        host_offset_(host_offset) {}
 
   // Never waited: the copies must finish before the buffers go back to the pool.
   ~NcclWork() override {
@@ -198,7 +203,7 @@ class NcclWork : public Work {
   void wait() override {
     if (staging_ == nullptr) return;  // already waited
     state_->complete(*staging_);
-    std::memcpy(tensor_.data_ptr(), staging_->host, tensor_.nbytes());
+    std::memcpy(tensor_.data_ptr(), staging_->host + host_offset_, tensor_.nbytes());
     state_->release(std::move(staging_));
   }
 
@@ -206,6 +211,7 @@ class NcclWork : public Work {
   std::shared_ptr<NcclState> state_;
   std::unique_ptr<Staging> staging_;
   at::Tensor tensor_;
+  size_t host_offset_;
 };
 
 #if DDPBENCH_TORCH_CUDA
@@ -410,6 +416,50 @@ class NcclCommunicator : public Communicator {
     std::vector<at::Tensor> out;
     out.reserve(static_cast<size_t>(world));
     for (int r = 0; r < world; ++r) out.push_back(gathered[r].view(tensor.sizes()));
+    return out;
+  }
+
+  at::Tensor reduce_scatter_sum(const at::Tensor& input) override {
+    const bool on_device = check_tensor(input, "reduce_scatter_sum");
+    const ncclDataType_t type = nccl_type(input.scalar_type());
+    NcclState& st = *state_;
+    const int world = st.world_size;
+    const int64_t n = input.numel();
+    if (n % world != 0) {
+      throw std::invalid_argument(fmt::format(
+          "nccl reduce_scatter_sum: {} elements do not split into {} equal blocks", n, world));
+    }
+    const auto block = static_cast<size_t>(n / world);
+    at::Tensor out = at::empty({static_cast<int64_t>(block)}, input.options());
+    ++issued_;
+#if DDPBENCH_TORCH_CUDA
+    if (on_device) {
+      enqueue_on_device(
+          state_, {input, out},
+          [&] {
+            return ncclReduceScatter(input.data_ptr(), out.data_ptr(), block, type, ncclSum,
+                                     st.comm, st.stream);
+          },
+          "ncclReduceScatter")
+          ->wait();
+      return out;
+    }
+#else
+    (void)on_device;
+#endif
+    // In place: NCCL allows recvbuff == sendbuff + rank * recvcount, so this rank's block of the
+    // staged input receives the result, and is what comes back.
+    const size_t block_bytes = block * input.element_size();
+    NcclWork work(state_,
+                  st.enqueue(
+                      input.data_ptr(), input.nbytes(), 0, input.nbytes(),
+                      [&](char* dev) {
+                        return ncclReduceScatter(dev, dev + st.rank * block_bytes, block, type,
+                                                 ncclSum, st.comm, st.stream);
+                      },
+                      "ncclReduceScatter"),
+                  out, st.rank * block_bytes);
+    work.wait();
     return out;
   }
 

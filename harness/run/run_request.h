@@ -117,4 +117,32 @@ struct GateRequest {
   bool allow_missing = false;   // vanished checks / throughput are listed, not failed
 };
 
+// `ddpbench comm`: collective bandwidth, nccl-tests style (run/execute_comm.h). Sizes are text
+// so that resolving them (run/comm_plan.h) can name a bad one in the one error line.
+struct CommRequest {
+  // Collectives to measure, in the order given; empty = allreduce, broadcast, allgather,
+  // reduce_scatter.
+  std::vector<std::string> collectives;
+  // Sweep: min, min x factor, ... up to max (bytes; K, M, G suffixes are powers of 1024).
+  std::string min_bytes = "8";
+  std::string max_bytes = "16M";
+  int64_t step_factor = 2;
+  // Timed calls per size, and untimed calls before them (nccl-tests: 20 and 5; fewer here, so
+  // the default sweep takes seconds on a 2-core CPU host).
+  int64_t iters = 10;
+  int64_t warmup = 2;
+  // float32 or float64.
+  std::string dtype = "float32";
+  std::string backend;  // empty: the default
+  std::string device = "auto";
+  int64_t world_size = 2;
+  bool world_size_given = false;
+  std::string out = "ddpbench_comm";
+  // Seconds a rank may go without progress before the run is stopped.
+  double timeout = 300;
+  // corrupt:rank=R[,collective=C]: rank R changes one element of C's result (default allreduce)
+  // after every call of the check pass, so #wrong must be 1 per size and the run FAILED.
+  std::string inject_fault;
+};
+
 }  // namespace ddpbench::run

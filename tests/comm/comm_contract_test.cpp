@@ -1,7 +1,8 @@
 // comm_contract_test.cpp — the contract every Communicator meets, one parameterised suite over
 // every backend in the build x dtypes x sizes (nccl-tests' grid, gloo's input style):
 //   allreduce_sum (alone, and two in flight waited newest first), broadcast from every root,
-//   allgather, and collectives_issued() counting exactly what was issued.
+//   allgather, reduce_scatter_sum (and its refusal of a size that does not split), and
+//   collectives_issued() counting exactly what was issued.
 // Each rank's input differs per rank and per element, and results are compared exactly: a
 // misplaced, dropped or doubled element cannot pass.
 //   gloo: three ranks as threads of this process.
@@ -128,6 +129,21 @@ void check_contract(Communicator& comm, at::ScalarType dtype, int64_t n) {
               "")
         << who << "allgather block " << q;
   }
+  // reduce_scatter_sum: world blocks of n; this rank keeps the sum of block `rank`. A size that
+  // does not split is refused on every rank before anything is sent (and is not counted).
+  const at::Tensor scattered =
+      comm.reduce_scatter_sum(contract_input(world * n, rank, world, dtype, 1));
+  ++issued;
+  EXPECT_EQ(scattered.scalar_type(), dtype) << who << "reduce_scatter_sum dtype";
+  EXPECT_EQ(
+      wrong_elements(scattered, contract_sum(world * n, world, dtype, 1).narrow(0, rank * n, n)),
+      "")
+      << who << "reduce_scatter_sum block " << rank;
+  if (world > 1) {
+    EXPECT_THROW(comm.reduce_scatter_sum(contract_input(world * n + 1, rank, world, dtype, 0)),
+                 std::invalid_argument)
+        << who << "reduce_scatter_sum of a size that does not split";
+  }
   EXPECT_EQ(comm.collectives_issued() - issued_before, issued) << who << "collectives_issued";
 }
 
@@ -139,7 +155,7 @@ Communicator& mpi_world() {
 
 class CommContract : public ::testing::TestWithParam<Case> {};
 
-TEST_P(CommContract, AllreduceBroadcastAllgather) {
+TEST_P(CommContract, AllreduceBroadcastAllgatherReduceScatter) {
   const auto& [backend, dtype, n] = GetParam();
   const BackendTraits& t = traits(backend);
   if (!supports_sum(backend, dtype)) {
