@@ -43,8 +43,10 @@ static_assert(sizeof(Control) <= kControlBytes);
 // Elements summed per block: small enough for the stack and L1, large enough to vectorise.
 constexpr int64_t kBlock = 1024;
 
+// Writes the sum to two places at once: the caller's tensor and the area its peers copy from.
 template <typename T, typename Acc>
-void sum_slices(const std::vector<const std::byte*>& sources, std::byte* dst, int64_t count) {
+void sum_slices(const std::vector<const std::byte*>& sources, std::byte* dst, std::byte* dst2,
+                int64_t count) {
   std::array<Acc, kBlock> acc;
   for (int64_t start = 0; start < count; start += kBlock) {
     const int64_t n = std::min(kBlock, count - start);
@@ -54,26 +56,27 @@ void sum_slices(const std::vector<const std::byte*>& sources, std::byte* dst, in
       const auto* s = reinterpret_cast<const T*>(sources[q]) + start;
       for (int64_t i = 0; i < n; ++i) acc[static_cast<size_t>(i)] += static_cast<Acc>(s[i]);
     }
-    // Written only after every source is read: the destination is one of them.
+    // Written only after every source is read: a destination is one of them.
     auto* d = reinterpret_cast<T*>(dst) + start;
-    for (int64_t i = 0; i < n; ++i) d[i] = static_cast<T>(acc[static_cast<size_t>(i)]);
+    auto* d2 = reinterpret_cast<T*>(dst2) + start;
+    for (int64_t i = 0; i < n; ++i) d[i] = d2[i] = static_cast<T>(acc[static_cast<size_t>(i)]);
   }
 }
 
 // float16 and bfloat16 are summed in float32 and rounded once.
 void sum_slices(at::ScalarType dtype, const std::vector<const std::byte*>& sources, std::byte* dst,
-                int64_t count) {
+                std::byte* dst2, int64_t count) {
   switch (dtype) {
     case at::kFloat:
-      return sum_slices<float, float>(sources, dst, count);
+      return sum_slices<float, float>(sources, dst, dst2, count);
     case at::kDouble:
-      return sum_slices<double, double>(sources, dst, count);
+      return sum_slices<double, double>(sources, dst, dst2, count);
     case at::kLong:
-      return sum_slices<int64_t, int64_t>(sources, dst, count);
+      return sum_slices<int64_t, int64_t>(sources, dst, dst2, count);
     case at::kHalf:
-      return sum_slices<at::Half, float>(sources, dst, count);
+      return sum_slices<at::Half, float>(sources, dst, dst2, count);
     case at::kBFloat16:
-      return sum_slices<at::BFloat16, float>(sources, dst, count);
+      return sum_slices<at::BFloat16, float>(sources, dst, dst2, count);
     default:
       throw std::logic_error("shm: sum of an unsupported dtype reached the kernel");
   }
@@ -260,19 +263,26 @@ class ShmCommunicator : public Communicator {
       const uint32_t seq = ++seq_;
       // This area last held chunk seq-2: every rank must have copied its slices out of it.
       if (seq > 2) wait_all(&Control::done, seq - 2, "finish reading the previous chunk");
-      std::memcpy(area(r, seq), data + off * elem, static_cast<size_t>(m * elem));
+      // Peers need every slice but this rank's own, which it sums straight from its tensor.
+      const int64_t lo = slice_begin(r, m);
+      const int64_t hi = slice_begin(r + 1, m);
+      std::memcpy(area(r, seq), data + off * elem, static_cast<size_t>(lo * elem));
+      std::memcpy(area(r, seq) + hi * elem, data + (off + hi) * elem,
+                  static_cast<size_t>((m - hi) * elem));
       publish(mine.arrived.value, seq);
 
       wait_all(&Control::arrived, seq, "contribute its chunk");
-      const int64_t lo = slice_begin(r, m);
-      const int64_t hi = slice_begin(r + 1, m);
       std::vector<const std::byte*> sources;
-      for (int q = 0; q < n; ++q) sources.push_back(area(q, seq) + lo * elem);
-      sum_slices(t.scalar_type(), sources, area(r, seq) + lo * elem, hi - lo);
+      for (int q = 0; q < n; ++q) {
+        sources.push_back(q == r ? data + (off + lo) * elem : area(q, seq) + lo * elem);
+      }
+      sum_slices(t.scalar_type(), sources, data + (off + lo) * elem, area(r, seq) + lo * elem,
+                 hi - lo);
       publish(mine.reduced.value, seq);
 
       wait_all(&Control::reduced, seq, "sum its slice");
       for (int q = 0; q < n; ++q) {
+        if (q == r) continue;  // summed in place above
         const int64_t qlo = slice_begin(q, m);
         const int64_t qhi = slice_begin(q + 1, m);
         std::memcpy(data + (off + qlo) * elem, area(q, seq) + qlo * elem,
