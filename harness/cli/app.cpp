@@ -11,6 +11,7 @@
 
 #include "cli/gate_command.h"
 #include "cli/list_command.h"
+#include "cli/project_command.h"
 #include "cli/report_command.h"
 #include "cli/run_command.h"
 #include "cli/run_flags.h"
@@ -19,6 +20,7 @@
 #include "errors.h"
 #include "quoted_input.h"
 #include "run/execute_gate.h"
+#include "run/execute_project.h"
 #include "run/execute_run.h"
 #include "run/execute_scale.h"
 #include "run/process_role.h"
@@ -74,6 +76,7 @@ int run_app(int argc, char** argv) {
   run::ScaleRequest scale_request;
   run::ReportRequest report_request;
   run::GateRequest gate_request;
+  run::ProjectRequest project_request;
   SamplerCommandOptions sampler_options;
   ListCommandOptions list_options;
   CLI::App* run_cmd = add_run_command(app, run_request);
@@ -82,6 +85,7 @@ int run_app(int argc, char** argv) {
   CLI::App* report_cmd = add_report_command(app, report_request);
   CLI::App* gate_cmd = add_gate_command(app, gate_request);
   CLI::App* scale_cmd = add_scale_command(app, scale_request);
+  CLI::App* project_cmd = add_project_command(app, project_request);
 
   try {
     // CLI11 takes the arguments reversed, without the program name.
@@ -106,6 +110,7 @@ int run_app(int argc, char** argv) {
     if (report_cmd->parsed()) return run::rerender_reports(report_request);
     if (gate_cmd->parsed()) return run::execute_gate(gate_request);
     if (scale_cmd->parsed()) return run::execute_scale(scale_request, registry, args, command_line);
+    if (project_cmd->parsed()) return run::execute_project(project_request);
   } catch (const InputError& e) {
     fmt::print(stderr, "ddpbench: error: {}\n", one_line(e.what()));
     return kExitBadInput;
