@@ -45,7 +45,7 @@ std::string chart(const ProjectionReport& r, const Plotted& what) {
     const double v = what.measured(m);
     if (v >= 0) measured.points.emplace_back(static_cast<double>(m.world_size), v);
   }
-  std::vector<Series> series = {measured};
+  std::vector<Series> series;
   // Each link's projection starts at the measured reference point: an extension of the curve.
   const MeasuredScalingPoint* ref = reference_point(r);
   size_t link_index = 0;
@@ -64,6 +64,8 @@ std::string chart(const ProjectionReport& r, const Plotted& what) {
     ticks.insert(static_cast<double>(p.devices));
     series.back().points.emplace_back(static_cast<double>(p.devices), what.projected(p));
   }
+  // Drawn last, so that a measured point the projection starts from stays visible on top.
+  series.push_back(measured);
   return line_chart({what.id, what.title, "devices (log2 scale)", what.y_label,
                      std::vector<double>(ticks.begin(), ticks.end()), true},
                     series);
