@@ -88,17 +88,24 @@ std::string frame(const ChartText& t, const Axes& a, const std::vector<double>& 
   return s;
 }
 
-std::string legend(const std::vector<std::pair<std::string, std::string>>& items, bool squares) {
+// A legend entry: a square (bars) or a line, dashed like its series.
+struct LegendItem {
+  std::string name;
+  std::string color;
+  bool dashed = false;
+};
+
+std::string legend(const std::vector<LegendItem>& items, bool squares) {
   std::string s;
   int y = kTop + 8;
-  for (const auto& [name, color] : items) {
+  for (const auto& [name, color, dashed] : items) {
     const int x = kWidth - kRight + 12;
     s += squares ? fmt::format("<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\"/>",
                                x, y - 10, color)
                  : fmt::format(
                        "<line x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\" stroke=\"{}\" "
-                       "stroke-width=\"3\"/>",
-                       x, x + 16, y - 4, y - 4, color);
+                       "stroke-width=\"3\"{}/>",
+                       x, x + 16, y - 4, y - 4, color, dashed ? " stroke-dasharray=\"4 3\"" : "");
     s += fmt::format("<text x=\"{}\" y=\"{}\" class=\"legend\">{}</text>\n", x + 20, y,
                      xml_escape(name));
     y += 18;
@@ -160,7 +167,7 @@ std::string line_chart(const ChartText& text, const std::vector<Series>& series)
     }
   }
   std::string out = frame(text, axes, x_ticks, y_ticks);
-  std::vector<std::pair<std::string, std::string>> items;
+  std::vector<LegendItem> items;
   for (const auto& s : series) {
     std::string pts;
     for (const auto& [x, y] : s.points) {
@@ -173,7 +180,7 @@ std::string line_chart(const ChartText& text, const std::vector<Series>& series)
     out +=
         fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{}/>\n",
                     pts, s.color, s.dashed ? " stroke-dasharray=\"6 4\"" : "");
-    items.emplace_back(s.name, s.color);
+    items.push_back({s.name, s.color, s.dashed});
   }
   return out + legend(items, false) + "</svg>\n";
 }
@@ -207,8 +214,8 @@ std::string stacked_bar_chart(const ChartText& text, const std::vector<std::stri
     }
     out += bar_label(bars[i].label, x + slot * 0.3, kTop + h + 14, slot);
   }
-  std::vector<std::pair<std::string, std::string>> items;
-  for (size_t k = 0; k < names.size(); ++k) items.emplace_back(names[k], colors[k % colors.size()]);
+  std::vector<LegendItem> items;
+  for (size_t k = 0; k < names.size(); ++k) items.push_back({names[k], colors[k % colors.size()]});
   return out + legend(items, true) + "</svg>\n";
 }
 

@@ -12,6 +12,7 @@
 #include "cli/comm_command.h"
 #include "cli/gate_command.h"
 #include "cli/list_command.h"
+#include "cli/project_command.h"
 #include "cli/report_command.h"
 #include "cli/run_command.h"
 #include "cli/run_flags.h"
@@ -21,6 +22,7 @@
 #include "quoted_input.h"
 #include "run/execute_comm.h"
 #include "run/execute_gate.h"
+#include "run/execute_project.h"
 #include "run/execute_run.h"
 #include "run/execute_scale.h"
 #include "run/process_role.h"
@@ -77,6 +79,7 @@ int run_app(int argc, char** argv) {
   run::ReportRequest report_request;
   run::GateRequest gate_request;
   run::CommRequest comm_request;
+  run::ProjectRequest project_request;
   SamplerCommandOptions sampler_options;
   ListCommandOptions list_options;
   CLI::App* run_cmd = add_run_command(app, run_request);
@@ -86,6 +89,7 @@ int run_app(int argc, char** argv) {
   CLI::App* gate_cmd = add_gate_command(app, gate_request);
   CLI::App* scale_cmd = add_scale_command(app, scale_request);
   CLI::App* comm_cmd = add_comm_command(app, comm_request);
+  CLI::App* project_cmd = add_project_command(app, project_request);
 
   try {
     // CLI11 takes the arguments reversed, without the program name.
@@ -112,6 +116,7 @@ int run_app(int argc, char** argv) {
     if (gate_cmd->parsed()) return run::execute_gate(gate_request);
     if (scale_cmd->parsed()) return run::execute_scale(scale_request, registry, args, command_line);
     if (comm_cmd->parsed()) return run::execute_comm(comm_request, args);
+    if (project_cmd->parsed()) return run::execute_project(project_request);
   } catch (const InputError& e) {
     fmt::print(stderr, "ddpbench: error: {}\n", one_line(e.what()));
     return kExitBadInput;

@@ -56,4 +56,24 @@ inline CLI::Validator fraction_0_to_1(const std::string& meaning) {
       "FRACTION");
 }
 
+// Accepts finite numbers above `minimum` (or from it, with `inclusive`); the message says what
+// the number is, e.g. "link speed in Gbit/s, e.g. 100".
+inline CLI::Validator finite_number_above(double minimum, bool inclusive,
+                                          const std::string& meaning) {
+  return CLI::Validator(
+      [minimum, inclusive, meaning](std::string& value) -> std::string {
+        try {
+          size_t used = 0;
+          const double v = std::stod(value, &used);
+          if (used == value.size() && std::isfinite(v) &&
+              (v > minimum || (inclusive && v == minimum)))
+            return {};
+        } catch (const std::exception&) {
+        }
+        return "'" + value + "' must be a number " + (inclusive ? ">= " : "> ") +
+               CLI::detail::to_string(minimum) + " (" + meaning + ")";
+      },
+      "NUMBER");
+}
+
 }  // namespace ddpbench::cli

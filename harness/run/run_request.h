@@ -106,6 +106,16 @@ struct ReportRequest {
   std::string out;  // empty = the input's directory
 };
 
+// `ddpbench project`: a measured run's DDP scaling projected to other device counts and links.
+struct ProjectRequest {
+  std::string from;  // a report.json of `run` or `scale`, or its folder
+  std::vector<int64_t> devices = {8, 64, 512};
+  std::vector<double> link_gbit_s = {100, 400};
+  std::string algo = "ring";  // ring or tree
+  double alpha_us = 5;        // per-message latency of the projected links
+  std::string out = "ddpbench_project";
+};
+
 // `ddpbench gate`: compare a run with a baseline.
 struct GateRequest {
   std::string baseline;

@@ -1,0 +1,13 @@
+// write_projection.h — the end of `ddpbench project`: stage projection.{json,csv,html} rendered
+// from one ProjectionReport, commit the output folder (a run's folder rules: output_dir.h), print
+// the console table and where the files went.
+#pragma once
+
+#include "output/output_dir.h"
+#include "reports/projection_record.h"
+
+namespace ddpbench::output {
+
+void write_projection(const reports::ProjectionReport& report, OutputDir& out);
+
+}  // namespace ddpbench::output

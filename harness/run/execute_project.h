@@ -1,0 +1,15 @@
+// execute_project.h — `ddpbench project`, once its flags are parsed: read a run's or a sweep's
+// report.json, project its DDP scaling to other device counts and links
+// (projection/scaling_projection.h) and write projection.{json,csv,html} into --out (beside the
+// report when --out is the report's own folder).
+#pragma once
+
+#include "run/run_request.h"
+
+namespace ddpbench::run {
+
+// Bad input (unreadable or foreign report, no timed DDP result, options out of range):
+// InputError before anything is written.
+int execute_project(const ProjectRequest& request);
+
+}  // namespace ddpbench::run
