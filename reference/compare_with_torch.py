@@ -13,7 +13,7 @@ scaling efficiency = samples/s(K ranks) / (K x samples/s(one process at the per-
 scaling, as ddpbench reports it.
 
     /usr/bin/python3 reference/compare_with_torch.py --ddpbench build/harness/ddpbench \
-        [--rounds 3] [--configs toy_cnn:8,cifar_resnet18:32] [--world-size 2] [--backend gloo|mpi]
+        [--rounds 3] [--configs toy_cnn:8,cifar_resnet18:32] [--world-size 2] [--backend gloo|shm|mpi]
 """
 import argparse
 import json
@@ -48,8 +48,8 @@ def ddpbench_side(binary, scenario, world, local_batch, threads, backend):
                str(warmup), "--steps", str(steps), "--threads", str(threads), "--quiet",
                "--out", os.path.join(tmp, "out")]
         if backend == "mpi":
-            cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", str(world)] + cmd + [
-                "--backend", "mpi"]
+            cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", str(world)] + cmd
+        cmd += ["--backend", backend]
         subprocess.run(cmd, check=True, capture_output=True, text=True)
         with open(os.path.join(tmp, "out", "report.json")) as f:
             report = json.load(f)
@@ -69,7 +69,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--world-size", type=int, default=2)
     ap.add_argument("--threads", type=int, default=1, help="intra-op threads per rank")
-    ap.add_argument("--backend", choices=["gloo", "mpi"], default="gloo",
+    ap.add_argument("--backend", choices=["gloo", "shm", "mpi"], default="gloo",
                     help="ddpbench's backend (PyTorch's side always uses gloo)")
     args = ap.parse_args()
     configs = []

@@ -3,6 +3,8 @@
 
 #include <torch/torch.h>
 
+#include "comm/broadcast_coalesced.h"
+
 namespace ddpbench::modes::ddp {
 
 DistributedModel::DistributedModel(torch::nn::AnyModule module, comm::Communicator& comm,
@@ -18,7 +20,7 @@ DistributedModel::DistributedModel(torch::nn::AnyModule module, comm::Communicat
     torch::NoGradGuard no_grad;
     std::vector<at::Tensor> state = params_;
     for (const auto& b : module_.ptr()->buffers()) state.push_back(b);
-    comm_.broadcast(state, 0);
+    comm::broadcast_coalesced(comm_, state, 0);
   }
   if (options_.impl == DdpImpl::kBucketed) {
     reducer_ = std::make_unique<Reducer>(names_, params_, comm_, options_.reducer);
@@ -33,9 +35,9 @@ at::Tensor DistributedModel::forward(const at::Tensor& input) {
       if (keep_own_buffers_) {
         std::vector<at::Tensor> lost;
         for (const auto& b : buffers) lost.push_back(b.clone());
-        comm_.broadcast(lost, 0);  // every rank must join the collective
+        comm::broadcast_coalesced(comm_, lost, 0);  // every rank must join the collective
       } else {
-        comm_.broadcast(buffers, 0);
+        comm::broadcast_coalesced(comm_, buffers, 0);
       }
       // Device-side copies (no host synchronisation); digested only after checked steps.
       buffers_at_forward_.clear();
