@@ -10,7 +10,8 @@ reported. Step times are p50 of the timed steps, the max over ranks per step on 
 
 Columns: step = p50 seconds per DDP step; ratio = ddpbench / PyTorch (below 1: ddpbench is faster);
 scaling efficiency = samples/s(K ranks) / (K x samples/s(one process at the per-rank batch)), weak
-scaling, as ddpbench reports it.
+scaling, as ddpbench reports it. "PyTorch, same malloc" is PyTorch's DDP step with the glibc
+malloc thresholds every ddpbench process sets for itself (harness/runtime/host_allocator.h).
 
     /usr/bin/python3 reference/compare_with_torch.py --ddpbench build/harness/ddpbench \
         [--rounds 3] [--configs toy_cnn:8,cifar_resnet18:32] [--world-size 2] [--backend gloo|shm|mpi]
@@ -27,15 +28,20 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TORCH_MODEL = {"toy_cnn": "toy_cnn", "cifar_resnet18": "resnet18"}
 # Timed steps per config: enough for a stable p50, short enough for three rounds in minutes.
 STEPS = {"toy_cnn": (10, 100), "cifar_resnet18": (3, 15)}
+# What every ddpbench process sets at start (harness/runtime/host_allocator.h), through glibc's
+# own environment variables: PyTorch's side once more with them separates the allocator's share
+# of the difference from the engine's.
+TUNED_MALLOC = {"MALLOC_MMAP_THRESHOLD_": str(32 << 20), "MALLOC_TRIM_THRESHOLD_": str(1 << 30)}
 
 
-def torch_side(python, scenario, world, local_batch, threads):
+def torch_side(python, scenario, world, local_batch, threads, tuned_malloc=False):
     warmup, steps = STEPS[scenario]
+    env = dict(os.environ, **(TUNED_MALLOC if tuned_malloc else {}))
     out = subprocess.run(
         [python, os.path.join(HERE, "torch_ddp_bench.py"), "--model", TORCH_MODEL[scenario],
          "--world-size", str(world), "--local-batch", str(local_batch), "--warmup", str(warmup),
          "--steps", str(steps), "--threads", str(threads)],
-        check=True, capture_output=True, text=True).stdout
+        check=True, capture_output=True, text=True, env=env).stdout
     r = json.loads(out.strip().splitlines()[-1])
     return {"step": r["step_p50_s"], "samples_per_s": r["samples_per_s"], "phases": r["phases"]}
 
@@ -84,15 +90,18 @@ def main():
 
     K = args.world_size
     print(f"| config | PyTorch DDP step | ddpbench DDP step ({args.backend}) | ratio | "
-          f"scaling efficiency PyTorch / ddpbench | single step PyTorch / ddpbench |")
-    print("|---|---|---|---|---|---|")
+          f"scaling efficiency PyTorch / ddpbench | single step PyTorch / ddpbench | "
+          f"PyTorch DDP step, same malloc (ratio) |")
+    print("|---|---|---|---|---|---|---|")
     for scenario, batch in configs:
         rows = []
         for _ in range(args.rounds):
             t1 = torch_side(args.python, scenario, 1, batch, args.threads)
             tk = torch_side(args.python, scenario, K, batch, args.threads)
+            tm = torch_side(args.python, scenario, K, batch, args.threads, tuned_malloc=True)
             d = ddpbench_side(args.ddpbench, scenario, K, batch, args.threads, args.backend)
             rows.append({"torch_step": tk["step"], "ddp_step": d["step"],
+                         "torch_malloc_step": tm["step"],
                          "torch_eff": tk["samples_per_s"] / (K * t1["samples_per_s"]),
                          "ddp_eff": d["efficiency"], "torch_single": t1["step"],
                          "ddp_single": d["single_step"], "ddp_phases": d["phases"],
@@ -105,7 +114,8 @@ def main():
         print(f"| {scenario}, {K} ranks x batch {batch} | {fmt(med['torch_step'])} | "
               f"{fmt(med['ddp_step'])} | {med['ddp_step'] / med['torch_step']:.2f} | "
               f"{med['torch_eff']:.2f} / {med['ddp_eff']:.2f} | "
-              f"{fmt(med['torch_single'])} / {fmt(med['ddp_single'])} |")
+              f"{fmt(med['torch_single'])} / {fmt(med['ddp_single'])} | "
+              f"{fmt(med['torch_malloc_step'])} ({med['ddp_step'] / med['torch_malloc_step']:.2f}) |")
     print(f"\n({args.rounds} alternating rounds, medians; {args.threads} thread(s) per rank; "
           f"PyTorch {subprocess.run([args.python, '-c', 'import torch; print(torch.__version__)'], capture_output=True, text=True).stdout.strip()} over gloo)")
     return 0

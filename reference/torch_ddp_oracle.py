@@ -19,7 +19,8 @@ Each step: zero_grad, forward on the local batch, mean loss, backward, step. The
 all_reduce(sum of local losses) / world_size.
 
 --out FILE gets torch.save({"state": rank 0's model.module.state_dict(), "losses": float64 [steps],
-"torch_version": str}). With --check STATE (a ddpbench state_ddp.pt) every tensor is compared with
+"torch_version": str}). With --check STATE... (ddpbench states, e.g. state_ddp.pt; several are each
+checked against the one training run) every tensor is compared with
 torch.allclose semantics, |ddpbench - torch| <= atol + rtol*|torch| (integer buffers must be equal);
 prints one OK/FAIL line naming the worst tensor and exits 0/1.
 
@@ -168,7 +169,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--batches", required=True, help="batches file exported by ddpbench")
     ap.add_argument("--out", help="where to torch.save the oracle's result (temp file if omitted)")
-    ap.add_argument("--check", metavar="STATE", help="ddpbench state_ddp.pt to compare")
+    ap.add_argument("--check", metavar="STATE", nargs="+",
+                    help="ddpbench states (e.g. state_ddp.pt) to compare, each against this run")
     ap.add_argument("--atol", type=float, default=1e-5)
     ap.add_argument("--rtol", type=float, default=1.3e-6)
     ap.add_argument("--device", choices=["cpu", "cuda"], default="cpu",
@@ -190,9 +192,12 @@ def main():
           f"{len(losses)} steps, losses {[float(f'{v:.6g}') for v in losses]}")
     if not args.check:
         return 0
-    ok, msg = check(result["state"], torch.load(args.check, weights_only=True), args.atol, args.rtol)
-    print(msg)
-    return 0 if ok else 1
+    all_ok = True
+    for path in args.check:
+        ok, msg = check(result["state"], torch.load(path, weights_only=True), args.atol, args.rtol)
+        print(f"{os.path.basename(path)}: {msg}" if len(args.check) > 1 else msg)
+        all_ok = all_ok and ok
+    return 0 if all_ok else 1
 
 
 if __name__ == "__main__":

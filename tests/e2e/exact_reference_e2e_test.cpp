@@ -33,7 +33,7 @@ TEST_F(ExactReference, ResNetWithoutSyncBnPassesAgainstItOnTwoThreeAndFourRanksI
   for (const char* k : {"2", "3", "4"}) {
     const std::string out = path(std::string("k") + k);
     const auto r = ddpbench({"run", "--scenario", "cifar_resnet18", "--gpus", k, "--modes",
-                             "single,dp,ddp", "--dtype", "float64", "--steps", "5",
+                             "single,dp,ddp", "--dtype", "float64", "--steps", "3",
                              "--batch-size", "24", "--check-only", "--out", out});
     ASSERT_EQ(r.exit_code, 0) << "K=" << k << "\n" << r.out << r.err;
     const auto report = read_json(out + "/report.json");
