@@ -13,7 +13,7 @@ namespace ddpbench::metrics {
 struct PhaseTimes {
   double data = 0;  // loading and collating the batch
   double forward = 0;
-  double backward = 0;   // backward compute (DDP: hooks copy gradients; allreduces overlap it)
+  double backward = 0;   // backward compute (DDP: buckets launch as they fill; allreduces overlap it)
   double comm_wait = 0;  // blocked on outstanding gradient allreduces after backward
   double optimizer = 0;
   double total = 0;
