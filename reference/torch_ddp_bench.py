@@ -32,6 +32,8 @@ import torch.multiprocessing as mp
 import torch.nn.functional as F
 import torchvision
 
+from torch_ddp_oracle import ToyCNN  # the tutorial Net, defined once for both scripts
+
 # The scenarios' recipes (scenarios/toy_cnn.cpp, scenarios/cifar_resnet18.cpp).
 RECIPES = {
     "toy_cnn": {"crop_flip": False, "mean": (0.5, 0.5, 0.5), "std": (0.5, 0.5, 0.5),
@@ -41,27 +43,6 @@ RECIPES = {
                  "sgd": {"lr": 0.02, "momentum": 0.9, "weight_decay": 1e-4, "nesterov": True}},
 }
 DATASET_SIZE = 8192  # in memory, uint8 3x32x32: enough distinct samples for any timed run here
-
-
-class ToyCNN(torch.nn.Module):
-    """The PyTorch CIFAR-10 tutorial Net (scenarios/models/toy_cnn_net.h)."""
-
-    def __init__(self):
-        super().__init__()
-        self.conv1 = torch.nn.Conv2d(3, 6, 5)
-        self.pool = torch.nn.MaxPool2d(2, 2)
-        self.conv2 = torch.nn.Conv2d(6, 16, 5)
-        self.fc1 = torch.nn.Linear(16 * 5 * 5, 120)
-        self.fc2 = torch.nn.Linear(120, 84)
-        self.fc3 = torch.nn.Linear(84, 10)
-
-    def forward(self, x):
-        x = self.pool(F.relu(self.conv1(x)))
-        x = self.pool(F.relu(self.conv2(x)))
-        x = torch.flatten(x, 1)
-        x = F.relu(self.fc1(x))
-        x = F.relu(self.fc2(x))
-        return self.fc3(x)
 
 
 class CifarLike(torch.utils.data.Dataset):
