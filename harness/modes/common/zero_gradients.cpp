@@ -6,22 +6,22 @@
 namespace ddpbench::modes {
 
 void zero_gradients(torch::optim::Optimizer& optimizer) {
-#if TORCH_VERSION_MAJOR >= 2
-  optimizer.zero_grad();  // set_to_none=true: no in-place write, views are fine
-#else
   for (auto& group : optimizer.param_groups()) {
     for (auto& p : group.params()) {
       at::Tensor& grad = p.mutable_grad();
       if (!grad.defined()) continue;
+#if TORCH_VERSION_MAJOR >= 2
+      grad.reset();  // zero_grad(set_to_none=true), without its detach_() first
+#else
       if (grad.grad_fn()) {
         grad = grad.detach();
       } else {
         grad.requires_grad_(false);
       }
       grad.zero_();
+#endif
     }
   }
-#endif
 }
 
 }  // namespace ddpbench::modes
