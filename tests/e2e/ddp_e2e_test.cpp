@@ -91,6 +91,38 @@ TEST_F(DdpE2E, ToyCnnFloat64AgreesToRounding) {
   EXPECT_LT(find_check(report, "ddp", "gradients").at("max_abs_diff").get<double>(), 1e-12);
 }
 
+// The shm backend: the same agreement in float64 across several buckets on three ranks, a
+// corrupted gradient still caught, a crash still named, and /dev/shm left as it was.
+TEST_F(DdpE2E, SharedMemoryBackendAgreesCatchesAndCleansUp) {
+  const auto segments = [] {
+    int n = 0;
+    for (const auto& e : fs::directory_iterator("/dev/shm")) {
+      n += e.path().filename().string().rfind("ddpbench-", 0) == 0 ? 1 : 0;
+    }
+    return n;
+  };
+  const int before = segments();
+  const auto ok = ddpbench({"run", "--scenario", "toy_cnn", "--gpus", "3", "--batch-size", "18",
+                            "--steps", "4", "--dtype", "float64", "--bucket-cap-mb", "0.1",
+                            "--first-bucket-mb", "0.01", "--backend", "shm", "--out", path("shm")});
+  ASSERT_EQ(ok.exit_code, 0) << ok.out << ok.err;
+  const auto report = read_json(path("shm") + "/report.json");
+  EXPECT_EQ(report.at("results")[1].at("backend"), "shm");
+  EXPECT_GT(report.at("results")[1].at("buckets").get<int>(), 1);
+  EXPECT_LT(find_check(report, "ddp", "gradients").at("max_abs_diff").get<double>(), 1e-12);
+  const auto bad =
+      ddpbench({"run", "--scenario", "toy_cnn", "--gpus", "2", "--steps", "3", "--backend", "shm",
+                "--inject-fault", "grad:rank=1,step=1", "--out", path("shm-grad")});
+  EXPECT_EQ(bad.exit_code, 1) << bad.out << bad.err;
+  const auto crash = ddpbench({"run", "--scenario", "toy_cnn", "--gpus", "2", "--steps", "5",
+                               "--timeout", "8", "--backend", "shm", "--inject-fault",
+                               "crash:rank=1,step=2", "--out", path("shm-crash")});
+  EXPECT_EQ(crash.exit_code, 3) << crash.err;
+  EXPECT_NE(crash.err.find("rank 1"), std::string::npos) << crash.err;
+  EXPECT_FALSE(fs::exists(path("shm-crash")));
+  EXPECT_EQ(segments(), before) << "shared-memory segments left in /dev/shm";
+}
+
 TEST_F(DdpE2E, NaiveStrategyAndSmallBucketsAgreeToo) {
   const auto naive = ddpbench({"run", "--scenario", "toy_cnn", "--gpus", "2", "--steps", "4",
                                "--ddp-impl", "naive", "--out", path("naive")});
