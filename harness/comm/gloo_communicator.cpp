@@ -8,6 +8,7 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 
 #include "comm/backend_support.h"
+#include "comm/reduce_scatter_blocks.h"
 #include "comm/store_impl.h"
 
 namespace ddpbench::comm {
@@ -68,17 +69,7 @@ class GlooCommunicator : public Communicator {
   // allreduce of a copy of the whole input of which this rank keeps its block: the result is the
   // same, the traffic is an allreduce's (backend_support.cpp says so where it is reported).
   at::Tensor reduce_scatter_sum(const at::Tensor& input) override {
-    const int64_t n = input.numel();
-    if (n % world_size_ != 0) {
-      throw std::invalid_argument("gloo reduce_scatter_sum: " + std::to_string(n) +
-                                  " elements do not split into " + std::to_string(world_size_) +
-                                  " equal blocks");
-    }
-    ++issued_;
-    std::vector<at::Tensor> v{input.flatten().clone()};
-    pg_->allreduce(v)->wait();
-    const int64_t block = n / world_size_;
-    return v[0].narrow(0, rank_ * block, block).clone();
+    return reduce_scatter_by_allreduce(*this, input, "gloo");
   }
 
   void barrier() override {

@@ -26,6 +26,7 @@
 #include <utility>
 
 #include "comm/backend_support.h"
+#include "comm/reduce_scatter_blocks.h"
 
 namespace ddpbench::comm {
 namespace {
@@ -232,12 +233,7 @@ class MpiCommunicator : public Communicator {
   at::Tensor reduce_scatter_sum(const at::Tensor& input) override {
     require_contiguous_cpu(input, "reduce_scatter_sum");
     const auto [type, op] = reduce_type(input.scalar_type());
-    const int64_t n = input.numel();
-    if (n % world_size_ != 0) {
-      throw std::invalid_argument(fmt::format(
-          "mpi reduce_scatter_sum: {} elements do not split into {} equal blocks", n, world_size_));
-    }
-    const int64_t block = n / world_size_;
+    const int64_t block = reduce_scatter_block(input, world_size_, "mpi");
     if (block > kMaxCount) {
       throw std::invalid_argument(
           fmt::format("mpi reduce_scatter_sum: {} elements per rank exceeds MPI's int count ({})",

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "comm/backend_support.h"
+#include "comm/reduce_scatter_blocks.h"
 #include "errors.h"
 
 #if DDPBENCH_TORCH_CUDA
@@ -424,12 +425,7 @@ class NcclCommunicator : public Communicator {
     const ncclDataType_t type = nccl_type(input.scalar_type());
     NcclState& st = *state_;
     const int world = st.world_size;
-    const int64_t n = input.numel();
-    if (n % world != 0) {
-      throw std::invalid_argument(fmt::format(
-          "nccl reduce_scatter_sum: {} elements do not split into {} equal blocks", n, world));
-    }
-    const auto block = static_cast<size_t>(n / world);
+    const auto block = static_cast<size_t>(reduce_scatter_block(input, world, "nccl"));
     at::Tensor out = at::empty({static_cast<int64_t>(block)}, input.options());
     ++issued_;
 #if DDPBENCH_TORCH_CUDA

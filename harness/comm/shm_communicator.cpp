@@ -20,6 +20,7 @@
 
 #include "comm/backend_support.h"
 #include "comm/gloo_communicator.h"
+#include "comm/reduce_scatter_blocks.h"
 #include "comm/shm_segment.h"
 #include "errors.h"
 
@@ -172,19 +173,9 @@ class ShmCommunicator : public Communicator {
     for (auto& t : out) t = t.view(tensor.scalar_type());
     return out;
   }
-  // No reduce-scatter of its own (backend_support.cpp says so where it is reported): an
-  // allreduce of a copy through shared memory, of which this rank keeps its block.
+  // No reduce-scatter of its own (backend_support.cpp says so where it is reported).
   at::Tensor reduce_scatter_sum(const at::Tensor& input) override {
-    const int64_t n = input.numel();
-    const int world = options_.world_size;
-    if (n % world != 0) {
-      throw std::invalid_argument(fmt::format(
-          "shm reduce_scatter_sum: {} elements do not split into {} equal blocks", n, world));
-    }
-    at::Tensor all = input.flatten().clone();
-    allreduce_sum(all)->wait();
-    const int64_t block = n / world;
-    return all.narrow(0, options_.rank * block, block).clone();
+    return reduce_scatter_by_allreduce(*this, input, "shm");
   }
   void barrier() override { inner_->barrier(); }
   int64_t collectives_issued() const override { return issued_ + inner_->collectives_issued(); }
