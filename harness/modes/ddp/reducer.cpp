@@ -16,15 +16,21 @@ Reducer::Reducer(std::vector<std::string> names, std::vector<at::Tensor> params,
   std::vector<int64_t> bytes;
   for (const auto& p : params_) bytes.push_back(p.numel() * p.element_size());
   bucket_params_ = assign_buckets(bytes, options_.limits);
+  bucket_of_.resize(params_.size());
   slots_.resize(params_.size());
   for (size_t b = 0; b < bucket_params_.size(); ++b) {
     int64_t numel = 0;
-    for (int64_t i : bucket_params_[b]) {
-      slots_[static_cast<size_t>(i)] = {static_cast<int64_t>(b), numel};
-      numel += params_[static_cast<size_t>(i)].numel();
-    }
+    for (int64_t i : bucket_params_[b]) numel += params_[static_cast<size_t>(i)].numel();
     bucket_buffers_.push_back(
         at::zeros({numel}, params_[static_cast<size_t>(bucket_params_[b][0])].options()));
+    int64_t offset = 0;
+    for (int64_t i : bucket_params_[b]) {
+      const at::Tensor& param = params_[static_cast<size_t>(i)];
+      bucket_of_[static_cast<size_t>(i)] = static_cast<int64_t>(b);
+      slots_[static_cast<size_t>(i)] =
+          bucket_buffers_.back().narrow(0, offset, param.numel()).view(param.sizes());
+      offset += param.numel();
+    }
   }
   for (size_t i = 0; i < params_.size(); ++i) {
     const auto index = static_cast<int64_t>(i);
@@ -49,14 +55,6 @@ Reducer::~Reducer() {
   for (size_t i = 0; i < params_.size(); ++i) grad_accumulators_[i]->del_post_hook(hook_keys_[i]);
 }
 
-at::Tensor Reducer::slot_view(size_t index) const {
-  const Slot& s = slots_[index];
-  const at::Tensor& param = params_[index];
-  return bucket_buffers_[static_cast<size_t>(s.bucket)]
-      .narrow(0, s.offset, param.numel())
-      .view(param.sizes());
-}
-
 void Reducer::prepare_for_backward() {
   if (!sync_) return;
   in_backward_ = true;
@@ -64,7 +62,7 @@ void Reducer::prepare_for_backward() {
   for (size_t i = 0; i < params_.size(); ++i) {
     at::Tensor& param = params_[i];
     const at::Tensor& grad = param.grad();
-    at::Tensor slot = slot_view(i);
+    at::Tensor& slot = slots_[i];
     if (grad.defined() && grad.is_alias_of(slot) && grad.data_ptr() == slot.data_ptr() &&
         grad.strides() == slot.strides()) {
       continue;
@@ -105,12 +103,13 @@ void Reducer::mark_ready(int64_t index) {
                     names_[static_cast<size_t>(index)]));
   }
   param_ready_[static_cast<size_t>(index)] = true;
-  const Slot& s = slots_[static_cast<size_t>(index)];
   if (tap_) {
-    at::Tensor slot = slot_view(static_cast<size_t>(index));
+    at::Tensor slot = slots_[static_cast<size_t>(index)];  // the tap cannot rebind the view
     tap_(index, slot);
   }
-  if (--bucket_pending_[static_cast<size_t>(s.bucket)] == 0) launch_ready_buckets();
+  if (--bucket_pending_[static_cast<size_t>(bucket_of_[static_cast<size_t>(index)])] == 0) {
+    launch_ready_buckets();
+  }
 }
 
 void Reducer::launch_ready_buckets() {

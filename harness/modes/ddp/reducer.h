@@ -67,14 +67,9 @@ class Reducer {
   int64_t bytes_last_step() const { return bytes_last_step_; }
 
  private:
-  struct Slot {
-    int64_t bucket;
-    int64_t offset;
-  };
   void on_gradient_accumulated(int64_t index);
   void mark_ready(int64_t index);
   void launch_ready_buckets();
-  at::Tensor slot_view(size_t index) const;
 
   std::vector<std::string> names_;
   std::vector<at::Tensor> params_;
@@ -82,7 +77,8 @@ class Reducer {
   ReducerOptions options_;
   std::vector<std::vector<int64_t>> bucket_params_;
   std::vector<at::Tensor> bucket_buffers_;
-  std::vector<Slot> slots_;
+  std::vector<int64_t> bucket_of_;  // per parameter: its bucket
+  std::vector<at::Tensor> slots_;   // per parameter: its view of that bucket, made once
   // Each parameter's AccumulateGrad node (held: a parameter only keeps a weak reference) and the
   // key of the post hook on it.
   std::vector<std::shared_ptr<torch::autograd::Node>> grad_accumulators_;
