@@ -34,7 +34,7 @@ import torchvision
 
 from torch_ddp_oracle import ToyCNN  # the tutorial Net, defined once for both scripts
 
-# The scenarios' recipes (scenarios/toy_cnn.cpp, scenarios/cifar_resnet18.cpp).
+# The scenarios' recipes (scenarios/builtin/toy_cnn.cpp, scenarios/builtin/cifar_resnet18.cpp).
 RECIPES = {
     "toy_cnn": {"crop_flip": False, "mean": (0.5, 0.5, 0.5), "std": (0.5, 0.5, 0.5),
                 "sgd": {"lr": 0.001, "momentum": 0.9}},

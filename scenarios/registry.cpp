@@ -8,7 +8,6 @@
 
 #include "errors.h"
 #include "quoted_input.h"
-#include "scenarios/builtin.h"
 
 namespace ddpbench::scenarios {
 
@@ -35,12 +34,7 @@ std::vector<std::string> ScenarioRegistry::names() const {
 
 ScenarioRegistry builtin_registry() {
   ScenarioRegistry r;
-  r.add(cifar_resnet18_scenario());
-  r.add(toy_cnn_scenario());
-  r.add(linear_mse_scenario());
-  r.add(fashion_mnist_cnn_scenario());
-  r.add(resnet18_syncbn_scenario());
-  r.add(rmse_linear_scenario());
+  add_builtin_scenarios(r);
   return r;
 }
 

@@ -24,7 +24,9 @@ class ScenarioRegistry {
   std::vector<ScenarioSpec> specs_;
 };
 
-// Every built-in scenario, in listing order.
+// Every built-in scenario (scenarios/builtin/, one file each), in file-name order.
 ScenarioRegistry builtin_registry();
+// Adds them to `registry`; defined in the file the build generates from scenarios/builtin/.
+void add_builtin_scenarios(ScenarioRegistry& registry);
 
 }  // namespace ddpbench::scenarios

@@ -1,8 +1,8 @@
 // scenario.h — the scenario descriptor: everything that defines one training workload (model,
 // data, loss, optimizer, batch, tolerances, legitimate divergences). One file per scenario fills
-// one of these in (scenarios/<name>.cpp); registry.h collects them. Modes share this definition,
-// the batch plan and the optimizer factory — never a gradient path (docs/ARCHITECTURE.md, contract
-// 3).
+// one of these in (scenarios/builtin/<name>.cpp); the build registers every file there. Modes
+// share this definition, the batch plan and the optimizer factory — never a gradient path
+// (docs/ARCHITECTURE.md, contract 3).
 #pragma once
 
 #include <torch/nn/modules/container/any.h>

@@ -3,7 +3,7 @@
 // SGD lr 0.02 momentum 0.9 nesterov weight_decay 1e-4, global batch 256.
 #include <torch/utils.h>
 
-#include "scenarios/builtin.h"
+#include "scenarios/scenario.h"
 #include "scenarios/cifar_data.h"
 #include "scenarios/models/resnet.h"
 

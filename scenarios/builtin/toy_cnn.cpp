@@ -3,7 +3,7 @@
 // No BatchNorm: every mode must agree with single-device training.
 #include <torch/utils.h>
 
-#include "scenarios/builtin.h"
+#include "scenarios/scenario.h"
 #include "scenarios/cifar_data.h"
 #include "scenarios/models/toy_cnn_net.h"
 

@@ -5,7 +5,7 @@
 #include <torch/types.h>
 #include <torch/utils.h>
 
-#include "scenarios/builtin.h"
+#include "scenarios/scenario.h"
 #include "scenarios/randn_regression.h"
 
 namespace ddpbench::scenarios {

@@ -9,7 +9,7 @@
 #include "data/idx_images.h"
 #include "data/image_dataset.h"
 #include "errors.h"
-#include "scenarios/builtin.h"
+#include "scenarios/scenario.h"
 #include "scenarios/models/fashion_cnn_net.h"
 
 namespace ddpbench::scenarios {

@@ -2,9 +2,11 @@
 // to SyncBN under DDP. SyncBN normalises with the statistics of the whole global batch, so DDP must
 // now reproduce plain single-device training — parameters AND BatchNorm buffers. DataParallel has
 // no SyncBN and is judged against the exact reference with per-replica statistics.
-#include "scenarios/builtin.h"
+#include "scenarios/scenario.h"
 
 namespace ddpbench::scenarios {
+
+ScenarioSpec cifar_resnet18_scenario();  // scenarios/builtin/cifar_resnet18.cpp
 
 ScenarioSpec resnet18_syncbn_scenario() {
   ScenarioSpec s = cifar_resnet18_scenario();
