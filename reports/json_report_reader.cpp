@@ -192,6 +192,7 @@ ModeResult read_result(const JsonFields& j) {
   r.backend = j.text_or("backend", "");
   r.bytes_per_step = j.integer_or("bytes_per_step", 0, 0, kMaxCount);
   r.buckets = j.integer_or("buckets", 0, 0, kMaxCount);
+  r.gradient_collectives_per_step = j.integer_or("gradient_collectives_per_step", 0, 0, kMaxCount);
   if (j.has("peak_device_memory_bytes")) {
     r.peak_device_memory_bytes = j.integers("peak_device_memory_bytes", 0, kMaxCount);
   }

@@ -139,6 +139,7 @@ void to_json(json& j, const ModeResult& r) {
            {"backend", r.backend},
            {"bytes_per_step", r.bytes_per_step},
            {"buckets", r.buckets},
+           {"gradient_collectives_per_step", r.gradient_collectives_per_step},
            {"peak_device_memory_bytes", r.peak_device_memory_bytes},
            {"hosts", r.hosts},
            {"throughput", r.throughput},

@@ -165,6 +165,9 @@ struct ModeResult {
   std::string backend;               // collective backend ("" for single)
   int64_t bytes_per_step = 0;        // gradient bytes reduced per rank per step (ddp)
   int64_t buckets = 0;               // DDP buckets (0 for the naive strategy)
+  // DDP: collectives rank 0 issued in backward and gradient reduction per optimizer step, over
+  // every accumulation micro-step (buckets x reducing micro-steps, plus find_unused's used map).
+  int64_t gradient_collectives_per_step = 0;
   // Peak CUDA memory allocated (torch.cuda.max_memory_allocated) over the mode's phases: per DDP
   // rank, per DP replica device, one for single; empty on the CPU.
   std::vector<int64_t> peak_device_memory_bytes;

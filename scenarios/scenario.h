@@ -96,6 +96,9 @@ struct ScenarioSpec {
   OptimizerSpec optimizer;
   Tolerances tolerances;
   std::vector<ExpectedDivergence> divergences;
+  // Gradient accumulation micro-steps per optimizer step in dp and ddp (default
+  // --accumulation-steps); global_batch is the batch of the whole optimizer step.
+  int64_t accumulation_steps = 1;
   // Model name understood by reference/torch_ddp_oracle.py ("linear", "toy_cnn", "resnet18");
   // empty when the oracle cannot rebuild this model.
   std::string torch_oracle_model;

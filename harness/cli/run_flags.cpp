@@ -63,6 +63,15 @@ void add_shared_run_flags(CLI::App& cmd, run::RunRequest& r) {
                "Do not broadcast rank 0's buffers before each forward");
   cmd.add_flag("--find-unused-parameters", r.find_unused_parameters,
                "Reduce parameters without a gradient as zeros");
+  cmd.add_option("--accumulation-steps", r.accumulation_steps,
+                 "Gradient accumulation: micro-steps per optimizer step in dp and ddp (default: "
+                 "the scenario's); --batch-size is the global batch of the whole step")
+      ->check(integer_in(1, kMaxSteps))
+      ->default_str("");
+  cmd.add_option("--no-sync", r.no_sync,
+                 "DDP no_sync() on every accumulation micro-step but the last: on (default) or "
+                 "off (every micro-step allreduces)")
+      ->check(CLI::IsMember({"on", "off"}));
   cmd.add_option("--comm-hook", r.comm_hook, "DDP communication hook: allreduce, fp16, bf16")
       ->check(CLI::IsMember({"allreduce", "fp16", "bf16"}));
   cmd.add_option("--warmup", r.warmup, "Perf phase: warm-up steps discarded before timing")
@@ -131,6 +140,8 @@ std::vector<std::string> command_line(const run::RunRequest& r) {
   number("--first-bucket-mb", r.first_bucket_mb);
   flag("--no-broadcast-buffers", r.no_broadcast_buffers);
   flag("--find-unused-parameters", r.find_unused_parameters);
+  if (r.accumulation_steps > 0) number("--accumulation-steps", r.accumulation_steps);
+  option("--no-sync", r.no_sync);
   option("--comm-hook", r.comm_hook);
   if (!r.inject_fault.empty()) option("--inject-fault", r.inject_fault);
   option("--grad-check", r.grad_check);

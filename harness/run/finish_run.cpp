@@ -164,6 +164,7 @@ int finish_run(const training::RunSetup& setup, const runtime::ExecutionContext&
     r.backend = o.backend;
     r.bytes_per_step = o.bytes_per_step;
     r.buckets = o.buckets;
+    r.gradient_collectives_per_step = o.gradient_collectives_per_step;
     r.peak_device_memory_bytes = o.peak_device_memory_bytes;
     r.hosts = o.hosts;
     if (single != nullptr && &o != single && single->throughput_defined() && o.world_size > 0) {

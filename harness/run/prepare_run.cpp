@@ -36,6 +36,15 @@ void check_model_fits(const training::RunSetup& setup, torch::nn::Module& model)
     throw InputError(
         fmt::format("--sync-bn: scenario {} has no BatchNorm layer to convert", setup.spec->name));
   }
+  // Accumulating micro-steps normalise BatchNorm per micro-batch and update its running
+  // statistics A times a step: no exact reference models that yet.
+  if (setup.accumulation_steps > 1 && modes::sync_bn::count_batchnorm(model) > 0) {
+    throw InputError(fmt::format(
+        "--accumulation-steps {}: scenario {} has BatchNorm layers, whose per-micro-batch "
+        "statistics no exact reference models; use --accumulation-steps 1 or a scenario "
+        "without BatchNorm (e.g. grad_accum)",
+        setup.accumulation_steps, setup.spec->name));
+  }
   if (setup.fault &&
       (setup.fault->kind == modes::FaultKind::kBuffers ||
        setup.fault->kind == modes::FaultKind::kDpBuffers) &&

@@ -17,6 +17,7 @@
 #include "modes/ddp/comm_hook.h"
 #include "quoted_input.h"
 #include "run/device_choice.h"
+#include "scenarios/training_recipe.h"
 #include "training/progress_line.h"
 
 namespace ddpbench::run {
@@ -168,6 +169,13 @@ void check_fault(const training::RunSetup& s) {
     if (!s.has_mode(modes::ModeKind::kDataParallel)) {
       throw InputError("--inject-fault dpbuffers needs the dp mode (add dp to --modes)");
     }
+  } else if (kind == modes::FaultKind::kNoScale) {
+    if (s.accumulation_steps == 1 ||
+        (!s.has_mode(modes::ModeKind::kDataParallel) && !s.has_mode(modes::ModeKind::kDdp))) {
+      throw InputError(
+          "--inject-fault noscale needs gradient accumulation in dp or ddp: add "
+          "--accumulation-steps 2 or more (or use grad_accum) and dp or ddp to --modes");
+    }
   } else if (!s.has_mode(modes::ModeKind::kDdp)) {
     throw InputError("--inject-fault needs the ddp mode (add ddp to --modes)");
   }
@@ -196,6 +204,37 @@ void check_fault(const training::RunSetup& s) {
         fmt::format("--inject-fault step {} is beyond the run's {} steps", s.fault->step, s.steps));
   }
   check_fault_tensor(s);
+}
+
+// Gradient accumulation: A micro-steps per optimizer step in dp and ddp, judged against single
+// trained on the whole A x B batch at once. That equality needs equal micro-batches of a loss that
+// is a mean of per-sample terms (the scaled micro-losses then sum to the global mean).
+void resolve_accumulation(const RunRequest& o, training::RunSetup& s) {
+  s.accumulation_steps =
+      o.accumulation_steps > 0 ? o.accumulation_steps : s.spec->accumulation_steps;
+  s.no_sync = o.no_sync != "off";
+  const int64_t a = s.accumulation_steps;
+  const bool parallel =
+      s.has_mode(modes::ModeKind::kDdp) || s.has_mode(modes::ModeKind::kDataParallel);
+  if (!s.no_sync && (a == 1 || !s.has_mode(modes::ModeKind::kDdp))) {
+    throw InputError(
+        "--no-sync off only matters to ddp with gradient accumulation: add ddp to --modes and "
+        "--accumulation-steps 2 or more, or drop --no-sync");
+  }
+  if (a == 1 || !parallel) return;
+  if (s.global_batch % (s.world_size * a) != 0) {
+    throw InputError(fmt::format(
+        "global batch {} does not split into {} ranks x {} accumulation micro-steps: pass "
+        "--batch-size as a multiple of {}",
+        s.global_batch, s.world_size, a, s.world_size * a));
+  }
+  if (!scenarios::loss_is_sample_mean(s.spec->loss)) {
+    throw InputError(fmt::format(
+        "--accumulation-steps {}: scenario {}'s {} loss is not a mean of per-sample terms, so "
+        "accumulated micro-batch losses are not the loss of the whole batch; use a scenario "
+        "with a mean loss, or --accumulation-steps 1",
+        a, s.spec->name, scenarios::loss_name(s.spec->loss)));
+  }
 }
 
 }  // namespace
@@ -289,6 +328,7 @@ training::RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioReg
       s.has_mode(modes::ModeKind::kSingle) &&
       (o.comparison == "lockstep" || (o.comparison == "auto" && s.context.dtype != at::kDouble));
   s.sync_bn = o.sync_bn || s.spec->sync_bn;
+  resolve_accumulation(o, s);
   if (o.check_only && o.perf_only) {
     throw InputError("--check-only and --perf-only exclude each other: pass at most one");
   }

@@ -64,6 +64,15 @@ void print_run_header(const training::RunSetup& s, const runtime::ExecutionConte
     fmt::print("dp        on the CPU: {} replicas run as {} threads of this process\n",
                s.world_size, s.world_size);
   }
+  if (s.accumulation_steps > 1) {
+    fmt::print(
+        "accum     dp and ddp: {} micro-steps of {} samples per optimizer step{}; single: the "
+        "whole batch of {} in one pass\n",
+        s.accumulation_steps, s.global_batch / s.accumulation_steps,
+        s.no_sync ? " (ddp: no_sync on all but the last)"
+                  : " (ddp: no_sync OFF, every one allreduces)",
+        s.global_batch);
+  }
   if (s.has_mode(ModeKind::kDdp) && s.sync_bn) {
     fmt::print("syncbn    BatchNorm layers synchronised under DDP\n");
   }

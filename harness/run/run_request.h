@@ -58,6 +58,10 @@ struct RunRequest {
   double first_bucket_mb = 1;
   bool no_broadcast_buffers = false;
   bool find_unused_parameters = false;
+  // Gradient accumulation micro-steps A per optimizer step (dp, ddp); 0 = the scenario's.
+  int64_t accumulation_steps = 0;
+  // DDP's no_sync() on the first A-1 micro-steps: on (default) or off (every micro-step reduces).
+  std::string no_sync = "on";
   // allreduce, fp16, bf16.
   std::string comm_hook = "allreduce";
   // KIND:rank=R,step=S[,eps=E][,tensor=NAME]; empty = none.

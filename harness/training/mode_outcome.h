@@ -24,6 +24,9 @@ struct ModeOutcome {
   std::string backend;                           // ddp's collective backend
   int64_t bytes_per_step = 0;                    // ddp: gradient bytes reduced per rank per step
   int64_t buckets = 0;                           // ddp: reducer buckets (0 for the naive strategy)
+  // ddp: collectives rank 0 issued in backward and gradient reduction per optimizer step (all
+  // accumulation micro-steps; last step of the last phase).
+  int64_t gradient_collectives_per_step = 0;
   std::vector<reports::CheckRecord> extra_checks;  // e.g. ranks_bitwise_equal
   // Peak CUDA memory allocated over the mode's phases: one per DDP rank (rank order), one per DP
   // replica device, one for single. Empty on the CPU.

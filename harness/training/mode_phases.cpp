@@ -72,6 +72,18 @@ modes::TrainOptions perf_options(const PhaseInputs& in) {
   return o;
 }
 
+// Gradient accumulation: dp and ddp run the run's micro-steps per optimizer step; single (the
+// reference) trains each step's whole batch in one pass, which is the claim being checked.
+modes::TrainOptions accumulating(modes::TrainOptions o, const RunSetup& s, ModeKind mode) {
+  o.micro_steps = mode == ModeKind::kSingle ? 1 : s.accumulation_steps;
+  o.no_sync = s.no_sync;
+  // The noscale fault belongs to the check phase, whose options come from check_options.
+  if (o.checking && s.fault && s.fault->kind == modes::FaultKind::kNoScale) {
+    o.unscaled_step = s.fault->step;
+  }
+  return o;
+}
+
 // Lockstep: every step of `path` starts from its exact reference's state (training/lockstep.h); the
 // per-step state differences go into the trace. `comm` as for LockstepDriver.
 modes::TrainResult train_checked(const PhaseInputs& in, ModeKind mode, modes::GradientPath& path,
@@ -97,7 +109,7 @@ void run_check_phase(const PhaseInputs& in, ModeKind mode, const MakePath& make_
   scenarios::ScenarioInstance instance = fresh_instance(in);
   const auto path = make_path(instance);
   ProgressLine progress(in.setup.progress, name + " (check)", in.setup.check_steps);
-  modes::TrainOptions options = check_options(in);
+  modes::TrainOptions options = accumulating(check_options(in), in.setup, mode);
   options.on_step = [&progress](int64_t step, double loss) { progress.update(step + 1, loss); };
   keep_check(o, train_checked(in, mode, *path, options, nullptr, o.trace), path->module());
 }
@@ -146,7 +158,7 @@ ModeOutcome run_local_mode(const PhaseInputs& in, ModeKind mode) {
     fault.reset();
     scenarios::ScenarioInstance instance = fresh_instance(in);
     const auto path = make_path(instance);
-    modes::TrainOptions options = perf_options(in);
+    modes::TrainOptions options = accumulating(perf_options(in), s, mode);
     ProgressLine progress(s.progress, name + " (perf)", options.steps);
     options.on_step = [&progress](int64_t step, double loss) { progress.update(step + 1, loss); };
     o.perf_times =
@@ -180,6 +192,7 @@ ModeOutcome run_ddp_rank(const PhaseInputs& in, comm::Communicator& comm,
   auto record_path = [&o](const modes::ddp::DdpPath& path) {
     o.bytes_per_step = path.bytes_per_step();
     o.buckets = path.num_buckets();
+    o.gradient_collectives_per_step = path.gradient_collectives_per_step();
   };
 
   in.context.reset_peak_memory(1);
@@ -187,7 +200,7 @@ ModeOutcome run_ddp_rank(const PhaseInputs& in, comm::Communicator& comm,
   if (s.check_steps > 0) {
     scenarios::ScenarioInstance instance = fresh_instance(in);
     modes::ddp::DdpPath path(*s.spec, instance, comm, in.context, path_options);
-    modes::TrainOptions options = check_options(in);
+    modes::TrainOptions options = accumulating(check_options(in), s, ModeKind::kDdp);
     options.on_phase = on_phase;
     keep_check(o, train_checked(in, ModeKind::kDdp, path, options, &comm, o.trace), path.module());
     check_times = std::move(o.check_times);
@@ -207,7 +220,7 @@ ModeOutcome run_ddp_rank(const PhaseInputs& in, comm::Communicator& comm,
     path_options.checking = false;
     scenarios::ScenarioInstance instance = fresh_instance(in);
     modes::ddp::DdpPath path(*s.spec, instance, comm, in.context, path_options);
-    modes::TrainOptions options = perf_options(in);
+    modes::TrainOptions options = accumulating(perf_options(in), s, ModeKind::kDdp);
     options.on_phase = [&on_phase, offset = s.check_steps](int64_t step, modes::StepPhase p) {
       if (on_phase) on_phase(offset + step, p);
     };

@@ -89,6 +89,7 @@ std::string encode_outcome(const ModeOutcome& o) {
   d.insert("backend", o.backend);
   d.insert("bytes_per_step", o.bytes_per_step);
   d.insert("buckets", o.buckets);
+  d.insert("gradient_collectives_per_step", o.gradient_collectives_per_step);
   d.insert("peak_device_memory_bytes", c10::List<int64_t>(o.peak_device_memory_bytes));
   c10::List<std::string> hosts;
   for (const auto& h : o.hosts) hosts.push_back(h);
@@ -128,6 +129,7 @@ ModeOutcome decode_outcome(const std::string& bytes) {
   o.backend = d.at("backend").toStringRef();
   o.bytes_per_step = d.at("bytes_per_step").toInt();
   o.buckets = d.at("buckets").toInt();
+  o.gradient_collectives_per_step = d.at("gradient_collectives_per_step").toInt();
   o.peak_device_memory_bytes = d.at("peak_device_memory_bytes").toIntVector();
   for (const auto& h : d.at("hosts").toListRef()) o.hosts.push_back(h.toStringRef());
   for (const auto& c : d.at("extra_checks").toListRef()) {

@@ -42,6 +42,10 @@ struct RunSetup {
   // (training/lockstep.h); their state files are then the state after the last lockstep step.
   bool lockstep = false;
   bool sync_bn = false;      // DDP converts BatchNorm to SyncBN
+  // Gradient accumulation micro-steps per optimizer step in dp and ddp (single trains the whole
+  // global batch in one pass), and whether DDP's no_sync() covers all but the last of them.
+  int64_t accumulation_steps = 1;
+  bool no_sync = true;
   int64_t check_steps = 0;   // steps of the check phase (0 with --perf-only)
   int64_t perf_steps = 0;    // timed steps of the perf phase (0 with --check-only)
   int64_t warmup_steps = 0;  // discarded before the timed steps

@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include <chrono>
+#include <memory>
 #include <thread>
 
 #include "data/tensor_dataset.h"
@@ -38,6 +39,7 @@ class RecordingPath : public GradientPath {
     loss.backward();
   }
   void reduce_gradients() override { calls.push_back("reduce"); }
+  void set_gradient_sync(bool sync) override { syncs.push_back(sync); }
   double finish_checked_step(int64_t, double local_loss, int64_t samples) override {
     checked_samples.push_back(samples);
     return local_loss + 1000;  // marks the recorded loss as this hook's
@@ -46,6 +48,7 @@ class RecordingPath : public GradientPath {
   std::vector<std::string> calls;
   std::vector<std::vector<int64_t>> shard_rows;
   std::vector<int64_t> checked_samples;
+  std::vector<bool> syncs;
   int64_t nan_at = -1;
 
  private:
@@ -116,6 +119,63 @@ TEST(StepLoop, ProgressObserversAreOutsideTheTimedPhases) {
     EXPECT_LT(t.total, 0.25) << "an observer's sleep was timed";
     EXPECT_DOUBLE_EQ(t.total, t.data + t.forward + t.backward + t.comm_wait + t.optimizer);
   }
+}
+
+// Gradient accumulation: each shard is cut into equal micro-batches (rank 0's 4 samples into
+// 2 + 2), every micro-step runs forward, backward and reduce with its loss scaled by 1/A, the sync
+// switch is off for all but the last micro-step (on for all with no_sync off), and the recorded
+// loss and gradients are those of the whole step's batch.
+TEST(StepLoop, AccumulationRunsMicroStepsWithScaledLossesAndOneSync) {
+  Fixture f;
+  const data::GlobalBatchPlan plan{{12, 2, false, 0, false}, 8};  // 4 samples per rank and step
+  const TrainInputs inputs{f.spec, f.dataset, plan, f.context};
+  struct Run {
+    std::unique_ptr<RecordingPath> path;
+    TrainResult result;
+  };
+  auto run = [&](int64_t micro_steps, bool no_sync, int64_t unscaled_step) {
+    torch::manual_seed(5);  // the same initial weights for every run
+    Run r{std::make_unique<RecordingPath>(), {}};
+    TrainOptions options;
+    options.steps = 1;
+    options.micro_steps = micro_steps;
+    options.no_sync = no_sync;
+    options.unscaled_step = unscaled_step;
+    r.result = train(*r.path, inputs, options);
+    return r;
+  };
+  const Run whole = run(1, true, -1);
+  const TrainResult& big = whole.result;
+  EXPECT_EQ(whole.path->syncs, (std::vector<bool>{true}));
+
+  for (const bool no_sync : {true, false}) {
+    const Run accumulated = run(2, no_sync, -1);
+    const TrainResult& r = accumulated.result;
+    const RecordingPath* path = accumulated.path.get();
+    EXPECT_EQ(path->calls, (std::vector<std::string>{"forward", "backward", "reduce", "forward",
+                                                     "backward", "reduce"}));
+    EXPECT_EQ(path->shard_rows, (std::vector<std::vector<int64_t>>{{2, 2}, {2, 2}}));
+    EXPECT_EQ(path->syncs,
+              no_sync ? (std::vector<bool>{false, true}) : (std::vector<bool>{true, true}));
+    EXPECT_EQ(path->checked_samples, (std::vector<int64_t>{8}));
+    ASSERT_EQ(r.gradients.size(), 1u);
+    // The accumulated gradient and the mean loss are the whole batch's (to rounding).
+    EXPECT_NEAR(r.losses[0], big.losses[0], 1e-5);
+    for (size_t i = 0; i < r.gradients[0].size(); ++i) {
+      EXPECT_TRUE(at::allclose(r.gradients[0][i], big.gradients[0][i], 1e-5, 1e-6)) << i;
+    }
+  }
+  const TrainResult bad = run(2, true, 0).result;
+  EXPECT_TRUE(at::allclose(bad.gradients[0][0], 2 * big.gradients[0][0], 1e-5, 1e-6))
+      << "the noscale fault doubles a 2-micro-step gradient";
+}
+
+TEST(StepLoop, AccumulationRefusesUnequalMicroBatches) {
+  Fixture f;
+  RecordingPath path;
+  TrainOptions options;
+  options.micro_steps = 3;  // 2 samples per rank do not split into 3
+  EXPECT_THROW(train(path, f.inputs(), options), WorkerFailure);
 }
 
 TEST(StepLoop, NonFiniteLossStopsNamingWhoAndStep) {

@@ -15,7 +15,8 @@ namespace {
 
 constexpr const char* kSyntax =
     "expected KIND:rank=R,step=S[,eps=E][,tensor=NAME] with KIND one of grad, crash, hang, nan, "
-    "syncbn, buffers (ddp), or dpbuffers:step=S (dp); eps and tensor apply to grad";
+    "syncbn, buffers (ddp), or dpbuffers:step=S (dp), or noscale:step=S (dp, ddp with "
+    "accumulation); eps and tensor apply to grad";
 
 }  // namespace
 
@@ -35,6 +36,8 @@ const char* fault_name(FaultKind kind) {
       return "buffers";
     case FaultKind::kDpBuffers:
       return "dpbuffers";
+    case FaultKind::kNoScale:
+      return "noscale";
   }
   return "?";
 }
@@ -57,6 +60,8 @@ FaultSpec parse_fault(const std::string& text) {
     f.kind = FaultKind::kBuffers;
   else if (kind == "dpbuffers")
     f.kind = FaultKind::kDpBuffers;
+  else if (kind == "noscale")
+    f.kind = FaultKind::kNoScale;
   else
     throw InputError(fmt::format("--inject-fault {}: unknown kind {}; {}", quoted_input(text),
                                  quoted_input(kind), kSyntax));
@@ -100,7 +105,7 @@ FaultSpec parse_fault(const std::string& text) {
   }
   // A fault at a made-up place proves nothing: say where. dpbuffers has no rank (DP is one
   // process), so it needs only its step.
-  const bool needs_rank = f.kind != FaultKind::kDpBuffers;
+  const bool needs_rank = f.kind != FaultKind::kDpBuffers && f.kind != FaultKind::kNoScale;
   for (const char* key : {"rank", "step"}) {
     if (std::string(key) == "rank" && !needs_rank) continue;
     if (!seen.count(key)) {
@@ -110,8 +115,8 @@ FaultSpec parse_fault(const std::string& text) {
   }
   if (!needs_rank && seen.count("rank")) {
     throw InputError(fmt::format(
-        "--inject-fault {}: dpbuffers has no rank (DP is one process): drop rank=, keep step=",
-        quoted_input(text)));
+        "--inject-fault {}: {} has no rank (it is not one rank's fault): drop rank=, keep step=",
+        quoted_input(text), fault_name(f.kind)));
   }
   if (f.kind != FaultKind::kGrad && (seen.count("eps") || seen.count("tensor"))) {
     throw InputError(fmt::format("--inject-fault {}: eps= and tensor= only apply to grad; {}",

@@ -4,7 +4,9 @@
 // responding at step S; nan: rank R's loss becomes NaN at step S; syncbn: rank R normalises with
 // local statistics from step S on; buffers: rank R keeps its own buffers instead of rank 0's
 // broadcast from step S on. DP: dpbuffers: from step S on the master keeps the mean of the
-// replicas' buffers instead of replica 0's (a wrong buffer rule; rank is not used).
+// replicas' buffers instead of replica 0's (a wrong buffer rule; rank is not used). DP and DDP
+// with gradient accumulation: noscale:step=S: at step S every process forgets to scale the
+// micro-step losses by 1/A (the classic accumulation bug; rank is not used).
 #pragma once
 
 #include <cstdint>
@@ -13,7 +15,7 @@
 
 namespace ddpbench::modes {
 
-enum class FaultKind { kGrad, kCrash, kHang, kNan, kSyncBn, kBuffers, kDpBuffers };
+enum class FaultKind { kGrad, kCrash, kHang, kNan, kSyncBn, kBuffers, kDpBuffers, kNoScale };
 
 struct FaultSpec {
   FaultKind kind = FaultKind::kGrad;

@@ -49,8 +49,14 @@ class GradientPath {
   // returns the loss this mode backpropagates.
   virtual at::Tensor forward_loss(const std::vector<data::Batch>& shards, int64_t step) = 0;
   virtual void backward(const at::Tensor& loss) = 0;
+  // Whether the next forward and backward reduce gradients across ranks (true) or only
+  // accumulate them locally (false): DDP's no_sync(), which the step loop turns on for every
+  // accumulation micro-step but the last. Modes with nothing to synchronise ignore it (a dp
+  // user has no no_sync: DataParallel's reduce-add is part of every backward).
+  virtual void set_gradient_sync(bool /*sync*/) {}
   // After backward, before the optimizer: leaves in module()'s .grad the gradients this mode
-  // trains with (dp: the sum of the replicas'; ddp: the average over ranks).
+  // trains with (dp: the sum of the replicas'; ddp: the average over ranks). Called after every
+  // micro-step's backward; it adds to what earlier micro-steps of the step left in .grad.
   virtual void reduce_gradients() = 0;
 
   // After a checked step, outside the timed region: the loss to record for the step, given this

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "errors.h"
+#include "modes/common/micro_batches.h"
 #include "modes/common/zero_gradients.h"
 #include "runtime/worker_pool.h"
 #include "scenarios/training_recipe.h"
@@ -16,22 +17,30 @@ namespace {
 
 // Collates and places the step's shards, one thread of `pool` per shard when the mode asks for
 // several (every dataset is thread-safe by contract: keyed randomness, no shared state). The pool
-// is made at the first step, for the mode's shard count.
-std::vector<data::Batch> load_shards(const GradientPath& path, const TrainInputs& in,
-                                     data::PlanCursor& cursor, int64_t step,
-                                     std::unique_ptr<runtime::WorkerPool>& pool) {
+// is made at the first step, for the mode's shard count. Result [micro-step][shard]: each shard
+// cut into `micro_steps` micro-batches (one, without accumulation).
+std::vector<std::vector<data::Batch>> load_shards(const GradientPath& path, const TrainInputs& in,
+                                                  data::PlanCursor& cursor, int64_t step,
+                                                  int64_t micro_steps,
+                                                  std::unique_ptr<runtime::WorkerPool>& pool) {
   data::StepPosition pos;
   const data::EpochPlan& epoch = cursor.seek(step, pos);
   const std::vector<std::vector<int64_t>> samples = path.step_shards(epoch, pos.step_in_epoch);
-  std::vector<data::Batch> shards(samples.size());
   const auto n = static_cast<int64_t>(samples.size());
+  std::vector<std::vector<data::Batch>> micro(static_cast<size_t>(micro_steps),
+                                              std::vector<data::Batch>(samples.size()));
   if (!pool || pool->size() != n) pool = std::make_unique<runtime::WorkerPool>(n);
   pool->run([&](int64_t i) {
     const auto s = static_cast<size_t>(i);
-    shards[s] = in.context.place_batch(data::collate(in.dataset, samples[s], pos.epoch),
-                                       path.shard_device(i, in.context));
+    const std::vector<std::vector<int64_t>> pieces =
+        micro_steps == 1 ? std::vector<std::vector<int64_t>>{samples[s]}
+                         : split_micro_batches(samples[s], micro_steps, path.who(), step);
+    for (size_t m = 0; m < pieces.size(); ++m) {
+      micro[m][s] = in.context.place_batch(data::collate(in.dataset, pieces[m], pos.epoch),
+                                           path.shard_device(i, in.context));
+    }
   });
-  return shards;
+  return micro;
 }
 
 }  // namespace
@@ -79,21 +88,35 @@ void StepLoop::run_step(int64_t step) {
   if (options_.before_step) options_.before_step(step, module, *optimizer_);
 
   enter(step, StepPhase::kData);
-  const std::vector<data::Batch> shards = load_shards(path_, in_, cursor_, step, shard_pool_);
+  const int64_t micro_steps = options_.micro_steps;
+  const std::vector<std::vector<data::Batch>> micro =
+      load_shards(path_, in_, cursor_, step, micro_steps, shard_pool_);
   timer_->stop(Phase::kData);
 
-  enter(step, StepPhase::kForward);
-  zero_gradients(*optimizer_);
-  const at::Tensor loss = path_.forward_loss(shards, step);
-  timer_->stop(Phase::kForward);
+  // Gradient accumulation (one pass without it): the loss of each micro-step is scaled by
+  // 1/micro_steps, so the accumulated gradient is that of the mean over the whole step's batch.
+  // The phases' times add up over the micro-steps.
+  at::Tensor loss;
+  for (int64_t m = 0; m < micro_steps; ++m) {
+    path_.set_gradient_sync(!options_.no_sync || m == micro_steps - 1);
+    enter(step, StepPhase::kForward);
+    if (m == 0) zero_gradients(*optimizer_);
+    at::Tensor micro_loss = path_.forward_loss(micro[static_cast<size_t>(m)], step);
+    if (micro_steps > 1 && step != options_.unscaled_step) {
+      micro_loss = micro_loss / static_cast<double>(micro_steps);
+    }
+    timer_->stop(Phase::kForward);
 
-  enter(step, StepPhase::kBackward);
-  path_.backward(loss);
-  timer_->stop(Phase::kBackward);
+    enter(step, StepPhase::kBackward);
+    path_.backward(micro_loss);
+    timer_->stop(Phase::kBackward);
 
-  enter(step, StepPhase::kCommWait);
-  path_.reduce_gradients();
-  timer_->stop(Phase::kCommWait);
+    enter(step, StepPhase::kCommWait);
+    path_.reduce_gradients();
+    timer_->stop(Phase::kCommWait);
+    loss = m == 0 ? micro_loss.detach() : loss + micro_loss.detach();
+  }
+  const std::vector<data::Batch>& shards = micro.back();
   if (options_.checking) {
     result_.gradients.push_back(record_gradients(module, options_.grad_record));
   }
@@ -113,7 +136,7 @@ void StepLoop::run_step(int64_t step) {
   }
   if (options_.checking) {
     int64_t samples = 0;
-    for (const data::Batch& b : shards) samples += b.inputs.size(0);
+    for (const data::Batch& b : shards) samples += micro_steps * b.inputs.size(0);
     result_.losses.push_back(path_.finish_checked_step(step, value, samples));
   }
   if (options_.on_step) options_.on_step(step, value);

@@ -50,6 +50,14 @@ struct TrainOptions {
   // are compared, so they stay deterministic.
   runtime::NumericsPhase numerics = runtime::NumericsPhase::kCheck;
   GradRecordKind grad_record = GradRecordKind::kFull;
+  // Gradient accumulation: every shard is cut into `micro_steps` equal micro-batches
+  // (micro_batches.h), each runs forward and backward with its loss scaled by 1/micro_steps, and
+  // the optimizer steps once. With `no_sync` the path's gradient sync is off for every micro-step
+  // but the last (DDP's no_sync()); without it every micro-step reduces, as when a user forgets it.
+  int64_t micro_steps = 1;
+  bool no_sync = true;
+  // The `noscale` fault (fault_injection.h): at this step the micro-step losses are not scaled.
+  int64_t unscaled_step = -1;
   // Before each phase of a step, untimed.
   std::function<void(int64_t step, StepPhase phase)> on_phase;
   // After each step with its loss (progress display), untimed.

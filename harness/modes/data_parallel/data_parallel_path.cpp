@@ -103,28 +103,26 @@ class DataParallelPath : public GradientPath {
 
   void reduce_gradients() override {
     torch::NoGradGuard no_grad;
-    // DataParallel's reduce-add: the master's gradient is the SUM of the replicas'.
+    // DataParallel's reduce-add: the SUM of the replicas' gradients is accumulated into the
+    // master's .grad, as autograd accumulates Broadcast's backward into the master's leaves: what
+    // an earlier accumulation micro-step left there stays and is added to (after zero_grad it is
+    // zero or None). A parameter no replica used keeps its .grad as it was (None stays None).
     auto mp = master_.ptr()->parameters();
     for (size_t i = 0; i < mp.size(); ++i) {
       at::Tensor& sum = mp[i].mutable_grad();
-      bool first = true;
       for (const auto& params : replica_params_) {
         const at::Tensor& g = params[i].grad();
         if (!g.defined()) continue;
         // reduce_add onto the master's device (a copy only when replicas live elsewhere).
         const at::Tensor local = g.to(mp[i].device());
-        if (!first) {
+        if (sum.defined()) {
           sum.add_(local);
         } else if (k_ == 1 && local.is_same(g)) {
           sum = g;  // one replica on the master's device: its gradient is the sum, uncopied
-        } else if (sum.defined() && sum.sizes() == local.sizes() && !sum.is_alias_of(g)) {
-          sum.copy_(local);  // into the master's gradient buffer: no allocation per step
         } else {
           sum = local.clone();
         }
-        first = false;
       }
-      if (first) sum = at::Tensor();  // no replica produced one: None, as in PyTorch
     }
     // Only replica 0's in-place buffer updates (BatchNorm running statistics) persist.
     auto mb = master_.ptr()->buffers();

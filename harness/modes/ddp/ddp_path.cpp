@@ -118,9 +118,21 @@ at::Tensor DdpPath::forward_loss(const std::vector<data::Batch>& shards, int64_t
   return loss;
 }
 
-void DdpPath::backward(const at::Tensor& loss) { loss.backward(); }
+void DdpPath::backward(const at::Tensor& loss) {
+  if (counted_step_ != current_step_) {  // the step's first micro-step
+    counted_step_ = current_step_;
+    gradient_collectives_ = 0;
+  }
+  const int64_t before = comm_.collectives_issued();
+  loss.backward();
+  gradient_collectives_ += comm_.collectives_issued() - before;
+}
 
-void DdpPath::reduce_gradients() { model_->reduce_gradients(); }
+void DdpPath::reduce_gradients() {
+  const int64_t before = comm_.collectives_issued();
+  model_->reduce_gradients();
+  gradient_collectives_ += comm_.collectives_issued() - before;
+}
 
 double DdpPath::finish_checked_step(int64_t step, double local_loss, int64_t samples) {
   // The global loss is the sample-weighted mean of the local means.

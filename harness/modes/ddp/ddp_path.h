@@ -59,11 +59,16 @@ class DdpPath : public GradientPath {
                                                 int64_t step_in_epoch) const override;
   at::Tensor forward_loss(const std::vector<data::Batch>& shards, int64_t step) override;
   void backward(const at::Tensor& loss) override;
+  void set_gradient_sync(bool sync) override { model_->set_sync(sync); }
   void reduce_gradients() override;
   double finish_checked_step(int64_t step, double local_loss, int64_t samples) override;
 
   // Gradient bytes this rank put on the wire in the last step.
   int64_t bytes_per_step() const { return model_->bytes_last_step(); }
+  // Collectives this rank issued during backward and gradient reduction in the last step, over
+  // all its accumulation micro-steps: the communicator's own count, so an allreduce that
+  // no_sync should have skipped shows here.
+  int64_t gradient_collectives_per_step() const { return gradient_collectives_; }
   // Buckets of the bucketed reducer (0 for the naive strategy).
   int64_t num_buckets() const;
   const RankDisagreement& disagreement() const { return disagreement_; }
@@ -79,6 +84,8 @@ class DdpPath : public GradientPath {
   std::shared_ptr<sync_bn::SyncBnControl> sync_bn_control_;
   std::unique_ptr<DistributedModel> model_;
   int64_t current_step_ = 0;
+  int64_t counted_step_ = -1;  // the step gradient_collectives_ counts
+  int64_t gradient_collectives_ = 0;
   RankDisagreement disagreement_;
   RankDisagreement buffer_disagreement_;
 };

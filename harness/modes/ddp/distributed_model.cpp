@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include "comm/broadcast_coalesced.h"
+#include "errors.h"
 
 namespace ddpbench::modes::ddp {
 
@@ -62,8 +63,8 @@ void DistributedModel::reduce_gradients() {
     at::Tensor g = params_[i].mutable_grad();
     if (!g.defined()) {
       if (!options_.reducer.find_unused_parameters) {
-        throw std::runtime_error("DDP (naive): parameter " + names_[i] +
-                                 " received no gradient; enable --find-unused-parameters");
+        throw WorkerFailure("rank " + std::to_string(comm_.rank()) + ": DDP (naive): parameter " +
+                            names_[i] + " received no gradient; run with --find-unused-parameters");
       }
       g = params_[i].mutable_grad() = torch::zeros_like(params_[i]);
     }
@@ -74,15 +75,14 @@ void DistributedModel::reduce_gradients() {
   }
 }
 
-DistributedModel::NoSync::NoSync(DistributedModel& m) : model_(m) {
-  model_.sync_ = false;
-  if (model_.reducer_) model_.reducer_->set_sync(false);
+void DistributedModel::set_sync(bool sync) {
+  sync_ = sync;
+  if (reducer_) reducer_->set_sync(sync);
 }
 
-DistributedModel::NoSync::~NoSync() {
-  model_.sync_ = true;
-  if (model_.reducer_) model_.reducer_->set_sync(true);
-}
+DistributedModel::NoSync::NoSync(DistributedModel& m) : model_(m) { model_.set_sync(false); }
+
+DistributedModel::NoSync::~NoSync() { model_.set_sync(true); }
 
 void DistributedModel::set_gradient_tap(GradientTap tap) {
   if (reducer_) {

@@ -30,6 +30,11 @@ class DistributedModel {
   // After backward: averaged gradients in .grad.
   void reduce_gradients();
 
+  // Off: the next forward broadcasts no buffers and its backward only accumulates local
+  // gradients (what NoSync scopes); on again for the backward that reduces them.
+  void set_sync(bool sync);
+  bool sync() const { return sync_; }
+
   // Scoped no_sync(): backward inside it only accumulates local gradients.
   class NoSync {
    public:

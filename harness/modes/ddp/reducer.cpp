@@ -8,6 +8,8 @@
 #include <torch/csrc/autograd/utils/lambda_post_hook.h>
 #include <torch/csrc/autograd/variable.h>
 
+#include "errors.h"
+
 namespace ddpbench::modes::ddp {
 
 Reducer::Reducer(std::vector<std::string> names, std::vector<at::Tensor> params,
@@ -135,10 +137,13 @@ void Reducer::finalize() {
   }
   if (!missing.empty()) {
     if (!options_.find_unused_parameters) {
-      throw std::runtime_error(fmt::format(
-          "DDP: parameters received no gradient this step: {}; enable --find-unused-parameters "
-          "(as with PyTorch's find_unused_parameters=True)",
-          fmt::join(missing, ", ")));
+      // A worker failure (exit 3), named: this rank's buckets holding these parameters never
+      // launched, so waiting for them would hang; the parent stops every rank.
+      throw WorkerFailure(fmt::format(
+          "rank {}: DDP: parameters received no gradient in this step's backward: {}; run with "
+          "--find-unused-parameters (PyTorch's find_unused_parameters=True), which reduces them "
+          "as zeros",
+          comm_.rank(), fmt::join(missing, ", ")));
     }
     // An unused parameter's slot holds its .grad as it was (zero, or what no_sync accumulated),
     // which is what PyTorch reduces for it.
