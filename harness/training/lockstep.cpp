@@ -34,21 +34,35 @@ struct LockstepDriver::Reference {
 
 namespace {
 
-// Rank 0's parameters and momentum to every rank: a momentum flag first, then every tensor in
-// place. Buffers stay each rank's own: DDP's broadcast before the forward must bring rank 0's
-// (the `buffers` fault and the ranks_buffers_equal check depend on it).
+// Rank 0's parameters and momentum to every rank: which parameters have a momentum buffer first
+// (one flag each: a parameter never given a gradient has none), then every tensor in place.
+// Buffers stay each rank's own: DDP's broadcast before the forward must bring rank 0's (the
+// `buffers` fault and the ranks_buffers_equal check depend on it).
 void broadcast_state(comm::Communicator& comm, modes::TrainingState& s,
                      const torch::nn::Module& module) {
-  at::Tensor has_momentum = at::tensor({s.momentum.empty() ? int64_t{0} : int64_t{1}});
+  const auto params = module.parameters();
+  at::Tensor has_momentum = at::zeros({static_cast<int64_t>(params.size())}, at::kLong);
+  for (size_t i = 0; i < s.momentum.size(); ++i) {
+    has_momentum[static_cast<int64_t>(i)] = s.momentum[i].defined() ? 1 : 0;
+  }
   comm.broadcast({has_momentum}, 0);
-  if (has_momentum.item<int64_t>() != 0 && s.momentum.empty()) {
-    for (const auto& p : module.parameters()) {
-      s.momentum.push_back(at::zeros(p.sizes(), p.options().device(at::kCPU)));  // host, as s is
+  const auto* flags = has_momentum.data_ptr<int64_t>();
+  s.momentum.resize(params.size());
+  bool any = false;
+  for (size_t i = 0; i < params.size(); ++i) {
+    any = any || flags[i] != 0;
+    if (flags[i] == 0) {
+      s.momentum[i] = at::Tensor();
+    } else if (!s.momentum[i].defined()) {
+      const at::Tensor& p = params[i];
+      s.momentum[i] = at::zeros(p.sizes(), p.options().device(at::kCPU));  // host, as s is
     }
   }
-  if (has_momentum.item<int64_t>() == 0) s.momentum.clear();
   std::vector<at::Tensor> all = s.parameters;
-  all.insert(all.end(), s.momentum.begin(), s.momentum.end());
+  for (const at::Tensor& m : s.momentum) {
+    if (m.defined()) all.push_back(m);
+  }
+  if (!any) s.momentum.clear();
   comm.broadcast(all, 0);
 }
 

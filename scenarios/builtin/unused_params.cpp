@@ -52,11 +52,12 @@ ScenarioSpec unused_params_scenario() {
   s.seed = 11;
   s.shuffle = false;  // the gate pattern is per step only in sample order
   s.loss = LossKind::kMse;
-  // Weight decay acts on a zero gradient and skips a None one: with it the update tells the two
-  // apart, so DDP must give None exactly where single-device training has None. (No momentum:
-  // the lockstep state transfer keeps momentum for all parameters or none, and a head that was
-  // never used has none.)
+  // Momentum and weight decay act on a zero gradient and skip a None one: with them the update
+  // tells the two apart, so DDP must give None exactly where single-device training has None.
+  // A head never used yet has no momentum buffer while the trunk has one, which the lockstep
+  // state transfer carries per parameter.
   s.optimizer.lr = 0.1;
+  s.optimizer.momentum = 0.9;
   s.optimizer.weight_decay = 1e-2;
   s.build_dataset = [](const BuildRequest& request) { return gated_data(request.seed); };
   s.build_model = [](int64_t seed) {

@@ -23,6 +23,9 @@ TEST(FaultInjection, ParsesEveryKindAndField) {
   EXPECT_EQ(parse_fault("dpbuffers:step=1").kind, FaultKind::kDpBuffers);
   EXPECT_STREQ(fault_name(FaultKind::kBuffers), "buffers");
   EXPECT_STREQ(fault_name(FaultKind::kDpBuffers), "dpbuffers");
+  EXPECT_EQ(parse_fault("noscale:step=2").kind, FaultKind::kNoScale);
+  EXPECT_EQ(parse_fault("noscale:step=2").step, 2);
+  EXPECT_STREQ(fault_name(FaultKind::kNoScale), "noscale");
 }
 
 TEST(FaultInjection, RejectsMalformedSpecsWithTheSyntax) {
@@ -47,6 +50,8 @@ TEST(FaultInjection, RequiresRankAndStepAndRefusesRepeatsAndStrayFields) {
       {"grad:rank=1,step=1,eps=1,eps=2", "'eps' is given twice"},
       {"dpbuffers:rank=1,step=1", "dpbuffers has no rank"},
       {"dpbuffers", "step is missing"},
+      {"noscale:rank=0,step=1", "noscale has no rank"},
+      {"noscale", "step is missing"},
       {"nan:rank=1,step=1,eps=2", "only apply to grad"},
       {"crash:rank=1,step=1,tensor=fc.weight", "only apply to grad"},
   };

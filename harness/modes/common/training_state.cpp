@@ -26,14 +26,13 @@ TrainingState capture_training_state(const torch::nn::Module& module,
   for (const auto& p : module.parameters()) s.parameters.push_back(host_copy(p));
   for (const auto& b : module.buffers()) s.buffers.push_back(host_copy(b));
   auto& sgd = as_sgd(optimizer);
+  bool any = false;
   for (const auto& p : module.parameters()) {
     const at::Tensor buffer = sgd.momentum_buffer(p);
-    if (!buffer.defined()) {
-      s.momentum.clear();  // no momentum yet (before the first step, or momentum 0)
-      break;
-    }
-    s.momentum.push_back(host_copy(buffer));
+    any = any || buffer.defined();
+    s.momentum.push_back(buffer.defined() ? host_copy(buffer) : at::Tensor());
   }
+  if (!any) s.momentum.clear();  // no momentum yet (before the first step, or momentum 0)
   return s;
 }
 
@@ -47,10 +46,11 @@ void load_training_state(torch::nn::Module& module, torch::optim::Optimizer& opt
   auto& sgd = as_sgd(optimizer);
   for (size_t i = 0; i < params.size(); ++i) {
     // On the parameter's device, as the optimizer's own buffer would be.
-    sgd.set_momentum_buffer(params[i], s.momentum.empty() ? at::Tensor()
-                                                          : s.momentum[i].to(params[i].device(),
-                                                                             /*non_blocking=*/false,
-                                                                             /*copy=*/true));
+    const bool has = !s.momentum.empty() && s.momentum[i].defined();
+    sgd.set_momentum_buffer(params[i], has ? s.momentum[i].to(params[i].device(),
+                                                              /*non_blocking=*/false,
+                                                              /*copy=*/true)
+                                           : at::Tensor());
   }
 }
 

@@ -20,7 +20,9 @@ namespace ddpbench::modes {
 struct TrainingState {
   std::vector<at::Tensor> parameters;  // registration order
   std::vector<at::Tensor> buffers;     // registration order
-  // One per parameter once the optimizer has stepped with momentum; empty before.
+  // One per parameter once the optimizer has stepped with momentum; empty before. An entry is
+  // undefined for a parameter that has none yet: SGD skips a None gradient, so a parameter no
+  // step has given a gradient (a branch unused so far) has no momentum buffer while others do.
   std::vector<at::Tensor> momentum;
 };
 
