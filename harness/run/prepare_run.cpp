@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <torch/torch.h>
 
+#include <algorithm>
+
 #include "comm/backend_support.h"
 #include "comm/mpi_communicator.h"
 #include "errors.h"
@@ -56,6 +58,31 @@ void check_model_fits(const training::RunSetup& setup, torch::nn::Module& model)
   }
 }
 
+namespace {
+
+// Gradient accumulation needs every step's share of every rank to split into equal micro-batches;
+// an epoch's short last batch (drop_last=False) may not. Said before training (exit 2), rather
+// than by the step loop when the step comes (exit 3).
+void check_micro_batches(const training::RunSetup& setup, const data::GlobalBatchPlan& plan) {
+  const int64_t a = setup.accumulation_steps;
+  const bool parallel = setup.has_mode(ModeKind::kDdp) || setup.has_mode(ModeKind::kDataParallel);
+  if (a == 1 || !parallel) return;
+  // Each phase walks the plan from step 0; every epoch has the same batch sizes.
+  const int64_t steps = std::max(setup.check_steps, setup.warmup_steps + setup.perf_steps);
+  for (int64_t step = 0; step < std::min(steps, plan.steps_per_epoch()); ++step) {
+    const int64_t per_rank = plan.samples_at(step) / setup.world_size;
+    if (per_rank % a != 0) {
+      throw InputError(fmt::format(
+          "--accumulation-steps {}: step {} gives each rank {} samples (the epoch's last, short "
+          "batch), which do not split into {} equal micro-batches; pick --batch-size and "
+          "--steps so every step in the run is a full batch, or another --accumulation-steps",
+          a, step, per_rank, a));
+    }
+  }
+}
+
+}  // namespace
+
 std::optional<PreparedRun> prepare_run(const RunRequest& request,
                                        const scenarios::ScenarioRegistry& registry,
                                        const std::optional<launch::WorldInfo>& world) {
@@ -97,6 +124,7 @@ std::optional<PreparedRun> prepare_run(const RunRequest& request,
       training::make_plan(setup, *dataset, setup.world_size, setup.global_batch);
   const modes::GradRecordKind grad = training::resolve_grad_record(setup, *instance.model.ptr());
   check_model_fits(setup, *instance.model.ptr());
+  check_micro_batches(setup, plan);
   return PreparedRun{std::move(setup),    std::move(context), std::move(dataset),
                      std::move(instance), std::move(plan),    grad};
 }

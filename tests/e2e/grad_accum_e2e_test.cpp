@@ -118,6 +118,10 @@ TEST_F(GradAccumE2E, AccumulationInputThatCannotWorkIsExitTwo) {
       // RMSE of micro-batches is not the RMSE of the batch.
       {"run", "--scenario", "rmse_linear", "--gpus", "2", "--accumulation-steps", "2"},
       {"run", "--scenario", "toy_cnn", "--gpus", "2", "--inject-fault", "noscale:step=0"},
+      // 128 samples in batches of 48 = 2 ranks x 3 micro-steps x 8: step 2 gives each rank the
+      // 16 left, which do not split into 3.
+      {"run", "--scenario", "grad_accum", "--gpus", "2", "--batch-size", "48", "--steps", "3",
+       "--accumulation-steps", "3"},
   };
   for (const auto& args : bad) {
     std::vector<std::string> a = args;
