@@ -107,6 +107,18 @@ TEST_F(ScenarioConfigE2E, FlagsWinOverTheScenarioKeys) {
   EXPECT_EQ(report["config"]["global_batch"], 20);  // --batch-size over the file's 10
 }
 
+// scale starts every point as a child `run` (command_line()): each must get the file and the
+// overrides, or the merged report would describe a scenario its points did not train.
+TEST_F(ScenarioConfigE2E, ScalePointsGetTheFileAndOverrides) {
+  const std::string file = list_yaml("linear_mse");
+  const auto r = ddpbench({"scale", "--config", file, "--gpus", "1,2", "--steps", "1", "--quiet",
+                           "--out", path("s"), "OPTIM.BASE_LR", "0.25"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto report = testing::read_json(path("s") + "/report.json");
+  EXPECT_EQ(report["config"]["optimizer"], "SGD(lr=0.25)");
+  EXPECT_EQ(report["config"]["scenario_config"], "--config " + file + " OPTIM.BASE_LR 0.25");
+}
+
 TEST_F(ScenarioConfigE2E, ListKeysNamesEveryKey) {
   const auto r = ddpbench({"list", "--keys"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
