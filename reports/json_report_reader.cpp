@@ -102,6 +102,8 @@ RunConfig read_config(const JsonFields& j) {
   if (j.has("ddp")) c.ddp = read_ddp(j.object("ddp"));
   c.warmup_steps = j.integer_or("warmup_steps", 0, 0, kMaxCount);
   c.scaling = j.text_or("scaling", "weak");
+  c.scenario_config = j.text_or("scenario_config", "");
+  c.scenario_yaml = j.text_or("scenario_yaml", "");
   return c;
 }
 

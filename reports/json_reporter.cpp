@@ -69,7 +69,9 @@ void to_json(json& j, const RunConfig& c) {
            {"sampler", c.sampler},
            {"ddp", c.ddp},
            {"warmup_steps", c.warmup_steps},
-           {"scaling", c.scaling}};
+           {"scaling", c.scaling},
+           {"scenario_config", c.scenario_config},
+           {"scenario_yaml", c.scenario_yaml}};
 }
 
 void to_json(json& j, const CheckRecord& c) {

@@ -87,6 +87,10 @@ struct RunConfig {
   DdpSettings ddp;
   int64_t warmup_steps = 0;      // perf phase steps discarded before timing
   std::string scaling = "weak";  // "weak" or "strong" (the single-device baseline's batch)
+  // How the scenario was configured ("--config f.yaml TRAIN.STEPS 2"; empty for a plain
+  // built-in), and the scenario as the file `ddpbench run --config` reproduces it from.
+  std::string scenario_config;
+  std::string scenario_yaml;
 };
 
 // One correctness check of a mode against single-device training.

@@ -122,6 +122,12 @@ struct ScenarioSpec {
   // Set when the scenario cannot run on this machine (e.g. its dataset package is absent):
   // returns the reason, which the CLI prints as a skip. Empty function = always available.
   std::function<std::optional<std::string>(const BuildRequest&)> unavailable_reason;
+
+  // Set only on a scenario configured from a file or KEY VALUE overrides (scenario_config.h):
+  // the built-in it starts from, and how it was configured ("--config f.yaml TRAIN.STEPS 2"),
+  // so a report says what defined it. Both empty on a built-in.
+  std::string base;
+  std::string configured_by;
 };
 
 }  // namespace ddpbench::scenarios

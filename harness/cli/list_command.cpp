@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "errors.h"
+#include "scenarios/scenario_config.h"
 
 namespace ddpbench::cli {
 namespace {
@@ -23,11 +24,27 @@ int64_t count_parameters(const scenarios::ScenarioSpec& spec) {
 
 CLI::App* add_list_command(CLI::App& app, ListCommandOptions& o) {
   CLI::App* cmd = app.add_subcommand("list", "List the registered scenarios");
-  cmd->add_option("--format", o.format, "Output format")->check(CLI::IsMember({"text", "json"}));
+  CLI::Option* format = cmd->add_option("--format", o.format, "Output format")
+                            ->check(CLI::IsMember({"text", "json"}));
+  CLI::Option* yaml =
+      cmd->add_option("--yaml", o.yaml,
+                      "Print this scenario as a scenario file (YAML) for `ddpbench run --config`");
+  cmd->add_flag("--keys", o.keys, "Print every key a scenario file may set, with its type")
+      ->excludes(yaml)
+      ->excludes(format);
+  yaml->excludes(format);
   return cmd;
 }
 
 int run_list_command(const ListCommandOptions& o, const scenarios::ScenarioRegistry& registry) {
+  if (o.keys) {
+    std::cout << scenarios::scenario_keys_text();
+    return kExitOk;
+  }
+  if (!o.yaml.empty()) {
+    std::cout << scenarios::scenario_yaml(registry.get(o.yaml));
+    return kExitOk;
+  }
   nlohmann::json rows = nlohmann::json::array();
   std::string text = fmt::format("{:<18} {:<26} {:>10} {:>6} {:>6}  {}\n", "scenario", "model",
                                  "params", "batch", "steps", "dataset");

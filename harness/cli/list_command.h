@@ -1,5 +1,6 @@
 // list_command.h — `ddpbench list`: the registered scenarios with model, parameter count,
-// dataset and default batch.
+// dataset and default batch; `list --yaml NAME`, one of them as a scenario file to start from;
+// `list --keys`, what a scenario file may set.
 #pragma once
 
 #include <CLI/App.hpp>
@@ -11,6 +12,10 @@ namespace ddpbench::cli {
 struct ListCommandOptions {
   // "text" or "json".
   std::string format = "text";
+  // A scenario to print as a scenario file (YAML) instead of the table; empty = the table.
+  std::string yaml;
+  // Print every key a scenario file may set (scenarios/scenario_keys.h) instead of the table.
+  bool keys = false;
 };
 
 CLI::App* add_list_command(CLI::App& app, ListCommandOptions& options);

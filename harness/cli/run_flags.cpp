@@ -16,12 +16,26 @@ namespace {
 constexpr long long kMaxSteps = 1'000'000'000;
 constexpr long long kMaxBatch = 1LL << 30;
 
+// --config FILE and the KEY VALUE overrides after the flags (scenarios/scenario_config.h). A file
+// names its own base, so --scenario beside it would be a second answer to the same question.
+void add_scenario_config_flags(CLI::App& cmd, run::RunRequest& r, CLI::Option* scenario) {
+  cmd.add_option("--config", r.config,
+                 "Scenario file (YAML) naming its built-in base; `ddpbench list --yaml NAME` "
+                 "prints one")
+      ->excludes(scenario);
+  cmd.add_option("overrides", r.overrides,
+                 "KEY VALUE pairs over the scenario's keys, e.g. TRAIN.BATCH_SIZE 128 "
+                 "OPTIM.BASE_LR 0.1 (`ddpbench list --keys`); flags such as --batch-size win");
+}
+
 }  // namespace
 
 void add_shared_run_flags(CLI::App& cmd, run::RunRequest& r) {
   // --help shows each flag's default (the value RunRequest starts with).
   cmd.option_defaults()->always_capture_default();
-  cmd.add_option("--scenario", r.scenario, "Scenario name (see `ddpbench list`)");
+  CLI::Option* scenario =
+      cmd.add_option("--scenario", r.scenario, "Scenario name (see `ddpbench list`)");
+  add_scenario_config_flags(cmd, r, scenario);
   cmd.add_option("--steps", r.steps,
                  "Training steps: checked steps, and timed steps after --warmup (default: the "
                  "scenario's)")
@@ -86,6 +100,7 @@ void add_run_flags(CLI::App& cmd, run::RunRequest& r) {
   add_shared_run_flags(cmd, r);
   cmd.add_option("--modes", r.modes, "Comma-separated modes: single, dp, ddp")
       ->delimiter(',')
+      ->allow_extra_args(false)  // the words after it are KEY VALUE overrides
       ->default_str("single,ddp (single with --gpus 1)");
   cmd.add_option("--gpus,--world-size", r.world_size, "World size K: ranks, one process each")
       ->check(integer_at_least(1));
@@ -109,7 +124,10 @@ void add_run_flags(CLI::App& cmd, run::RunRequest& r) {
 }
 
 std::vector<std::string> command_line(const run::RunRequest& r) {
-  std::vector<std::string> a = {"ddpbench", "run", "--scenario", r.scenario};
+  // A file names its base (and --config excludes --scenario).
+  std::vector<std::string> a = {"ddpbench", "run"};
+  a.insert(a.end(), {r.config.empty() ? "--scenario" : "--config",
+                     r.config.empty() ? r.scenario : r.config});
   auto option = [&a](const char* flag, const std::string& value) {
     a.insert(a.end(), {flag, value});
   };
@@ -154,6 +172,11 @@ std::vector<std::string> command_line(const run::RunRequest& r) {
   flag("--quiet", r.quiet);
   flag("--export-batches", r.export_batches);
   flag("--bisect", r.bisect);
+  // After "--", so that an override's value reads as a value even when it starts with '-'.
+  if (!r.overrides.empty()) {
+    a.emplace_back("--");
+    a.insert(a.end(), r.overrides.begin(), r.overrides.end());
+  }
   return a;
 }
 

@@ -65,7 +65,8 @@ void require_distinct(const std::vector<T>& values, const char* flag) {
 
 int execute_scale(const ScaleRequest& request, const scenarios::ScenarioRegistry& registry,
                   const std::vector<std::string>& argv, const CommandLineOf& command_line) {
-  const scenarios::ScenarioSpec& spec = registry.get(request.base.scenario);
+  const scenarios::ScenarioSpec spec =
+      scenarios::configure_scenario(registry, scenario_source(request.base));
   require_distinct(request.world_sizes, "--gpus");
   require_distinct(request.modes, "--modes");
   const int64_t max_k = *std::max_element(request.world_sizes.begin(), request.world_sizes.end());

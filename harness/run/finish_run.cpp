@@ -12,6 +12,7 @@
 #include "modes/ddp/comm_hook.h"
 #include "output/environment_block.h"
 #include "output/write_reports.h"
+#include "scenarios/scenario_config.h"
 #include "scenarios/training_recipe.h"
 #include "training/comparison_policy.h"
 
@@ -146,6 +147,8 @@ int finish_run(const training::RunSetup& setup, const runtime::ExecutionContext&
                        comm::backend_name(setup.backend)};
   report.config.warmup_steps = setup.warmup_steps;
   report.config.scaling = setup.strong_scaling ? "strong" : "weak";
+  report.config.scenario_config = spec.configured_by;
+  report.config.scenario_yaml = scenarios::scenario_yaml(spec);
 
   const training::ModeOutcome* single = nullptr;
   for (const auto& o : outcomes) {

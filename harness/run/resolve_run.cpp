@@ -18,6 +18,7 @@
 #include "quoted_input.h"
 #include "run/device_choice.h"
 #include "scenarios/training_recipe.h"
+#include "scenarios/scenario_config.h"
 #include "training/progress_line.h"
 
 namespace ddpbench::run {
@@ -239,10 +240,15 @@ void resolve_accumulation(const RunRequest& o, training::RunSetup& s) {
 
 }  // namespace
 
+scenarios::ScenarioSource scenario_source(const RunRequest& request) {
+  return {request.scenario, request.config, request.overrides};
+}
+
 training::RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioRegistry& registry,
                                std::optional<int64_t> world_size) {
   training::RunSetup s;
-  s.spec = &registry.get(o.scenario);
+  s.spec = std::make_shared<const scenarios::ScenarioSpec>(
+      scenarios::configure_scenario(registry, scenario_source(o)));
   s.world_size = world_size.value_or(o.world_size);
   s.modes = resolve_modes(o.modes, s.world_size);
   s.steps = o.steps > 0 ? o.steps : s.spec->steps;

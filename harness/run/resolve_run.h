@@ -10,9 +10,13 @@
 
 #include "run/run_request.h"
 #include "scenarios/registry.h"
+#include "scenarios/scenario_config.h"
 #include "training/run_setup.h"
 
 namespace ddpbench::run {
+
+// The scenario the request names: --scenario, or --config, and the KEY VALUE overrides.
+scenarios::ScenarioSource scenario_source(const RunRequest& request);
 
 // `world_size` overrides the request's when an external launcher fixed it.
 training::RunSetup resolve_run(const RunRequest& request,

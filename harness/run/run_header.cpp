@@ -24,6 +24,9 @@ void print_run_header(const training::RunSetup& s, const runtime::ExecutionConte
   for (ModeKind m : s.modes) names.push_back(modes::mode_name(m));
   fmt::print("{} — run {}\n", version_line(), spec.name);
   fmt::print("scenario  {}: {}, {}\n", spec.name, spec.model_name, scenarios::loss_name(spec.loss));
+  if (!spec.configured_by.empty()) {
+    fmt::print("config    {} (base {})\n", spec.configured_by, spec.base);
+  }
   fmt::print("data      {}; shuffle={} seed={}\n", instance.dataset->describe(), spec.shuffle,
              s.seed);
   // A batch larger than an epoch's share: every step holds what there is, not the batch asked for.

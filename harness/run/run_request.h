@@ -15,6 +15,11 @@ namespace ddpbench::run {
 struct RunRequest {
   // Scenario name (see `ddpbench list`).
   std::string scenario = "cifar_resnet18";
+  // A YAML scenario file naming its built-in base (scenarios/scenario_config.h); empty = none.
+  // The CLI refuses it together with --scenario.
+  std::string config;
+  // KEY VALUE pairs over the scenario's keys (TRAIN.BATCH_SIZE 128), applied after the file.
+  std::vector<std::string> overrides;
   // Modes to run (single, dp, ddp); empty = single,ddp with a world size > 1, else single.
   std::vector<std::string> modes;
   // Training steps (checked steps, and timed steps of the perf phase); 0 = the scenario's.

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,7 +23,9 @@
 namespace ddpbench::training {
 
 struct RunSetup {
-  const scenarios::ScenarioSpec* spec = nullptr;
+  // The scenario as configured (a built-in, or one from --config / KEY VALUE overrides, which
+  // no registry holds: hence owned).
+  std::shared_ptr<const scenarios::ScenarioSpec> spec;
   std::vector<modes::ModeKind> modes;
   int64_t steps = 0;
   int64_t global_batch = 0;

@@ -18,7 +18,8 @@ auto fields(const run::RunRequest& r) {
                          r.ddp_impl, r.bucket_cap_mb, r.first_bucket_mb, r.no_broadcast_buffers,
                          r.find_unused_parameters, r.comm_hook, r.inject_fault, r.grad_check,
                          r.comparison, r.warmup, r.check_only, r.perf_only, r.strong, r.sync_bn,
-                         r.quiet, r.export_batches, r.bisect, r.accumulation_steps, r.no_sync);
+                         r.quiet, r.export_batches, r.bisect, r.accumulation_steps, r.no_sync,
+                         r.config, r.overrides);
 }
 
 run::RunRequest parse(const std::vector<std::string>& args) {
@@ -63,6 +64,7 @@ TEST(RunFlags, CommandLineRoundTripsEveryField) {
   r.bisect = true;
   r.accumulation_steps = 4;
   r.no_sync = "off";
+  r.overrides = {"TRAIN.SHUFFLE", "false"};
   EXPECT_EQ(fields(parse(command_line(r))), fields(r));
 
   run::RunRequest other;
@@ -79,6 +81,34 @@ TEST(RunFlags, UnsetFieldsAreNotWritten) {
   }
   EXPECT_EQ(args[0], "ddpbench");
   EXPECT_EQ(args[1], "run");
+}
+
+// --config and the KEY VALUE overrides reach the child as they were given (a spawned point that
+// lost them would train the built-in), even an override whose value starts with '-'.
+TEST(RunFlags, ScenarioFileAndOverridesRoundTrip) {
+  run::RunRequest r;
+  r.config = "/tmp/my scenario.yaml";
+  r.overrides = {"TRAIN.SEED", "-1", "OPTIM.BASE_LR", "0.5"};
+  r.modes = {"single", "ddp"};
+  const std::vector<std::string> args = command_line(r);
+  EXPECT_EQ(std::find(args.begin(), args.end(), "--scenario"), args.end())
+      << "--config names its base; --scenario beside it is refused";
+  const run::RunRequest back = parse(args);
+  EXPECT_EQ(back.config, r.config);
+  EXPECT_EQ(back.overrides, r.overrides);
+  EXPECT_EQ(back.modes, r.modes);
+  EXPECT_TRUE(command_line(run::RunRequest{}).back() != "--") << "no overrides, no separator";
+}
+
+// The overrides follow the flags: a list flag takes one word, so they are not read as modes.
+TEST(RunFlags, OverridesAfterListFlagsStayOverrides) {
+  const run::RunRequest r =
+      parse({"ddpbench", "run", "--modes", "single,ddp", "TRAIN.STEPS", "2", "--steps", "3"});
+  EXPECT_EQ(r.modes, (std::vector<std::string>{"single", "ddp"}));
+  EXPECT_EQ(r.overrides, (std::vector<std::string>{"TRAIN.STEPS", "2"}));
+  EXPECT_EQ(r.steps, 3);
+  EXPECT_THROW(parse({"ddpbench", "run", "--config", "f.yaml", "--scenario", "toy_cnn"}),
+               CLI::ExcludesError);
 }
 
 // --backend's choices and help come from comm/'s backend table (through run/flag_choices.h): every

@@ -1,0 +1,317 @@
+// scenario_config.cpp — see scenario_config.h. Sections: reading a file and the overrides into
+// key assignments, applying them through the key table, the checks across keys, writing a spec
+// back as a file.
+#include "scenarios/scenario_config.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include "errors.h"
+#include "quoted_input.h"
+#include "scenarios/scenario_keys.h"
+
+namespace ddpbench::scenarios {
+namespace {
+
+// One KEY = VALUE from the file or the command line, with where it came from for the error line.
+struct Assignment {
+  std::string key;
+  std::string value;
+  std::string where;   // "f.yaml line 3" or "the command line"
+  bool scalar = true;  // false: a list or a mapping where a value belongs
+};
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+
+std::string file_where(const std::string& path, const YAML::Mark& mark) {
+  return fmt::format("{} line {}", quoted_input(path), mark.line + 1);
+}
+
+// Sections nest (TRAIN: {BATCH_SIZE: 16}, as yacs writes them) or are spelled out in the key
+// (TRAIN.BATCH_SIZE: 16); both flatten to the same key, so setting one key both ways is caught
+// as a key set twice. yaml-cpp keeps every entry of a repeated key, so that is checked here too.
+void flatten(const YAML::Node& map, const std::string& prefix, const std::string& path,
+             std::map<std::string, int>& seen, std::vector<Assignment>& out) {
+  for (const auto& kv : map) {
+    const std::string where = file_where(path, kv.first.Mark());
+    if (!kv.first.IsScalar()) {
+      throw InputError(fmt::format("--config {}: a key must be a name such as TRAIN.STEPS", where));
+    }
+    const std::string key = prefix + kv.first.Scalar();
+    const int line = kv.first.Mark().line + 1;
+    const auto [it, fresh] = seen.emplace(key, line);
+    if (!fresh) {
+      throw InputError(fmt::format("{} is set twice in {} (lines {} and {}): set each key once",
+                                   quoted_input(key), quoted_input(path), it->second, line));
+    }
+    if (kv.second.IsMap()) {
+      flatten(kv.second, key + ".", path, seen, out);
+    } else {
+      out.push_back({key, kv.second.IsScalar() ? kv.second.Scalar() : std::string(), where,
+                     kv.second.IsScalar() || kv.second.IsNull()});
+    }
+  }
+}
+
+std::vector<Assignment> read_file(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    throw InputError(fmt::format(
+        "--config {}: {}; pass a scenario file (`ddpbench list --yaml toy_cnn` prints one)",
+        quoted_input(path),
+        std::filesystem::exists(path, ec) ? "is not a regular file" : "no such file"));
+  }
+  std::ifstream in(path);
+  if (!in) throw InputError(fmt::format("--config {}: cannot be read", quoted_input(path)));
+  YAML::Node doc;
+  try {
+    doc = YAML::Load(in);
+  } catch (const YAML::Exception& e) {
+    throw InputError(fmt::format("--config {} line {}, column {}: YAML syntax error: {}",
+                                 quoted_input(path), e.mark.line + 1, e.mark.column + 1, e.msg));
+  }
+  if (doc.IsNull()) {
+    throw InputError(
+        fmt::format("--config {} is empty: it needs at least {}", quoted_input(path), kBaseKey));
+  }
+  if (!doc.IsMap()) {
+    throw InputError(fmt::format(
+        "--config {}: expected a mapping of keys such as TRAIN: {{STEPS: 2}}", quoted_input(path)));
+  }
+  std::map<std::string, int> seen;
+  std::vector<Assignment> out;
+  flatten(doc, "", path, seen, out);
+  return out;
+}
+
+std::vector<Assignment> read_overrides(const std::vector<std::string>& words) {
+  if (words.size() % 2 != 0) {
+    throw InputError(fmt::format(
+        "scenario overrides come in KEY VALUE pairs: {} has no value (e.g. TRAIN.STEPS 2)",
+        quoted_input(words.back())));
+  }
+  std::vector<Assignment> out;
+  std::set<std::string> seen;
+  for (size_t i = 0; i < words.size(); i += 2) {
+    const std::string& key = words[i];
+    if (!seen.insert(key).second) {
+      throw InputError(fmt::format("{} is given twice on the command line: give each override once",
+                                   quoted_input(key)));
+    }
+    if (key == kBaseKey) {
+      throw InputError(fmt::format(
+          "{} cannot be overridden on the command line: pass --scenario NAME, or set it in the "
+          "--config file",
+          kBaseKey));
+    }
+    out.push_back({key, words[i + 1], "the command line", true});
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Applying
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Keys a typo probably meant: a few edits away (case aside), or the same field in another section.
+std::string unknown_key_message(const Assignment& a) {
+  std::vector<std::pair<size_t, std::string>> scored;
+  std::vector<std::string> sections;
+  const std::string wanted = upper(a.key);
+  const std::string leaf = wanted.substr(wanted.find('.') + 1);
+  for (const ScenarioKey& k : scenario_keys()) {
+    const std::string k_leaf = k.name.substr(k.name.find('.') + 1);
+    const size_t distance = edit_distance(wanted, k.name);
+    if (distance <= 2 + k.name.size() / 8 || leaf == k_leaf) scored.emplace_back(distance, k.name);
+    const std::string section = key_section(k.name);
+    if (std::find(sections.begin(), sections.end(), section) == sections.end()) {
+      sections.push_back(section);
+    }
+  }
+  std::sort(scored.begin(), scored.end());
+  std::vector<std::string> near;
+  for (size_t i = 0; i < scored.size() && i < 3; ++i) near.push_back(scored[i].second);
+  const std::string hint = near.empty() ? fmt::format("the keys are {} and those of sections {}",
+                                                      kBaseKey, fmt::join(sections, ", "))
+                                        : fmt::format("did you mean {}?", fmt::join(near, " or "));
+  return fmt::format("unknown scenario key {} ({}): {} (`ddpbench list --keys` lists every key)",
+                     quoted_input(a.key), a.where, hint);
+}
+
+void apply_assignment(ScenarioSpec& spec, const Assignment& a) {
+  const ScenarioKey* key = find_scenario_key(a.key);
+  if (key == nullptr) throw InputError(unknown_key_message(a));
+  try {
+    if (!a.scalar) throw std::invalid_argument(key->type);
+    key->set(spec, a.value);
+  } catch (const std::invalid_argument&) {
+    throw InputError(fmt::format("scenario key {} ({}): {} is not {}", a.key, a.where,
+                                 a.scalar ? quoted_input(a.value) : "a list or mapping",
+                                 key->type));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checks across keys
+
+bool regression_loss(LossKind loss) { return loss != LossKind::kCrossEntropy; }
+
+void check_combinations(const ScenarioSpec& spec, const ScenarioSpec& base,
+                        const ScenarioRegistry& registry) {
+  const OptimizerSpec& o = spec.optimizer;
+  // torch.optim.SGD: "Nesterov momentum requires a momentum and zero dampening".
+  if (o.nesterov && (o.momentum <= 0 || o.dampening != 0)) {
+    throw InputError(
+        "OPTIM.NESTEROV true needs OPTIM.MOMENTUM > 0 and OPTIM.DAMPENING 0 (torch.optim.SGD "
+        "refuses it otherwise): set both, or OPTIM.NESTEROV false");
+  }
+  // The data is the base's: class labels feed cross-entropy, regression targets feed (R)MSE.
+  if (regression_loss(spec.loss) != regression_loss(base.loss)) {
+    throw InputError(fmt::format(
+        "LOSS.NAME does not fit {}'s data ({}): its targets are {}; keep a loss for them",
+        base.name, base.dataset_name,
+        regression_loss(base.loss) ? "regression values (mse or rmse)"
+                                   : "class labels (cross_entropy)"));
+  }
+  // Contract 6: tolerances are widened only with a written reason.
+  const Tolerances& t = spec.tolerances;
+  const Tolerances& b = base.tolerances;
+  const auto require_reason = [&](bool changed, const Tolerance& now, const Tolerance& before,
+                                  const char* dtype) {
+    if (changed && now.reason == before.reason) {
+      throw InputError(fmt::format(
+          "the {} tolerances differ from {}'s without a reason: set TOL.{}_REASON to why "
+          "(docs/ARCHITECTURE.md, contract 6)",
+          dtype, base.name, upper(dtype)));
+    }
+  };
+  require_reason(t.float32.rtol != b.float32.rtol || t.float32.atol != b.float32.atol ||
+                     t.gradient_float32 != b.gradient_float32,
+                 t.float32, b.float32, "float32");
+  require_reason(t.float64.rtol != b.float64.rtol || t.float64.atol != b.float64.atol ||
+                     t.gradient_float64 != b.gradient_float64,
+                 t.float64, b.float64, "float64");
+  // A report named after another built-in would be read as that built-in's.
+  for (const std::string& other : registry.names()) {
+    if (spec.name == other && other != base.name) {
+      throw InputError(fmt::format(
+          "SCENARIO.NAME {} is another built-in scenario's name: name this one differently",
+          quoted_input(spec.name)));
+    }
+  }
+}
+
+std::string base_name(const std::vector<Assignment>& file, const ScenarioRegistry& registry,
+                      const std::string& path) {
+  for (const Assignment& a : file) {
+    if (a.key != kBaseKey) continue;
+    const std::vector<std::string> names = registry.names();
+    if (!a.scalar || std::find(names.begin(), names.end(), a.value) == names.end()) {
+      throw InputError(fmt::format("{} ({}): {} is not a built-in scenario: the built-ins are {}",
+                                   kBaseKey, a.where, quoted_input(a.value),
+                                   fmt::join(names, ", ")));
+    }
+    return a.value;
+  }
+  throw InputError(fmt::format(
+      "--config {} does not name its base: add {}: NAME, the built-in whose model and data it "
+      "trains (one of {}; `ddpbench list --yaml NAME` prints a complete file)",
+      quoted_input(path), kBaseKey, fmt::join(registry.names(), ", ")));
+}
+
+}  // namespace
+
+ScenarioSpec configure_scenario(const ScenarioRegistry& registry, const ScenarioSource& source) {
+  if (!source.configured()) return registry.get(source.scenario);
+  const std::vector<Assignment> file =
+      source.config.empty() ? std::vector<Assignment>{} : read_file(source.config);
+  const std::vector<Assignment> overrides = read_overrides(source.overrides);
+  const ScenarioSpec& base = registry.get(
+      source.config.empty() ? source.scenario : base_name(file, registry, source.config));
+  ScenarioSpec spec = base;
+  for (const Assignment& a : file) {
+    if (a.key != kBaseKey) apply_assignment(spec, a);
+  }
+  for (const Assignment& a : overrides) apply_assignment(spec, a);
+  check_combinations(spec, base, registry);
+  spec.base = base.name;
+  spec.configured_by = describe_source(source);
+  return spec;
+}
+
+std::string describe_source(const ScenarioSource& source) {
+  std::vector<std::string> words;
+  if (!source.config.empty()) words = {"--config", source.config};
+  words.insert(words.end(), source.overrides.begin(), source.overrides.end());
+  return fmt::format("{}", fmt::join(words, " "));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing
+
+std::string scenario_yaml(const ScenarioSpec& spec) {
+  const std::string base = spec.base.empty() ? spec.name : spec.base;
+  YAML::Emitter e;
+  e << YAML::BeginMap;
+  std::string section;
+  for (const ScenarioKey& k : scenario_keys()) {
+    if (key_section(k.name) != section) {
+      if (!section.empty()) e << YAML::EndMap;
+      section = key_section(k.name);
+      e << YAML::Key << section << YAML::Value << YAML::BeginMap;
+      if (section == key_section(kBaseKey)) {
+        e << YAML::Key << std::string(kBaseKey).substr(section.size() + 1) << YAML::Value << base
+          << YAML::Comment(fmt::format("built-in whose model ({}) and data ({}) this trains",
+                                       spec.model_name, spec.dataset_name));
+      }
+    }
+    e << YAML::Key << k.name.substr(section.size() + 1) << YAML::Value << k.get(spec)
+      << YAML::Comment(k.help);
+  }
+  e << YAML::EndMap << YAML::EndMap;
+  return fmt::format(
+      "# ddpbench scenario {}: run it with `ddpbench run --config FILE [KEY VALUE ...]`.\n"
+      "# Every key is listed with `ddpbench list --keys`; the run's flags (--steps, --batch-size,\n"
+      "# --seed, --dtype) override the TRAIN keys.\n{}\n",
+      spec.name, e.c_str());
+}
+
+std::string scenario_keys_text() {
+  std::string out = fmt::format("{:<20} {}\n", kBaseKey,
+                                "a built-in scenario's name: the model and data the file trains "
+                                "(`ddpbench list`); required in a file");
+  for (const ScenarioKey& k : scenario_keys()) {
+    out += fmt::format("{:<20} {}: {}\n", k.name, k.type, k.help);
+  }
+  return out;
+}
+
+}  // namespace ddpbench::scenarios

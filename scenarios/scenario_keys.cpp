@@ -1,0 +1,196 @@
+// scenario_keys.cpp — see scenario_keys.h. The table is at the bottom; above it, one builder per
+// value type, each holding the only parser and the only printer of its type, so every row of a
+// type reads and writes the same way.
+#include "scenarios/scenario_keys.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <regex>
+#include <stdexcept>
+#include <utility>
+
+namespace ddpbench::scenarios {
+namespace {
+
+// Bounds as `run`'s --steps and --batch-size have them: far past any real run, inside int64
+// arithmetic (steps x batch x ranks).
+constexpr int64_t kMaxSteps = 1'000'000'000;
+constexpr int64_t kMaxBatch = int64_t{1} << 30;
+constexpr int64_t kMaxSeed = std::numeric_limits<int64_t>::max();
+
+// A ScenarioSpec field by path, for const and non-const specs alike: one accessor serves both
+// the getter and the setter of a row.
+#define DDPBENCH_FIELD(path) \
+  [](auto& spec) -> auto& { return spec.path; }
+
+template <class Field>
+ScenarioKey integer_key(std::string name, Field field, int64_t lo, int64_t hi, std::string help) {
+  std::string type = hi == kMaxSeed ? fmt::format("an integer >= {}", lo)
+                                    : fmt::format("an integer from {} to {}", lo, hi);
+  return {std::move(name), type, std::move(help),
+          [field](const ScenarioSpec& s) { return fmt::format("{}", field(s)); },
+          [field, lo, hi, type](ScenarioSpec& s, const std::string& text) {
+            int64_t v = 0;
+            const char* end = text.data() + text.size();
+            const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+            if (text.empty() || ec != std::errc() || ptr != end || v < lo || v > hi) {
+              throw std::invalid_argument(type);
+            }
+            field(s) = v;
+          }};
+}
+
+// Shortest text that reads back to the same double, and still looks like a number with a
+// fraction (0.0, not 0) so a reader of the file sees the field is not an integer.
+std::string number_text(double v) {
+  std::string t = fmt::format("{}", v);
+  if (t.find_first_of(".eEn") == std::string::npos) t += ".0";
+  return t;
+}
+
+template <class Field>
+ScenarioKey number_key(std::string name, Field field, double lo, std::string help) {
+  std::string type = std::isinf(lo) ? std::string("a finite number")
+                                    : fmt::format("a finite number >= {}", number_text(lo));
+  return {std::move(name), type, std::move(help),
+          [field](const ScenarioSpec& s) { return number_text(field(s)); },
+          [field, lo, type](ScenarioSpec& s, const std::string& text) {
+            char* end = nullptr;
+            const double v = text.empty() ? 0.0 : std::strtod(text.c_str(), &end);
+            // strtod skips leading blanks and reads hexadecimal: neither is a number in a file.
+            const bool plain = !text.empty() && text.find_first_of(" \t\nxX") == std::string::npos;
+            if (!plain || end != text.c_str() + text.size() || !std::isfinite(v) || v < lo) {
+              throw std::invalid_argument(type);
+            }
+            field(s) = v;
+          }};
+}
+
+template <class Field>
+ScenarioKey boolean_key(std::string name, Field field, std::string help) {
+  return {std::move(name), "true or false", std::move(help),
+          [field](const ScenarioSpec& s) { return std::string(field(s) ? "true" : "false"); },
+          [field](ScenarioSpec& s, const std::string& text) {
+            if (text != "true" && text != "false") throw std::invalid_argument("true or false");
+            field(s) = text == "true";
+          }};
+}
+
+// Any text, or text matching `pattern` (whose meaning `type` says).
+template <class Field>
+ScenarioKey text_key(std::string name, Field field, std::string help, std::string type = "text",
+                     const std::string& pattern = "") {
+  return {std::move(name), type, std::move(help),
+          [field](const ScenarioSpec& s) { return std::string(field(s)); },
+          [field, type, pattern](ScenarioSpec& s, const std::string& text) {
+            if (!pattern.empty() && !std::regex_match(text, std::regex(pattern))) {
+              throw std::invalid_argument(type);
+            }
+            field(s) = text;
+          }};
+}
+
+// One of a fixed list of names, each standing for a value of the field's type.
+template <class Field, class Value>
+ScenarioKey choice_key(std::string name, Field field,
+                       std::vector<std::pair<std::string, Value>> choices, std::string help) {
+  std::string type = "one of";
+  for (size_t i = 0; i < choices.size(); ++i) {
+    type += (i == 0 ? " " : ", ") + choices[i].first;
+  }
+  return {std::move(name), type, std::move(help),
+          [field, choices](const ScenarioSpec& s) {
+            for (const auto& [text, value] : choices) {
+              if (field(s) == value) return text;
+            }
+            throw std::logic_error("a scenario field holds a value its key cannot name");
+          },
+          [field, choices, type](ScenarioSpec& s, const std::string& text) {
+            for (const auto& [choice, value] : choices) {
+              if (choice == text) {
+                field(s) = value;
+                return;
+              }
+            }
+            throw std::invalid_argument(type);
+          }};
+}
+
+std::vector<ScenarioKey> make_table() {
+  constexpr double kAny = -std::numeric_limits<double>::infinity();
+  return {
+      // SCENARIO.BASE comes first in a file; scenario_config.h reads it.
+      text_key("SCENARIO.NAME", DDPBENCH_FIELD(name),
+               "the name reports, `list` and the gate's points use",
+               "a lower_snake_case name (a-z, 0-9, _; a letter first)", "[a-z][a-z0-9_]*"),
+      text_key("SCENARIO.SUMMARY", DDPBENCH_FIELD(summary), "one line for `ddpbench list`"),
+      integer_key("TRAIN.BATCH_SIZE", DDPBENCH_FIELD(global_batch), 1, kMaxBatch,
+                  "global batch, all ranks together (--batch-size overrides it)"),
+      integer_key("TRAIN.STEPS", DDPBENCH_FIELD(steps), 1, kMaxSteps,
+                  "training steps (--steps overrides it)"),
+      integer_key("TRAIN.SEED", DDPBENCH_FIELD(seed), 0, kMaxSeed,
+                  "seed of init, shuffle and augmentation (--seed overrides it)"),
+      choice_key("TRAIN.DTYPE", DDPBENCH_FIELD(dtype),
+                 std::vector<std::pair<std::string, std::string>>{{"float32", "float32"},
+                                                                  {"float64", "float64"}},
+                 "training dtype (--dtype overrides it)"),
+      boolean_key("TRAIN.SHUFFLE", DDPBENCH_FIELD(shuffle), "DistributedSampler(shuffle=...)"),
+      boolean_key("TRAIN.DROP_LAST", DDPBENCH_FIELD(sampler_drop_last),
+                  "DistributedSampler(drop_last=...)"),
+      choice_key(
+          "LOSS.NAME", DDPBENCH_FIELD(loss),
+          std::vector<std::pair<std::string, LossKind>>{{"cross_entropy", LossKind::kCrossEntropy},
+                                                        {"mse", LossKind::kMse},
+                                                        {"rmse", LossKind::kRmse}},
+          "CrossEntropyLoss, MSELoss or sqrt(MSELoss); mse and rmse need regression data"),
+      number_key("OPTIM.BASE_LR", DDPBENCH_FIELD(optimizer.lr), 0, "SGD learning rate"),
+      number_key("OPTIM.MOMENTUM", DDPBENCH_FIELD(optimizer.momentum), 0, "SGD momentum"),
+      number_key("OPTIM.DAMPENING", DDPBENCH_FIELD(optimizer.dampening), kAny, "SGD dampening"),
+      number_key("OPTIM.WEIGHT_DECAY", DDPBENCH_FIELD(optimizer.weight_decay), 0,
+                 "SGD weight decay (L2 added to the gradient)"),
+      boolean_key("OPTIM.NESTEROV", DDPBENCH_FIELD(optimizer.nesterov),
+                  "Nesterov momentum (needs MOMENTUM > 0 and DAMPENING 0)"),
+      boolean_key("MODEL.SYNC_BN", DDPBENCH_FIELD(sync_bn),
+                  "DDP converts BatchNorm to SyncBN (--sync-bn sets it too)"),
+      number_key("TOL.FLOAT32_RTOL", DDPBENCH_FIELD(tolerances.float32.rtol), 0,
+                 "float32 pass rule |a-b| <= ATOL + RTOL |ref|: parameters, buffers, losses"),
+      number_key("TOL.FLOAT32_ATOL", DDPBENCH_FIELD(tolerances.float32.atol), 0,
+                 "float32 absolute tolerance"),
+      text_key("TOL.FLOAT32_REASON", DDPBENCH_FIELD(tolerances.float32.reason),
+               "why the float32 tolerances are these (a change needs a new reason)"),
+      number_key("TOL.FLOAT64_RTOL", DDPBENCH_FIELD(tolerances.float64.rtol), 0,
+                 "float64 relative tolerance"),
+      number_key("TOL.FLOAT64_ATOL", DDPBENCH_FIELD(tolerances.float64.atol), 0,
+                 "float64 absolute tolerance"),
+      text_key("TOL.FLOAT64_REASON", DDPBENCH_FIELD(tolerances.float64.reason),
+               "why the float64 tolerances are these (a change needs a new reason)"),
+      number_key("TOL.GRAD_FLOAT32", DDPBENCH_FIELD(tolerances.gradient_float32), 0,
+                 "float32 gradients: max |g - g_ref| / max |g_ref| per tensor and step"),
+      number_key("TOL.GRAD_FLOAT64", DDPBENCH_FIELD(tolerances.gradient_float64), 0,
+                 "float64 gradients: the same scale-free error"),
+  };
+}
+
+#undef DDPBENCH_FIELD
+
+}  // namespace
+
+const std::vector<ScenarioKey>& scenario_keys() {
+  static const std::vector<ScenarioKey> table = make_table();
+  return table;
+}
+
+const ScenarioKey* find_scenario_key(const std::string& name) {
+  for (const ScenarioKey& k : scenario_keys()) {
+    if (k.name == name) return &k;
+  }
+  return nullptr;
+}
+
+std::string key_section(const std::string& name) { return name.substr(0, name.find('.')); }
+
+}  // namespace ddpbench::scenarios
