@@ -9,6 +9,7 @@
 #include "errors.h"
 #include "modes/sync_bn/sync_batch_norm.h"
 #include "run/resolve_run.h"
+#include "run/resume.h"
 #include "training/mode_phases.h"
 
 namespace ddpbench::run {
@@ -88,6 +89,9 @@ std::optional<PreparedRun> prepare_run(const RunRequest& request,
       training::make_plan(setup, *dataset, setup.world_size, setup.global_batch);
   const modes::GradRecordKind grad = training::resolve_grad_record(setup, *instance.model.ptr());
   check_model_fits(setup, *instance.model.ptr());
+  if (!request.resume.empty()) {
+    setup.resume = load_resume(request.resume, setup, *instance.model.ptr(), plan);
+  }
   return PreparedRun{std::move(setup),    std::move(context), std::move(dataset),
                      std::move(instance), std::move(plan),    grad};
 }

@@ -96,6 +96,17 @@ std::string encode_outcome(const ModeOutcome& o) {
   c10::impl::GenericList checks(c10::AnyType::get());
   for (const auto& c : o.extra_checks) checks.push_back(encode_check(c));
   d.insert("extra_checks", checks);
+  // Checkpoints travel as their files' bytes, one uint8 tensor each.
+  std::vector<int64_t> checkpoint_steps;
+  c10::List<at::Tensor> checkpoint_files;
+  for (const auto& c : o.checkpoints) {
+    checkpoint_steps.push_back(c.step);
+    checkpoint_files.push_back(at::from_blob(const_cast<char*>(c.bytes.data()),
+                                             {static_cast<int64_t>(c.bytes.size())}, at::kByte)
+                                   .clone());
+  }
+  d.insert("checkpoint_steps", c10::List<int64_t>(checkpoint_steps));
+  d.insert("checkpoint_files", checkpoint_files);
   const std::vector<char> bytes = torch::pickle_save(c10::IValue(d));
   return {bytes.begin(), bytes.end()};
 }
@@ -132,6 +143,13 @@ ModeOutcome decode_outcome(const std::string& bytes) {
   for (const auto& h : d.at("hosts").toListRef()) o.hosts.push_back(h.toStringRef());
   for (const auto& c : d.at("extra_checks").toListRef()) {
     o.extra_checks.push_back(decode_check(c.toGenericDict()));
+  }
+  const std::vector<int64_t> checkpoint_steps = d.at("checkpoint_steps").toIntVector();
+  const auto& checkpoint_files = d.at("checkpoint_files").toListRef();
+  for (size_t i = 0; i < checkpoint_steps.size(); ++i) {
+    const at::Tensor t = checkpoint_files[i].toTensor().contiguous();
+    const char* b = reinterpret_cast<const char*>(t.data_ptr<uint8_t>());
+    o.checkpoints.push_back({checkpoint_steps[i], std::vector<char>(b, b + t.numel())});
   }
   return o;
 }

@@ -18,7 +18,8 @@ auto fields(const run::RunRequest& r) {
                          r.ddp_impl, r.bucket_cap_mb, r.first_bucket_mb, r.no_broadcast_buffers,
                          r.find_unused_parameters, r.comm_hook, r.inject_fault, r.grad_check,
                          r.comparison, r.warmup, r.check_only, r.perf_only, r.strong, r.sync_bn,
-                         r.quiet, r.export_batches, r.bisect);
+                         r.quiet, r.export_batches, r.bisect, r.checkpoint_every,
+                         r.checkpoint_prefix, r.resume);
 }
 
 run::RunRequest parse(const std::vector<std::string>& args) {
@@ -61,6 +62,9 @@ TEST(RunFlags, CommandLineRoundTripsEveryField) {
   r.quiet = true;
   r.export_batches = true;
   r.bisect = true;
+  r.checkpoint_every = 4;
+  r.checkpoint_prefix = "module.";
+  r.resume = "/tmp/a dir/checkpoint_ddp_step4.pt";
   EXPECT_EQ(fields(parse(command_line(r))), fields(r));
 
   run::RunRequest other;
@@ -71,7 +75,8 @@ TEST(RunFlags, CommandLineRoundTripsEveryField) {
 TEST(RunFlags, UnsetFieldsAreNotWritten) {
   const std::vector<std::string> args = command_line(run::RunRequest{});
   for (const char* flag : {"--steps", "--batch-size", "--seed", "--dtype", "--data-dir",
-                           "--threads", "--modes", "--inject-fault", "--check-only", "--backend"}) {
+                           "--threads", "--modes", "--inject-fault", "--check-only", "--backend",
+                           "--checkpoint-every", "--checkpoint-prefix", "--resume"}) {
     EXPECT_EQ(std::find(args.begin(), args.end(), flag), args.end()) << flag;
   }
   EXPECT_EQ(args[0], "ddpbench");
