@@ -129,7 +129,6 @@ TEST_F(Checkpoints, AFileThatDoesNotFitIsRefused) {
       {{"--steps", "7", "--resume", path("part") + "/state_single.pt"}, "no \"model\" entry"},
       {{"--steps", "7", "--seed", "5", "--resume", ckpt}, "pass --seed 0"},
       {{"--steps", "4", "--resume", ckpt}, "pass --steps larger than 4"},
-      {{"--steps", "7", "--perf-only", "--resume", ckpt}, "drop --perf-only"},
   };
   for (const Case& c : cases) {
     r = run("single", path("out"), c.args);
@@ -137,6 +136,12 @@ TEST_F(Checkpoints, AFileThatDoesNotFitIsRefused) {
     EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(path("out"))) << c.message;
   }
+  // Resuming works on the checked training, which --perf-only skips.
+  r = testing::ddpbench({"run", "--scenario", "toy_cnn", "--data-dir", data_, "--batch-size", "16",
+                         "--modes", "single", "--steps", "7", "--perf-only", "--quiet", "--resume",
+                         ckpt, "--out", path("out")});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("--resume works on the checked training"), std::string::npos) << r.err;
   // Another mode's trajectory, another scenario.
   r = run("ddp", path("out"), {"--steps", "7", "--resume", ckpt});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
