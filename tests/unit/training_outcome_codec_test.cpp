@@ -27,6 +27,7 @@ TEST(OutcomeCodec, RoundTripsEveryField) {
   r.extra_checks = {compare::rank_agreement_check(1, 2, "w")};
   r.trace.comparison = "lockstep";
   r.trace.state_diffs = {{0, "w", false, 3e-7, 3e-7, 0}, {1, "n", true, 0.5, 0.25, 2}};
+  r.checkpoints = {{2, {'P', 'K', '\0', '\xff'}}, {4, {}}};  // a file's bytes, any of them
 
   const training::ModeOutcome back = training::decode_outcome(training::encode_outcome(r));
   EXPECT_EQ(back.mode, modes::ModeKind::kDdp);
@@ -64,6 +65,11 @@ TEST(OutcomeCodec, RoundTripsEveryField) {
   EXPECT_EQ(d.violations, 2);
   EXPECT_FALSE(back.trace.state_diffs[0].buffer);
   EXPECT_DOUBLE_EQ(back.trace.state_diffs[0].error, 3e-7);
+  ASSERT_EQ(back.checkpoints.size(), 2u);
+  EXPECT_EQ(back.checkpoints[0].step, 2);
+  EXPECT_EQ(back.checkpoints[0].bytes, r.checkpoints[0].bytes);
+  EXPECT_EQ(back.checkpoints[1].step, 4);
+  EXPECT_TRUE(back.checkpoints[1].bytes.empty());
 }
 
 }  // namespace
