@@ -28,7 +28,9 @@ modes::TrainInputs train_inputs(const PhaseInputs& in, const data::GlobalBatchPl
 }
 
 // The check phase's results go into the outcome's trace.
-void keep_check(ModeOutcome& o, modes::TrainResult r, const torch::nn::Module& model) {
+void keep_check(ModeOutcome& o, modes::TrainResult r, const torch::nn::Module& model,
+                int64_t first_step) {
+  o.trace.first_step = first_step;
   o.trace.losses = std::move(r.losses);
   o.trace.gradients = std::move(r.gradients);
   o.trace.final_state = std::move(r.final_state);
@@ -120,7 +122,8 @@ void run_check_phase(const PhaseInputs& in, ModeKind mode, const MakePath& make_
   modes::TrainOptions options = check_options(in);
   options.on_step = [&progress](int64_t step, double loss) { progress.update(step + 1, loss); };
   if (keep_checkpoints) options.after_step = checkpoint_keeper(in, mode, o);
-  keep_check(o, train_checked(in, mode, *path, options, nullptr, o.trace), path->module());
+  keep_check(o, train_checked(in, mode, *path, options, nullptr, o.trace), path->module(),
+             options.first_step);
 }
 
 }  // namespace
@@ -211,7 +214,8 @@ ModeOutcome run_ddp_rank(const PhaseInputs& in, comm::Communicator& comm,
     modes::TrainOptions options = check_options(in);
     options.on_phase = on_phase;
     if (comm.rank() == 0) options.after_step = checkpoint_keeper(in, ModeKind::kDdp, o);
-    keep_check(o, train_checked(in, ModeKind::kDdp, path, options, &comm, o.trace), path.module());
+    keep_check(o, train_checked(in, ModeKind::kDdp, path, options, &comm, o.trace), path.module(),
+               options.first_step);
     check_times = std::move(o.check_times);
     record_path(path);
     const modes::ddp::RankDisagreement& d = path.disagreement();

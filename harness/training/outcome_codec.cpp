@@ -63,6 +63,7 @@ std::string encode_outcome(const ModeOutcome& o) {
   d.insert("mode", std::string(modes::mode_name(o.mode)));
   d.insert("world_size", o.world_size);
   d.insert("losses", c10::List<double>(o.trace.losses));
+  d.insert("first_step", o.trace.first_step);
   d.insert("gradients", encode_steps(o.trace.gradients));
   d.insert("param_names", c10::List<std::string>(o.trace.param_names));
   d.insert("comparison", o.trace.comparison);
@@ -117,6 +118,7 @@ ModeOutcome decode_outcome(const std::string& bytes) {
   o.mode = modes::parse_mode(d.at("mode").toStringRef()).value();
   o.world_size = d.at("world_size").toInt();
   for (const auto& v : d.at("losses").toListRef()) o.trace.losses.push_back(v.toDouble());
+  o.trace.first_step = d.at("first_step").toInt();
   o.trace.gradients = decode_steps(d.at("gradients"));
   for (const auto& n : d.at("param_names").toListRef())
     o.trace.param_names.push_back(n.toStringRef());

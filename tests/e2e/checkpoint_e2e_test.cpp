@@ -4,7 +4,7 @@
 // so the resume starts in epoch 1 and crosses into 2); with DDP-style "module." keys too, and in a
 // lockstep run whose reference resumes with it. The comparison can fail: a checkpoint whose
 // optimizer state was emptied resumes to a different state. A file that is no checkpoint, or one
-// of another run, is refused (exit 2, nothing written).
+// of another run, is refused (exit 2, nothing written). A resumed run's checks name run steps.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -108,6 +108,27 @@ TEST_F(Checkpoints, ALockstepRunResumesWithItsReference) {
   const auto report = testing::read_json(path("resumed") + "/report.json");
   EXPECT_TRUE(report.at("passed").get<bool>());
   EXPECT_EQ(testing::find_check(report, "dp", "updates").at("status"), "pass") << report.dump();
+}
+
+// A resumed run's checks name run-global steps: a gradient fault on rank 1 at step 4 of a run
+// resumed at step 3 is the first divergence at step 4 (not at its second step, 1).
+TEST_F(Checkpoints, AResumedRunNamesItsRunSteps) {
+  auto r = run("single", path("part"), {"--steps", "3", "--checkpoint-every", "3"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  r = run("single,ddp", path("faulty"),
+          {"--steps", "6", "--resume", path("part") + "/checkpoint_single_step3.pt",
+           "--inject-fault", "grad:rank=1,step=4"});
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  const auto report = testing::read_json(path("faulty") + "/report.json");
+  const auto& ddp = report.at("results")[1];
+  EXPECT_EQ(ddp.at("first_divergence").at("stage"), "gradients") << ddp.dump();
+  EXPECT_EQ(ddp.at("first_divergence").at("step"), 4) << ddp.dump();
+  // A fault before the resumed step could never happen: refused.
+  r = run("single,ddp", path("early"),
+          {"--steps", "6", "--resume", path("part") + "/checkpoint_single_step3.pt",
+           "--inject-fault", "grad:rank=1,step=1"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("comes before the resumed step 3"), std::string::npos) << r.err;
 }
 
 TEST_F(Checkpoints, AFileThatDoesNotFitIsRefused) {

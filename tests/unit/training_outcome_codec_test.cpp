@@ -14,6 +14,7 @@ TEST(OutcomeCodec, RoundTripsEveryField) {
   r.mode = modes::ModeKind::kDdp;
   r.world_size = 3;
   r.trace.losses = {2.5, 2.0};
+  r.trace.first_step = 5;
   r.trace.gradients = {{at::ones({2, 2}), at::Tensor()}, {at::full({2, 2}, 3.0), at::zeros({1})}};
   r.trace.param_names = {"w", "b"};
   r.trace.final_state = {{"w", at::arange(4).to(at::kDouble)}, {"n", at::tensor(int64_t{7})}};
@@ -33,6 +34,7 @@ TEST(OutcomeCodec, RoundTripsEveryField) {
   EXPECT_EQ(back.mode, modes::ModeKind::kDdp);
   EXPECT_EQ(back.world_size, 3);
   EXPECT_EQ(back.trace.losses, r.trace.losses);
+  EXPECT_EQ(back.trace.first_step, 5);
   ASSERT_EQ(back.trace.gradients.size(), 2u);
   EXPECT_TRUE(at::equal(back.trace.gradients[1][0], r.trace.gradients[1][0]));
   EXPECT_FALSE(back.trace.gradients[0][1].defined()) << "a missing gradient must stay missing";
