@@ -121,6 +121,18 @@ void add_run_flags(CLI::App& cmd, run::RunRequest& r) {
   cmd.add_flag("--bisect", r.bisect,
                "On a failing check, re-run in float64 and say whether the difference persists "
                "(an algorithm difference) or vanishes (rounding)");
+  cmd.add_option("--checkpoint-every", r.checkpoint_every,
+                 "Save a checkpoint of every mode's checked training after every N-th step "
+                 "(checkpoint_<mode>_step<N>.pt in --out; a file torch.load reads)")
+      ->check(integer_in(1, kMaxSteps))
+      ->default_str("");
+  cmd.add_option("--checkpoint-prefix", r.checkpoint_prefix,
+                 "Prefix of the checkpoint's model keys: none (default) or module. (as a "
+                 "DistributedDataParallel model's state_dict names them)")
+      ->check(CLI::IsMember({"", "module."}));
+  cmd.add_option("--resume", r.resume,
+                 "Continue from a checkpoint: every mode's checked training starts from its state "
+                 "at its step and runs to --steps");
 }
 
 std::vector<std::string> command_line(const run::RunRequest& r) {
@@ -172,6 +184,9 @@ std::vector<std::string> command_line(const run::RunRequest& r) {
   flag("--quiet", r.quiet);
   flag("--export-batches", r.export_batches);
   flag("--bisect", r.bisect);
+  if (r.checkpoint_every > 0) number("--checkpoint-every", r.checkpoint_every);
+  if (!r.checkpoint_prefix.empty()) option("--checkpoint-prefix", r.checkpoint_prefix);
+  if (!r.resume.empty()) option("--resume", r.resume);
   // After "--", so that an override's value reads as a value even when it starts with '-'.
   if (!r.overrides.empty()) {
     a.emplace_back("--");

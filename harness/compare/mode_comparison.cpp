@@ -126,7 +126,7 @@ void compare_losses(const ModeTrace& ref, const ModeTrace& got, const Comparison
     const double r = ref.losses[s];
     const double diff = std::abs(a - r);
     const bool ok = diff <= p.state.atol + p.state.rtol * std::abs(r);
-    b.add("loss", static_cast<int64_t>(s), std::isnan(diff) ? INFINITY : diff,
+    b.add("loss", ref.first_step + static_cast<int64_t>(s), std::isnan(diff) ? INFINITY : diff,
           r != 0 ? diff / std::abs(r) : 0.0, ok);
   }
 }
@@ -144,8 +144,8 @@ void compare_gradients(const ModeTrace& ref, const ModeTrace& got, const Compari
                                ? got.gradients[s][k]
                                : at::Tensor();
       const double err = normalized_gradient_error(g, r, p.gradient_fingerprints);
-      b.add(ref.param_names[k], static_cast<int64_t>(s), err, err, err <= p.gradient_tolerance,
-            n - 1 - i);
+      b.add(ref.param_names[k], ref.first_step + static_cast<int64_t>(s), err, err,
+            err <= p.gradient_tolerance, n - 1 - i);
     }
   }
 }

@@ -35,6 +35,8 @@ struct StateDiff {
 struct ModeTrace {
   std::vector<double> losses;
   std::vector<std::vector<at::Tensor>> gradients;
+  // The run-global step of losses[0] and gradients[0]: a --resume run starts at its checkpoint's.
+  int64_t first_step = 0;
   std::vector<std::string> param_names;
   std::vector<std::pair<std::string, at::Tensor>> final_state;  // parameters, then buffers
   // "free-running": trained on its own from the common start; "lockstep": every step started

@@ -154,6 +154,7 @@ int finish_run(const training::RunSetup& setup, const runtime::ExecutionContext&
   for (const auto& o : outcomes) {
     if (o.mode == modes::ModeKind::kSingle) single = &o;
   }
+  bool wrote_checkpoints = false;
   const double single_throughput =
       single != nullptr ? throughput_of(setup, *single).samples_per_s : 0.0;
   for (auto& o : outcomes) {
@@ -207,6 +208,12 @@ int finish_run(const training::RunSetup& setup, const runtime::ExecutionContext&
       const std::vector<char> state = modes::pickle_state(o.trace.final_state);
       out.stage(r.state_file, std::string_view(state.data(), state.size()));
     }
+    // --checkpoint-every: committed with the report, so a failed run leaves none half-written.
+    for (const training::SavedCheckpoint& c : o.checkpoints) {
+      out.stage(fmt::format("checkpoint_{}_step{}.pt", modes::mode_name(o.mode), c.step),
+                std::string_view(c.bytes.data(), c.bytes.size()));
+      wrote_checkpoints = true;
+    }
     report.results.push_back(std::move(r));
   }
 
@@ -219,7 +226,8 @@ int finish_run(const training::RunSetup& setup, const runtime::ExecutionContext&
                  "external launcher, re-run with --dtype float64 instead\n");
     }
   }
-  output::write_reports(report, out, " and state files");
+  output::write_reports(report, out,
+                        wrote_checkpoints ? ", state files and checkpoints" : " and state files");
   return report.passed ? kExitOk : kExitCheckFailed;
 }
 

@@ -11,6 +11,7 @@
 #include "errors.h"
 #include "modes/sync_bn/sync_batch_norm.h"
 #include "run/resolve_run.h"
+#include "run/resume.h"
 #include "training/mode_phases.h"
 
 namespace ddpbench::run {
@@ -125,6 +126,9 @@ std::optional<PreparedRun> prepare_run(const RunRequest& request,
   const modes::GradRecordKind grad = training::resolve_grad_record(setup, *instance.model.ptr());
   check_model_fits(setup, *instance.model.ptr());
   check_micro_batches(setup, plan);
+  if (!request.resume.empty()) {
+    setup.resume = load_resume(request.resume, setup, *instance.model.ptr(), plan);
+  }
   return PreparedRun{std::move(setup),    std::move(context), std::move(dataset),
                      std::move(instance), std::move(plan),    grad};
 }

@@ -238,6 +238,26 @@ void resolve_accumulation(const RunRequest& o, training::RunSetup& s) {
   }
 }
 
+// Checkpoints are taken from, and resumes continue, the checked training: the perf phase trains
+// a fresh model for timing only. The file itself is read by prepare_run (run/resume.h).
+void check_checkpoint_flags(const RunRequest& o) {
+  if (o.perf_only && (o.checkpoint_every > 0 || !o.resume.empty())) {
+    throw InputError(
+        fmt::format("{} works on the checked training, which --perf-only skips: drop --perf-only",
+                    o.resume.empty() ? "--checkpoint-every" : "--resume"));
+  }
+  if (o.bisect && !o.resume.empty()) {
+    throw InputError(
+        "--bisect re-runs the run in float64, which a checkpoint of this run cannot start: "
+        "drop --bisect, or --resume");
+  }
+  if (!o.checkpoint_prefix.empty() && o.checkpoint_every == 0) {
+    throw InputError(
+        "--checkpoint-prefix names the keys of saved checkpoints: add "
+        "--checkpoint-every N, or drop --checkpoint-prefix");
+  }
+}
+
 }  // namespace
 
 scenarios::ScenarioSource scenario_source(const RunRequest& request) {
@@ -350,6 +370,9 @@ training::RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioReg
         "--modes and drop --perf-only");
   }
   s.bisect = o.bisect;
+  check_checkpoint_flags(o);
+  s.checkpoint_every = o.checkpoint_every;
+  s.checkpoint_prefix = o.checkpoint_prefix;
   s.check_steps = o.perf_only ? 0 : s.steps;
   s.perf_steps = o.check_only ? 0 : s.steps;
   s.warmup_steps = o.check_only ? 0 : o.warmup;

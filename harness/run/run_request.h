@@ -89,6 +89,12 @@ struct RunRequest {
   bool export_batches = false;
   // On a failing check, re-run the configuration in float64 (run/bisect.h).
   bool bisect = false;
+  // Checkpoints (modes/common/checkpoint.h): the check phase of every mode saves one after every
+  // N-th step (0 = none), its model keys prefixed with checkpoint_prefix ("" or "module.");
+  // resume names a checkpoint every mode's check phase starts from (empty = none).
+  int64_t checkpoint_every = 0;
+  std::string checkpoint_prefix;
+  std::string resume;
 };
 
 // The command line that makes this binary execute `request` (argv[0] is only the name ps shows):

@@ -14,6 +14,13 @@
 
 namespace ddpbench::training {
 
+// A checkpoint the check phase kept (--checkpoint-every): its step and its file's bytes
+// (modes/common/checkpoint.h), staged into the output folder with the report.
+struct SavedCheckpoint {
+  int64_t step = 0;
+  std::vector<char> bytes;
+};
+
 struct ModeOutcome {
   modes::ModeKind mode = modes::ModeKind::kSingle;
   int64_t world_size = 1;
@@ -32,6 +39,7 @@ struct ModeOutcome {
   // replica device, one for single. Empty on the CPU.
   std::vector<int64_t> peak_device_memory_bytes;
   std::vector<std::string> hosts;  // ddp: the host of each rank, in rank order
+  std::vector<SavedCheckpoint> checkpoints;  // check phase, in step order (ddp: rank 0's)
 
   bool throughput_defined() const { return !perf_times.empty(); }
 };

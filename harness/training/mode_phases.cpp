@@ -28,7 +28,9 @@ modes::TrainInputs train_inputs(const PhaseInputs& in, const data::GlobalBatchPl
 }
 
 // The check phase's results go into the outcome's trace.
-void keep_check(ModeOutcome& o, modes::TrainResult r, const torch::nn::Module& model) {
+void keep_check(ModeOutcome& o, modes::TrainResult r, const torch::nn::Module& model,
+                int64_t first_step) {
+  o.trace.first_step = first_step;
   o.trace.losses = std::move(r.losses);
   o.trace.gradients = std::move(r.gradients);
   o.trace.final_state = std::move(r.final_state);
@@ -56,12 +58,32 @@ std::vector<std::string> rank_hosts(comm::Communicator& comm) {
   return hosts;
 }
 
+// The check phase runs from the run's first step (--resume: the checkpoint's) to --steps.
 modes::TrainOptions check_options(const PhaseInputs& in) {
   modes::TrainOptions o;
-  o.steps = in.setup.check_steps;
+  o.first_step = in.setup.first_step();
+  o.start_state = in.setup.start_state();
+  o.steps = in.setup.check_steps - o.first_step;
   o.checking = true;
   o.grad_record = in.grad_record;
   return o;
+}
+
+// --checkpoint-every N: after every N-th run-global step, `mode`'s state as a checkpoint into `o`.
+// Null without the flag.
+std::function<void(int64_t, torch::nn::Module&, torch::optim::Optimizer&)> checkpoint_keeper(
+    const PhaseInputs& in, ModeKind mode, ModeOutcome& o) {
+  if (in.setup.checkpoint_every <= 0) return nullptr;
+  return [&in, mode, &o](int64_t step, torch::nn::Module& module, torch::optim::Optimizer& opt) {
+    const RunSetup& s = in.setup;
+    const int64_t done = step + 1;
+    if (done % s.checkpoint_every != 0) return;
+    const modes::CheckpointMeta meta{
+        s.spec->name,   modes::mode_name(mode), s.seed, s.world_size,
+        s.global_batch, s.dtype_name(),         done,   in.plan.locate(done).epoch};
+    o.checkpoints.push_back(
+        {done, modes::checkpoint_bytes(module, opt, s.spec->optimizer, meta, s.checkpoint_prefix)});
+  };
 }
 
 modes::TrainOptions perf_options(const PhaseInputs& in) {
@@ -105,13 +127,15 @@ modes::TrainResult train_checked(const PhaseInputs& in, ModeKind mode, modes::Gr
 // The check phase of a local path: a fresh model trained on the run's plan, every step checked.
 template <typename MakePath>
 void run_check_phase(const PhaseInputs& in, ModeKind mode, const MakePath& make_path,
-                     const std::string& name, ModeOutcome& o) {
+                     const std::string& name, ModeOutcome& o, bool keep_checkpoints) {
   scenarios::ScenarioInstance instance = fresh_instance(in);
   const auto path = make_path(instance);
   ProgressLine progress(in.setup.progress, name + " (check)", in.setup.check_steps);
   modes::TrainOptions options = accumulating(check_options(in), in.setup, mode);
   options.on_step = [&progress](int64_t step, double loss) { progress.update(step + 1, loss); };
-  keep_check(o, train_checked(in, mode, *path, options, nullptr, o.trace), path->module());
+  if (keep_checkpoints) options.after_step = checkpoint_keeper(in, mode, o);
+  keep_check(o, train_checked(in, mode, *path, options, nullptr, o.trace), path->module(),
+             options.first_step);
 }
 
 }  // namespace
@@ -146,7 +170,7 @@ ModeOutcome run_local_mode(const PhaseInputs& in, ModeKind mode) {
   o.world_size = mode == ModeKind::kSingle ? 1 : s.world_size;
   const std::string name = modes::mode_name(mode);
   in.context.reset_peak_memory(o.world_size);
-  if (s.check_steps > 0) run_check_phase(in, mode, make_path, name, o);
+  if (s.check_steps > 0) run_check_phase(in, mode, make_path, name, o, /*keep_checkpoints=*/true);
   if (s.perf_steps > 0) {
     // single is the scaling baseline: one device with the per-device batch of the K-rank run
     // (weak scaling) or with the whole global batch (strong scaling).
@@ -176,7 +200,7 @@ ModeOutcome run_reference(const PhaseInputs& in, const modes::single::ReferenceR
   auto make_path = [&](scenarios::ScenarioInstance& instance) {
     return modes::single::make_single_path(*in.setup.spec, instance, in.context, rule);
   };
-  run_check_phase(in, ModeKind::kSingle, make_path, "reference", o);
+  run_check_phase(in, ModeKind::kSingle, make_path, "reference", o, /*keep_checkpoints=*/false);
   return o;
 }
 
@@ -202,7 +226,9 @@ ModeOutcome run_ddp_rank(const PhaseInputs& in, comm::Communicator& comm,
     modes::ddp::DdpPath path(*s.spec, instance, comm, in.context, path_options);
     modes::TrainOptions options = accumulating(check_options(in), s, ModeKind::kDdp);
     options.on_phase = on_phase;
-    keep_check(o, train_checked(in, ModeKind::kDdp, path, options, &comm, o.trace), path.module());
+    if (comm.rank() == 0) options.after_step = checkpoint_keeper(in, ModeKind::kDdp, o);
+    keep_check(o, train_checked(in, ModeKind::kDdp, path, options, &comm, o.trace), path.module(),
+               options.first_step);
     check_times = std::move(o.check_times);
     record_path(path);
     const modes::ddp::RankDisagreement& d = path.disagreement();

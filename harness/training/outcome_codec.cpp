@@ -63,6 +63,7 @@ std::string encode_outcome(const ModeOutcome& o) {
   d.insert("mode", std::string(modes::mode_name(o.mode)));
   d.insert("world_size", o.world_size);
   d.insert("losses", c10::List<double>(o.trace.losses));
+  d.insert("first_step", o.trace.first_step);
   d.insert("gradients", encode_steps(o.trace.gradients));
   d.insert("param_names", c10::List<std::string>(o.trace.param_names));
   d.insert("comparison", o.trace.comparison);
@@ -97,6 +98,17 @@ std::string encode_outcome(const ModeOutcome& o) {
   c10::impl::GenericList checks(c10::AnyType::get());
   for (const auto& c : o.extra_checks) checks.push_back(encode_check(c));
   d.insert("extra_checks", checks);
+  // Checkpoints travel as their files' bytes, one uint8 tensor each.
+  std::vector<int64_t> checkpoint_steps;
+  c10::List<at::Tensor> checkpoint_files;
+  for (const auto& c : o.checkpoints) {
+    checkpoint_steps.push_back(c.step);
+    checkpoint_files.push_back(at::from_blob(const_cast<char*>(c.bytes.data()),
+                                             {static_cast<int64_t>(c.bytes.size())}, at::kByte)
+                                   .clone());
+  }
+  d.insert("checkpoint_steps", c10::List<int64_t>(checkpoint_steps));
+  d.insert("checkpoint_files", checkpoint_files);
   const std::vector<char> bytes = torch::pickle_save(c10::IValue(d));
   return {bytes.begin(), bytes.end()};
 }
@@ -107,6 +119,7 @@ ModeOutcome decode_outcome(const std::string& bytes) {
   o.mode = modes::parse_mode(d.at("mode").toStringRef()).value();
   o.world_size = d.at("world_size").toInt();
   for (const auto& v : d.at("losses").toListRef()) o.trace.losses.push_back(v.toDouble());
+  o.trace.first_step = d.at("first_step").toInt();
   o.trace.gradients = decode_steps(d.at("gradients"));
   for (const auto& n : d.at("param_names").toListRef())
     o.trace.param_names.push_back(n.toStringRef());
@@ -134,6 +147,13 @@ ModeOutcome decode_outcome(const std::string& bytes) {
   for (const auto& h : d.at("hosts").toListRef()) o.hosts.push_back(h.toStringRef());
   for (const auto& c : d.at("extra_checks").toListRef()) {
     o.extra_checks.push_back(decode_check(c.toGenericDict()));
+  }
+  const std::vector<int64_t> checkpoint_steps = d.at("checkpoint_steps").toIntVector();
+  const auto& checkpoint_files = d.at("checkpoint_files").toListRef();
+  for (size_t i = 0; i < checkpoint_steps.size(); ++i) {
+    const at::Tensor t = checkpoint_files[i].toTensor().contiguous();
+    const char* b = reinterpret_cast<const char*>(t.data_ptr<uint8_t>());
+    o.checkpoints.push_back({checkpoint_steps[i], std::vector<char>(b, b + t.numel())});
   }
   return o;
 }

@@ -13,6 +13,7 @@
 #include "comm/backend_support.h"
 #include "data/batch_plan.h"
 #include "data/dataset.h"
+#include "modes/common/checkpoint.h"
 #include "modes/common/fault_injection.h"
 #include "modes/common/mode_kind.h"
 #include "modes/ddp/distributed_model.h"
@@ -57,10 +58,21 @@ struct RunSetup {
   bool export_batches = false;
   bool bisect = false;  // re-run a failing run in float64 (run/bisect.h)
   std::string out;
+  // --checkpoint-every N: the check phase of every mode (DDP: rank 0) keeps a checkpoint after
+  // every N-th run-global step (0: none), its keys prefixed with checkpoint_prefix.
+  int64_t checkpoint_every = 0;
+  std::string checkpoint_prefix;
+  // --resume: the checkpoint the check phase of every mode and every reference starts from, at
+  // its step (run/resume.h); null without --resume.
+  std::shared_ptr<const modes::Checkpoint> resume;
 
   bool has_mode(modes::ModeKind mode) const { return modes::has_mode(modes, mode); }
   // "float32" or "float64".
   const char* dtype_name() const;
+  // The run-global step the check phase starts at (the resumed checkpoint's, else 0), and the
+  // state it starts from (null: the fresh model's).
+  int64_t first_step() const { return resume ? resume->meta.step : 0; }
+  std::shared_ptr<const modes::TrainingState> start_state() const;
 };
 
 // The run's plan over `dataset`: the scenario's sampler settings and seed, `replicas` ranks and

@@ -19,7 +19,8 @@ auto fields(const run::RunRequest& r) {
                          r.find_unused_parameters, r.comm_hook, r.inject_fault, r.grad_check,
                          r.comparison, r.warmup, r.check_only, r.perf_only, r.strong, r.sync_bn,
                          r.quiet, r.export_batches, r.bisect, r.accumulation_steps, r.no_sync,
-                         r.config, r.overrides);
+                         r.config, r.overrides, r.checkpoint_every,
+                         r.checkpoint_prefix, r.resume);
 }
 
 run::RunRequest parse(const std::vector<std::string>& args) {
@@ -65,6 +66,9 @@ TEST(RunFlags, CommandLineRoundTripsEveryField) {
   r.accumulation_steps = 4;
   r.no_sync = "off";
   r.overrides = {"TRAIN.SHUFFLE", "false"};
+  r.checkpoint_every = 4;
+  r.checkpoint_prefix = "module.";
+  r.resume = "/tmp/a dir/checkpoint_ddp_step4.pt";
   EXPECT_EQ(fields(parse(command_line(r))), fields(r));
 
   run::RunRequest other;
@@ -76,7 +80,8 @@ TEST(RunFlags, UnsetFieldsAreNotWritten) {
   const std::vector<std::string> args = command_line(run::RunRequest{});
   for (const char* flag :
        {"--steps", "--batch-size", "--seed", "--dtype", "--data-dir", "--threads", "--modes",
-        "--inject-fault", "--check-only", "--backend", "--accumulation-steps"}) {
+        "--inject-fault", "--check-only", "--backend", "--accumulation-steps", "--checkpoint-every",
+        "--checkpoint-prefix", "--resume"}) {
     EXPECT_EQ(std::find(args.begin(), args.end(), flag), args.end()) << flag;
   }
   EXPECT_EQ(args[0], "ddpbench");

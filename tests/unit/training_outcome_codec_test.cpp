@@ -14,6 +14,7 @@ TEST(OutcomeCodec, RoundTripsEveryField) {
   r.mode = modes::ModeKind::kDdp;
   r.world_size = 3;
   r.trace.losses = {2.5, 2.0};
+  r.trace.first_step = 5;
   r.trace.gradients = {{at::ones({2, 2}), at::Tensor()}, {at::full({2, 2}, 3.0), at::zeros({1})}};
   r.trace.param_names = {"w", "b"};
   r.trace.final_state = {{"w", at::arange(4).to(at::kDouble)}, {"n", at::tensor(int64_t{7})}};
@@ -27,11 +28,13 @@ TEST(OutcomeCodec, RoundTripsEveryField) {
   r.extra_checks = {compare::rank_agreement_check(1, 2, "w")};
   r.trace.comparison = "lockstep";
   r.trace.state_diffs = {{0, "w", false, 3e-7, 3e-7, 0}, {1, "n", true, 0.5, 0.25, 2}};
+  r.checkpoints = {{2, {'P', 'K', '\0', '\xff'}}, {4, {}}};  // a file's bytes, any of them
 
   const training::ModeOutcome back = training::decode_outcome(training::encode_outcome(r));
   EXPECT_EQ(back.mode, modes::ModeKind::kDdp);
   EXPECT_EQ(back.world_size, 3);
   EXPECT_EQ(back.trace.losses, r.trace.losses);
+  EXPECT_EQ(back.trace.first_step, 5);
   ASSERT_EQ(back.trace.gradients.size(), 2u);
   EXPECT_TRUE(at::equal(back.trace.gradients[1][0], r.trace.gradients[1][0]));
   EXPECT_FALSE(back.trace.gradients[0][1].defined()) << "a missing gradient must stay missing";
@@ -64,6 +67,11 @@ TEST(OutcomeCodec, RoundTripsEveryField) {
   EXPECT_EQ(d.violations, 2);
   EXPECT_FALSE(back.trace.state_diffs[0].buffer);
   EXPECT_DOUBLE_EQ(back.trace.state_diffs[0].error, 3e-7);
+  ASSERT_EQ(back.checkpoints.size(), 2u);
+  EXPECT_EQ(back.checkpoints[0].step, 2);
+  EXPECT_EQ(back.checkpoints[0].bytes, r.checkpoints[0].bytes);
+  EXPECT_EQ(back.checkpoints[1].step, 4);
+  EXPECT_TRUE(back.checkpoints[1].bytes.empty());
 }
 
 }  // namespace

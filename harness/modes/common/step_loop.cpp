@@ -72,6 +72,7 @@ StepLoop::StepLoop(GradientPath& path, const TrainInputs& in, TrainOptions optio
       cursor_(in.plan) {
   in.context.enter_phase(options_.numerics);  // a no-op on the CPU
   path_.module().train();
+  if (options_.start_state) load_training_state(path_.module(), *optimizer_, *options_.start_state);
 }
 
 StepLoop::~StepLoop() = default;
@@ -140,6 +141,7 @@ void StepLoop::run_step(int64_t step) {
     result_.losses.push_back(path_.finish_checked_step(step, value, samples));
   }
   if (options_.on_step) options_.on_step(step, value);
+  if (options_.after_step) options_.after_step(step, module, *optimizer_);
 }
 
 TrainResult StepLoop::finish() {
@@ -149,7 +151,9 @@ TrainResult StepLoop::finish() {
 
 TrainResult train(GradientPath& path, const TrainInputs& in, const TrainOptions& options) {
   StepLoop loop(path, in, options);
-  for (int64_t step = 0; step < options.steps; ++step) loop.run_step(step);
+  for (int64_t step = options.first_step; step < options.first_step + options.steps; ++step) {
+    loop.run_step(step);
+  }
   return loop.finish();
 }
 

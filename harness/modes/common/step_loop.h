@@ -18,6 +18,7 @@
 #include "modes/common/gradient_path.h"
 #include "modes/common/gradient_record.h"
 #include "modes/common/model_state.h"
+#include "modes/common/training_state.h"
 #include "runtime/execution_context.h"
 #include "runtime/phase_timer.h"
 #include "runtime/worker_pool.h"
@@ -42,6 +43,11 @@ const char* step_phase_name(StepPhase phase);
 
 struct TrainOptions {
   int64_t steps = 1;
+  // --resume (checkpoint.h): the run-global index of the first step (the plan, and so the
+  // sampler epoch, continue from there), and the state the model and optimizer start from, loaded
+  // once the optimizer exists. Null: the model's own state and a fresh optimizer.
+  int64_t first_step = 0;
+  std::shared_ptr<const TrainingState> start_state;
   // Checked steps record what the comparison needs: each step's loss (finish_checked_step), every
   // gradient after the reduction, and the final state. Perf steps record only their times.
   bool checking = true;
@@ -66,6 +72,10 @@ struct TrainOptions {
   // comparison loads the reference's state here (training/lockstep.h).
   std::function<void(int64_t step, torch::nn::Module& module, torch::optim::Optimizer& optimizer)>
       before_step;
+  // After each step (after on_step), untimed, with the model and optimizer it stepped:
+  // --checkpoint-every saves here.
+  std::function<void(int64_t step, torch::nn::Module& module, torch::optim::Optimizer& optimizer)>
+      after_step;
 };
 
 struct TrainResult {
@@ -85,7 +95,8 @@ struct TrainInputs {
 
 // The loop one step at a time, for drivers that interleave two of them (the lockstep
 // comparison). The optimizer is built here, after the path was constructed (which placed the
-// model and, in DDP, broadcast rank 0's state), as DDP requires. Steps run in order from 0.
+// model and, in DDP, broadcast rank 0's state), as DDP requires. Steps run in order from
+// options.first_step.
 class StepLoop {
  public:
   StepLoop(GradientPath& path, const TrainInputs& inputs, TrainOptions options);
@@ -113,7 +124,7 @@ class StepLoop {
   TrainResult result_;
 };
 
-// Runs steps 0 .. options.steps-1 of the plan through a StepLoop.
+// Runs steps first_step .. first_step + steps - 1 of the plan through a StepLoop.
 TrainResult train(GradientPath& path, const TrainInputs& inputs, const TrainOptions& options);
 
 }  // namespace ddpbench::modes

@@ -1,0 +1,58 @@
+// checkpoint.h — a training checkpoint as a file Python's `torch.load` reads, laid out as a
+// PyTorch training script saves one: {"model": state_dict, "optimizer": optimizer.state_dict(),
+// "epoch": e, "step": s, "ddpbench": {what identifies the trajectory}}. The model's keys are the
+// state_dict names (parameters, then buffers, num_batches_tracked included), bare by default or
+// with a prefix ("module.", as a DistributedDataParallel-wrapped model names them), so
+// `torchvision.models.resnet18(num_classes=10).load_state_dict(ckpt["model"], strict=True)` takes
+// a cifar_resnet18 checkpoint as it is. Reading accepts either form (issue 24).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "modes/common/training_state.h"
+#include "scenarios/scenario.h"
+
+namespace ddpbench::modes {
+
+// The prefix DistributedDataParallel puts before every state_dict key.
+inline constexpr const char* kDdpKeyPrefix = "module.";
+
+// What a checkpoint says about the run that wrote it: a resume into a different run is refused.
+struct CheckpointMeta {
+  std::string scenario;
+  std::string mode;  // the mode whose trajectory it is
+  int64_t seed = 0;
+  int64_t world_size = 1;
+  int64_t global_batch = 0;
+  std::string dtype;  // "float32" or "float64"
+  // Optimizer steps done, which is also the run-global index of the next step, and the sampler
+  // epoch that step belongs to.
+  int64_t step = 0;
+  int64_t epoch = 0;
+};
+
+struct Checkpoint {
+  CheckpointMeta meta;
+  TrainingState state;  // in the module's registration order (training_state.h)
+};
+
+// The file's bytes for `module`'s state and the scenarios' SGD `optimizer`'s, keys with `prefix`.
+std::vector<char> checkpoint_bytes(const torch::nn::Module& module,
+                                   torch::optim::Optimizer& optimizer,
+                                   const scenarios::OptimizerSpec& spec, const CheckpointMeta& meta,
+                                   const std::string& prefix);
+
+// Reads a checkpoint (`path` only names it in messages) for a model with `module`'s parameter and
+// buffer names, shapes and dtypes, keys bare or with "module.". `check_meta` sees what the file
+// says about its run before its tensors are matched (a checkpoint of another scenario is refused
+// as that, not as its first unknown key). Throws InputError naming what is wrong and the fix:
+// not a torch.load file, not a checkpoint, a missing or unexpected key, a shape, dtype or
+// optimizer state that does not fit.
+Checkpoint parse_checkpoint(const std::vector<char>& bytes, const std::string& path,
+                            const torch::nn::Module& module,
+                            const std::function<void(const CheckpointMeta&)>& check_meta = {});
+
+}  // namespace ddpbench::modes

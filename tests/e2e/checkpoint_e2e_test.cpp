@@ -1,0 +1,179 @@
+// checkpoint_e2e_test.cpp — --checkpoint-every and --resume through the binary (issue 24). A run of
+// 7 steps and a run of 4 steps resumed from its step-4 checkpoint to 7 end in byte-identical state
+// files, in single, dp and ddp, across an epoch boundary (40 samples, batch 16: 3 steps an epoch,
+// so the resume starts in epoch 1 and crosses into 2); with DDP-style "module." keys too, and in a
+// lockstep run whose reference resumes with it. The comparison can fail: a checkpoint whose
+// optimizer state was emptied resumes to a different state. A file that is no checkpoint, or one
+// of another run, is refused (exit 2, nothing written). A resumed run's checks name run steps.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "support/cli_runner.h"
+#include "support/temp_dir_test.h"
+
+namespace ddpbench {
+namespace {
+namespace fs = std::filesystem;
+
+std::string bytes_of(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+class Checkpoints : public testing::TempDirTest {
+ protected:
+  void SetUp() override {
+    TempDirTest::SetUp();
+    testing::write_cifar_batch(data_ = path("cifar"), 40, 17);
+  }
+
+  // toy_cnn (SGD with momentum) on 40 samples, global batch 16 on 2 ranks, checked steps only.
+  testing::ProcessResult run(const std::string& modes, const std::string& out,
+                             const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {
+        "run", "--scenario", "toy_cnn", "--data-dir",   data_,     "--batch-size", "16", "--gpus",
+        "2",   "--modes",    modes,     "--check-only", "--quiet", "--out",        out};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return testing::ddpbench(args);
+  }
+
+  std::string data_;
+};
+
+TEST_F(Checkpoints, AResumedRunEndsBitIdenticalInEveryMode) {
+  for (const std::string mode : {"single", "dp", "ddp"}) {
+    const std::string full = path("full_" + mode), part = path("part_" + mode),
+                      resumed = path("resumed_" + mode);
+    auto r = run(mode, full, {"--steps", "7", "--checkpoint-every", "2"});
+    ASSERT_EQ(r.exit_code, 0) << mode << r.out << r.err;
+    r = run(mode, part, {"--steps", "4", "--checkpoint-every", "2"});
+    ASSERT_EQ(r.exit_code, 0) << mode << r.out << r.err;
+    const std::string ckpt = part + "/checkpoint_" + mode + "_step4.pt";
+    ASSERT_TRUE(fs::exists(ckpt)) << mode << r.out;
+    EXPECT_TRUE(fs::exists(part + "/checkpoint_" + mode + "_step2.pt")) << mode;
+    // Saving does not disturb training: the 7-step run's step-4 checkpoint is the same file.
+    EXPECT_EQ(bytes_of(full + "/checkpoint_" + mode + "_step4.pt"), bytes_of(ckpt)) << mode;
+
+    r = run(mode, resumed, {"--steps", "7", "--resume", ckpt, "--checkpoint-every", "2"});
+    ASSERT_EQ(r.exit_code, 0) << mode << r.out << r.err;
+    const std::string state = "/state_" + mode + ".pt";
+    EXPECT_EQ(bytes_of(resumed + state), bytes_of(full + state)) << mode << " final state";
+    EXPECT_EQ(bytes_of(resumed + "/checkpoint_" + mode + "_step6.pt"),
+              bytes_of(full + "/checkpoint_" + mode + "_step6.pt"))
+        << mode;
+    EXPECT_EQ(testing::read_json(resumed + "/report.json").at("results")[0].at("losses").size(),
+              3u);
+
+    // The comparison can fail: without the momentum buffers the resumed run ends elsewhere.
+    const std::string doctored = path("doctored_" + mode + ".pt");
+    const auto py = testing::python(
+        {testing::oracle("checkpoint_oracle.py"), "--checkpoint", ckpt, "--doctor", doctored});
+    ASSERT_EQ(py.exit_code, 0) << py.out << py.err;
+    r = run(mode, path("bad_" + mode), {"--steps", "7", "--resume", doctored});
+    ASSERT_EQ(r.exit_code, 0) << mode << r.out << r.err;
+    EXPECT_NE(bytes_of(path("bad_" + mode) + state), bytes_of(full + state)) << mode;
+  }
+}
+
+TEST_F(Checkpoints, ModulePrefixedKeysResumeTheSame) {
+  auto r = run("ddp", path("full"), {"--steps", "5"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  r = run("ddp", path("part"),
+          {"--steps", "3", "--checkpoint-every", "3", "--checkpoint-prefix", "module."});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::string ckpt = path("part") + "/checkpoint_ddp_step3.pt";
+  const auto py = testing::python({testing::oracle("checkpoint_oracle.py"), "--checkpoint", ckpt});
+  ASSERT_EQ(py.exit_code, 0) << py.out << py.err;
+  r = run("ddp", path("resumed"), {"--steps", "5", "--resume", ckpt});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(bytes_of(path("resumed") + "/state_ddp.pt"), bytes_of(path("full") + "/state_ddp.pt"));
+}
+
+// single,dp below float64 is a lockstep run: dp's reference resumes from the checkpoint as single
+// does, every check still passes, and single (which the checkpoint continues) ends the same.
+TEST_F(Checkpoints, ALockstepRunResumesWithItsReference) {
+  auto r = run("single,dp", path("full"), {"--steps", "6"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  r = run("single,dp", path("part"), {"--steps", "3", "--checkpoint-every", "3"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(fs::exists(path("part") + "/checkpoint_dp_step3.pt"));
+  r = run("single,dp", path("resumed"),
+          {"--steps", "6", "--resume", path("part") + "/checkpoint_single_step3.pt"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(bytes_of(path("resumed") + "/state_single.pt"),
+            bytes_of(path("full") + "/state_single.pt"));
+  const auto report = testing::read_json(path("resumed") + "/report.json");
+  EXPECT_TRUE(report.at("passed").get<bool>());
+  EXPECT_EQ(testing::find_check(report, "dp", "updates").at("status"), "pass") << report.dump();
+}
+
+// A resumed run's checks name run-global steps: a gradient fault on rank 1 at step 4 of a run
+// resumed at step 3 is the first divergence at step 4 (not at its second step, 1).
+TEST_F(Checkpoints, AResumedRunNamesItsRunSteps) {
+  auto r = run("single", path("part"), {"--steps", "3", "--checkpoint-every", "3"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  r = run("single,ddp", path("faulty"),
+          {"--steps", "6", "--resume", path("part") + "/checkpoint_single_step3.pt",
+           "--inject-fault", "grad:rank=1,step=4"});
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  const auto report = testing::read_json(path("faulty") + "/report.json");
+  const auto& ddp = report.at("results")[1];
+  EXPECT_EQ(ddp.at("first_divergence").at("stage"), "gradients") << ddp.dump();
+  EXPECT_EQ(ddp.at("first_divergence").at("step"), 4) << ddp.dump();
+  // A fault before the resumed step could never happen: refused.
+  r = run("single,ddp", path("early"),
+          {"--steps", "6", "--resume", path("part") + "/checkpoint_single_step3.pt",
+           "--inject-fault", "grad:rank=1,step=1"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("comes before the resumed step 3"), std::string::npos) << r.err;
+}
+
+TEST_F(Checkpoints, AFileThatDoesNotFitIsRefused) {
+  auto r = run("single", path("part"), {"--steps", "4", "--checkpoint-every", "4"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::string ckpt = path("part") + "/checkpoint_single_step4.pt";
+  const std::string corrupt = path("corrupt.pt");
+  {
+    std::string b = bytes_of(ckpt);
+    std::ofstream(corrupt, std::ios::binary) << b.substr(0, b.size() / 2);
+  }
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {{"--steps", "7", "--resume", path("missing.pt")}, "no such file"},
+      {{"--steps", "7", "--resume", corrupt}, "cannot read it as a torch.load file"},
+      {{"--steps", "7", "--resume", path("part") + "/state_single.pt"}, "no \"model\" entry"},
+      {{"--steps", "7", "--seed", "5", "--resume", ckpt}, "pass --seed 0"},
+      {{"--steps", "4", "--resume", ckpt}, "pass --steps larger than 4"},
+  };
+  for (const Case& c : cases) {
+    r = run("single", path("out"), c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.message << "\n" << r.out << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(path("out"))) << c.message;
+  }
+  // Resuming works on the checked training, which --perf-only skips.
+  r = testing::ddpbench({"run", "--scenario", "toy_cnn", "--data-dir", data_, "--batch-size", "16",
+                         "--modes", "single", "--steps", "7", "--perf-only", "--quiet", "--resume",
+                         ckpt, "--out", path("out")});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("--resume works on the checked training"), std::string::npos) << r.err;
+  // Another mode's trajectory, another scenario.
+  r = run("ddp", path("out"), {"--steps", "7", "--resume", ckpt});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("saved by mode 'single', which this run does not have"), std::string::npos)
+      << r.err;
+  r = testing::ddpbench(
+      {"run", "--scenario", "linear_mse", "--quiet", "--resume", ckpt, "--out", path("out")});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("pass --scenario toy_cnn"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("out")));
+}
+
+}  // namespace
+}  // namespace ddpbench
