@@ -83,7 +83,8 @@ void add_run_flags(CLI::App& cmd, run::RunRequest& r) {
   cmd.add_option(
       "--inject-fault", r.inject_fault,
       "KIND:rank=R,step=S[,eps=E][,tensor=NAME], KIND in grad, crash, hang, nan, syncbn, "
-      "buffers (ddp); or dpbuffers:step=S (dp). eps and tensor apply to grad");
+      "buffers (ddp); eval:rank=R (ddp's evaluation pass); or dpbuffers:step=S (dp). eps and "
+      "tensor apply to grad");
   cmd.add_option("--grad-check", r.grad_check, "Gradient comparison: auto, full, fingerprint")
       ->check(CLI::IsMember({"auto", "full", "fingerprint"}));
   cmd.add_option("--comparison", r.comparison,
@@ -97,6 +98,11 @@ void add_run_flags(CLI::App& cmd, run::RunRequest& r) {
   cmd.add_flag("--bisect", r.bisect,
                "On a failing check, re-run in float64 and say whether the difference persists "
                "(an algorithm difference) or vanishes (rounding)");
+  cmd.add_option("--eval-size", r.eval_size,
+                 "Evaluation pass after training (classifiers): samples of the held-out set; 0 "
+                 "skips the pass")
+      ->default_str("the scenario's (512)")
+      ->check(integer_at_least(0));
 }
 
 std::vector<std::string> command_line(const run::RunRequest& r) {
@@ -143,6 +149,7 @@ std::vector<std::string> command_line(const run::RunRequest& r) {
   flag("--quiet", r.quiet);
   flag("--export-batches", r.export_batches);
   flag("--bisect", r.bisect);
+  if (r.eval_size >= 0) number("--eval-size", r.eval_size);
   return a;
 }
 

@@ -9,6 +9,7 @@
 #include "errors.h"
 #include "modes/sync_bn/sync_batch_norm.h"
 #include "run/resolve_run.h"
+#include "training/evaluation.h"
 #include "training/mode_phases.h"
 
 namespace ddpbench::run {
@@ -46,6 +47,29 @@ void check_model_fits(const training::RunSetup& setup, torch::nn::Module& model)
         modes::fault_name(setup.fault->kind), setup.spec->name));
   }
 }
+
+namespace {
+
+// The evaluation pass's set must exist at the asked size before anything trains (a bad
+// --eval-size is exit 2 now, not a failure after training), and the eval fault needs the pass.
+void check_evaluation(const RunRequest& request, const training::RunSetup& setup) {
+  if (request.eval_size > 0 && !setup.spec->build_eval_dataset) {
+    throw InputError(
+        fmt::format("--eval-size: {} has no evaluation pass (not a classifier); drop --eval-size",
+                    setup.spec->name));
+  }
+  if (setup.check_steps == 0) return;  // no trained model to evaluate
+  std::string why;
+  const bool runs = training::evaluation_set(setup, why) != nullptr;
+  if (!runs && setup.fault && setup.fault->kind == modes::FaultKind::kEval) {
+    throw InputError(fmt::format(
+        "--inject-fault eval corrupts the evaluation pass, which this run skips ({}); use a "
+        "classifier scenario and --eval-size > 0",
+        why));
+  }
+}
+
+}  // namespace
 
 std::optional<PreparedRun> prepare_run(const RunRequest& request,
                                        const scenarios::ScenarioRegistry& registry,
@@ -88,6 +112,7 @@ std::optional<PreparedRun> prepare_run(const RunRequest& request,
       training::make_plan(setup, *dataset, setup.world_size, setup.global_batch);
   const modes::GradRecordKind grad = training::resolve_grad_record(setup, *instance.model.ptr());
   check_model_fits(setup, *instance.model.ptr());
+  check_evaluation(request, setup);
   return PreparedRun{std::move(setup),    std::move(context), std::move(dataset),
                      std::move(instance), std::move(plan),    grad};
 }

@@ -311,6 +311,7 @@ training::RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioReg
   s.progress = training::progress_wanted(o.quiet);
   s.export_batches = o.export_batches;
   s.out = o.out;
+  s.eval_size = o.eval_size < 0 ? s.spec->eval_size : o.eval_size;
 
   if (!o.inject_fault.empty()) {
     s.fault = modes::parse_fault(o.inject_fault);

@@ -80,6 +80,8 @@ struct RunRequest {
   bool export_batches = false;
   // On a failing check, re-run the configuration in float64 (run/bisect.h).
   bool bisect = false;
+  // Evaluation pass: samples of the held-out set; -1 = the scenario's, 0 = no evaluation pass.
+  int64_t eval_size = -1;
 };
 
 // The command line that makes this binary execute `request` (argv[0] is only the name ps shows):

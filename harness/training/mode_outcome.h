@@ -29,6 +29,7 @@ struct ModeOutcome {
   // replica device, one for single. Empty on the CPU.
   std::vector<int64_t> peak_device_memory_bytes;
   std::vector<std::string> hosts;  // ddp: the host of each rank, in rank order
+  reports::EvaluationRecord evaluation;  // the evaluation pass (training/evaluation.h)
 
   bool throughput_defined() const { return !perf_times.empty(); }
 };

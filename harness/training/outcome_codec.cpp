@@ -35,6 +35,36 @@ reports::CheckRecord decode_check(const Dict& d) {
           d.at("detail").toStringRef()};
 }
 
+c10::IValue encode_evaluation(const reports::EvaluationRecord& e) {
+  Dict d = new_dict();
+  d.insert("status", e.status);
+  d.insert("skipped_reason", e.skipped_reason);
+  d.insert("dataset", e.dataset);
+  d.insert("counts", c10::List<int64_t>({e.samples, e.count, e.padded}));
+  d.insert("figures", c10::List<double>({e.accuracy, e.mean_loss, e.accuracy_without_padding,
+                                         e.mean_loss_without_padding}));
+  d.insert("summary", e.summary);
+  return d;
+}
+
+reports::EvaluationRecord decode_evaluation(const Dict& d) {
+  reports::EvaluationRecord e;
+  e.status = d.at("status").toStringRef();
+  e.skipped_reason = d.at("skipped_reason").toStringRef();
+  e.dataset = d.at("dataset").toStringRef();
+  const std::vector<int64_t> counts = d.at("counts").toIntVector();
+  const std::vector<double> figures = d.at("figures").toDoubleVector();
+  e.samples = counts.at(0);
+  e.count = counts.at(1);
+  e.padded = counts.at(2);
+  e.accuracy = figures.at(0);
+  e.mean_loss = figures.at(1);
+  e.accuracy_without_padding = figures.at(2);
+  e.mean_loss_without_padding = figures.at(3);
+  e.summary = d.at("summary").toStringRef();
+  return e;
+}
+
 // Per step, one tensor per parameter or buffer (an undefined one travels as an empty tensor).
 c10::impl::GenericList encode_steps(const std::vector<std::vector<at::Tensor>>& steps) {
   c10::impl::GenericList out(c10::AnyType::get());
@@ -96,6 +126,7 @@ std::string encode_outcome(const ModeOutcome& o) {
   c10::impl::GenericList checks(c10::AnyType::get());
   for (const auto& c : o.extra_checks) checks.push_back(encode_check(c));
   d.insert("extra_checks", checks);
+  d.insert("evaluation", encode_evaluation(o.evaluation));
   const std::vector<char> bytes = torch::pickle_save(c10::IValue(d));
   return {bytes.begin(), bytes.end()};
 }
@@ -133,6 +164,7 @@ ModeOutcome decode_outcome(const std::string& bytes) {
   for (const auto& c : d.at("extra_checks").toListRef()) {
     o.extra_checks.push_back(decode_check(c.toGenericDict()));
   }
+  o.evaluation = decode_evaluation(d.at("evaluation").toGenericDict());
   return o;
 }
 

@@ -41,6 +41,9 @@ ScenarioSpec cifar_resnet18_scenario() {
   s.build_dataset = [](const BuildRequest& request) {
     return make_cifar_dataset(request, cifar_train_transform(request.seed));
   };
+  s.build_eval_dataset = [](const BuildRequest& request) {
+    return make_cifar_eval_set(request, cifar_train_transform(request.seed));
+  };
   return s;
 }
 

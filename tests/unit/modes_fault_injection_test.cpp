@@ -23,6 +23,10 @@ TEST(FaultInjection, ParsesEveryKindAndField) {
   EXPECT_EQ(parse_fault("dpbuffers:step=1").kind, FaultKind::kDpBuffers);
   EXPECT_STREQ(fault_name(FaultKind::kBuffers), "buffers");
   EXPECT_STREQ(fault_name(FaultKind::kDpBuffers), "dpbuffers");
+  f = parse_fault("eval:rank=2");
+  EXPECT_EQ(f.kind, FaultKind::kEval);
+  EXPECT_EQ(f.rank, 2);
+  EXPECT_STREQ(fault_name(FaultKind::kEval), "eval");
 }
 
 TEST(FaultInjection, RejectsMalformedSpecsWithTheSyntax) {
@@ -47,6 +51,8 @@ TEST(FaultInjection, RequiresRankAndStepAndRefusesRepeatsAndStrayFields) {
       {"grad:rank=1,step=1,eps=1,eps=2", "'eps' is given twice"},
       {"dpbuffers:rank=1,step=1", "dpbuffers has no rank"},
       {"dpbuffers", "step is missing"},
+      {"eval", "rank is missing"},
+      {"eval:rank=1,step=0", "eval has no step"},
       {"nan:rank=1,step=1,eps=2", "only apply to grad"},
       {"crash:rank=1,step=1,tensor=fc.weight", "only apply to grad"},
   };

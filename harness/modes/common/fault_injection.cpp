@@ -15,7 +15,8 @@ namespace {
 
 constexpr const char* kSyntax =
     "expected KIND:rank=R,step=S[,eps=E][,tensor=NAME] with KIND one of grad, crash, hang, nan, "
-    "syncbn, buffers (ddp), or dpbuffers:step=S (dp); eps and tensor apply to grad";
+    "syncbn, buffers (ddp), eval:rank=R (ddp's evaluation pass), or dpbuffers:step=S (dp); eps "
+    "and tensor apply to grad";
 
 }  // namespace
 
@@ -35,6 +36,8 @@ const char* fault_name(FaultKind kind) {
       return "buffers";
     case FaultKind::kDpBuffers:
       return "dpbuffers";
+    case FaultKind::kEval:
+      return "eval";
   }
   return "?";
 }
@@ -57,6 +60,8 @@ FaultSpec parse_fault(const std::string& text) {
     f.kind = FaultKind::kBuffers;
   else if (kind == "dpbuffers")
     f.kind = FaultKind::kDpBuffers;
+  else if (kind == "eval")
+    f.kind = FaultKind::kEval;
   else
     throw InputError(fmt::format("--inject-fault {}: unknown kind {}; {}", quoted_input(text),
                                  quoted_input(kind), kSyntax));
@@ -100,9 +105,12 @@ FaultSpec parse_fault(const std::string& text) {
   }
   // A fault at a made-up place proves nothing: say where. dpbuffers has no rank (DP is one
   // process), so it needs only its step.
+  // eval happens once, after the check phase: it has no step.
   const bool needs_rank = f.kind != FaultKind::kDpBuffers;
+  const bool needs_step = f.kind != FaultKind::kEval;
   for (const char* key : {"rank", "step"}) {
     if (std::string(key) == "rank" && !needs_rank) continue;
+    if (std::string(key) == "step" && !needs_step) continue;
     if (!seen.count(key)) {
       throw InputError(
           fmt::format("--inject-fault {}: {} is missing; {}", quoted_input(text), key, kSyntax));
@@ -111,6 +119,12 @@ FaultSpec parse_fault(const std::string& text) {
   if (!needs_rank && seen.count("rank")) {
     throw InputError(fmt::format(
         "--inject-fault {}: dpbuffers has no rank (DP is one process): drop rank=, keep step=",
+        quoted_input(text)));
+  }
+  if (!needs_step && seen.count("step")) {
+    throw InputError(fmt::format(
+        "--inject-fault {}: eval has no step (the evaluation pass runs once, after training): "
+        "drop step=, keep rank=",
         quoted_input(text)));
   }
   if (f.kind != FaultKind::kGrad && (seen.count("eps") || seen.count("tensor"))) {

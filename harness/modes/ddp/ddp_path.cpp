@@ -120,6 +120,16 @@ at::Tensor DdpPath::forward_loss(const std::vector<data::Batch>& shards, int64_t
 
 void DdpPath::backward(const at::Tensor& loss) { loss.backward(); }
 
+at::Tensor DdpPath::eval_forward(const at::Tensor& inputs) {
+  torch::NoGradGuard no_grad;
+  torch::nn::Module& m = model_->module();
+  m.eval();
+  at::Tensor out = model_->evaluation_forward(inputs, !evaluated_);
+  evaluated_ = true;
+  m.train();
+  return out;
+}
+
 void DdpPath::reduce_gradients() { model_->reduce_gradients(); }
 
 double DdpPath::finish_checked_step(int64_t step, double local_loss, int64_t samples) {

@@ -61,6 +61,9 @@ class DdpPath : public GradientPath {
   void backward(const at::Tensor& loss) override;
   void reduce_gradients() override;
   double finish_checked_step(int64_t step, double local_loss, int64_t samples) override;
+  // This rank's replica in eval mode; the first call after training joins the buffer broadcast
+  // (DistributedModel::evaluation_forward), so every rank must call it at least once.
+  at::Tensor eval_forward(const at::Tensor& inputs) override;
 
   // Gradient bytes this rank put on the wire in the last step.
   int64_t bytes_per_step() const { return model_->bytes_last_step(); }
@@ -79,6 +82,7 @@ class DdpPath : public GradientPath {
   std::shared_ptr<sync_bn::SyncBnControl> sync_bn_control_;
   std::unique_ptr<DistributedModel> model_;
   int64_t current_step_ = 0;
+  bool evaluated_ = false;  // an evaluation forward ran (the buffers were synced for it)
   RankDisagreement disagreement_;
   RankDisagreement buffer_disagreement_;
 };
