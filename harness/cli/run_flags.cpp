@@ -101,7 +101,7 @@ void add_run_flags(CLI::App& cmd, run::RunRequest& r) {
   cmd.add_option("--eval-size", r.eval_size,
                  "Evaluation pass after training (classifiers): samples of the held-out set; 0 "
                  "skips the pass")
-      ->default_str("the scenario's (512)")
+      ->default_str("the scenario's: 512, 128 for ResNet-18")
       ->check(integer_at_least(0));
 }
 

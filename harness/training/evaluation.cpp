@@ -175,10 +175,14 @@ reports::CheckRecord evaluation_check(const EvalTotals& mode, const EvalTotals& 
     const double rel = ref > 0 ? diff / ref : diff;
     if (!(rel <= c.max_rel_diff)) c.max_rel_diff = rel;
   };
-  // Without padding the two tallies are one: judged (and named) once.
+  // Without padding the two tallies must be one: the distinct samples are judged (and named)
+  // apart only when there is padding or when the mode's two tallies disagree.
   const bool padded = reference.all.count != reference.unique.count;
-  judge(mode.unique, reference.unique, padded ? "without padding: " : "");
-  if (padded) judge(mode.all, reference.all, "with padding: ");
+  const bool one_tally = mode.unique.count == mode.all.count &&
+                         mode.unique.correct == mode.all.correct &&
+                         mode.unique.loss == mode.all.loss;
+  judge(mode.all, reference.all, padded ? "with padding: " : "");
+  if (padded || !one_tally) judge(mode.unique, reference.unique, "without padding: ");
   const std::string rule =
       fmt::format("counts and correct predictions exact, mean loss within rtol {:g}, atol {:g}",
                   tolerance.rtol, tolerance.atol);
