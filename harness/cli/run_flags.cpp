@@ -83,7 +83,8 @@ void add_run_flags(CLI::App& cmd, run::RunRequest& r) {
   cmd.add_option(
       "--inject-fault", r.inject_fault,
       "KIND:rank=R,step=S[,eps=E][,tensor=NAME], KIND in grad, crash, hang, nan, syncbn, "
-      "buffers (ddp); eval:rank=R (ddp's evaluation pass); or dpbuffers:step=S (dp). eps and "
+      "buffers (ddp); eval:rank=R (dp's and ddp's evaluation pass); or dpbuffers:step=S (dp). eps "
+      "and "
       "tensor apply to grad");
   cmd.add_option("--grad-check", r.grad_check, "Gradient comparison: auto, full, fingerprint")
       ->check(CLI::IsMember({"auto", "full", "fingerprint"}));

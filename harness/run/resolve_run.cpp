@@ -168,6 +168,10 @@ void check_fault(const training::RunSetup& s) {
     if (!s.has_mode(modes::ModeKind::kDataParallel)) {
       throw InputError("--inject-fault dpbuffers needs the dp mode (add dp to --modes)");
     }
+  } else if (kind == modes::FaultKind::kEval) {
+    if (!s.has_mode(modes::ModeKind::kDataParallel) && !s.has_mode(modes::ModeKind::kDdp)) {
+      throw InputError("--inject-fault eval needs a data-parallel mode (add dp or ddp to --modes)");
+    }
   } else if (!s.has_mode(modes::ModeKind::kDdp)) {
     throw InputError("--inject-fault needs the ddp mode (add ddp to --modes)");
   }

@@ -267,7 +267,10 @@ void evaluate_local_mode(const RunSetup& setup, const runtime::ExecutionContext&
   const EvalSamples samples =
       evaluate_indices([&path](const at::Tensor& x) { return path.eval_forward(x); }, *set,
                        all_indices(set->size()), setup.spec->eval_batch, context);
-  const EvalTotals totals = tally_share(samples, std::vector<bool>(samples.loss.size(), false));
+  // The `eval` fault under dp: the last gathered sample (the last replica's) is left out.
+  const bool dropped = data_parallel && setup.fault && setup.fault->kind == modes::FaultKind::kEval;
+  const EvalTotals totals =
+      tally_share(samples, std::vector<bool>(samples.loss.size(), false), dropped);
   record = evaluation_record(totals, set->describe());
   if (!data_parallel) return;  // single's evaluation is the single-device evaluation
   const EvalSamples reference = single_device_samples(setup, context, path.module(), *set);

@@ -1,6 +1,6 @@
 // evaluation_e2e_test.cpp — the evaluation pass end to end (training/evaluation.h): toy_cnn's
 // single, dp and ddp evaluations agree with single-device evaluation of the same weights; the
-// `eval` fault (one rank drops a sample from its contribution) makes the check FAIL with exit 1,
+// `eval` fault (a rank, or DP's gather, drops a sample) makes the check FAIL with exit 1,
 // in report.json and junit.xml; a held-out set that does not divide by the ranks reports its
 // padding duplicates and what they changed; regression scenarios skip the pass with the reason.
 #include <gtest/gtest.h>
@@ -76,6 +76,16 @@ TEST_F(EvaluationE2E, ARankLosingItsContributionFailsTheCheck) {
   const std::string junit = read_text(path("bad") + "/report.junit.xml");
   EXPECT_NE(junit.find("name=\"evaluation\""), std::string::npos);
   EXPECT_NE(junit.find("<failure"), std::string::npos);
+
+  // DP: the last gathered sample left out.
+  const auto dp = ddpbench({"run", "--scenario", "toy_cnn", "--modes", "single,dp", "--gpus", "2",
+                            "--steps", "2", "--check-only", "--quiet", "--inject-fault",
+                            "eval:rank=0", "--out", path("baddp")});
+  ASSERT_EQ(dp.exit_code, 1) << dp.out << dp.err;
+  const auto dp_check = find_check(read_json(path("baddp") + "/report.json"), "dp", "evaluation");
+  EXPECT_EQ(dp_check.at("status"), "fail");
+  EXPECT_NE(dp_check.at("detail").get<std::string>().find("511 samples counted"), std::string::npos)
+      << dp_check.dump();
 }
 
 TEST_F(EvaluationE2E, AnUnevenSetReportsWhatItsPaddingDuplicatesChanged) {

@@ -15,7 +15,8 @@ namespace {
 
 constexpr const char* kSyntax =
     "expected KIND:rank=R,step=S[,eps=E][,tensor=NAME] with KIND one of grad, crash, hang, nan, "
-    "syncbn, buffers (ddp), eval:rank=R (ddp's evaluation pass), or dpbuffers:step=S (dp); eps "
+    "syncbn, buffers (ddp), eval:rank=R (the evaluation pass of dp and ddp), or dpbuffers:step=S "
+    "(dp); eps "
     "and tensor apply to grad";
 
 }  // namespace

@@ -4,9 +4,9 @@
 // responding at step S; nan: rank R's loss becomes NaN at step S; syncbn: rank R normalises with
 // local statistics from step S on; buffers: rank R keeps its own buffers instead of rank 0's
 // broadcast from step S on. DP: dpbuffers: from step S on the master keeps the mean of the
-// replicas' buffers instead of replica 0's (a wrong buffer rule; rank is not used). DDP eval:
+// replicas' buffers instead of replica 0's (a wrong buffer rule; rank is not used). eval: DDP
 // rank R leaves its last evaluated sample out of its contribution to the evaluation pass's
-// allreduce (training/evaluation.h; step is not used).
+// allreduce, and DP leaves the last gathered sample out (training/evaluation.h; no step).
 #pragma once
 
 #include <cstdint>
