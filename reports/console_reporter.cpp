@@ -26,6 +26,14 @@ std::string ConsoleReporter::render(const RunReport& report) const {
     out += fmt::format("{:<6} {:>5} {:>6} {:>12} {:>12} {:>10} {:>10} {:>11} {:>8}\n", r.mode,
                        r.world_size, steps, first, last, p50, p90, rate, eff);
   }
+  bool eval_header = false;
+  for (const ModeResult& r : report.results) {
+    const std::string e = describe_evaluation(r.evaluation);
+    if (e.empty()) continue;
+    if (!eval_header) out += "\nevaluation pass:\n";
+    eval_header = true;
+    out += fmt::format("  {:<6} {}\n", r.mode, e);
+  }
   int failed = 0;
   for (const ModeResult& r : report.results) {
     if (r.checks.empty()) continue;

@@ -45,4 +45,10 @@ std::string describe_efficiency(const ModeResult& r) {
   return r.scaling_efficiency < 0 ? "-" : fmt::format("{:.1f}%", 100 * r.scaling_efficiency);
 }
 
+std::string describe_evaluation(const EvaluationRecord& e) {
+  if (e.status.empty()) return "";
+  if (e.status == "skipped") return "skipped: " + e.skipped_reason;
+  return fmt::format("on {}: {}", e.dataset, e.summary);
+}
+
 }  // namespace ddpbench::reports

@@ -16,6 +16,10 @@ std::string describe_first_divergence(const DivergenceRecord& d);
 // "vs exact reference: ..., lockstep": what a mode's checks compared it with.
 std::string describe_reference(const ReferenceRecord& r);
 
+// The evaluation pass in one sentence: "on <set>: accuracy ..., and what padding changed",
+// "skipped: <reason>", or "" when it did not run (no check phase).
+std::string describe_evaluation(const EvaluationRecord& e);
+
 // "87.5%", or "-" when the mode has no scaling efficiency (the baseline, or nothing timed).
 std::string describe_efficiency(const ModeResult& r);
 

@@ -51,6 +51,9 @@ std::string verdict_section(const RunReport& r) {
     for (const auto& cause : m.reference.causes) {
       line += fmt::format("<br><span class=\"ref\">{}</span>", xml_escape(cause));
     }
+    if (const std::string e = describe_evaluation(m.evaluation); !e.empty()) {
+      line += fmt::format("<br><span class=\"ref\">evaluation {}</span>", xml_escape(e));
+    }
     if (!m.reference.summary.empty()) {
       line += fmt::format("<br><span class=\"ref\">{}</span>", xml_escape(m.reference.summary));
     }

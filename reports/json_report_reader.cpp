@@ -172,6 +172,23 @@ DivergenceRecord read_divergence(const JsonFields& j) {
   return d;
 }
 
+// Optional (reports written before the evaluation pass existed have none).
+EvaluationRecord read_evaluation(const JsonFields& j) {
+  EvaluationRecord e;
+  e.status = j.text_or("status", "");
+  e.skipped_reason = j.text_or("skipped_reason", "");
+  e.dataset = j.text_or("dataset", "");
+  e.samples = j.integer_or("samples", 0, 0, kMaxCount);
+  e.count = j.integer_or("count", 0, 0, kMaxCount);
+  e.padded = j.integer_or("padded", 0, 0, kMaxCount);
+  e.accuracy = j.number_or_nan_or("accuracy", 0.0, 0, 1);
+  e.mean_loss = j.number_or_nan_or("mean_loss", 0.0, 0, kInf);
+  e.accuracy_without_padding = j.number_or_nan_or("accuracy_without_padding", 0.0, 0, 1);
+  e.mean_loss_without_padding = j.number_or_nan_or("mean_loss_without_padding", 0.0, 0, kInf);
+  e.summary = j.text_or("summary", "");
+  return e;
+}
+
 ModeResult read_result(const JsonFields& j) {
   ModeResult r;
   r.mode = j.text("mode");
@@ -204,6 +221,7 @@ ModeResult read_result(const JsonFields& j) {
   r.scaling_efficiency = j.number_or_nan_or("scaling_efficiency", -1.0, -1, kInf);
   if (std::isnan(r.scaling_efficiency)) r.scaling_efficiency = -1;
   r.scaling = j.text_or("scaling", "");
+  if (j.has("evaluation")) r.evaluation = read_evaluation(j.object("evaluation"));
   return r;
 }
 

@@ -128,6 +128,20 @@ void to_json(json& j, const DivergenceRecord& d) {
            {"bisect_detail", d.bisect_detail}};
 }
 
+void to_json(json& j, const EvaluationRecord& e) {
+  j = json{{"status", e.status},
+           {"skipped_reason", e.skipped_reason},
+           {"dataset", e.dataset},
+           {"samples", e.samples},
+           {"count", e.count},
+           {"padded", e.padded},
+           {"accuracy", e.accuracy},
+           {"mean_loss", e.mean_loss},
+           {"accuracy_without_padding", e.accuracy_without_padding},
+           {"mean_loss_without_padding", e.mean_loss_without_padding},
+           {"summary", e.summary}};
+}
+
 void to_json(json& j, const ModeResult& r) {
   j = json{{"mode", r.mode},
            {"world_size", r.world_size},
@@ -146,7 +160,8 @@ void to_json(json& j, const ModeResult& r) {
            {"hosts", r.hosts},
            {"throughput", r.throughput},
            {"scaling_efficiency", r.scaling_efficiency},
-           {"scaling", r.scaling}};
+           {"scaling", r.scaling},
+           {"evaluation", r.evaluation}};
 }
 
 json to_json(const RunReport& report) {

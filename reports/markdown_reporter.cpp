@@ -39,6 +39,9 @@ std::string MarkdownReporter::render(const RunReport& report) const {
       out += fmt::format("\n- **{}** vs {}: {}", r.mode, describe_reference(r.reference),
                          r.reference.summary);
     }
+    if (const std::string e = describe_evaluation(r.evaluation); !e.empty()) {
+      out += fmt::format("\n- **{} evaluation** {}", r.mode, e);
+    }
     if (!r.first_divergence.stage.empty()) {
       out += fmt::format("\n- **{} first divergence**: {}", r.mode,
                          describe_first_divergence(r.first_divergence));

@@ -156,6 +156,26 @@ struct DivergenceRecord {
   std::string bisect_detail;
 };
 
+// The evaluation pass after a mode's check phase (training/evaluation.h): the trained model in
+// eval mode on a held-out set, accuracy and mean loss as the mode reduced them. Under DDP each
+// rank evaluates its DistributedSampler(shuffle=False, drop_last=False) share, which repeats
+// `padded` samples when the set does not divide by the world size; the figures with and without
+// those duplicates are both kept. The check "evaluation" compares them with a single-device
+// evaluation of the same trained weights.
+struct EvaluationRecord {
+  std::string status;  // "done", "skipped" (see skipped_reason), "" = not run (no check phase)
+  std::string skipped_reason;
+  std::string dataset;  // the held-out set
+  int64_t samples = 0;  // its size N
+  int64_t count = 0;    // evaluations reduced, padding duplicates included
+  int64_t padded = 0;   // count - samples
+  double accuracy = 0;  // correct / count
+  double mean_loss = 0;
+  double accuracy_without_padding = 0;  // over the N distinct samples
+  double mean_loss_without_padding = 0;
+  std::string summary;  // one sentence: the figures and what padding changed
+};
+
 struct ModeResult {
   std::string mode;  // "single", "dp", "ddp"
   int64_t world_size = 1;
@@ -180,6 +200,7 @@ struct ModeResult {
   // throughput / (world_size x single-device throughput); -1 when not measured.
   double scaling_efficiency = -1;
   std::string scaling;  // "weak" (same per-device batch as single) or "strong" (same global batch)
+  EvaluationRecord evaluation;
 };
 
 struct RunReport {

@@ -18,4 +18,10 @@ data::ImageTransformOptions cifar_train_transform(int64_t seed);
 std::shared_ptr<const data::Dataset> make_cifar_dataset(const BuildRequest& request,
                                                         data::ImageTransformOptions transform);
 
+// The held-out set of the evaluation pass, with `transform`'s normalisation and no augmentation:
+// CIFAR-10's test_batch.bin with --data-dir; without, 10000 synthetic samples keyed after the
+// 50000 training keys (disjoint from every training sample). A --data-dir without test_batch.bin
+// has no held-out split: the pass is skipped with that reason, never run on training samples.
+EvalSet make_cifar_eval_set(const BuildRequest& request, data::ImageTransformOptions transform);
+
 }  // namespace ddpbench::scenarios

@@ -73,6 +73,12 @@ struct ScenarioInstance {
   std::shared_ptr<const data::Dataset> dataset;
 };
 
+// The held-out evaluation set of a classifier (training/evaluation.h), or why there is none here.
+struct EvalSet {
+  std::shared_ptr<const data::Dataset> dataset;  // null: no evaluation, `unavailable` says why
+  std::string unavailable;
+};
+
 struct ScenarioSpec;
 // Builds the dataset, then the model (see ScenarioSpec::build_model / build_dataset).
 ScenarioInstance instantiate(const ScenarioSpec& spec, const BuildRequest& request);
@@ -128,6 +134,12 @@ struct ScenarioSpec {
   // so a report says what defined it. Both empty on a built-in.
   std::string base;
   std::string configured_by;
+  // The evaluation pass after the check phase (training/evaluation.h): a held-out split, never
+  // training samples, without augmentation. Empty for regression scenarios (no accuracy to
+  // measure), which then report the pass as skipped with that reason.
+  std::function<EvalSet(const BuildRequest&)> build_eval_dataset;
+  int64_t eval_batch = 64;  // samples per evaluation batch (per rank under DDP)
+  int64_t eval_size = 512;  // default --eval-size: the first samples of the held-out split
 };
 
 }  // namespace ddpbench::scenarios

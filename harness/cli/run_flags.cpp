@@ -107,7 +107,9 @@ void add_run_flags(CLI::App& cmd, run::RunRequest& r) {
   cmd.add_option(
       "--inject-fault", r.inject_fault,
       "KIND:rank=R,step=S[,eps=E][,tensor=NAME], KIND in grad, crash, hang, nan, syncbn, "
-      "buffers (ddp); or dpbuffers:step=S (dp). eps and tensor apply to grad");
+      "buffers (ddp); eval:rank=R (dp's and ddp's evaluation pass); or dpbuffers:step=S (dp). eps "
+      "and "
+      "tensor apply to grad");
   cmd.add_option("--grad-check", r.grad_check, "Gradient comparison: auto, full, fingerprint")
       ->check(CLI::IsMember({"auto", "full", "fingerprint"}));
   cmd.add_option("--comparison", r.comparison,
@@ -133,6 +135,11 @@ void add_run_flags(CLI::App& cmd, run::RunRequest& r) {
   cmd.add_option("--resume", r.resume,
                  "Continue from a checkpoint: every mode's checked training starts from its state "
                  "at its step and runs to --steps");
+  cmd.add_option("--eval-size", r.eval_size,
+                 "Evaluation pass after training (classifiers): samples of the held-out set; 0 "
+                 "skips the pass")
+      ->default_str("the scenario's: 512, 128 for ResNet-18")
+      ->check(integer_at_least(0));
 }
 
 std::vector<std::string> command_line(const run::RunRequest& r) {
@@ -184,6 +191,7 @@ std::vector<std::string> command_line(const run::RunRequest& r) {
   flag("--quiet", r.quiet);
   flag("--export-batches", r.export_batches);
   flag("--bisect", r.bisect);
+  if (r.eval_size >= 0) number("--eval-size", r.eval_size);
   if (r.checkpoint_every > 0) number("--checkpoint-every", r.checkpoint_every);
   if (!r.checkpoint_prefix.empty()) option("--checkpoint-prefix", r.checkpoint_prefix);
   if (!r.resume.empty()) option("--resume", r.resume);

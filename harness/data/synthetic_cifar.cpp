@@ -26,7 +26,8 @@ double normal_quantile(double p) {
 }
 }  // namespace
 
-SyntheticCifar::SyntheticCifar(int64_t size, int64_t seed) : size_(size), seed_(seed) {
+SyntheticCifar::SyntheticCifar(int64_t size, int64_t seed, int64_t first_key)
+    : size_(size), seed_(seed), first_key_(first_key) {
   if (size_ <= 0) throw InputError(fmt::format("synthetic dataset size {} must be positive", size));
   const ImageShape s = shape();
   class_images_.reserve(static_cast<size_t>(kNumClasses * s.numel()));
@@ -55,7 +56,7 @@ SyntheticCifar::SyntheticCifar(int64_t size, int64_t seed) : size_(size), seed_(
 }
 
 int64_t SyntheticCifar::read(int64_t index, uint8_t* out) const {
-  const auto key = static_cast<uint64_t>(index);
+  const auto key = static_cast<uint64_t>(first_key_ + index);
   KeyedRng label_rng(static_cast<uint64_t>(seed_), RngStream::kSyntheticLabel, {key});
   const auto label = static_cast<int64_t>(label_rng.uniform_int(kNumClasses));
   const int64_t numel = shape().numel();
@@ -80,7 +81,11 @@ int64_t SyntheticCifar::read(int64_t index, uint8_t* out) const {
 }
 
 std::string SyntheticCifar::describe() const {
-  return fmt::format("synthetic CIFAR-10 ({} samples, 3x32x32, seed {})", size_, seed_);
+  if (first_key_ == 0) {
+    return fmt::format("synthetic CIFAR-10 ({} samples, 3x32x32, seed {})", size_, seed_);
+  }
+  return fmt::format("synthetic CIFAR-10 held-out ({} samples from key {}, 3x32x32, seed {})",
+                     size_, first_key_, seed_);
 }
 
 }  // namespace ddpbench::data

@@ -16,7 +16,9 @@ class SyntheticCifar : public ImageSource {
  public:
   static constexpr int64_t kNumClasses = 10;
 
-  SyntheticCifar(int64_t size, int64_t seed);
+  // Sample i is generated from key first_key + i: a held-out set is a disjoint keyed range
+  // (first_key at or beyond the training set's size), drawn from the same class patterns.
+  SyntheticCifar(int64_t size, int64_t seed, int64_t first_key = 0);
   int64_t size() const override { return size_; }
   ImageShape shape() const override { return {3, 32, 32}; }
   int64_t num_classes() const override { return kNumClasses; }
@@ -29,6 +31,7 @@ class SyntheticCifar : public ImageSource {
  private:
   int64_t size_;
   int64_t seed_;
+  int64_t first_key_;
   // Per class, the noise-free image: base colour + stripes, 3x32x32 floats.
   std::vector<float> class_images_;
   // Standard normal quantiles at (i + 0.5) / 4096.

@@ -12,6 +12,7 @@
 #include "modes/sync_bn/sync_batch_norm.h"
 #include "run/resolve_run.h"
 #include "run/resume.h"
+#include "training/evaluation.h"
 #include "training/mode_phases.h"
 
 namespace ddpbench::run {
@@ -82,6 +83,25 @@ void check_micro_batches(const training::RunSetup& setup, const data::GlobalBatc
   }
 }
 
+// The evaluation pass's set must exist at the asked size before anything trains (a bad
+// --eval-size is exit 2 now, not a failure after training), and the eval fault needs the pass.
+void check_evaluation(const RunRequest& request, const training::RunSetup& setup) {
+  if (request.eval_size > 0 && !setup.spec->build_eval_dataset) {
+    throw InputError(
+        fmt::format("--eval-size: {} has no evaluation pass (not a classifier); drop --eval-size",
+                    setup.spec->name));
+  }
+  if (setup.check_steps == 0) return;  // no trained model to evaluate
+  std::string why;
+  const bool runs = training::evaluation_set(setup, why) != nullptr;
+  if (!runs && setup.fault && setup.fault->kind == modes::FaultKind::kEval) {
+    throw InputError(fmt::format(
+        "--inject-fault eval corrupts the evaluation pass, which this run skips ({}); use a "
+        "classifier scenario and --eval-size > 0",
+        why));
+  }
+}
+
 }  // namespace
 
 std::optional<PreparedRun> prepare_run(const RunRequest& request,
@@ -129,6 +149,7 @@ std::optional<PreparedRun> prepare_run(const RunRequest& request,
   if (!request.resume.empty()) {
     setup.resume = load_resume(request.resume, setup, *instance.model.ptr(), plan);
   }
+  check_evaluation(request, setup);
   return PreparedRun{std::move(setup),    std::move(context), std::move(dataset),
                      std::move(instance), std::move(plan),    grad};
 }

@@ -177,6 +177,10 @@ void check_fault(const training::RunSetup& s) {
           "--inject-fault noscale needs gradient accumulation in dp or ddp: add "
           "--accumulation-steps 2 or more (or use grad_accum) and dp or ddp to --modes");
     }
+  } else if (kind == modes::FaultKind::kEval) {
+    if (!s.has_mode(modes::ModeKind::kDataParallel) && !s.has_mode(modes::ModeKind::kDdp)) {
+      throw InputError("--inject-fault eval needs a data-parallel mode (add dp or ddp to --modes)");
+    }
   } else if (!s.has_mode(modes::ModeKind::kDdp)) {
     throw InputError("--inject-fault needs the ddp mode (add ddp to --modes)");
   }
@@ -380,6 +384,7 @@ training::RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioReg
   s.progress = training::progress_wanted(o.quiet);
   s.export_batches = o.export_batches;
   s.out = o.out;
+  s.eval_size = o.eval_size < 0 ? s.spec->eval_size : o.eval_size;
 
   if (!o.inject_fault.empty()) {
     s.fault = modes::parse_fault(o.inject_fault);

@@ -95,6 +95,8 @@ struct RunRequest {
   int64_t checkpoint_every = 0;
   std::string checkpoint_prefix;
   std::string resume;
+  // Evaluation pass: samples of the held-out set; -1 = the scenario's, 0 = no evaluation pass.
+  int64_t eval_size = -1;
 };
 
 // The command line that makes this binary execute `request` (argv[0] is only the name ps shows):

@@ -9,6 +9,7 @@
 #include "modes/data_parallel/data_parallel_path.h"
 #include "modes/ddp/ddp_path.h"
 #include "modes/single/single_path.h"
+#include "training/evaluation.h"
 #include "training/lockstep.h"
 #include "training/progress_line.h"
 
@@ -124,10 +125,12 @@ modes::TrainResult train_checked(const PhaseInputs& in, ModeKind mode, modes::Gr
   return r;
 }
 
-// The check phase of a local path: a fresh model trained on the run's plan, every step checked.
+// The check phase of a local path: a fresh model trained on the run's plan, every step checked;
+// then, for a mode (not an exact reference), the evaluation pass of the trained model.
 template <typename MakePath>
 void run_check_phase(const PhaseInputs& in, ModeKind mode, const MakePath& make_path,
-                     const std::string& name, ModeOutcome& o, bool keep_checkpoints) {
+                     const std::string& name, ModeOutcome& o, bool keep_checkpoints,
+                     bool evaluate) {
   scenarios::ScenarioInstance instance = fresh_instance(in);
   const auto path = make_path(instance);
   ProgressLine progress(in.setup.progress, name + " (check)", in.setup.check_steps);
@@ -136,6 +139,10 @@ void run_check_phase(const PhaseInputs& in, ModeKind mode, const MakePath& make_
   if (keep_checkpoints) options.after_step = checkpoint_keeper(in, mode, o);
   keep_check(o, train_checked(in, mode, *path, options, nullptr, o.trace), path->module(),
              options.first_step);
+  if (evaluate) {
+    evaluate_local_mode(in.setup, in.context, *path, mode == ModeKind::kDataParallel, o.evaluation,
+                        o.extra_checks);
+  }
 }
 
 }  // namespace
@@ -170,7 +177,9 @@ ModeOutcome run_local_mode(const PhaseInputs& in, ModeKind mode) {
   o.world_size = mode == ModeKind::kSingle ? 1 : s.world_size;
   const std::string name = modes::mode_name(mode);
   in.context.reset_peak_memory(o.world_size);
-  if (s.check_steps > 0) run_check_phase(in, mode, make_path, name, o, /*keep_checkpoints=*/true);
+  if (s.check_steps > 0) {
+    run_check_phase(in, mode, make_path, name, o, /*keep_checkpoints=*/true, /*evaluate=*/true);
+  }
   if (s.perf_steps > 0) {
     // single is the scaling baseline: one device with the per-device batch of the K-rank run
     // (weak scaling) or with the whole global batch (strong scaling).
@@ -200,7 +209,8 @@ ModeOutcome run_reference(const PhaseInputs& in, const modes::single::ReferenceR
   auto make_path = [&](scenarios::ScenarioInstance& instance) {
     return modes::single::make_single_path(*in.setup.spec, instance, in.context, rule);
   };
-  run_check_phase(in, ModeKind::kSingle, make_path, "reference", o, /*keep_checkpoints=*/false);
+  run_check_phase(in, ModeKind::kSingle, make_path, "reference", o, /*keep_checkpoints=*/false,
+                  /*evaluate=*/false);
   return o;
 }
 
@@ -237,6 +247,7 @@ ModeOutcome run_ddp_rank(const PhaseInputs& in, comm::Communicator& comm,
       const modes::ddp::RankDisagreement& b = path.buffer_disagreement();
       o.extra_checks.push_back(compare::buffer_agreement_check(b.step, b.rank, b.tensor));
     }
+    evaluate_ddp_rank(s, in.context, path, comm, o.evaluation, o.extra_checks);
   }
   o.check_times = modes::ddp::slowest_rank_times(comm, check_times);
 

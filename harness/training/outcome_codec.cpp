@@ -35,6 +35,36 @@ reports::CheckRecord decode_check(const Dict& d) {
           d.at("detail").toStringRef()};
 }
 
+c10::IValue encode_evaluation(const reports::EvaluationRecord& e) {
+  Dict d = new_dict();
+  d.insert("status", e.status);
+  d.insert("skipped_reason", e.skipped_reason);
+  d.insert("dataset", e.dataset);
+  d.insert("counts", c10::List<int64_t>({e.samples, e.count, e.padded}));
+  d.insert("figures", c10::List<double>({e.accuracy, e.mean_loss, e.accuracy_without_padding,
+                                         e.mean_loss_without_padding}));
+  d.insert("summary", e.summary);
+  return d;
+}
+
+reports::EvaluationRecord decode_evaluation(const Dict& d) {
+  reports::EvaluationRecord e;
+  e.status = d.at("status").toStringRef();
+  e.skipped_reason = d.at("skipped_reason").toStringRef();
+  e.dataset = d.at("dataset").toStringRef();
+  const std::vector<int64_t> counts = d.at("counts").toIntVector();
+  const std::vector<double> figures = d.at("figures").toDoubleVector();
+  e.samples = counts.at(0);
+  e.count = counts.at(1);
+  e.padded = counts.at(2);
+  e.accuracy = figures.at(0);
+  e.mean_loss = figures.at(1);
+  e.accuracy_without_padding = figures.at(2);
+  e.mean_loss_without_padding = figures.at(3);
+  e.summary = d.at("summary").toStringRef();
+  return e;
+}
+
 // Per step, one tensor per parameter or buffer (an undefined one travels as an empty tensor).
 c10::impl::GenericList encode_steps(const std::vector<std::vector<at::Tensor>>& steps) {
   c10::impl::GenericList out(c10::AnyType::get());
@@ -109,6 +139,7 @@ std::string encode_outcome(const ModeOutcome& o) {
   }
   d.insert("checkpoint_steps", c10::List<int64_t>(checkpoint_steps));
   d.insert("checkpoint_files", checkpoint_files);
+  d.insert("evaluation", encode_evaluation(o.evaluation));
   const std::vector<char> bytes = torch::pickle_save(c10::IValue(d));
   return {bytes.begin(), bytes.end()};
 }
@@ -155,6 +186,7 @@ ModeOutcome decode_outcome(const std::string& bytes) {
     const char* b = reinterpret_cast<const char*>(t.data_ptr<uint8_t>());
     o.checkpoints.push_back({checkpoint_steps[i], std::vector<char>(b, b + t.numel())});
   }
+  o.evaluation = decode_evaluation(d.at("evaluation").toGenericDict());
   return o;
 }
 

@@ -56,6 +56,8 @@ struct RunSetup {
   bool strong_scaling = false;
   bool progress = false;  // draw a progress line (stdout is a TTY and no --quiet)
   bool export_batches = false;
+  // Samples of the held-out set the evaluation pass uses (training/evaluation.h); 0 = no pass.
+  int64_t eval_size = 0;
   bool bisect = false;  // re-run a failing run in float64 (run/bisect.h)
   std::string out;
   // --checkpoint-every N: the check phase of every mode (DDP: rank 0) keeps a checkpoint after

@@ -19,8 +19,30 @@ constexpr const char* kDefaultDir = "/usr/share/datasets/fashion-mnist";
 constexpr const char* kImages = "train-images-idx3-ubyte.gz";
 constexpr const char* kLabels = "train-labels-idx1-ubyte.gz";
 
+constexpr const char* kTestImages = "t10k-images-idx3-ubyte.gz";
+constexpr const char* kTestLabels = "t10k-labels-idx1-ubyte.gz";
+
 std::string data_dir(const BuildRequest& request) {
   return request.data_dir.empty() ? kDefaultDir : request.data_dir;
+}
+
+std::shared_ptr<const data::Dataset> fashion_dataset(const std::filesystem::path& dir,
+                                                     const char* image_file, const char* label_file,
+                                                     int64_t seed) {
+  auto images = std::make_shared<data::InMemoryImages>(
+      data::load_idx_images((dir / image_file).string(), (dir / label_file).string()));
+  // The network's first linear layer is sized for 28x28: anything else would fail inside it.
+  const data::ImageShape shape = images->shape();
+  if (shape.channels != 1 || shape.height != 28 || shape.width != 28) {
+    throw InputError(fmt::format(
+        "{}: images are {}x{}x{}, fashion_mnist_cnn needs 1x28x28 (the Fashion-MNIST files)",
+        (dir / image_file).string(), shape.channels, shape.height, shape.width));
+  }
+  data::ImageTransformOptions transform;
+  transform.mean = {0.2860F};  // Fashion-MNIST training-set statistics
+  transform.stddev = {0.3530F};
+  transform.seed = seed;
+  return std::make_shared<data::ImageDataset>(images, transform);
 }
 
 }  // namespace
@@ -52,21 +74,16 @@ ScenarioSpec fashion_mnist_cnn_scenario() {
     return torch::nn::AnyModule(models::FashionCnn());
   };
   s.build_dataset = [](const BuildRequest& request) -> std::shared_ptr<const data::Dataset> {
+    return fashion_dataset(data_dir(request), kImages, kLabels, request.seed);
+  };
+  // The held-out split is t10k; without it (a --data-dir holding only the training files) the
+  // evaluation pass is skipped with that reason rather than run on training images.
+  s.build_eval_dataset = [](const BuildRequest& request) -> EvalSet {
     const std::filesystem::path dir = data_dir(request);
-    auto images = std::make_shared<data::InMemoryImages>(
-        data::load_idx_images((dir / kImages).string(), (dir / kLabels).string()));
-    // The network's first linear layer is sized for 28x28: anything else would fail inside it.
-    const data::ImageShape shape = images->shape();
-    if (shape.channels != 1 || shape.height != 28 || shape.width != 28) {
-      throw InputError(fmt::format(
-          "{}: images are {}x{}x{}, fashion_mnist_cnn needs 1x28x28 (the Fashion-MNIST files)",
-          (dir / kImages).string(), shape.channels, shape.height, shape.width));
+    if (!std::filesystem::exists(dir / kTestImages)) {
+      return {nullptr, fmt::format("no held-out split: {} has no {}", dir.string(), kTestImages)};
     }
-    data::ImageTransformOptions transform;
-    transform.mean = {0.2860F};  // Fashion-MNIST training-set statistics
-    transform.stddev = {0.3530F};
-    transform.seed = request.seed;
-    return std::make_shared<data::ImageDataset>(images, transform);
+    return {fashion_dataset(dir, kTestImages, kTestLabels, request.seed), ""};
   };
   return s;
 }

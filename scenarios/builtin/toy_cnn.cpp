@@ -35,6 +35,12 @@ ScenarioSpec toy_cnn_scenario() {
     transform.seed = request.seed;
     return make_cifar_dataset(request, transform);
   };
+  s.build_eval_dataset = [](const BuildRequest& request) {
+    data::ImageTransformOptions transform;
+    transform.mean = {0.5F, 0.5F, 0.5F};
+    transform.stddev = {0.5F, 0.5F, 0.5F};
+    return make_cifar_eval_set(request, transform);
+  };
   return s;
 }
 

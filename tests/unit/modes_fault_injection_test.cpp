@@ -26,6 +26,10 @@ TEST(FaultInjection, ParsesEveryKindAndField) {
   EXPECT_EQ(parse_fault("noscale:step=2").kind, FaultKind::kNoScale);
   EXPECT_EQ(parse_fault("noscale:step=2").step, 2);
   EXPECT_STREQ(fault_name(FaultKind::kNoScale), "noscale");
+  f = parse_fault("eval:rank=2");
+  EXPECT_EQ(f.kind, FaultKind::kEval);
+  EXPECT_EQ(f.rank, 2);
+  EXPECT_STREQ(fault_name(FaultKind::kEval), "eval");
 }
 
 TEST(FaultInjection, RejectsMalformedSpecsWithTheSyntax) {
@@ -52,6 +56,8 @@ TEST(FaultInjection, RequiresRankAndStepAndRefusesRepeatsAndStrayFields) {
       {"dpbuffers", "step is missing"},
       {"noscale:rank=0,step=1", "noscale has no rank"},
       {"noscale", "step is missing"},
+      {"eval", "rank is missing"},
+      {"eval:rank=1,step=0", "eval has no step"},
       {"nan:rank=1,step=1,eps=2", "only apply to grad"},
       {"crash:rank=1,step=1,tensor=fc.weight", "only apply to grad"},
   };

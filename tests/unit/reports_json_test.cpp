@@ -34,6 +34,7 @@ RunReport sample_report() {
   r.config.sampler.padded = 2;
   r.results.push_back({"single", 1, {2.5, 2.25, 2.0}, {0.1, 0.1, 0.1}, "state_single.pt"});
   r.results.back().peak_device_memory_bytes = {123456789};
+  r.results.back().evaluation = {"done", "", "held-out", 101, 104, 3, 0.25, 1.5, 0.2475, 1.49, "s"};
   return r;
 }
 
@@ -43,6 +44,7 @@ TEST(JsonReport, RoundTripsEveryField) {
   EXPECT_EQ(j.at("schema_version"), kSchemaVersion);
   EXPECT_EQ(j.at("results")[0].at("losses")[1], 2.25);
   EXPECT_EQ(j.at("config").at("sampler").at("padded_per_epoch"), 2);
+  EXPECT_EQ(j.at("results")[0].at("evaluation").at("padded"), 3);
   const RunReport back = report_from_json(nlohmann::json::parse(JsonReporter().render(r)));
   EXPECT_EQ(to_json(back), j);
 }

@@ -15,8 +15,8 @@ namespace {
 
 constexpr const char* kSyntax =
     "expected KIND:rank=R,step=S[,eps=E][,tensor=NAME] with KIND one of grad, crash, hang, nan, "
-    "syncbn, buffers (ddp), or dpbuffers:step=S (dp), or noscale:step=S (dp, ddp with "
-    "accumulation); eps and tensor apply to grad";
+    "syncbn, buffers (ddp), eval:rank=R (the evaluation pass of dp and ddp), dpbuffers:step=S "
+    "(dp), or noscale:step=S (dp, ddp with accumulation); eps and tensor apply to grad";
 
 }  // namespace
 
@@ -38,6 +38,8 @@ const char* fault_name(FaultKind kind) {
       return "dpbuffers";
     case FaultKind::kNoScale:
       return "noscale";
+    case FaultKind::kEval:
+      return "eval";
   }
   return "?";
 }
@@ -62,6 +64,8 @@ FaultSpec parse_fault(const std::string& text) {
     f.kind = FaultKind::kDpBuffers;
   else if (kind == "noscale")
     f.kind = FaultKind::kNoScale;
+  else if (kind == "eval")
+    f.kind = FaultKind::kEval;
   else
     throw InputError(fmt::format("--inject-fault {}: unknown kind {}; {}", quoted_input(text),
                                  quoted_input(kind), kSyntax));
@@ -105,9 +109,12 @@ FaultSpec parse_fault(const std::string& text) {
   }
   // A fault at a made-up place proves nothing: say where. dpbuffers has no rank (DP is one
   // process), so it needs only its step.
+  // eval happens once, after the check phase: it has no step.
   const bool needs_rank = f.kind != FaultKind::kDpBuffers && f.kind != FaultKind::kNoScale;
+  const bool needs_step = f.kind != FaultKind::kEval;
   for (const char* key : {"rank", "step"}) {
     if (std::string(key) == "rank" && !needs_rank) continue;
+    if (std::string(key) == "step" && !needs_step) continue;
     if (!seen.count(key)) {
       throw InputError(
           fmt::format("--inject-fault {}: {} is missing; {}", quoted_input(text), key, kSyntax));
@@ -117,6 +124,12 @@ FaultSpec parse_fault(const std::string& text) {
     throw InputError(fmt::format(
         "--inject-fault {}: {} has no rank (it is not one rank's fault): drop rank=, keep step=",
         quoted_input(text), fault_name(f.kind)));
+  }
+  if (!needs_step && seen.count("step")) {
+    throw InputError(fmt::format(
+        "--inject-fault {}: eval has no step (the evaluation pass runs once, after training): "
+        "drop step=, keep rank=",
+        quoted_input(text)));
   }
   if (f.kind != FaultKind::kGrad && (seen.count("eps") || seen.count("tensor"))) {
     throw InputError(fmt::format("--inject-fault {}: eps= and tensor= only apply to grad; {}",

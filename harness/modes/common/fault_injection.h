@@ -7,6 +7,9 @@
 // replicas' buffers instead of replica 0's (a wrong buffer rule; rank is not used). DP and DDP
 // with gradient accumulation: noscale:step=S: at step S every process forgets to scale the
 // micro-step losses by 1/A (the classic accumulation bug; rank is not used).
+// eval: DDP
+// rank R leaves its last evaluated sample out of its contribution to the evaluation pass's
+// allreduce, and DP leaves the last gathered sample out (training/evaluation.h; no step).
 #pragma once
 
 #include <cstdint>
@@ -15,7 +18,17 @@
 
 namespace ddpbench::modes {
 
-enum class FaultKind { kGrad, kCrash, kHang, kNan, kSyncBn, kBuffers, kDpBuffers, kNoScale };
+enum class FaultKind {
+  kGrad,
+  kCrash,
+  kHang,
+  kNan,
+  kSyncBn,
+  kBuffers,
+  kDpBuffers,
+  kNoScale,
+  kEval
+};
 
 struct FaultSpec {
   FaultKind kind = FaultKind::kGrad;

@@ -65,6 +65,13 @@ class GradientPath {
   virtual double finish_checked_step(int64_t /*step*/, double local_loss, int64_t /*samples*/) {
     return local_loss;
   }
+
+  // The evaluation pass's forward (training/evaluation.h), after training: `inputs` on the
+  // context's device, the model in eval mode (BatchNorm uses its running statistics) under no
+  // autograd; returns the outputs in sample order on that device and leaves the model in train
+  // mode. single: the model; dp: the batch scattered over the replicas and gathered, as
+  // DataParallel's forward; ddp: this rank's replica on its share.
+  virtual at::Tensor eval_forward(const at::Tensor& inputs);
 };
 
 }  // namespace ddpbench::modes

@@ -101,6 +101,31 @@ class DataParallelPath : public GradientPath {
 
   void backward(const at::Tensor& loss) override { loss.backward(); }
 
+  // DataParallel's forward of an evaluation batch: replicate the master (eval mode, so BatchNorm
+  // uses the master's running statistics), scatter the batch in chunks of ceil(B / K) as
+  // torch.chunk does (a small last batch reaches fewer replicas), run the replicas in parallel,
+  // gather in replica order onto the master's device.
+  at::Tensor eval_forward(const at::Tensor& inputs) override {
+    torch::NoGradGuard no_grad;
+    const std::vector<at::Tensor> chunks = inputs.chunk(k_);
+    std::vector<at::Tensor> outputs(chunks.size());
+    master_.ptr()->eval();
+    pool_.run([&](int64_t r) {
+      const auto i = static_cast<size_t>(r);
+      if (i >= chunks.size()) return;
+      torch::nn::AnyModule& replica = replicas_[i];
+      const runtime::ReplicaStream stream(replica_devices_[i], master_device_);
+      copy_master_into(*master_.ptr(), *replica.ptr(), shares_params_[i]);
+      replica.ptr()->eval();
+      outputs[i] = replica.forward(chunks[i].to(replica_devices_[i]));
+      replica.ptr()->train();
+      stream.join();
+    });
+    master_.ptr()->train();
+    for (auto& o : outputs) o = o.to(master_device_);
+    return at::cat(outputs);
+  }
+
   void reduce_gradients() override {
     torch::NoGradGuard no_grad;
     // DataParallel's reduce-add: the SUM of the replicas' gradients is accumulated into the

@@ -134,6 +134,17 @@ void DdpPath::reduce_gradients() {
   gradient_collectives_ += comm_.collectives_issued() - before;
 }
 
+at::Tensor DdpPath::eval_forward(const at::Tensor& inputs) {
+  torch::NoGradGuard no_grad;
+  torch::nn::Module& m = model_->module();
+  m.eval();
+  at::Tensor out = model_->evaluation_forward(inputs, !evaluated_);
+  evaluated_ = true;
+  m.train();
+  return out;
+}
+
+
 double DdpPath::finish_checked_step(int64_t step, double local_loss, int64_t samples) {
   // The global loss is the sample-weighted mean of the local means.
   const auto n = static_cast<double>(samples);

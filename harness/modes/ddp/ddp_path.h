@@ -62,6 +62,9 @@ class DdpPath : public GradientPath {
   void set_gradient_sync(bool sync) override { model_->set_sync(sync); }
   void reduce_gradients() override;
   double finish_checked_step(int64_t step, double local_loss, int64_t samples) override;
+  // This rank's replica in eval mode; the first call after training joins the buffer broadcast
+  // (DistributedModel::evaluation_forward), so every rank must call it at least once.
+  at::Tensor eval_forward(const at::Tensor& inputs) override;
 
   // Gradient bytes this rank put on the wire in the last step.
   int64_t bytes_per_step() const { return model_->bytes_last_step(); }
@@ -86,6 +89,7 @@ class DdpPath : public GradientPath {
   int64_t current_step_ = 0;
   int64_t counted_step_ = -1;  // the step gradient_collectives_ counts
   int64_t gradient_collectives_ = 0;
+  bool evaluated_ = false;  // an evaluation forward ran (the buffers were synced for it)
   RankDisagreement disagreement_;
   RankDisagreement buffer_disagreement_;
 };

@@ -51,6 +51,14 @@ at::Tensor DistributedModel::forward(const at::Tensor& input) {
   return module_.forward(input);
 }
 
+at::Tensor DistributedModel::evaluation_forward(const at::Tensor& input, bool first) {
+  if (first && options_.broadcast_buffers) {
+    auto buffers = module_.ptr()->buffers();
+    if (!buffers.empty()) comm::broadcast_coalesced(comm_, buffers, 0);
+  }
+  return module_.forward(input);
+}
+
 void DistributedModel::reduce_gradients() {
   if (reducer_) {
     reducer_->finalize();

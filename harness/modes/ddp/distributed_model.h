@@ -27,6 +27,11 @@ class DistributedModel {
   DistributedModel(torch::nn::AnyModule module, comm::Communicator& comm, DdpOptions options);
 
   at::Tensor forward(const at::Tensor& input);
+  // The evaluation pass's forward (call under no_grad, module in eval mode). PyTorch 1.13's DDP
+  // forward under no_grad prepares no backward and syncs buffers only while
+  // require_forward_param_sync is still set by the last training forward, i.e. on the first
+  // evaluation forward: `first` broadcasts rank 0's buffers then (with broadcast_buffers).
+  at::Tensor evaluation_forward(const at::Tensor& input, bool first);
   // After backward: averaged gradients in .grad.
   void reduce_gradients();
 

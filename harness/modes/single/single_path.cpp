@@ -54,6 +54,14 @@ class SinglePath : public GradientPath {
   void backward(const at::Tensor& loss) override { loss.backward(); }
   void reduce_gradients() override {}  // one device: the gradients are already the gradients
 
+  at::Tensor eval_forward(const at::Tensor& inputs) override {
+    torch::NoGradGuard no_grad;
+    model_.ptr()->eval();
+    at::Tensor out = model_.forward(inputs);
+    model_.ptr()->train();
+    return out;
+  }
+
  private:
   const scenarios::ScenarioSpec& spec_;
   torch::nn::AnyModule model_;
