@@ -15,7 +15,7 @@ namespace {
 
 constexpr const char* kSyntax =
     "expected KIND:rank=R,step=S[,eps=E][,tensor=NAME] with KIND one of grad, crash, hang, nan, "
-    "syncbn, buffers (ddp), or dpbuffers:step=S (dp); eps and tensor apply to grad";
+    "syncbn, buffers, join (ddp), or dpbuffers:step=S (dp); eps and tensor apply to grad";
 
 }  // namespace
 
@@ -35,6 +35,8 @@ const char* fault_name(FaultKind kind) {
       return "buffers";
     case FaultKind::kDpBuffers:
       return "dpbuffers";
+    case FaultKind::kJoin:
+      return "join";
   }
   return "?";
 }
@@ -57,6 +59,8 @@ FaultSpec parse_fault(const std::string& text) {
     f.kind = FaultKind::kBuffers;
   else if (kind == "dpbuffers")
     f.kind = FaultKind::kDpBuffers;
+  else if (kind == "join")
+    f.kind = FaultKind::kJoin;
   else
     throw InputError(fmt::format("--inject-fault {}: unknown kind {}; {}", quoted_input(text),
                                  quoted_input(kind), kSyntax));

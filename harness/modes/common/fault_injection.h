@@ -3,8 +3,10 @@
 // (1+eps) before the allreduce; crash: rank R exits with an error at step S; hang: rank R stops
 // responding at step S; nan: rank R's loss becomes NaN at step S; syncbn: rank R normalises with
 // local statistics from step S on; buffers: rank R keeps its own buffers instead of rank 0's
-// broadcast from step S on. DP: dpbuffers: from step S on the master keeps the mean of the
-// replicas' buffers instead of replica 0's (a wrong buffer rule; rank is not used).
+// broadcast from step S on; join: rank R, which has run out of batches at step S (uneven rank
+// batches, PyTorch's Join), contributes its last batch's gradient instead of zeros. DP: dpbuffers:
+// from step S on the master keeps the mean of the replicas' buffers instead of replica 0's (a wrong
+// buffer rule; rank is not used).
 #pragma once
 
 #include <cstdint>
@@ -13,7 +15,7 @@
 
 namespace ddpbench::modes {
 
-enum class FaultKind { kGrad, kCrash, kHang, kNan, kSyncBn, kBuffers, kDpBuffers };
+enum class FaultKind { kGrad, kCrash, kHang, kNan, kSyncBn, kBuffers, kDpBuffers, kJoin };
 
 struct FaultSpec {
   FaultKind kind = FaultKind::kGrad;

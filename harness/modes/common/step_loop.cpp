@@ -23,6 +23,7 @@ std::vector<data::Batch> load_shards(const GradientPath& path, const TrainInputs
   data::StepPosition pos;
   const data::EpochPlan& epoch = cursor.seek(step, pos);
   const std::vector<std::vector<int64_t>> samples = path.step_shards(epoch, pos.step_in_epoch);
+  if (samples.empty()) return {};  // a DDP rank out of batches (Join): it loads nothing
   std::vector<data::Batch> shards(samples.size());
   const auto n = static_cast<int64_t>(samples.size());
   if (!pool || pool->size() != n) pool = std::make_unique<runtime::WorkerPool>(n);

@@ -74,6 +74,24 @@ void DistributedModel::reduce_gradients() {
   }
 }
 
+void DistributedModel::reduce_gradients_joined() {
+  if (reducer_) {
+    reducer_->reduce_as_joined();
+    return;
+  }
+  if (!sync_) return;
+  torch::NoGradGuard no_grad;
+  for (at::Tensor& p : params_) {
+    at::Tensor& g = p.mutable_grad();
+    if (g.defined()) {
+      g.zero_();
+    } else {
+      g = torch::zeros_like(p);
+    }
+  }
+  reduce_gradients();  // the naive allreduce of each (zero) gradient, divided by the world size
+}
+
 DistributedModel::NoSync::NoSync(DistributedModel& m) : model_(m) {
   model_.sync_ = false;
   if (model_.reducer_) model_.reducer_->set_sync(false);

@@ -29,6 +29,10 @@ class DistributedModel {
   at::Tensor forward(const at::Tensor& input);
   // After backward: averaged gradients in .grad.
   void reduce_gradients();
+  // Instead of forward, backward and reduce_gradients on a rank that has run out of batches
+  // (PyTorch's Join): joins the gradient allreduces with zeros; .grad then holds what the other
+  // ranks' reduction gives (their sum over the initial world size).
+  void reduce_gradients_joined();
 
   // Scoped no_sync(): backward inside it only accumulates local gradients.
   class NoSync {
