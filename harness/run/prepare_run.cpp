@@ -51,6 +51,12 @@ void check_join_fits(const training::RunSetup& setup, torch::nn::Module& model,
   if (setup.fault && setup.fault->kind == modes::FaultKind::kJoin) {
     const data::StepPosition pos = plan.locate(setup.fault->step);
     const int64_t rank_steps = plan.rank_steps_per_epoch(setup.fault->rank);
+    if (rank_steps == plan.steps_per_epoch()) {
+      throw InputError(fmt::format(
+          "--inject-fault join: rank {} never runs out of batches ({} per rank: its batch is the "
+          "smallest): pick a rank with a larger batch",
+          setup.fault->rank, fmt::join(plan.local_batches(), ",")));
+    }
     if (pos.step_in_epoch < rank_steps) {
       throw InputError(fmt::format(
           "--inject-fault join: rank {} still has a batch at step {} (it has {} of the epoch's {} "

@@ -18,7 +18,7 @@ auto fields(const run::RunRequest& r) {
                          r.ddp_impl, r.bucket_cap_mb, r.first_bucket_mb, r.no_broadcast_buffers,
                          r.find_unused_parameters, r.comm_hook, r.inject_fault, r.grad_check,
                          r.comparison, r.warmup, r.check_only, r.perf_only, r.strong, r.sync_bn,
-                         r.quiet, r.export_batches, r.bisect);
+                         r.quiet, r.export_batches, r.bisect, r.drop_last);
 }
 
 run::RunRequest parse(const std::vector<std::string>& args) {
@@ -61,6 +61,7 @@ TEST(RunFlags, CommandLineRoundTripsEveryField) {
   r.quiet = true;
   r.export_batches = true;
   r.bisect = true;
+  r.drop_last = true;
   EXPECT_EQ(fields(parse(command_line(r))), fields(r));
 
   run::RunRequest other;
@@ -70,8 +71,9 @@ TEST(RunFlags, CommandLineRoundTripsEveryField) {
 
 TEST(RunFlags, UnsetFieldsAreNotWritten) {
   const std::vector<std::string> args = command_line(run::RunRequest{});
-  for (const char* flag : {"--steps", "--batch-size", "--seed", "--dtype", "--data-dir",
-                           "--threads", "--modes", "--inject-fault", "--check-only", "--backend"}) {
+  for (const char* flag :
+       {"--steps", "--batch-size", "--seed", "--dtype", "--data-dir", "--threads", "--modes",
+        "--inject-fault", "--check-only", "--backend", "--drop-last"}) {
     EXPECT_EQ(std::find(args.begin(), args.end(), flag), args.end()) << flag;
   }
   EXPECT_EQ(args[0], "ddpbench");

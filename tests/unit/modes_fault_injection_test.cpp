@@ -23,6 +23,8 @@ TEST(FaultInjection, ParsesEveryKindAndField) {
   EXPECT_EQ(parse_fault("dpbuffers:step=1").kind, FaultKind::kDpBuffers);
   EXPECT_STREQ(fault_name(FaultKind::kBuffers), "buffers");
   EXPECT_STREQ(fault_name(FaultKind::kDpBuffers), "dpbuffers");
+  EXPECT_EQ(parse_fault("join:rank=0,step=5").kind, FaultKind::kJoin);
+  EXPECT_STREQ(fault_name(FaultKind::kJoin), "join");
 }
 
 TEST(FaultInjection, RejectsMalformedSpecsWithTheSyntax) {
