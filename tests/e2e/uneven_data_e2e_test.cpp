@@ -154,6 +154,8 @@ TEST_F(UnevenData, WhatCannotBeJudgedIsRefused) {
        "rank 0 still has a batch at step 4"},
       {{"--scenario", "uneven_data", "--gpus", "3", "--inject-fault", "join:rank=2,step=5"},
        "rank 2 never runs out"},
+      {{"--scenario", "uneven_data", "--gpus", "3", "--export-batches"},
+       "the PyTorch oracle splits every global batch into equal rank chunks"},
       {{"--scenario", "cifar_resnet18", "--data-dir", data, "--gpus", "3", "--batch-size", "20",
         "--steps", "3"},
        "has buffers, whose joined-rank rule is not modelled"},
