@@ -50,6 +50,9 @@ void add_shared_run_flags(CLI::App& cmd, run::RunRequest& r) {
                  "Seed for init, shuffle and augmentation (default: the scenario's)")
       ->check(integer_at_least(0))
       ->default_str("");
+  cmd.add_flag("--drop-last", r.drop_last,
+               "DistributedSampler(drop_last=True): drop the tail of each epoch instead of padding "
+               "it with duplicates");
   cmd.add_option("--dtype", r.dtype, "float32 or float64 (default: the scenario's)")
       ->check(CLI::IsMember({"float32", "float64"}));
   cmd.add_option("--data-dir", r.data_dir, "Dataset directory (default: the scenario's data)");
@@ -160,6 +163,7 @@ std::vector<std::string> command_line(const run::RunRequest& r) {
   if (r.steps > 0) number("--steps", r.steps);
   if (r.batch_size > 0) number("--batch-size", r.batch_size);
   if (r.seed >= 0) number("--seed", r.seed);
+  flag("--drop-last", r.drop_last);
   if (!r.dtype.empty()) option("--dtype", r.dtype);
   if (!r.data_dir.empty()) option("--data-dir", r.data_dir);
   option("--out", r.out);

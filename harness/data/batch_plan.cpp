@@ -1,30 +1,58 @@
 // batch_plan.cpp — see batch_plan.h. Because rank r's indices are order[r::K], the union of the
-// ranks' s-th local batches is exactly order[s*B : (s+1)*B]; tests/unit/data_batch_plan_test.cpp
-// proves it for every step, including the short last one.
+// ranks' s-th local batches is exactly order[s*B : (s+1)*B] when K divides B;
+// tests/unit/data_batch_plan_test.cpp proves it for every step, including the short last one, and
+// that uneven local batches still cover every rank's share once.
 #include "data/batch_plan.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 
 #include "errors.h"
 
 namespace ddpbench::data {
 
-EpochPlan::EpochPlan(std::vector<std::vector<int64_t>> rank_indices, int64_t local_batch)
-    : rank_indices_(std::move(rank_indices)), local_batch_(local_batch) {
-  const auto per_rank = static_cast<int64_t>(rank_indices_.empty() ? 0 : rank_indices_[0].size());
-  num_steps_ = (per_rank + local_batch_ - 1) / local_batch_;
+std::vector<int64_t> split_sizes(int64_t total, int64_t parts) {
+  std::vector<int64_t> sizes(static_cast<size_t>(parts), total / parts);
+  for (int64_t r = 0; r < total % parts; ++r) ++sizes[static_cast<size_t>(r)];
+  return sizes;
+}
+
+EpochPlan::EpochPlan(std::vector<std::vector<int64_t>> rank_indices,
+                     std::vector<int64_t> local_batches)
+    : rank_indices_(std::move(rank_indices)), local_batches_(std::move(local_batches)) {
+  for (size_t r = 0; r < rank_indices_.size(); ++r) {
+    const auto mine = static_cast<int64_t>(rank_indices_[r].size());
+    num_steps_ = std::max(num_steps_, (mine + local_batches_[r] - 1) / local_batches_[r]);
+  }
 }
 
 std::vector<int64_t> EpochPlan::local_batch(int64_t step, int64_t rank) const {
   const auto& mine = rank_indices(rank);
-  const int64_t begin = step * local_batch_;
-  const int64_t end = std::min<int64_t>(begin + local_batch_, static_cast<int64_t>(mine.size()));
-  if (step < 0 || begin >= end) {
+  if (step < 0 || step >= num_steps_) {
     throw InputError(fmt::format("step {} is outside the epoch's {} steps", step, num_steps_));
   }
+  const int64_t b = local_batches_[static_cast<size_t>(rank)];
+  const auto size = static_cast<int64_t>(mine.size());
+  const int64_t begin = std::min(step * b, size);  // past the end: the rank has joined
+  const int64_t end = std::min(begin + b, size);
   return {mine.begin() + begin, mine.begin() + end};
+}
+
+std::vector<int64_t> EpochPlan::chunk_sizes(int64_t step) const {
+  std::vector<int64_t> sizes;
+  for (int64_t r = 0; r < num_ranks(); ++r) {
+    const auto size = static_cast<int64_t>(rank_indices(r).size());
+    const int64_t b = local_batches_[static_cast<size_t>(r)];
+    sizes.push_back(std::clamp<int64_t>(size - step * b, 0, b));
+  }
+  return sizes;
+}
+
+bool EpochPlan::uneven() const {
+  return std::adjacent_find(local_batches_.begin(), local_batches_.end(), std::not_equal_to<>()) !=
+         local_batches_.end();
 }
 
 std::vector<int64_t> EpochPlan::global_batch(int64_t step) const {
@@ -49,11 +77,13 @@ GlobalBatchPlan::GlobalBatchPlan(SamplerOptions sampler, int64_t global_batch)
   if (global_batch_ <= 0) {
     throw InputError(fmt::format("batch size {} must be positive", global_batch_));
   }
-  if (global_batch_ % k != 0) {
+  if (global_batch_ < k) {
     throw InputError(fmt::format(
-        "global batch {} is not divisible by world size {}: pick a batch that is a multiple of {}",
+        "global batch {} leaves some of the {} ranks without a sample per step: pick a batch of at "
+        "least {}",
         global_batch_, k, k));
   }
+  local_batches_ = split_sizes(global_batch_, k);
   if (sampler_.num_samples() == 0) {
     throw InputError(
         fmt::format("dataset of {} samples leaves no sample per rank for {} ranks with drop_last",
@@ -62,7 +92,12 @@ GlobalBatchPlan::GlobalBatchPlan(SamplerOptions sampler, int64_t global_batch)
 }
 
 int64_t GlobalBatchPlan::steps_per_epoch() const {
-  return (sampler_.num_samples() + local_batch() - 1) / local_batch();
+  return rank_steps_per_epoch(num_replicas() - 1);  // the last rank's batch is the smallest
+}
+
+int64_t GlobalBatchPlan::rank_steps_per_epoch(int64_t rank) const {
+  const int64_t b = local_batches_.at(static_cast<size_t>(rank));
+  return (sampler_.num_samples() + b - 1) / b;
 }
 
 StepPosition GlobalBatchPlan::locate(int64_t global_step) const {
@@ -72,9 +107,11 @@ StepPosition GlobalBatchPlan::locate(int64_t global_step) const {
 
 int64_t GlobalBatchPlan::samples_at(int64_t global_step) const {
   const int64_t in_epoch = locate(global_step).step_in_epoch;
-  const int64_t per_rank =
-      std::min(local_batch(), sampler_.num_samples() - in_epoch * local_batch());
-  return per_rank * num_replicas();
+  int64_t samples = 0;
+  for (const int64_t b : local_batches_) {
+    samples += std::clamp<int64_t>(sampler_.num_samples() - in_epoch * b, 0, b);
+  }
+  return samples;
 }
 
 double GlobalBatchPlan::mean_samples_per_step(int64_t first_step, int64_t steps) const {
@@ -87,7 +124,7 @@ double GlobalBatchPlan::mean_samples_per_step(int64_t first_step, int64_t steps)
 EpochPlan GlobalBatchPlan::epoch(int64_t epoch) const {
   DistributedSampler s = sampler_;
   s.set_epoch(epoch);
-  return EpochPlan(s.all_indices(), local_batch());
+  return EpochPlan(s.all_indices(), local_batches_);
 }
 
 const EpochPlan& PlanCursor::seek(int64_t step, StepPosition& pos) {

@@ -2,6 +2,7 @@
 #include "run/prepare_run.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>  // fmt::join
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -29,6 +30,54 @@ void check_world_size(const RunRequest& request, const launch::WorldInfo& world)
         "launcher the world size comes from it; drop --gpus or start {} ranks",
         request.world_size, world.world_size, launch::launcher_name(world.launcher),
         request.world_size));
+  }
+}
+
+// Uneven rank batches (data/batch_plan.h) where a rank runs out of batches within the run: what
+// the exact reference models of a joined rank, and where a `join` fault can fire.
+void check_join_fits(const training::RunSetup& setup, torch::nn::Module& model,
+                     const data::GlobalBatchPlan& plan) {
+  const int64_t steps = std::max(setup.check_steps, setup.warmup_steps + setup.perf_steps);
+  const int64_t first_join = plan.rank_steps_per_epoch(0);  // rank 0's batch is the largest
+  const bool joins = plan.uneven() && first_join < plan.steps_per_epoch() && steps > first_join &&
+                     setup.has_mode(ModeKind::kDdp);
+  if (joins && !model.buffers().empty()) {
+    // A joined rank runs no forward, so its buffers (BatchNorm statistics) go stale while the
+    // others' advance; PyTorch then broadcasts them from the highest rank still training, and
+    // neither is modelled by the exact reference.
+    throw InputError(fmt::format(
+        "global batch {} over {} ranks ({} per rank) makes rank 0 run out of batches at step {} "
+        "of each epoch (Join), and scenario {} has buffers, whose joined-rank rule is not "
+        "modelled: pass --steps {} or fewer, or a --batch-size that {} divides",
+        setup.global_batch, setup.world_size, fmt::join(plan.local_batches(), ","), first_join,
+        setup.spec->name, first_join, setup.world_size));
+  }
+  if (setup.export_batches && plan.uneven()) {
+    // reference/torch_ddp_oracle.py cuts each exported global batch with chunk(K), which neither
+    // gives 7,7,6-style chunks on every step nor knows which rank has joined.
+    throw InputError(fmt::format(
+        "--export-batches: the PyTorch oracle splits every global batch into equal rank chunks, "
+        "and batch {} splits over {} ranks as {}: pass a --batch-size that {} divides",
+        setup.global_batch, setup.world_size, fmt::join(plan.local_batches(), ","),
+        setup.world_size));
+  }
+  if (setup.fault && setup.fault->kind == modes::FaultKind::kJoin) {
+    const data::StepPosition pos = plan.locate(setup.fault->step);
+    const int64_t rank_steps = plan.rank_steps_per_epoch(setup.fault->rank);
+    if (rank_steps == plan.steps_per_epoch()) {
+      throw InputError(fmt::format(
+          "--inject-fault join: rank {} never runs out of batches ({} per rank: its batch is the "
+          "smallest): pick a rank with a larger batch",
+          setup.fault->rank, fmt::join(plan.local_batches(), ",")));
+    }
+    if (pos.step_in_epoch < rank_steps) {
+      throw InputError(fmt::format(
+          "--inject-fault join: rank {} still has a batch at step {} (it has {} of the epoch's {} "
+          "steps, {} per rank): pick a step where it has run out, or a --batch-size that {} does "
+          "not divide",
+          setup.fault->rank, setup.fault->step, rank_steps, plan.steps_per_epoch(),
+          fmt::join(plan.local_batches(), ","), setup.world_size));
+    }
   }
 }
 
@@ -150,6 +199,7 @@ std::optional<PreparedRun> prepare_run(const RunRequest& request,
     setup.resume = load_resume(request.resume, setup, *instance.model.ptr(), plan);
   }
   check_evaluation(request, setup);
+  check_join_fits(setup, *instance.model.ptr(), plan);
   return PreparedRun{std::move(setup),    std::move(context), std::move(dataset),
                      std::move(instance), std::move(plan),    grad};
 }

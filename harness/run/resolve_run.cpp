@@ -280,9 +280,13 @@ training::RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioReg
   s.seed = o.seed >= 0 ? o.seed : s.spec->seed;
   const std::string dtype = o.dtype.empty() ? s.spec->dtype : o.dtype;
   s.context.dtype = dtype == "float64" ? at::kDouble : at::kFloat;
-  if (s.global_batch % s.world_size != 0) {
+  s.drop_last = o.drop_last || s.spec->sampler_drop_last;
+  // A batch K does not divide is split 7,7,6-wise (data/batch_plan.h); one below K would leave a
+  // rank with nothing to train on at every step.
+  if (s.global_batch < s.world_size) {
     throw InputError(fmt::format(
-        "global batch {} is not divisible by {} ranks: pass --batch-size as a multiple of {}",
+        "global batch {} leaves some of the {} ranks without a sample per step: pass --batch-size "
+        "of at least {}",
         s.global_batch, s.world_size, s.world_size));
   }
   if (!o.data_dir.empty() && !s.spec->reads_data_dir) {

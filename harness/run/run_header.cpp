@@ -35,11 +35,23 @@ void print_run_header(const training::RunSetup& s, const runtime::ExecutionConte
           ? fmt::format(" (more than an epoch holds: each step has {} samples, {} per rank)",
                         sampler.total_size(), sampler.num_samples())
           : "";
+  // Uneven rank batches (7,7,6): the ranks with fewer batches join for the epoch's last steps.
+  std::string per_rank = std::to_string(plan.local_batch());
+  std::string joins;
+  if (plan.uneven()) {
+    per_rank = fmt::format("{}", fmt::join(plan.local_batches(), ","));
+    std::vector<std::string> counts;
+    for (int64_t r = 0; r < s.world_size; ++r) {
+      counts.push_back(std::to_string(plan.rank_steps_per_epoch(r)));
+    }
+    joins = fmt::format(" (batches per rank {}: a rank out of batches joins, PyTorch's Join)",
+                        fmt::join(counts, ","));
+  }
   fmt::print(
-      "plan      global batch {} = {} rank(s) x {}{}, {} steps/epoch; per epoch {} sample(s) "
-      "duplicated by padding, {} dropped\n",
-      s.global_batch, s.world_size, plan.local_batch(), short_steps, plan.steps_per_epoch(),
-      sampler.padded_count(), sampler.dropped_count());
+      "plan      global batch {} = {} rank(s) x {}{}, {} steps/epoch{}; per epoch {} sample(s) "
+      "duplicated by padding, {} dropped (drop_last={})\n",
+      s.global_batch, s.world_size, per_rank, short_steps, plan.steps_per_epoch(), joins,
+      sampler.padded_count(), sampler.dropped_count(), sampler.options().drop_last);
   fmt::print("modes     {}; {}, {} thread(s) per process, gradients compared {}\n",
              fmt::join(names, ","), context.dtype_name(), context.threads(),
              modes::grad_record_name(grad));

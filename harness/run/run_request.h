@@ -28,6 +28,9 @@ struct RunRequest {
   int64_t batch_size = 0;
   // Seed for model init, sampler shuffle and augmentation; -1 = the scenario's.
   int64_t seed = -1;
+  // DistributedSampler(drop_last=True): drop the epoch's tail instead of padding it with
+  // duplicates (also when the scenario pads).
+  bool drop_last = false;
   // float32 or float64; empty = the scenario's.
   std::string dtype;
   // Dataset directory; empty = the scenario's default data.

@@ -2,8 +2,10 @@
 #include "training/exact_reference.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>  // fmt::join
 #include <torch/torch.h>
 
+#include "data/batch_plan.h"
 #include "modes/sync_bn/sync_batch_norm.h"
 #include "scenarios/training_recipe.h"
 
@@ -27,7 +29,10 @@ ExactReference exact_reference_for(const RunSetup& setup, ModeKind mode,
   // The BatchNorm2d layers SyncBN converts are the ones ghost BatchNorm models.
   const int64_t bn = modes::sync_bn::count_batchnorm(model);
   const bool ddp = mode == ModeKind::kDdp;
-  const int64_t local = setup.global_batch / k;
+  const std::vector<int64_t> sizes = data::split_sizes(setup.global_batch, k);
+  const bool uneven = sizes.front() != sizes.back();
+  const std::string local =
+      uneven ? fmt::format("{} (rank by rank)", fmt::join(sizes, ",")) : std::to_string(sizes[0]);
   if (bn > 0 && ddp && !setup.sync_bn) {
     ref.causes.push_back(fmt::format(
         "BatchNorm without SyncBN: {} BatchNorm layers normalise each rank's {} samples with that "
@@ -47,12 +52,22 @@ ExactReference exact_reference_for(const RunSetup& setup, ModeKind mode,
         "each rank's own loss",
         scenarios::loss_name(loss)));
   }
+  if (ddp && uneven) {
+    ref.causes.push_back(fmt::format(
+        "Uneven rank batches: the global batch of {} splits over {} ranks as {}, and DDP averages "
+        "each rank's mean-loss gradient over the world size, which weights the samples of a "
+        "smaller rank batch more than the global mean does; a rank that runs out of batches "
+        "before the epoch's end joins with zero gradients (PyTorch's Join, gradients divided by "
+        "the initial world size)",
+        setup.global_batch, k, fmt::join(sizes, ",")));
+  }
   if (ref.causes.empty()) return ref;
   ref.rule.replicas = k;
   ref.rule.forward_per_replica = bn > 0 && !(ddp && setup.sync_bn);
   // For a per-sample mean loss and equal chunks the two loss rules are the same function; one
-  // rule lets DP and DDP share one reference run.
-  ref.rule.mean_of_replica_losses = ddp && !scenarios::loss_is_sample_mean(loss);
+  // rule lets DP and DDP share one reference run. DP's loss is the gathered output's, the global
+  // mean, whatever the chunks: uneven chunks change only DDP's.
+  ref.rule.mean_of_replica_losses = ddp && (!scenarios::loss_is_sample_mean(loss) || uneven);
   return ref;
 }
 

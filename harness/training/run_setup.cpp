@@ -15,8 +15,7 @@ std::shared_ptr<const modes::TrainingState> RunSetup::start_state() const {
 data::GlobalBatchPlan make_plan(const RunSetup& setup, const data::Dataset& dataset,
                                 int64_t replicas, int64_t global_batch) {
   return data::GlobalBatchPlan(
-      {dataset.size(), replicas, setup.spec->shuffle, setup.seed, setup.spec->sampler_drop_last},
-      global_batch);
+      {dataset.size(), replicas, setup.spec->shuffle, setup.seed, setup.drop_last}, global_batch);
 }
 
 }  // namespace ddpbench::training

@@ -31,6 +31,7 @@ struct RunSetup {
   int64_t steps = 0;
   int64_t global_batch = 0;
   int64_t seed = 0;
+  bool drop_last = false;  // the sampler's: --drop-last or the scenario's
   int64_t world_size = 1;
   // dtype, intra-op threads and numerics of every process of the run.
   runtime::ContextRequest context;

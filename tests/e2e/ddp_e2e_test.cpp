@@ -206,7 +206,7 @@ TEST_F(DdpE2E, BadDdpInputIsExitTwo) {
       {"run", "--scenario", "toy_cnn", "--gpus", "2", "--inject-fault", "grad:rank=2,step=0"},
       {"run", "--scenario", "toy_cnn", "--modes", "single", "--inject-fault",
        "crash:rank=0,step=0"},
-      {"run", "--scenario", "toy_cnn", "--gpus", "3"},  // batch 16 is not divisible by 3
+      {"run", "--scenario", "toy_cnn", "--gpus", "3", "--batch-size", "2"},  // a rank gets none
       {"run", "--scenario", "toy_cnn", "--gpus", "2", "--backend", "mpi"},
       {"run", "--scenario", "toy_cnn", "--gpus", "2", "--backend", "nccl"},
       {"run", "--scenario", "toy_cnn", "--gpus", "2", "--comm-hook", "bf16"},

@@ -20,7 +20,7 @@ auto fields(const run::RunRequest& r) {
                          r.comparison, r.warmup, r.check_only, r.perf_only, r.strong, r.sync_bn,
                          r.quiet, r.export_batches, r.bisect, r.accumulation_steps, r.no_sync,
                          r.config, r.overrides, r.checkpoint_every,
-                         r.checkpoint_prefix, r.resume, r.eval_size);
+                         r.checkpoint_prefix, r.resume, r.eval_size, r.drop_last);
 }
 
 run::RunRequest parse(const std::vector<std::string>& args) {
@@ -70,6 +70,7 @@ TEST(RunFlags, CommandLineRoundTripsEveryField) {
   r.checkpoint_prefix = "module.";
   r.resume = "/tmp/a dir/checkpoint_ddp_step4.pt";
   r.eval_size = 101;
+  r.drop_last = true;
   EXPECT_EQ(fields(parse(command_line(r))), fields(r));
 
   run::RunRequest other;
@@ -82,7 +83,7 @@ TEST(RunFlags, UnsetFieldsAreNotWritten) {
   for (const char* flag :
        {"--steps", "--batch-size", "--seed", "--dtype", "--data-dir", "--threads", "--modes",
         "--inject-fault", "--check-only", "--backend", "--accumulation-steps", "--checkpoint-every",
-        "--checkpoint-prefix", "--resume", "--eval-size"}) {
+        "--checkpoint-prefix", "--resume", "--eval-size", "--drop-last"}) {
     EXPECT_EQ(std::find(args.begin(), args.end(), flag), args.end()) << flag;
   }
   EXPECT_EQ(args[0], "ddpbench");

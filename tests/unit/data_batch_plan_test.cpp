@@ -1,12 +1,18 @@
 // data_batch_plan_test.cpp — docs/ARCHITECTURE.md, contract 1: the union of the ranks' s-th local
 // batches is exactly the contiguous block order[s*B : (s+1)*B] of the epoch order, for every step,
-// including the short last one, so single, DP and DDP see the same samples at every step.
+// including the short last one, so single, DP and DDP see the same samples at every step. With a
+// global batch the world size does not divide, every rank's batches are what PyTorch's
+// DataLoader over its DistributedSampler gives (reference/uneven_batches_oracle.py), epoch by
+// epoch, including the steps where a rank has run out (Join).
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "data/batch_plan.h"
 #include "errors.h"
+#include "support/subprocess.h"
+#include "support/test_paths.h"
 
 namespace ddpbench::data {
 namespace {
@@ -90,10 +96,95 @@ TEST(GlobalBatchPlan, SamplesAtCountsWhatTheStepsReallyProcess) {
   EXPECT_DOUBLE_EQ(ragged.mean_samples_per_step(0, 3), 10.0 / 3);
 }
 
-TEST(GlobalBatchPlan, RejectsBatchNotDivisibleByWorldSize) {
-  EXPECT_THROW(GlobalBatchPlan({10, 3, false, 0, false}, 4), InputError);
+TEST(GlobalBatchPlan, RejectsBatchesThatLeaveARankNothing) {
+  EXPECT_THROW(GlobalBatchPlan({10, 3, false, 0, false}, 2), InputError);  // a rank gets 0
   EXPECT_THROW(GlobalBatchPlan({10, 3, false, 0, false}, 0), InputError);
   EXPECT_THROW(GlobalBatchPlan({2, 4, false, 0, true}, 4), InputError);  // no sample per rank
+  EXPECT_NO_THROW(GlobalBatchPlan({10, 3, false, 0, false}, 4));         // 2,1,1
+}
+
+TEST(GlobalBatchPlan, SplitSizesAreTensorSplits) {
+  EXPECT_EQ(split_sizes(20, 3), (std::vector<int64_t>{7, 7, 6}));
+  EXPECT_EQ(split_sizes(10, 4), (std::vector<int64_t>{3, 3, 2, 2}));
+  EXPECT_EQ(split_sizes(16, 2), (std::vector<int64_t>{8, 8}));
+  EXPECT_EQ(split_sizes(3, 3), (std::vector<int64_t>{1, 1, 1}));
+}
+
+// 100 samples, 3 ranks, batch 20: shares of 34 (2 padded), local batches 7,7,6, so ranks 0 and 1
+// have 5 batches and rank 2 six; on step 5 only rank 2 trains, on its last 4 samples.
+TEST(GlobalBatchPlan, UnevenBatchesLetRanksRunOutAndTheChunksSayWho) {
+  const GlobalBatchPlan plan({100, 3, true, 0, false}, 20);
+  EXPECT_TRUE(plan.uneven());
+  EXPECT_EQ(plan.local_batches(), (std::vector<int64_t>{7, 7, 6}));
+  EXPECT_EQ(plan.local_batch(), 7);
+  EXPECT_EQ(plan.steps_per_epoch(), 6);
+  EXPECT_EQ(plan.rank_steps_per_epoch(0), 5);
+  EXPECT_EQ(plan.rank_steps_per_epoch(2), 6);
+  const EpochPlan e = plan.epoch(1);
+  EXPECT_TRUE(e.uneven());
+  EXPECT_EQ(e.chunk_sizes(0), (std::vector<int64_t>{7, 7, 6}));
+  EXPECT_EQ(e.chunk_sizes(4), (std::vector<int64_t>{6, 6, 6}));  // 34 - 28: the short last ones
+  EXPECT_EQ(e.chunk_sizes(5), (std::vector<int64_t>{0, 0, 4}));  // ranks 0 and 1 have joined
+  EXPECT_TRUE(e.local_batch(5, 0).empty());
+  EXPECT_EQ(e.global_batch(5), e.local_batch(5, 2));
+  EXPECT_EQ(plan.samples_at(5), 4);
+  EXPECT_EQ(plan.samples_at(6), 20);  // the next epoch's first step
+  EXPECT_THROW(e.local_batch(6, 2), InputError);
+  // Every rank's share is trained on once per epoch, in rank order within each step.
+  for (int64_t r = 0; r < 3; ++r) {
+    std::vector<int64_t> seen;
+    for (int64_t step = 0; step < e.num_steps(); ++step) {
+      const auto part = e.local_batch(step, r);
+      EXPECT_EQ(static_cast<int64_t>(part.size()), e.chunk_sizes(step)[static_cast<size_t>(r)]);
+      seen.insert(seen.end(), part.begin(), part.end());
+    }
+    EXPECT_EQ(seen, e.rank_indices(r)) << "rank " << r;
+  }
+  const GlobalBatchPlan even({100, 4, true, 0, false}, 20);
+  EXPECT_FALSE(even.uneven());
+  EXPECT_FALSE(even.epoch(0).uneven());
+}
+
+TEST(GlobalBatchPlanOracle, UnevenBatchesMatchPyTorchDataLoadersEpochByEpoch) {
+  const auto r = testing::run_process(
+      {testing::kPython, std::string(testing::kSourceDir) + "/reference/uneven_batches_oracle.py"});
+  ASSERT_EQ(r.exit_code, 0) << "the oracle needs python3-torch (ci/install-deps.sh): " << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  int64_t compared = 0;
+  int64_t with_joined_ranks = 0;
+  for (const auto& c : doc.at("cases")) {
+    const std::string where = c.dump().substr(0, 80);
+    const GlobalBatchPlan plan(
+        {c.at("N").get<int64_t>(), c.at("K").get<int64_t>(), c.at("shuffle").get<bool>(),
+         c.at("seed").get<int64_t>(), c.at("drop_last").get<bool>()},
+        c.at("B").get<int64_t>());
+    ASSERT_EQ(plan.local_batches(), c.at("local_batches").get<std::vector<int64_t>>()) << where;
+    const auto epochs =
+        c.at("epochs").get<std::vector<std::vector<std::vector<std::vector<int64_t>>>>>();
+    for (size_t epoch = 0; epoch < epochs.size(); ++epoch) {
+      const EpochPlan e = plan.epoch(static_cast<int64_t>(epoch));
+      size_t most = 0;
+      for (size_t rank = 0; rank < epochs[epoch].size(); ++rank) {
+        const auto& want = epochs[epoch][rank];
+        most = std::max(most, want.size());
+        ASSERT_EQ(plan.rank_steps_per_epoch(static_cast<int64_t>(rank)),
+                  static_cast<int64_t>(want.size()))
+            << where;
+        for (int64_t step = 0; step < e.num_steps(); ++step) {
+          const auto s = static_cast<size_t>(step);
+          const std::vector<int64_t> expect = s < want.size() ? want[s] : std::vector<int64_t>{};
+          ASSERT_EQ(e.local_batch(step, static_cast<int64_t>(rank)), expect)
+              << where << " epoch " << epoch << " rank " << rank << " step " << step;
+          if (expect.empty()) ++with_joined_ranks;
+          ++compared;
+        }
+      }
+      ASSERT_EQ(e.num_steps(), static_cast<int64_t>(most)) << where;
+      ASSERT_EQ(plan.steps_per_epoch(), static_cast<int64_t>(most)) << where;
+    }
+  }
+  EXPECT_GT(with_joined_ranks, 0) << "the grid must include ranks that run out (Join)";
+  RecordProperty("batches", static_cast<int>(compared));
 }
 
 }  // namespace

@@ -154,6 +154,39 @@ TEST(DdpReducer, GradientsAreViewsOfTheirBucketInEveryStep) {
   });
 }
 
+// PyTorch's Join: rank 0 has run out of batches and only shadows; rank 1 trains. Every reducer
+// variant must complete (no hang: the collectives match in number and order), and both ranks end
+// with rank 1's gradient over the initial world size (divide_by_initial_world_size), as
+// gradients of half the MSE of rank 1's rows.
+TEST(DdpReducer, AJoinedRankShadowsWithZerosAndTheAverageStaysOverTheWorldSize) {
+  const Data d = make_data(14);
+  auto m = make_mlp(15);
+  (torch::mse_loss(m->forward(local(d.x, 1)), local(d.y, 1)) / kWorld).backward();
+  std::vector<at::Tensor> want;
+  for (const auto& p : m->parameters()) want.push_back(p.grad());
+  DdpOptions unused = small_buckets();
+  unused.reducer.find_unused_parameters = true;
+  for (const DdpOptions& options : {small_buckets(), small_buckets(DdpImpl::kNaive), unused}) {
+    testing::run_ranks(kWorld, [&](comm::Communicator& comm) {
+      DistributedModel model(torch::nn::AnyModule(make_mlp(15)), comm, options);
+      for (int step = 0; step < 2; ++step) {  // a second step: the joined rank's .grad is reused
+        for (auto& p : model.module().parameters()) {
+          if (p.grad().defined()) p.mutable_grad().zero_();
+        }
+        if (comm.rank() == 0) {
+          model.reduce_gradients_joined();
+        } else {
+          torch::mse_loss(model.forward(local(d.x, 1)), local(d.y, 1)).backward();
+          model.reduce_gradients();
+        }
+        std::vector<at::Tensor> got;
+        for (const auto& p : model.module().parameters()) got.push_back(p.grad());
+        EXPECT_LT(max_diff(got, want), 1e-14) << "rank " << comm.rank() << " step " << step;
+      }
+    });
+  }
+}
+
 TEST(DdpReducer, NaiveEqualsBucketed) {
   const Data d = make_data(3);
   const StepResult bucketed = ddp_step(d, small_buckets(), 9);

@@ -30,6 +30,8 @@ TEST(FaultInjection, ParsesEveryKindAndField) {
   EXPECT_EQ(f.kind, FaultKind::kEval);
   EXPECT_EQ(f.rank, 2);
   EXPECT_STREQ(fault_name(FaultKind::kEval), "eval");
+  EXPECT_EQ(parse_fault("join:rank=0,step=5").kind, FaultKind::kJoin);
+  EXPECT_STREQ(fault_name(FaultKind::kJoin), "join");
 }
 
 TEST(FaultInjection, RejectsMalformedSpecsWithTheSyntax) {

@@ -15,8 +15,9 @@ namespace {
 
 constexpr const char* kSyntax =
     "expected KIND:rank=R,step=S[,eps=E][,tensor=NAME] with KIND one of grad, crash, hang, nan, "
-    "syncbn, buffers (ddp), eval:rank=R (the evaluation pass of dp and ddp), dpbuffers:step=S "
-    "(dp), or noscale:step=S (dp, ddp with accumulation); eps and tensor apply to grad";
+    "syncbn, buffers, join (ddp), eval:rank=R (the evaluation pass of dp and ddp), "
+    "dpbuffers:step=S (dp), or noscale:step=S (dp, ddp with accumulation); eps and tensor apply "
+    "to grad";
 
 }  // namespace
 
@@ -40,6 +41,8 @@ const char* fault_name(FaultKind kind) {
       return "noscale";
     case FaultKind::kEval:
       return "eval";
+    case FaultKind::kJoin:
+      return "join";
   }
   return "?";
 }
@@ -66,6 +69,8 @@ FaultSpec parse_fault(const std::string& text) {
     f.kind = FaultKind::kNoScale;
   else if (kind == "eval")
     f.kind = FaultKind::kEval;
+  else if (kind == "join")
+    f.kind = FaultKind::kJoin;
   else
     throw InputError(fmt::format("--inject-fault {}: unknown kind {}; {}", quoted_input(text),
                                  quoted_input(kind), kSyntax));

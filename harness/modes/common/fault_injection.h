@@ -3,13 +3,14 @@
 // (1+eps) before the allreduce; crash: rank R exits with an error at step S; hang: rank R stops
 // responding at step S; nan: rank R's loss becomes NaN at step S; syncbn: rank R normalises with
 // local statistics from step S on; buffers: rank R keeps its own buffers instead of rank 0's
-// broadcast from step S on. DP: dpbuffers: from step S on the master keeps the mean of the
-// replicas' buffers instead of replica 0's (a wrong buffer rule; rank is not used). DP and DDP
-// with gradient accumulation: noscale:step=S: at step S every process forgets to scale the
-// micro-step losses by 1/A (the classic accumulation bug; rank is not used).
-// eval: DDP
-// rank R leaves its last evaluated sample out of its contribution to the evaluation pass's
-// allreduce, and DP leaves the last gathered sample out (training/evaluation.h; no step).
+// broadcast from step S on; join: rank R, which has run out of batches at step S (uneven rank
+// batches, PyTorch's Join), contributes its last batch's gradient instead of zeros. DP: dpbuffers:
+// from step S on the master keeps the mean of the replicas' buffers instead of replica 0's (a wrong
+// buffer rule; rank is not used). DP and DDP with gradient accumulation: noscale:step=S: at step S
+// every process forgets to scale the micro-step losses by 1/A (the classic accumulation bug; rank
+// is not used). eval: DDP rank R leaves its last evaluated sample out of its contribution to the
+// evaluation pass's allreduce, and DP leaves the last gathered sample out (training/evaluation.h;
+// no step).
 #pragma once
 
 #include <cstdint>
@@ -27,7 +28,8 @@ enum class FaultKind {
   kBuffers,
   kDpBuffers,
   kNoScale,
-  kEval
+  kEval,
+  kJoin
 };
 
 struct FaultSpec {

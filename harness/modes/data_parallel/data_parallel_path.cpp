@@ -68,19 +68,26 @@ class DataParallelPath : public GradientPath {
     return context.replica_device(shard);
   }
 
-  // scatter(): chunk r of the global batch is rank r's slice of the plan (every rank's local
-  // batch has the same size), loaded by the step loop as shard r.
+  // scatter(): chunk r of the global batch is rank r's slice of the plan (uneven as the plan
+  // splits it: 7,7,6), loaded by the step loop as shard r. A rank with no samples left on an
+  // epoch's last steps has no chunk: like scatter() of a small batch, fewer chunks than replicas,
+  // and only the first replicas run.
   std::vector<std::vector<int64_t>> step_shards(const data::EpochPlan& epoch,
                                                 int64_t step_in_epoch) const override {
     std::vector<std::vector<int64_t>> shards;
-    for (int64_t r = 0; r < k_; ++r) shards.push_back(epoch.local_batch(step_in_epoch, r));
+    for (int64_t r = 0; r < k_; ++r) {
+      std::vector<int64_t> slice = epoch.local_batch(step_in_epoch, r);
+      if (!slice.empty()) shards.push_back(std::move(slice));
+    }
     return shards;
   }
 
   at::Tensor forward_loss(const std::vector<data::Batch>& shards, int64_t step) override {
     step_ = step;
-    std::vector<at::Tensor> outputs(static_cast<size_t>(k_));
+    used_ = static_cast<int64_t>(shards.size());
+    std::vector<at::Tensor> outputs(shards.size());
     pool_.run([&](int64_t r) {
+      if (r >= used_) return;  // no chunk for this replica this step
       const auto i = static_cast<size_t>(r);
       torch::nn::AnyModule& replica = replicas_[i];
       // On CUDA each replica runs on a stream of its own (DataParallel's parallel_apply);
@@ -135,8 +142,8 @@ class DataParallelPath : public GradientPath {
     auto mp = master_.ptr()->parameters();
     for (size_t i = 0; i < mp.size(); ++i) {
       at::Tensor& sum = mp[i].mutable_grad();
-      for (const auto& params : replica_params_) {
-        const at::Tensor& g = params[i].grad();
+      for (int64_t r = 0; r < used_; ++r) {
+        const at::Tensor& g = replica_params_[static_cast<size_t>(r)][i].grad();
         if (!g.defined()) continue;
         // reduce_add onto the master's device (a copy only when replicas live elsewhere).
         const at::Tensor local = g.to(mp[i].device());
@@ -178,6 +185,7 @@ class DataParallelPath : public GradientPath {
   std::vector<at::Device> replica_devices_;
   std::vector<bool> shares_params_;  // replica on the master's device: parameters are the master's
   int64_t step_ = 0;
+  int64_t used_ = 0;  // replicas that got a chunk this step (the first ones)
   std::vector<torch::nn::AnyModule> replicas_;
   std::vector<std::vector<at::Tensor>> replica_params_;
 };

@@ -92,12 +92,14 @@ int64_t DdpPath::num_buckets() const {
 
 std::vector<std::vector<int64_t>> DdpPath::step_shards(const data::EpochPlan& epoch,
                                                        int64_t step_in_epoch) const {
-  return {epoch.local_batch(step_in_epoch, comm_.rank())};
+  std::vector<int64_t> mine = epoch.local_batch(step_in_epoch, comm_.rank());
+  if (mine.empty()) return {};  // out of batches: this rank has joined (forward_loss)
+  return {std::move(mine)};
 }
 
 at::Tensor DdpPath::forward_loss(const std::vector<data::Batch>& shards, int64_t step) {
-  const data::Batch& batch = shards.front();
   current_step_ = step;
+  joined_ = shards.empty();
   const int rank = comm_.rank();
   const std::optional<FaultSpec>& fault = options_.fault;
   if (fault_fires(fault, FaultKind::kCrash, rank, step)) {
@@ -110,6 +112,18 @@ at::Tensor DdpPath::forward_loss(const std::vector<data::Batch>& shards, int64_t
     // Stop responding without exiting: only the launcher's timeout can end this.
     for (;;) pause();
   }
+  if (joined_) {
+    if (!fault_fires(fault, FaultKind::kJoin, rank, step)) {
+      // No forward: a zero loss for the step loop's bookkeeping (0 samples, so it weighs nothing).
+      return at::zeros({}, model_->module().parameters().front().options());
+    }
+    // join fault: a joined rank that trains on its last batch again and contributes that
+    // gradient instead of zeros.
+    joined_ = false;
+  } else {
+    last_batch_ = shards.front();
+  }
+  const data::Batch& batch = last_batch_;
   at::Tensor loss =
       scenarios::compute_loss(spec_.loss, model_->forward(batch.inputs), batch.targets);
   if (fault_fires(fault, FaultKind::kNan, rank, step)) {
@@ -124,13 +138,17 @@ void DdpPath::backward(const at::Tensor& loss) {
     gradient_collectives_ = 0;
   }
   const int64_t before = comm_.collectives_issued();
-  loss.backward();
+  if (!joined_) loss.backward();
   gradient_collectives_ += comm_.collectives_issued() - before;
 }
 
 void DdpPath::reduce_gradients() {
   const int64_t before = comm_.collectives_issued();
-  model_->reduce_gradients();
+  if (joined_) {
+    model_->reduce_gradients_joined();
+  } else {
+    model_->reduce_gradients();
+  }
   gradient_collectives_ += comm_.collectives_issued() - before;
 }
 

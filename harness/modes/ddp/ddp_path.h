@@ -4,6 +4,17 @@
 // after every checked step computes the global loss and checks that all ranks hold
 // bit-identical parameters, and (with broadcast_buffers) that every rank's forward started from
 // rank 0's buffers.
+//
+// Uneven rank batches (data/batch_plan.h): on an epoch's last steps a rank may have no batch left
+// while others still train. It then does what PyTorch's Join context makes a joined DDP rank do:
+// no forward or backward; it joins every gradient bucket's allreduce (and the unused-parameter
+// map's) with zeros, so the others' allreduces complete and the average stays over the initial
+// world size (divide_by_initial_world_size). Unlike PyTorch, whose joined rank drops what those
+// allreduces return and gets the final model broadcast from the last joiner when the Join block
+// ends, the joined rank here steps its optimizer with the averaged gradient they return: its
+// parameters are at every step what PyTorch's are after that final broadcast, its momentum stays
+// the others' (PyTorch's goes stale), and the per-step rank agreement check stays meaningful. The
+// ranks know from the plan when each joins, so no allreduce is needed to find that out.
 #pragma once
 
 #include <cstdint>
@@ -90,6 +101,8 @@ class DdpPath : public GradientPath {
   int64_t counted_step_ = -1;  // the step gradient_collectives_ counts
   int64_t gradient_collectives_ = 0;
   bool evaluated_ = false;  // an evaluation forward ran (the buffers were synced for it)
+  bool joined_ = false;     // this step: out of batches, shadowing the others (Join)
+  data::Batch last_batch_;  // the last batch this rank trained on (the `join` fault replays it)
   RankDisagreement disagreement_;
   RankDisagreement buffer_disagreement_;
 };

@@ -88,6 +88,24 @@ void DistributedModel::set_sync(bool sync) {
   if (reducer_) reducer_->set_sync(sync);
 }
 
+void DistributedModel::reduce_gradients_joined() {
+  if (reducer_) {
+    reducer_->reduce_as_joined();
+    return;
+  }
+  if (!sync_) return;
+  torch::NoGradGuard no_grad;
+  for (at::Tensor& p : params_) {
+    at::Tensor& g = p.mutable_grad();
+    if (g.defined()) {
+      g.zero_();
+    } else {
+      g = torch::zeros_like(p);
+    }
+  }
+  reduce_gradients();  // the naive allreduce of each (zero) gradient, divided by the world size
+}
+
 DistributedModel::NoSync::NoSync(DistributedModel& m) : model_(m) { model_.set_sync(false); }
 
 DistributedModel::NoSync::~NoSync() { model_.set_sync(true); }

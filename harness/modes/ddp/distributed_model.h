@@ -34,6 +34,10 @@ class DistributedModel {
   at::Tensor evaluation_forward(const at::Tensor& input, bool first);
   // After backward: averaged gradients in .grad.
   void reduce_gradients();
+  // Instead of forward, backward and reduce_gradients on a rank that has run out of batches
+  // (PyTorch's Join): joins the gradient allreduces with zeros; .grad then holds what the other
+  // ranks' reduction gives (their sum over the initial world size).
+  void reduce_gradients_joined();
 
   // Off: the next forward broadcasts no buffers and its backward only accumulates local
   // gradients (what NoSync scopes); on again for the backward that reduces them.

@@ -128,6 +128,15 @@ void Reducer::launch_ready_buckets() {
   }
 }
 
+void Reducer::reduce_as_joined() {
+  if (!sync_) return;
+  prepare_for_backward();
+  for (auto& bucket : bucket_buffers_) bucket.zero_();
+  joined_step_ = true;
+  finalize();  // every parameter "missing": marked ready as zeros, buckets launched in order
+  joined_step_ = false;
+}
+
 void Reducer::finalize() {
   if (!sync_) return;
   in_backward_ = false;
@@ -136,7 +145,7 @@ void Reducer::finalize() {
     if (!param_ready_[i]) missing.push_back(names_[i]);
   }
   if (!missing.empty()) {
-    if (!options_.find_unused_parameters) {
+    if (!options_.find_unused_parameters && !joined_step_) {
       // A worker failure (exit 3), named: this rank's buckets holding these parameters never
       // launched, so waiting for them would hang; the parent stops every rank.
       throw WorkerFailure(fmt::format(

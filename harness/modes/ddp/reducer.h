@@ -56,6 +56,10 @@ class Reducer {
   void prepare_for_backward();
   // Call after backward: waits for all reductions; .grad then holds the averaged gradients.
   void finalize();
+  // A step without forward and backward, on a rank that has run out of batches while others
+  // train (PyTorch's Join): every bucket joins its allreduce with zeros, in the same order, and
+  // so does the unused-parameter map; .grad then holds the others' sum over the world size.
+  void reduce_as_joined();
 
   const std::vector<std::vector<int64_t>>& buckets() const { return bucket_params_; }
   // Parameter indices in the order their hooks fired during the last backward.
@@ -86,6 +90,7 @@ class Reducer {
 
   bool sync_ = true;
   bool in_backward_ = false;
+  bool joined_step_ = false;  // reduce_as_joined: no gradient is missing, all are zero
   std::vector<bool> param_ready_;
   std::vector<bool> param_used_;
   std::vector<bool> had_grad_;           // .grad was defined before this backward (None stays None)

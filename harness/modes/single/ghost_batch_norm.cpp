@@ -12,14 +12,23 @@ namespace {
 
 using scenarios::models::BatchNorm2dImpl;
 
-at::Tensor ghost_forward(BatchNorm2dImpl& bn, const at::Tensor& x, int64_t chunks) {
+at::Tensor ghost_forward(BatchNorm2dImpl& bn, const at::Tensor& x,
+                         const std::vector<int64_t>& chunk_sizes) {
   if (!bn.is_training()) {
     return torch::batch_norm(x, bn.weight, bn.bias, bn.running_mean, bn.running_var, false,
                              bn.momentum, bn.eps, /*cudnn_enabled=*/false);
   }
-  if (x.size(0) % chunks != 0) {
-    throw WorkerFailure(fmt::format("reference: a batch of {} does not split into {} rank chunks",
-                                    x.size(0), chunks));
+  std::vector<int64_t> sizes;
+  int64_t rows = 0;
+  for (const int64_t n : chunk_sizes) {
+    if (n > 0) sizes.push_back(n);  // a rank with no samples this step has no chunk
+    rows += n;
+  }
+  if (rows != x.size(0)) {
+    throw WorkerFailure(
+        fmt::format("reference: a batch of {} does not split into rank chunks "
+                    "of {} samples",
+                    x.size(0), rows));
   }
   // Chunks after the first start from the running statistics before this forward and update
   // scratch copies that are dropped: only rank 0's statistics survive the step.
@@ -31,7 +40,7 @@ at::Tensor ghost_forward(BatchNorm2dImpl& bn, const at::Tensor& x, int64_t chunk
     start_var = bn.running_var.clone();
   }
   std::vector<at::Tensor> out;
-  const std::vector<at::Tensor> parts = x.chunk(chunks);
+  const std::vector<at::Tensor> parts = x.split_with_sizes(sizes);
   for (size_t r = 0; r < parts.size(); ++r) {
     at::Tensor mean = r == 0 ? bn.running_mean : start_mean.clone();
     at::Tensor var = r == 0 ? bn.running_var : start_var.clone();
@@ -43,12 +52,13 @@ at::Tensor ghost_forward(BatchNorm2dImpl& bn, const at::Tensor& x, int64_t chunk
 
 }  // namespace
 
-int install_ghost_batch_norm(torch::nn::Module& model, int64_t chunks) {
+int install_ghost_batch_norm(torch::nn::Module& model,
+                             std::shared_ptr<const std::vector<int64_t>> chunk_sizes) {
   int installed = 0;
   for (const auto& m : model.modules(/*include_self=*/true)) {
     if (auto* bn = m->as<BatchNorm2dImpl>()) {
-      bn->set_forward_override([chunks](BatchNorm2dImpl& self, const at::Tensor& x) {
-        return ghost_forward(self, x, chunks);
+      bn->set_forward_override([chunk_sizes](BatchNorm2dImpl& self, const at::Tensor& x) {
+        return ghost_forward(self, x, *chunk_sizes);
       });
       ++installed;
     }

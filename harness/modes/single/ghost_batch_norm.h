@@ -1,5 +1,6 @@
 // ghost_batch_norm.h — BatchNorm over the K rank chunks of a batch, on one device: in training,
-// chunk r (rows r*B/K .. (r+1)*B/K-1, rank order) is normalised with its own batch statistics,
+// chunk r (rank r's rows, in rank order; sizes as the plan splits the step, 7,7,6 for 20 over 3
+// ranks) is normalised with its own batch statistics,
 // exactly as rank r's BatchNorm does under DDP without SyncBN or replica r's under DataParallel;
 // the running statistics advance with chunk 0's statistics only (rank 0's, which DDP broadcasts
 // before every forward; replica 0's, which DataParallel keeps). The exact reference's model of
@@ -7,6 +8,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 namespace torch::nn {
 class Module;
@@ -14,7 +17,10 @@ class Module;
 
 namespace ddpbench::modes::single {
 
-// Installs the ghost forward on every ddpbench BatchNorm2d of `model`; returns how many.
-int install_ghost_batch_norm(torch::nn::Module& model, int64_t chunks);
+// Installs the ghost forward on every ddpbench BatchNorm2d of `model`; returns how many. Each
+// forward splits its batch into the rank chunks `*chunk_sizes` holds at that moment (the caller
+// sets them per step; ranks with no samples have size 0 and no chunk).
+int install_ghost_batch_norm(torch::nn::Module& model,
+                             std::shared_ptr<const std::vector<int64_t>> chunk_sizes);
 
 }  // namespace ddpbench::modes::single

@@ -15,9 +15,12 @@ class SinglePath : public GradientPath {
  public:
   SinglePath(const scenarios::ScenarioSpec& spec, scenarios::ScenarioInstance& instance,
              const runtime::ExecutionContext& context, const ReferenceRule& rule)
-      : spec_(spec), model_(instance.model), rule_(rule) {
+      : spec_(spec),
+        model_(instance.model),
+        rule_(rule),
+        chunk_sizes_(std::make_shared<std::vector<int64_t>>()) {
     context.place_model(*model_.ptr());
-    if (rule_.forward_per_replica) install_ghost_batch_norm(*model_.ptr(), rule_.replicas);
+    if (rule_.forward_per_replica) install_ghost_batch_norm(*model_.ptr(), chunk_sizes_);
   }
 
   torch::nn::Module& module() override { return *model_.ptr(); }
@@ -25,6 +28,9 @@ class SinglePath : public GradientPath {
 
   std::vector<std::vector<int64_t>> step_shards(const data::EpochPlan& epoch,
                                                 int64_t step_in_epoch) const override {
+    // The rank chunks of this step, for forward_loss and the ghost BatchNorm (one load, one
+    // forward: the chunk structure is bookkeeping, not a second path).
+    if (!rule_.plain()) *chunk_sizes_ = epoch.chunk_sizes(step_in_epoch);
     return {epoch.global_batch(step_in_epoch)};
   }
 
@@ -34,20 +40,33 @@ class SinglePath : public GradientPath {
       return scenarios::compute_loss(spec_.loss, model_.forward(batch.inputs), batch.targets);
     }
     const int64_t k = rule_.replicas;
-    if (batch.inputs.size(0) % k != 0) {
-      throw WorkerFailure(fmt::format("reference: step {}: global batch {} does not split into {} "
-                                      "equal rank chunks",
-                                      step, batch.inputs.size(0), k));
+    const std::vector<int64_t>& sizes = *chunk_sizes_;
+    int64_t rows = 0;
+    for (const int64_t n : sizes) rows += n;
+    if (static_cast<int64_t>(sizes.size()) != k || rows != batch.inputs.size(0)) {
+      throw WorkerFailure(
+          fmt::format("reference: step {}: global batch {} does not split into {} "
+                      "rank chunks of the plan",
+                      step, batch.inputs.size(0), k));
     }
-    const std::vector<at::Tensor> targets = batch.targets.chunk(k);
-    const std::vector<at::Tensor> outputs = model_.forward(batch.inputs).chunk(k);
+    const at::Tensor output = model_.forward(batch.inputs);
     if (!rule_.mean_of_replica_losses) {
-      return scenarios::compute_loss(spec_.loss, at::cat(outputs), batch.targets);
+      return scenarios::compute_loss(spec_.loss, output, batch.targets);
     }
-    at::Tensor sum = scenarios::compute_loss(spec_.loss, outputs[0], targets[0]);
-    for (int64_t r = 1; r < k; ++r) {
-      sum = sum + scenarios::compute_loss(spec_.loss, outputs[r], targets[r]);
+    at::Tensor sum;
+    at::Tensor weighted;  // sum over chunks of samples x chunk loss, for the recorded loss
+    int64_t begin = 0;
+    for (const int64_t n : sizes) {
+      if (n == 0) continue;  // a rank that ran out adds zero gradients (Join)
+      const at::Tensor l = scenarios::compute_loss(spec_.loss, output.narrow(0, begin, n),
+                                                   batch.targets.narrow(0, begin, n));
+      sum = sum.defined() ? sum + l : l;
+      const at::Tensor w = l.detach() * static_cast<double>(n);
+      weighted = weighted.defined() ? weighted + w : w;
+      begin += n;
     }
+    recorded_loss_ = weighted / static_cast<double>(rows);
+    // Over the initial world size K, not over the chunks present (divide_by_initial_world_size).
     return sum / static_cast<double>(k);
   }
 
@@ -62,10 +81,19 @@ class SinglePath : public GradientPath {
     return out;
   }
 
+  // DDP records the sample-weighted mean of the ranks' losses; with chunks of unequal size that
+  // is not the loss backpropagated above (sum / K).
+  double finish_checked_step(int64_t /*step*/, double local_loss, int64_t /*samples*/) override {
+    return recorded_loss_.defined() ? recorded_loss_.item<double>() : local_loss;
+  }
+
  private:
   const scenarios::ScenarioSpec& spec_;
   torch::nn::AnyModule model_;
   ReferenceRule rule_;
+  // This step's rank chunk sizes (written by step_shards, read by forward and ghost BatchNorm).
+  std::shared_ptr<std::vector<int64_t>> chunk_sizes_;
+  at::Tensor recorded_loss_;
 };
 
 }  // namespace

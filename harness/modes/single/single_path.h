@@ -5,9 +5,10 @@
 //
 // A ReferenceRule turns it into the *exact reference* of a data-parallel mode (docs/
 // ARCHITECTURE.md, contract 5): still one device and one model, but the global batch is cut into
-// the K rank chunks in rank order, every BatchNorm normalises each chunk with that chunk's
-// statistics ("ghost" batch statistics, ghost_batch_norm.h), and the loss follows the judged
-// mode's rule. That is what DDP without SyncBN and DataParallel compute,
+// the K rank chunks in rank order (the plan's chunk sizes at each step: uneven when K does not
+// divide the batch, 0 for a rank that ran out of samples), every BatchNorm normalises each chunk
+// with that chunk's statistics ("ghost" batch statistics, ghost_batch_norm.h), and the loss
+// follows the judged mode's rule. That is what DDP without SyncBN and DataParallel compute,
 // written here without any of their code.
 #pragma once
 
@@ -26,8 +27,10 @@ struct ReferenceRule {
   // broadcasts before the next forward; replica 0's, which DataParallel keeps). False models
   // SyncBN: statistics of the whole batch.
   bool forward_per_replica = false;
-  // The loss backpropagated: the mean over chunks of each chunk's loss (DDP averages the
-  // gradients of per-rank losses), or the loss of the whole gathered output (single, DP).
+  // The loss backpropagated: the sum over chunks of each chunk's loss divided by K (DDP averages
+  // the gradients of per-rank losses over the initial world size, and a rank that ran out of
+  // samples adds zeros: PyTorch's Join), or the loss of the whole gathered output (single, DP).
+  // The step's recorded loss is then the sample-weighted mean of the chunk losses, as DDP records.
   bool mean_of_replica_losses = false;
 
   bool plain() const { return replicas == 1; }
@@ -38,7 +41,7 @@ struct ReferenceRule {
 };
 
 // Places the instance's model (context dtype and device) and trains it; `spec` and `instance`
-// must outlive the path. The global batch must split into `rule.replicas` equal chunks.
+// must outlive the path. The plan must have `rule.replicas` ranks when the rule is not plain.
 std::unique_ptr<GradientPath> make_single_path(const scenarios::ScenarioSpec& spec,
                                                scenarios::ScenarioInstance& instance,
                                                const runtime::ExecutionContext& context,

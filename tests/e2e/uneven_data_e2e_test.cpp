@@ -1,0 +1,176 @@
+// uneven_data_e2e_test.cpp — issue 24's uneven_data scenario through the binary: a global batch
+// the world size does not divide (20 over 3 ranks = 7,7,6) runs instead of being refused; with
+// drop_last off and on, over several epochs (set_epoch reshuffles), single, dp and ddp pass
+// against their references in float32 lockstep and float64, and the run states what the sampler
+// duplicated or dropped per epoch. Ranks 0 and 1 run out of batches one step before rank 2 at the
+// end of every epoch (PyTorch's Join): the ranks neither hang nor disagree, and a joined rank that
+// contributes a gradient instead of zeros, or a corrupted gradient on the step only rank 2
+// trains, makes the comparison fail.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "support/cli_runner.h"
+#include "support/temp_dir_test.h"
+
+namespace ddpbench {
+namespace {
+using testing::ddpbench;
+using testing::find_check;
+using testing::read_json;
+
+class UnevenData : public testing::TempDirTest {};
+
+const nlohmann::json& result_of(const nlohmann::json& report, const std::string& mode) {
+  for (const auto& r : report.at("results")) {
+    if (r.at("mode") == mode) return r;
+  }
+  throw std::runtime_error("no result for " + mode);
+}
+
+void expect_every_check_passes(const nlohmann::json& report, const std::string& what) {
+  for (const char* mode : {"dp", "ddp"}) {
+    for (const auto& c : result_of(report, mode).at("checks")) {
+      EXPECT_EQ(c.at("status"), "pass") << what << " " << mode << ": " << c.dump();
+    }
+  }
+}
+
+// 100 samples, 3 ranks: shares of 34 (2 padded) or 33 (1 dropped); 14 steps = epochs 0 and 1 and
+// the start of epoch 2, with ranks 0 and 1 joined at steps 5 and 11.
+TEST_F(UnevenData, PassesInEveryModeWithDropLastOffAndOnInFloat32LockstepAndFloat64) {
+  struct Case {
+    std::vector<std::string> extra;
+    const char* says;
+    int64_t padded, dropped;
+  };
+  const std::vector<Case> cases = {
+      {{}, "2 sample(s) duplicated by padding, 0 dropped (drop_last=false)", 2, 0},
+      {{"--drop-last"}, "0 sample(s) duplicated by padding, 1 dropped (drop_last=true)", 0, 1},
+  };
+  for (const Case& c : cases) {
+    for (const char* dtype : {"float32", "float64"}) {
+      const std::string what = std::string(dtype) + (c.extra.empty() ? "" : " --drop-last");
+      const std::string out = path(std::string("p") + dtype + std::to_string(c.extra.size()));
+      std::vector<std::string> args = {"run", "--scenario",   "uneven_data",   "--gpus",
+                                       "3",   "--modes",      "single,dp,ddp", "--dtype",
+                                       dtype, "--check-only", "--out",         out};
+      args.insert(args.end(), c.extra.begin(), c.extra.end());
+      const auto r = ddpbench(args);
+      ASSERT_EQ(r.exit_code, 0) << what << "\n" << r.out << r.err;
+      EXPECT_NE(r.out.find("global batch 20 = 3 rank(s) x 7,7,6, 6 steps/epoch"), std::string::npos)
+          << r.out;
+      EXPECT_NE(r.out.find("batches per rank 5,5,6"), std::string::npos) << r.out;
+      EXPECT_NE(r.out.find(c.says), std::string::npos) << what << "\n" << r.out;
+      const auto report = read_json(out + "/report.json");
+      expect_every_check_passes(report, what);
+      const auto& sampler = report.at("config").at("sampler");
+      EXPECT_EQ(sampler.at("padded_per_epoch"), c.padded) << what;
+      EXPECT_EQ(sampler.at("dropped_per_epoch"), c.dropped) << what;
+      EXPECT_EQ(sampler.at("drop_last"), !c.extra.empty()) << what;
+      // DP's loss is the gathered output's, the global mean: judged against single-device
+      // training itself. DDP's mean of per-rank means is not: its exact reference names why.
+      EXPECT_TRUE(result_of(report, "dp").at("reference").at("causes").empty()) << what;
+      const auto& ddp_ref = result_of(report, "ddp").at("reference");
+      ASSERT_EQ(ddp_ref.at("causes").size(), 1u) << ddp_ref.dump();
+      EXPECT_NE(ddp_ref.at("causes")[0].get<std::string>().find("Uneven rank batches"),
+                std::string::npos)
+          << ddp_ref.dump();
+      EXPECT_GT(ddp_ref.at("loss_diff").get<double>(), 1e-4) << "the cause is real: " << what;
+      EXPECT_EQ(find_check(report, "ddp", "ranks_bitwise_equal").at("status"), "pass") << what;
+    }
+  }
+}
+
+// Join: on steps 5 and 11 ranks 0 and 1 have no batch and shadow rank 2's allreduces. Every
+// reducer variant that issues collectives differently (bucketed, naive, with the unused-parameter
+// map) must neither hang (the launcher's timeout would end it with exit 3) nor let the ranks part.
+TEST_F(UnevenData, JoinedRanksDoNotHangAndAgreeWithEveryReducer) {
+  const std::vector<std::vector<std::string>> variants = {
+      {}, {"--ddp-impl", "naive"}, {"--find-unused-parameters"}, {"--bucket-cap-mb", "0.0001"}};
+  int i = 0;
+  for (const auto& v : variants) {
+    const std::string out = path("j" + std::to_string(i++));
+    std::vector<std::string> args = {"run",     "--scenario", "uneven_data", "--gpus", "3",
+                                     "--modes", "single,ddp", "--steps",     "13",     "--warmup",
+                                     "1",       "--timeout",  "60",          "--out",  out};
+    args.insert(args.end(), v.begin(), v.end());
+    const auto r = ddpbench(args);
+    ASSERT_EQ(r.exit_code, 0) << (v.empty() ? "bucketed" : v[0]) << "\n" << r.out << r.err;
+    const auto report = read_json(out + "/report.json");
+    for (const auto& c : result_of(report, "ddp").at("checks")) {
+      EXPECT_EQ(c.at("status"), "pass") << c.dump();
+    }
+    EXPECT_EQ(find_check(report, "ddp", "ranks_bitwise_equal").at("status"), "pass");
+  }
+}
+
+// A joined rank that trains on its last batch again instead of contributing zeros (join fault),
+// and a 1e-3 gradient error on the step only rank 2 trains: both are caught at their step.
+TEST_F(UnevenData, AWrongJoinOrAGradientErrorOnAJoinStepFails) {
+  struct Case {
+    const char* fault;
+    const char* dtype;
+    int64_t step;
+  };
+  for (const Case& c :
+       {Case{"join:rank=0,step=5", "float32", 5}, Case{"join:rank=1,step=11", "float64", 11},
+        Case{"grad:rank=2,step=5,eps=1e-3", "float32", 5}}) {
+    const std::string out = path(std::string("f") + std::to_string(c.step) + c.dtype);
+    const auto r =
+        ddpbench({"run", "--scenario", "uneven_data", "--gpus", "3", "--modes", "single,ddp",
+                  "--dtype", c.dtype, "--check-only", "--inject-fault", c.fault, "--out", out});
+    EXPECT_EQ(r.exit_code, 1) << c.fault << "\n" << r.out << r.err;
+    const auto report = read_json(out + "/report.json");
+    const auto gradients = find_check(report, "ddp", "gradients");
+    EXPECT_EQ(gradients.at("status"), "fail") << c.fault;
+    EXPECT_EQ(gradients.at("step"), c.step) << c.fault;
+    EXPECT_EQ(result_of(report, "ddp").at("first_divergence").at("step"), c.step) << c.fault;
+  }
+}
+
+// The issue's command: the default scenario (ResNet-18 with BatchNorm) at 3 ranks and batch 20,
+// judged against ghost BatchNorm over the same 7,7,6 chunks.
+TEST_F(UnevenData, TheIssueCommandRunsAndPasses) {
+  const std::string out = path("issue");
+  const auto r = ddpbench({"run", "--gpus", "3", "--batch-size", "20", "--modes", "single,dp,ddp",
+                           "--steps", "2", "--check-only", "--out", out});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("3 rank(s) x 7,7,6"), std::string::npos) << r.out;
+  expect_every_check_passes(read_json(out + "/report.json"), "cifar_resnet18");
+}
+
+TEST_F(UnevenData, WhatCannotBeJudgedIsRefused) {
+  const std::string data = path("cifar");
+  testing::write_cifar_batch(data, 40, 13);  // 14 per rank: 7,7,6 gives ranks 2, 2 and 3 batches
+  struct Case {
+    std::vector<std::string> args;
+    const char* says;
+  };
+  const std::vector<Case> cases = {
+      {{"--scenario", "uneven_data", "--gpus", "3", "--batch-size", "2"},
+       "leaves some of the 3 ranks without a sample"},
+      {{"--scenario", "uneven_data", "--gpus", "3", "--inject-fault", "join:rank=0,step=4"},
+       "rank 0 still has a batch at step 4"},
+      {{"--scenario", "uneven_data", "--gpus", "3", "--inject-fault", "join:rank=2,step=5"},
+       "rank 2 never runs out"},
+      {{"--scenario", "uneven_data", "--gpus", "3", "--export-batches"},
+       "the PyTorch oracle splits every global batch into equal rank chunks"},
+      {{"--scenario", "cifar_resnet18", "--data-dir", data, "--gpus", "3", "--batch-size", "20",
+        "--steps", "3"},
+       "has buffers, whose joined-rank rule is not modelled"},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> args = {"run"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    args.insert(args.end(), {"--out", path("refused")});
+    const auto r = ddpbench(args);
+    EXPECT_EQ(r.exit_code, 2) << c.says << "\n" << r.out << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+    EXPECT_EQ(testing::count_lines(r.err), 1) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(path("refused")));
+  }
+}
+
+}  // namespace
+}  // namespace ddpbench
