@@ -19,6 +19,8 @@ const char* oracle_loss_name(scenarios::LossKind kind) {
       return "mse";
     case scenarios::LossKind::kRmse:
       return "rmse";
+    case scenarios::LossKind::kBceOneHot:
+      return "bce_one_hot";
   }
   return "?";
 }

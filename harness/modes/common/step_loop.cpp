@@ -9,6 +9,7 @@
 #include "errors.h"
 #include "modes/common/zero_gradients.h"
 #include "runtime/worker_pool.h"
+#include "scenarios/optim/clip_grad_norm.h"
 #include "scenarios/training_recipe.h"
 
 namespace ddpbench::modes {
@@ -16,19 +17,22 @@ namespace {
 
 // Collates and places the step's shards, one thread of `pool` per shard when the mode asks for
 // several (every dataset is thread-safe by contract: keyed randomness, no shared state). The pool
-// is made at the first step, for the mode's shard count.
+// is made at the first step, for the mode's shard count. Sequences are padded to the longest of
+// the step's global batch, whatever the mode loads, so every mode sees the same padded samples
+// (data/dataset.h: padded_length).
 std::vector<data::Batch> load_shards(const GradientPath& path, const TrainInputs& in,
                                      data::PlanCursor& cursor, int64_t step,
                                      std::unique_ptr<runtime::WorkerPool>& pool) {
   data::StepPosition pos;
   const data::EpochPlan& epoch = cursor.seek(step, pos);
   const std::vector<std::vector<int64_t>> samples = path.step_shards(epoch, pos.step_in_epoch);
+  const int64_t pad_to = data::padded_length(in.dataset, epoch.global_batch(pos.step_in_epoch));
   std::vector<data::Batch> shards(samples.size());
   const auto n = static_cast<int64_t>(samples.size());
   if (!pool || pool->size() != n) pool = std::make_unique<runtime::WorkerPool>(n);
   pool->run([&](int64_t i) {
     const auto s = static_cast<size_t>(i);
-    shards[s] = in.context.place_batch(data::collate(in.dataset, samples[s], pos.epoch),
+    shards[s] = in.context.place_batch(data::collate(in.dataset, samples[s], pos.epoch, pad_to),
                                        path.shard_device(i, in.context));
   });
   return shards;
@@ -99,6 +103,14 @@ void StepLoop::run_step(int64_t step) {
   }
 
   enter(step, StepPhase::kOptimizer);
+  // The scenario's clipping acts on the gradients the mode trains with (after its reduction: each
+  // DDP rank clips the same averaged gradients, as clip_grad_norm_ after DDP's backward does).
+  // The gradients recorded above are those before clipping: what the mode's path computed, so a
+  // wrong gradient is named by its own tensor rather than by the shared clip coefficient it moves;
+  // the clipped update is judged through the parameters (lockstep: each step's update).
+  if (in_.spec.clip_grad_norm) {
+    scenarios::clip_grad_norm(module.parameters(), *in_.spec.clip_grad_norm);
+  }
   optimizer_->step();
   timer_->stop(Phase::kOptimizer);
   result_.step_times.push_back(timer_->finish_step());
