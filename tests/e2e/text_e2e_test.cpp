@@ -83,5 +83,28 @@ TEST_F(TextE2E, ReadsTheAclImdbLayoutFromDataDir) {
   EXPECT_FALSE(fs::exists(path("none")));
 }
 
+// PyTorch's own DDP (reference/torch_ddp_oracle.py: Adam, clip_grad_norm_ after backward, BCE on
+// one-hot, int64 token batches) from the same initial state on the exported batches. A gradient
+// doubled on rank 1 must make it FAIL. (--modes ddp alone has no reference: ddpbench exits 0.)
+TEST_F(TextE2E, TorchDdpOracleAgreesAndRejectsACorruptedRun) {
+  for (const bool corrupt : {false, true}) {
+    const std::string dir = path(corrupt ? "bad" : "oracle");
+    std::vector<std::string> args = {
+        "run", "--scenario",   "imdb_gcnn",        "--gpus",  "2", "--modes",
+        "ddp", "--dtype",      "float64",          "--steps", "3", "--batch-size",
+        "8",   "--check-only", "--export-batches", "--out",   dir};
+    if (corrupt) {
+      args.insert(args.end(), {"--inject-fault", "grad:rank=1,step=0,eps=1,tensor=fc2.weight"});
+    }
+    const auto r = ddpbench(args);
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    const auto o =
+        testing::python({testing::oracle("torch_ddp_oracle.py"), "--batches", dir + "/batches.pt",
+                         "--check", dir + "/state_ddp.pt", "--atol", "1e-9", "--rtol", "1e-9"});
+    EXPECT_EQ(o.exit_code, corrupt ? 1 : 0) << o.out << o.err;
+    EXPECT_NE(o.out.find(corrupt ? "FAIL" : "OK"), std::string::npos) << o.out;
+  }
+}
+
 }  // namespace
 }  // namespace ddpbench

@@ -133,10 +133,10 @@ TEST(ClipGradNorm, ScalesEveryGradientByMaxNormOverTheTotalNorm) {
 }
 
 TEST(BceOneHot, IsTheMeanBinaryCrossEntropyOfSigmoidAgainstOneHot) {
-  const at::Tensor logits = at::tensor({{0.3, -1.2}, {2.0, 0.5}, {-0.7, 0.1}}, at::kDouble);
+  const at::Tensor logits = at::tensor({0.3, -1.2, 2.0, 0.5, -0.7, 0.1}, at::kDouble).view({3, 2});
   const at::Tensor labels = at::tensor({1, 0, 1}, at::kLong);
   const at::Tensor p = logits.sigmoid();
-  const at::Tensor y = at::tensor({{0.0, 1.0}, {1.0, 0.0}, {0.0, 1.0}}, at::kDouble);
+  const at::Tensor y = at::tensor({0.0, 1.0, 1.0, 0.0, 0.0, 1.0}, at::kDouble).view({3, 2});
   const at::Tensor want = -(y * p.log() + (1 - y) * (1 - p).log()).mean();
   EXPECT_NEAR(compute_loss(LossKind::kBceOneHot, logits, labels).item<double>(),
               want.item<double>(), 1e-15);
