@@ -23,8 +23,8 @@ ScenarioSpec imdb_gcnn_scenario() {
   ScenarioSpec s;
   s.name = "imdb_gcnn";
   s.summary = "gated CNN text classifier, BCE on one-hot, Adam lr 1e-3, clip_grad_norm 0.1";
-  s.model_name = "gated CNN (Embedding 15000x64, 2 gated Conv1d k15 s7, 2 fc)";
-  s.dataset_name = "IMDB reviews (synthetic text unless --data-dir with aclImdb)";
+  s.model_name = "gated CNN (2 GLU conv blocks)";
+  s.dataset_name = "IMDB reviews (synthetic text unless --data-dir)";
   s.reads_data_dir = true;
   s.global_batch = 128;
   s.steps = 20;

@@ -1,15 +1,16 @@
 // scenarios_text_recipe_test.cpp — the recipe pieces imdb_gcnn added: libtorch's Adam pinned to
 // torch.optim.Adam's formula (so a libtorch release that changed it fails here), Adam's and SGD's
 // per-parameter state through TrainingState (capture, load into a fresh optimizer, identical next
-// steps), clip_grad_norm_'s arithmetic, BCE on one-hot targets, and clipping applied by the step
-// loop identically in single and dp (float64) on the scenario itself, with the gradients recorded
-// before clipping.
+// steps), clip_grad_norm_'s arithmetic, BCE on one-hot targets, the gated CNN on sequences
+// shorter than its receptive field, and clipping applied by the step loop identically in single
+// and dp (float64) on the scenario itself, with the gradients recorded before clipping.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
 #include <cmath>
 
 #include "modes/common/training_state.h"
+#include "scenarios/models/gated_cnn_net.h"
 #include "scenarios/optim/clip_grad_norm.h"
 #include "scenarios/registry.h"
 #include "scenarios/training_recipe.h"
@@ -150,6 +151,21 @@ double max_state_diff(const modes::TrainResult& a, const modes::TrainResult& b) 
         worst, (a.final_state[i].second - b.final_state[i].second).abs().max().item<double>());
   }
   return worst;
+}
+
+TEST(GatedCnn, SequencesShorterThanTheReceptiveFieldArePaddedWithIdZero) {
+  torch::manual_seed(0);
+  models::GatedCnn net;
+  const at::Tensor short_batch =
+      at::tensor({5, 9, 14999, 1, 0, 7, 3, 3, 2, 8}, at::kLong).view({2, 5});
+  const at::Tensor out = net->forward(short_batch);
+  ASSERT_EQ(out.sizes(), (at::IntArrayRef{2, 2}));
+  const at::Tensor padded =
+      at::constant_pad_nd(short_batch, {0, models::GatedCnnImpl::kMinLength - 5}, 0);
+  EXPECT_TRUE(at::equal(out, net->forward(padded)));
+  EXPECT_EQ(models::GatedCnnImpl::kMinLength, 113);
+  // One token fewer than the minimum would leave block 2 without a window, were it not padded.
+  EXPECT_EQ(net->forward(at::zeros({1, 112}, at::kLong)).sizes(), (at::IntArrayRef{1, 2}));
 }
 
 TEST(ImdbGcnn, ClippingActsIdenticallyInSingleAndDataParallel) {
