@@ -9,11 +9,15 @@ torch.optim.SGD created after wrapping.
 
 --batches FILE (written by ddpbench without TorchScript type tags, so that
 torch.load reads it in 1.13 and, weights-only, in 2.6+) is a dict:
-  "meta"     {"model": "linear"|"toy_cnn"|"resnet18", "num_classes", "world_size", "steps",
-              "loss": "mse"|"rmse"|"cross_entropy", "lr", "momentum", "dampening", "weight_decay",
-              "nesterov", "dtype": "float32"|"float64", "bucket_cap_mb", "broadcast_buffers"}
+  "meta"     {"model": "linear"|"toy_cnn"|"resnet18"|"gated_cnn", "num_classes", "world_size",
+              "steps", "loss": "mse"|"rmse"|"cross_entropy"|"bce_one_hot", "lr", "momentum",
+              "dampening", "weight_decay", "nesterov", "dtype": "float32"|"float64",
+              "bucket_cap_mb", "broadcast_buffers"; optional: "optimizer": "sgd"|"adam",
+              "betas", "eps" (Adam), "clip_grad_norm" (clip_grad_norm_(max_norm) after backward,
+              0 = none)}
   "init"     name -> tensor, the state_dict before training, in the run dtype
   "inputs"   one GLOBAL batch per step; rank r's local batch is inputs[s].chunk(world_size)[r]
+             (int64 token ids for gated_cnn, padded with 0 to the global batch's longest)
   "targets"  same layout (int64 labels for cross_entropy, float for mse)
 Each step: zero_grad, forward on the local batch, mean loss, backward, step. The recorded loss is
 all_reduce(sum of local losses) / world_size.
@@ -62,6 +66,33 @@ class ToyCNN(torch.nn.Module):
         return self.fc3(x)
 
 
+class GatedCNN(torch.nn.Module):
+    """scenarios/models/gated_cnn_net.h: the same parameter names, shapes and forward."""
+
+    MIN_LENGTH = 15 + 14 * 7  # both blocks need at least one window
+
+    def __init__(self):
+        super().__init__()
+        self.embedding = torch.nn.Embedding(15000, 64)
+        for name in ("conv1_a", "conv1_b", "conv2_a", "conv2_b"):
+            setattr(self, name, torch.nn.Conv1d(64, 64, 15, stride=7))
+        self.fc1 = torch.nn.Linear(64, 128)
+        self.fc2 = torch.nn.Linear(128, 2)
+        torch.nn.init.xavier_uniform_(self.embedding.weight)
+
+    def forward(self, tokens):
+        if tokens.shape[1] < self.MIN_LENGTH:
+            tokens = F.pad(tokens, (0, self.MIN_LENGTH - tokens.shape[1]))
+        x = self.embedding(tokens).transpose(1, 2)
+        x = self.conv1_a(x) * torch.sigmoid(self.conv1_b(x))
+        x = self.conv2_a(x) * torch.sigmoid(self.conv2_b(x))
+        return self.fc2(self.fc1(x.mean(2)))
+
+
+def bce_one_hot(out, y):
+    return F.binary_cross_entropy(torch.sigmoid(out), F.one_hot(y, out.shape[1]).to(out.dtype))
+
+
 def build_model(meta):
     kind = meta["model"]
     if kind == "linear":
@@ -70,6 +101,8 @@ def build_model(meta):
         return ToyCNN()
     if kind == "resnet18":
         return torchvision.models.resnet18(num_classes=int(meta["num_classes"]))
+    if kind == "gated_cnn":
+        return GatedCNN()
     raise ValueError(f"unknown model {kind!r}")
 
 
@@ -94,11 +127,18 @@ def worker(rank, batches_path, out_path, rendezvous, device_kind="cpu"):
     ddp = torch.nn.parallel.DistributedDataParallel(
         model, bucket_cap_mb=float(meta["bucket_cap_mb"]),
         broadcast_buffers=bool(meta["broadcast_buffers"]))
-    opt = torch.optim.SGD(ddp.parameters(), lr=float(meta["lr"]), momentum=float(meta["momentum"]),
-                          dampening=float(meta["dampening"]),
-                          weight_decay=float(meta["weight_decay"]), nesterov=bool(meta["nesterov"]))
+    if meta.get("optimizer", "sgd") == "adam":
+        opt = torch.optim.Adam(ddp.parameters(), lr=float(meta["lr"]),
+                               betas=tuple(float(b) for b in meta["betas"]),
+                               eps=float(meta["eps"]), weight_decay=float(meta["weight_decay"]))
+    else:
+        opt = torch.optim.SGD(ddp.parameters(), lr=float(meta["lr"]),
+                              momentum=float(meta["momentum"]), dampening=float(meta["dampening"]),
+                              weight_decay=float(meta["weight_decay"]),
+                              nesterov=bool(meta["nesterov"]))
+    clip = float(meta.get("clip_grad_norm", 0.0))
     loss_fn = {"mse": F.mse_loss, "rmse": lambda out, y: F.mse_loss(out, y).sqrt(),
-               "cross_entropy": F.cross_entropy}[meta["loss"]]
+               "cross_entropy": F.cross_entropy, "bce_one_hot": bce_one_hot}[meta["loss"]]
     steps = int(meta["steps"])
     if len(data["inputs"]) < steps or len(data["targets"]) < steps:
         raise ValueError(f"meta.steps={steps} but {len(data['inputs'])} inputs / "
@@ -109,13 +149,16 @@ def worker(rank, batches_path, out_path, rendezvous, device_kind="cpu"):
         if x.shape[0] % world or y.shape[0] != x.shape[0]:
             raise ValueError(f"step {s}: global batch {x.shape[0]} (targets {y.shape[0]}) "
                              f"not divisible into {world} equal parts")
-        x = x.chunk(world)[rank].to(device, dtype)
+        x = x.chunk(world)[rank]
+        x = x.to(device, dtype) if x.is_floating_point() else x.to(device)  # token ids stay int64
         y = y.chunk(world)[rank].to(device)
         if y.is_floating_point():
             y = y.to(dtype)
         opt.zero_grad()
         loss = loss_fn(ddp(x), y)
         loss.backward()
+        if clip > 0:
+            torch.nn.utils.clip_grad_norm_(ddp.parameters(), clip)
         opt.step()
         total = loss.detach().clone()
         dist.all_reduce(total)  # SUM

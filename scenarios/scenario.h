@@ -20,15 +20,26 @@ namespace ddpbench::scenarios {
 
 // kRmse is sqrt(MSELoss()): not a mean of per-sample terms, so the mean of per-rank losses that
 // DDP differentiates is not the loss of the global batch (PyTorch issues 24391, 49794).
-enum class LossKind { kCrossEntropy, kMse, kRmse };
+// kBceOneHot is binary_cross_entropy(sigmoid(output), one_hot(target).to(dtype)): a class label
+// target, the mean over every (sample, class) element.
+enum class LossKind { kCrossEntropy, kMse, kRmse, kBceOneHot };
 
-// torch.optim.SGD's hyper-parameters (libtorch's SGD implements the same update rule).
+enum class OptimizerKind { kSgd, kAdam };
+
+// torch.optim.SGD's or torch.optim.Adam's hyper-parameters (libtorch's SGD and Adam implement the
+// same update rules).
 struct OptimizerSpec {
+  // SGD's fields first, in torch.optim.SGD's argument order: scenarios brace-initialise them.
   double lr = 0.01;
-  double momentum = 0.0;
-  double dampening = 0.0;
-  double weight_decay = 0.0;
-  bool nesterov = false;
+  double momentum = 0.0;      // SGD only
+  double dampening = 0.0;     // SGD only
+  double weight_decay = 0.0;  // both: L2 added to the gradient (Adam's, not AdamW's decoupled)
+  bool nesterov = false;      // SGD only
+  OptimizerKind kind = OptimizerKind::kSgd;
+  // Adam only (amsgrad is not offered).
+  double beta1 = 0.9;
+  double beta2 = 0.999;
+  double eps = 1e-8;
 };
 
 // Pass rule |a - b| <= atol + rtol * |ref| (docs/ARCHITECTURE.md, contract 6).
@@ -100,6 +111,10 @@ struct ScenarioSpec {
   bool sampler_drop_last = false;
   LossKind loss = LossKind::kCrossEntropy;
   OptimizerSpec optimizer;
+  // torch.nn.utils.clip_grad_norm_(parameters, max_norm) with this max_norm, applied by the step
+  // loop to the gradients every mode trains with (after the mode's reduction, before the
+  // optimizer); unset: no clipping.
+  std::optional<double> clip_grad_norm;
   Tolerances tolerances;
   std::vector<ExpectedDivergence> divergences;
   // Gradient accumulation micro-steps per optimizer step in dp and ddp (default

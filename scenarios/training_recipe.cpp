@@ -1,7 +1,9 @@
 // training_recipe.cpp — see training_recipe.h.
 #include "scenarios/training_recipe.h"
 
+#include <fmt/format.h>
 #include <torch/nn/functional/loss.h>
+#include <torch/optim/adam.h>
 
 #include "scenarios/optim/multi_tensor_sgd.h"
 
@@ -15,12 +17,26 @@ at::Tensor compute_loss(LossKind kind, const at::Tensor& output, const at::Tenso
       return torch::nn::functional::mse_loss(output, target);
     case LossKind::kRmse:
       return torch::nn::functional::mse_loss(output, target).sqrt();
+    case LossKind::kBceOneHot: {
+      // F.one_hot is int64; BCE needs the probabilities' dtype (float32 or float64).
+      const at::Tensor one_hot = at::one_hot(target, output.size(1)).to(output.scalar_type());
+      return torch::nn::functional::binary_cross_entropy(output.sigmoid(), one_hot);
+    }
   }
   throw std::logic_error("unknown loss kind");
 }
 
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(const OptimizerSpec& spec,
                                                         std::vector<at::Tensor> parameters) {
+  if (spec.kind == OptimizerKind::kAdam) {
+    // libtorch's Adam: torch.optim.Adam's single-tensor update (amsgrad off), the same arithmetic
+    // in 1.13 and 2.x (tests/unit/scenarios_adam_test.cpp pins it to the formula).
+    return std::make_unique<torch::optim::Adam>(std::move(parameters),
+                                                torch::optim::AdamOptions(spec.lr)
+                                                    .betas({spec.beta1, spec.beta2})
+                                                    .eps(spec.eps)
+                                                    .weight_decay(spec.weight_decay));
+  }
   // Multi-tensor kernels, as Python's SGD on CUDA; same arithmetic as torch::optim::SGD.
   return std::make_unique<MultiTensorSGD>(std::move(parameters),
                                           torch::optim::SGDOptions(spec.lr)
@@ -30,7 +46,24 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const OptimizerSpec& spe
                                               .nesterov(spec.nesterov));
 }
 
+// BCE on one-hot targets averages B x C elements, C the same for every sample: a per-sample mean.
 bool loss_is_sample_mean(LossKind kind) { return kind != LossKind::kRmse; }
+
+std::string describe_optimizer(const OptimizerSpec& o, std::optional<double> clip_grad_norm) {
+  std::string s;
+  if (o.kind == OptimizerKind::kAdam) {
+    s = fmt::format("Adam(lr={}, betas=({}, {}), eps={}", o.lr, o.beta1, o.beta2, o.eps);
+  } else {
+    s = fmt::format("SGD(lr={}", o.lr);
+    if (o.momentum != 0) s += fmt::format(", momentum={}", o.momentum);
+    if (o.dampening != 0) s += fmt::format(", dampening={}", o.dampening);
+    if (o.nesterov) s += ", nesterov=True";
+  }
+  if (o.weight_decay != 0) s += fmt::format(", weight_decay={}", o.weight_decay);
+  s += ")";
+  if (clip_grad_norm) s += fmt::format(" + clip_grad_norm_(max_norm={})", *clip_grad_norm);
+  return s;
+}
 
 const char* loss_name(LossKind kind) {
   switch (kind) {
@@ -40,6 +73,8 @@ const char* loss_name(LossKind kind) {
       return "MSELoss";
     case LossKind::kRmse:
       return "sqrt(MSELoss)";
+    case LossKind::kBceOneHot:
+      return "binary_cross_entropy(sigmoid, one_hot)";
   }
   return "?";
 }

@@ -5,23 +5,31 @@
 #include <torch/optim/optimizer.h>
 
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "scenarios/scenario.h"
 
 namespace ddpbench::scenarios {
 
-// Mean-reduced loss, as torch.nn.CrossEntropyLoss() / MSELoss() with default reduction, or the
-// square root of MSELoss().
+// Mean-reduced loss, as torch.nn.CrossEntropyLoss() / MSELoss() with default reduction, the
+// square root of MSELoss(), or F.binary_cross_entropy(sigmoid(output), one_hot(target)).
 at::Tensor compute_loss(LossKind kind, const at::Tensor& output, const at::Tensor& target);
 
 // Whether the loss of a batch is the mean of per-sample terms, so that the mean of equal-sized
-// chunks' losses is the loss of the whole batch (true for cross-entropy and MSE, not for RMSE).
+// chunks' losses is the loss of the whole batch (true for cross-entropy, MSE and BCE on one-hot
+// targets, not for RMSE). The exact reference of DDP reads it (training/exact_reference.cpp).
 bool loss_is_sample_mean(LossKind kind);
 
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(const OptimizerSpec& spec,
                                                         std::vector<at::Tensor> parameters);
 
 const char* loss_name(LossKind kind);
+
+// The optimizer as its Python constructor reads, e.g. "SGD(lr=0.01, momentum=0.9)", followed by
+// " + clip_grad_norm_(max_norm=M)" when the gradients are clipped before it steps.
+std::string describe_optimizer(const OptimizerSpec& spec,
+                               std::optional<double> clip_grad_norm = std::nullopt);
 
 }  // namespace ddpbench::scenarios

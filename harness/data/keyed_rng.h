@@ -16,6 +16,7 @@ enum class RngStream : std::uint64_t {
   kSyntheticPixels = 2,
   kSyntheticPrototype = 3,
   kAugment = 4,
+  kSyntheticText = 5,
 };
 
 // SplitMix64 finaliser: a bijective 64-bit mixer, good enough to decorrelate adjacent keys.

@@ -19,15 +19,6 @@
 namespace ddpbench::run {
 namespace {
 
-std::string describe_optimizer(const scenarios::OptimizerSpec& o) {
-  std::string s = fmt::format("SGD(lr={}", o.lr);
-  if (o.momentum != 0) s += fmt::format(", momentum={}", o.momentum);
-  if (o.dampening != 0) s += fmt::format(", dampening={}", o.dampening);
-  if (o.nesterov) s += ", nesterov=True";
-  if (o.weight_decay != 0) s += fmt::format(", weight_decay={}", o.weight_decay);
-  return s + ")";
-}
-
 reports::SamplerRecord sampler_record(const data::DistributedSampler& sampler) {
   const auto& o = sampler.options();
   reports::SamplerRecord r{o.dataset_size,
@@ -125,7 +116,7 @@ int finish_run(const training::RunSetup& setup, const runtime::ExecutionContext&
                    spec.model_name,
                    run.dataset,
                    scenarios::loss_name(spec.loss),
-                   describe_optimizer(spec.optimizer),
+                   scenarios::describe_optimizer(spec.optimizer, spec.clip_grad_norm),
                    mode_names,
                    setup.steps,
                    setup.global_batch,

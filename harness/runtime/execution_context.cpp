@@ -69,7 +69,9 @@ at::Tensor to_device(const at::Tensor& host, at::Device device, at::ScalarType d
 }  // namespace
 
 data::Batch ExecutionContext::place_batch(data::Batch batch, at::Device device) const {
-  batch.inputs = to_device(batch.inputs, device, dtype_);
+  // Token ids (text) stay int64, as class labels do: an embedding indexes with them.
+  batch.inputs = to_device(batch.inputs, device,
+                           batch.inputs.is_floating_point() ? dtype_ : batch.inputs.scalar_type());
   batch.targets =
       to_device(batch.targets, device,
                 batch.targets.is_floating_point() ? dtype_ : batch.targets.scalar_type());

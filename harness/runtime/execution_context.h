@@ -77,9 +77,10 @@ class ExecutionContext {
   // would no longer match PyTorch's state_dict.
   void place_model(torch::nn::Module& module) const;
   void place_model(torch::nn::Module& module, at::Device device) const;
-  // Casts the inputs, and floating-point targets (regression), to dtype() and moves both to
-  // `device` (default: device()); class labels stay int64. To a CUDA device the host batch is
-  // staged in pinned memory and copied non-blocking, so the copy overlaps the host's next work.
+  // Casts floating-point inputs and targets (regression) to dtype() and moves both to `device`
+  // (default: device()); integer inputs (token ids) and class labels stay int64. To a CUDA device
+  // the host batch is staged in pinned memory and copied non-blocking, so the copy overlaps the
+  // host's next work.
   data::Batch place_batch(data::Batch batch) const;
   data::Batch place_batch(data::Batch batch, at::Device device) const;
 

@@ -19,6 +19,8 @@ const char* oracle_loss_name(scenarios::LossKind kind) {
       return "mse";
     case scenarios::LossKind::kRmse:
       return "rmse";
+    case scenarios::LossKind::kBceOneHot:
+      return "bce_one_hot";
   }
   return "?";
 }
@@ -44,6 +46,14 @@ std::vector<char> export_batches(const RunSetup& setup, const runtime::Execution
   meta.insert("dampening", spec.optimizer.dampening);
   meta.insert("weight_decay", spec.optimizer.weight_decay);
   meta.insert("nesterov", spec.optimizer.nesterov);
+  const bool adam = spec.optimizer.kind == scenarios::OptimizerKind::kAdam;
+  meta.insert("optimizer", std::string(adam ? "adam" : "sgd"));
+  c10::impl::GenericList betas(c10::AnyType::get());  // Any: see the lists below
+  betas.push_back(spec.optimizer.beta1);
+  betas.push_back(spec.optimizer.beta2);
+  meta.insert("betas", betas);
+  meta.insert("eps", spec.optimizer.eps);
+  meta.insert("clip_grad_norm", spec.clip_grad_norm.value_or(0.0));
   meta.insert("dtype", std::string(context.dtype_name()));
   meta.insert("bucket_cap_mb",
               static_cast<double>(setup.ddp.reducer.limits.bucket_cap_bytes) / (1 << 20));

@@ -7,6 +7,7 @@
 #include "modes/common/step_loop.h"
 #include "modes/common/training_state.h"
 #include "modes/single/single_path.h"
+#include "scenarios/optim/optimizer_state.h"
 #include "training/comparison_policy.h"
 #include "training/exact_reference.h"
 
@@ -18,13 +19,11 @@ struct LockstepDriver::Reference {
       : instance(scenarios::instantiate_model(*in.setup.spec, in.setup.request, in.dataset)),
         path(modes::single::make_single_path(*in.setup.spec, instance, in.context, rule)),
         inputs{*in.setup.spec, *in.dataset, in.plan, in.context},
-        loop(*path, inputs, options(in.setup)) {}
+        loop(*path, inputs, options()) {}
 
-  static modes::TrainOptions options(const RunSetup& setup) {
+  static modes::TrainOptions options() {
     modes::TrainOptions o;
     o.checking = false;  // the reference's own records come from its free-running check phase
-    o.first_step = setup.first_step();  // --resume: from the checkpoint, as the judged mode
-    o.start_state = setup.start_state();
     return o;
   }
 
@@ -36,35 +35,39 @@ struct LockstepDriver::Reference {
 
 namespace {
 
-// Rank 0's parameters and momentum to every rank: which parameters have a momentum buffer first
-// (one flag each: a parameter never given a gradient has none), then every tensor in place.
-// Buffers stay each rank's own: DDP's broadcast before the forward must bring rank 0's (the
-// `buffers` fault and the ranks_buffers_equal check depend on it).
+// Rank 0's parameters and optimizer state to every rank: which state entries each parameter has
+// first (one bit per name of scenarios::state_names(), one int64 per parameter), then every tensor
+// in place. Buffers stay each rank's own: DDP's broadcast before the forward must bring rank 0's
+// (the `buffers` fault and the ranks_buffers_equal check depend on it).
 void broadcast_state(comm::Communicator& comm, modes::TrainingState& s,
                      const torch::nn::Module& module) {
-  const auto params = module.parameters();
-  at::Tensor has_momentum = at::zeros({static_cast<int64_t>(params.size())}, at::kLong);
-  for (size_t i = 0; i < s.momentum.size(); ++i) {
-    has_momentum[static_cast<int64_t>(i)] = s.momentum[i].defined() ? 1 : 0;
-  }
-  comm.broadcast({has_momentum}, 0);
-  const auto* flags = has_momentum.data_ptr<int64_t>();
-  s.momentum.resize(params.size());
-  bool any = false;
+  const std::vector<std::string>& names = scenarios::state_names();
+  const std::vector<at::Tensor> params = module.parameters();
+  s.optimizer_state.resize(params.size());
+  at::Tensor present = at::zeros({static_cast<int64_t>(params.size())}, at::kLong);
+  int64_t* bits = present.data_ptr<int64_t>();
   for (size_t i = 0; i < params.size(); ++i) {
-    any = any || flags[i] != 0;
-    if (flags[i] == 0) {
-      s.momentum[i] = at::Tensor();
-    } else if (!s.momentum[i].defined()) {
-      const at::Tensor& p = params[i];
-      s.momentum[i] = at::zeros(p.sizes(), p.options().device(at::kCPU));  // host, as s is
+    for (size_t n = 0; n < names.size(); ++n) {
+      if (s.optimizer_state[i].count(names[n]) != 0) bits[i] |= int64_t{1} << n;
     }
   }
+  comm.broadcast({present}, 0);
   std::vector<at::Tensor> all = s.parameters;
-  for (const at::Tensor& m : s.momentum) {
-    if (m.defined()) all.push_back(m);
+  for (size_t i = 0; i < params.size(); ++i) {
+    auto& state = s.optimizer_state[i];
+    for (size_t n = 0; n < names.size(); ++n) {
+      if ((bits[i] & (int64_t{1} << n)) == 0) {
+        state.erase(names[n]);
+        continue;
+      }
+      auto it = state.find(names[n]);
+      if (it == state.end()) {
+        // Host, as every tensor of `s` is.
+        it = state.emplace(names[n], scenarios::empty_state_entry(names[n], params[i])).first;
+      }
+      all.push_back(it->second);
+    }
   }
-  if (!any) s.momentum.clear();
   comm.broadcast(all, 0);
 }
 
@@ -103,7 +106,7 @@ void LockstepDriver::record(int64_t step, const torch::nn::Module& module) {
 
 void LockstepDriver::before_step(int64_t step, torch::nn::Module& module,
                                  torch::optim::Optimizer& optimizer) {
-  if (steps_done_ > 0) record(step - 1, module);  // not before the first (--resume: step > 0)
+  if (step > 0) record(step - 1, module);
   modes::TrainingState state;
   if (reference_) {
     state = modes::capture_training_state(reference_->loop.module(), reference_->loop.optimizer());

@@ -1,11 +1,12 @@
 // lockstep.h — the lockstep comparison. The judged mode's exact reference trains on its own; before
 // every step of the judged mode, its model and optimizer get the reference's state at that step
-// (parameters, buffers, momentum), so every step's loss, gradients and update are compared from the
-// same state and rounding cannot compound over steps — float32 can be judged over as many steps as
-// a user runs. After each step the judged mode's update (parameters after minus before) and
-// buffers are compared with the reference's after the same step. For DDP every rank builds a
-// driver: rank 0 trains the reference and broadcasts its parameters and momentum; buffers reach
-// the other ranks only through DDP's own broadcast before the forward, which is thereby checked.
+// (parameters, buffers, optimizer state), so every step's loss, gradients and update are compared
+// from the same state and rounding cannot compound over steps — float32 can be judged over as many
+// steps as a user runs. After each step the judged mode's update (parameters after minus before)
+// and buffers are compared with the reference's after the same step. For DDP every rank builds a
+// driver: rank 0 trains the reference and broadcasts its parameters and optimizer state; buffers
+// reach the other ranks only through DDP's own broadcast before the forward, which is thereby
+// checked.
 #pragma once
 
 #include <memory>

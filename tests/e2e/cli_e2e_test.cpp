@@ -48,13 +48,15 @@ TEST_F(CliE2E, ListShowsEveryScenarioWithParameterCounts) {
   const auto rows = nlohmann::json::parse(r.out);
   std::map<std::string, nlohmann::json> by_name;
   for (const auto& row : rows) by_name[row.at("name")] = row;
-  ASSERT_EQ(by_name.size(), 7u);
+  ASSERT_EQ(by_name.size(), 10u);
   EXPECT_EQ(by_name.at("uneven_data").at("parameters"), 110);
   EXPECT_EQ(by_name.at("rmse_linear").at("parameters"), 110);
   EXPECT_EQ(by_name.at("resnet18_syncbn").at("parameters"), 11181642);
   EXPECT_EQ(by_name.at("cifar_resnet18").at("parameters"), 11181642);  // torchvision's count
   EXPECT_EQ(by_name.at("toy_cnn").at("parameters"), 62006);            // the tutorial's count
   EXPECT_EQ(by_name.at("linear_mse").at("parameters"), 110);
+  // 15000 x 64 embedding, 4 x (64 x 64 x 15 + 64) convolutions, 64 x 128 + 128, 128 x 2 + 2.
+  EXPECT_EQ(by_name.at("imdb_gcnn").at("parameters"), 1214594);
   EXPECT_TRUE(by_name.at("cifar_resnet18").at("default").get<bool>());
   const auto text = ddpbench({"list"});
   EXPECT_NE(text.out.find("(default)"), std::string::npos);

@@ -90,5 +90,15 @@ TEST_F(GpuE2E, TorchDdpOracleAgreesOnCudaBatches) {
   EXPECT_EQ(py.exit_code, 0) << py.out << py.err;
 }
 
+// Token ids stay int64 on the device; every mode pads to the global batch's longest sequence.
+TEST_F(GpuE2E, ImdbGcnnEveryModeOnOneGpu) {
+  const auto report =
+      run_cuda("imdb", {"--scenario", "imdb_gcnn", "--gpus", "2", "--share-gpus", "--modes",
+                        "single,dp,ddp", "--steps", "3", "--batch-size", "16", "--check-only"});
+  for (const char* mode : {"dp", "ddp"}) {
+    EXPECT_EQ(find_check(report, mode, "gradients").at("status"), "pass") << mode;
+  }
+}
+
 }  // namespace
 }  // namespace ddpbench

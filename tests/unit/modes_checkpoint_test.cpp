@@ -104,10 +104,13 @@ TEST_F(ResNet18Checkpoint, ReadsBackWhatItSavedInEitherKeyForm) {
     EXPECT_EQ(c.meta.step, 2);
     ASSERT_EQ(c.state.parameters.size(), saved.parameters.size());
     ASSERT_EQ(c.state.buffers.size(), saved.buffers.size());
-    ASSERT_EQ(c.state.momentum.size(), saved.momentum.size());
+    ASSERT_EQ(c.state.optimizer_state.size(), saved.optimizer_state.size());
     for (size_t i = 0; i < saved.parameters.size(); ++i) {
       EXPECT_TRUE(torch::equal(c.state.parameters[i], saved.parameters[i])) << i;
-      EXPECT_TRUE(torch::equal(c.state.momentum[i], saved.momentum[i])) << i;
+      ASSERT_EQ(c.state.optimizer_state[i].size(), 1U) << i;
+      EXPECT_TRUE(torch::equal(c.state.optimizer_state[i].at("momentum_buffer"),
+                               saved.optimizer_state[i].at("momentum_buffer")))
+          << i;
     }
     for (size_t i = 0; i < saved.buffers.size(); ++i) {
       EXPECT_TRUE(torch::equal(c.state.buffers[i], saved.buffers[i])) << i;

@@ -23,23 +23,32 @@ std::string tensor_kind(const at::Tensor& t) {
   return fmt::format("{} [{}]", c10::toString(t.scalar_type()), fmt::join(t.sizes(), ", "));
 }
 
-// TrainingState's optimizer part as PyTorch's SGD.state_dict() lays it out: "state" maps each
-// parameter's index to its state ({"momentum_buffer": t}; empty before the first step with
-// momentum), and one param group holds the hyper-parameters and the indices. The one place that
-// knows TrainingState's optimizer layout on the way out (read_optimizer_state on the way in).
+// TrainingState's optimizer part as PyTorch's optimizer.state_dict() lays it out: "state" maps
+// each parameter's index to its state by PyTorch's names (SGD: momentum_buffer; Adam: step,
+// exp_avg, exp_avg_sq), a parameter without state (before its first step) has no entry, and one
+// param group holds the hyper-parameters and the indices. The one place that knows
+// TrainingState's optimizer layout on the way out (read_optimizer_state on the way in).
 Dict optimizer_state_dict(const TrainingState& s, const scenarios::OptimizerSpec& spec) {
   Dict state(c10::IntType::get(), c10::AnyType::get());
-  for (size_t i = 0; i < s.momentum.size(); ++i) {
+  for (size_t i = 0; i < s.optimizer_state.size(); ++i) {
+    if (s.optimizer_state[i].empty()) continue;
     Dict entry = string_dict();
-    entry.insert("momentum_buffer", s.momentum[i]);
+    for (const auto& [name, tensor] : s.optimizer_state[i]) entry.insert(name, tensor);
     state.insert(static_cast<int64_t>(i), entry);
   }
   Dict group = string_dict();
   group.insert("lr", spec.lr);
-  group.insert("momentum", spec.momentum);
-  group.insert("dampening", spec.dampening);
-  group.insert("weight_decay", spec.weight_decay);
-  group.insert("nesterov", spec.nesterov);
+  if (spec.kind == scenarios::OptimizerKind::kAdam) {
+    group.insert("betas", c10::ivalue::Tuple::create({spec.beta1, spec.beta2}));
+    group.insert("eps", spec.eps);
+    group.insert("weight_decay", spec.weight_decay);
+    group.insert("amsgrad", false);
+  } else {
+    group.insert("momentum", spec.momentum);
+    group.insert("dampening", spec.dampening);
+    group.insert("weight_decay", spec.weight_decay);
+    group.insert("nesterov", spec.nesterov);
+  }
   group.insert("maximize", false);
   group.insert("foreach", c10::IValue());
   group.insert("differentiable", false);
@@ -68,34 +77,34 @@ c10::IValue entry(const Dict& d, const char* key, const std::string& path) {
   return it->value();
 }
 
-// The inverse of optimizer_state_dict: fills s.momentum (all or none), checked against the
-// parameters' shapes.
+// The inverse of optimizer_state_dict: fills s.optimizer_state (one map per parameter, empty
+// where the file has no entry), each state tensor but Adam's scalar step checked against its
+// parameter's shape and dtype.
 void read_optimizer_state(const Dict& optimizer, const std::string& path, TrainingState& s) {
   const c10::IValue& state = entry(optimizer, "state", path);
   if (!state.isGenericDict()) refuse(path, "\"optimizer\"[\"state\"] is not a dict");
   const Dict per_param = state.toGenericDict();
-  if (per_param.size() == 0) return;  // saved before any step with momentum
-  for (size_t i = 0; i < s.parameters.size(); ++i) {
-    const auto it = per_param.find(static_cast<int64_t>(i));
-    if (it == per_param.end() || !it->value().isGenericDict()) {
-      refuse(path, fmt::format("the optimizer state has no entry for parameter {} of {}", i,
+  s.optimizer_state.assign(s.parameters.size(), {});
+  for (const auto& e : per_param) {
+    const int64_t i = e.key().isInt() ? e.key().toInt() : -1;
+    if (i < 0 || i >= static_cast<int64_t>(s.parameters.size()) || !e.value().isGenericDict()) {
+      refuse(path, fmt::format("the optimizer state has an entry that is no parameter of {}",
                                s.parameters.size()));
     }
-    const Dict p = it->value().toGenericDict();
-    const auto buffer = p.find("momentum_buffer");
-    if (buffer == p.end() || !buffer->value().isTensor()) {
-      refuse(path, fmt::format("the optimizer state of parameter {} has no momentum_buffer", i));
+    const at::Tensor& param = s.parameters[static_cast<size_t>(i)];
+    for (const auto& field : e.value().toGenericDict()) {
+      if (!field.key().isString() || !field.value().isTensor()) {
+        refuse(path, fmt::format("the optimizer state of parameter {} is not name -> tensor", i));
+      }
+      const std::string& name = field.key().toStringRef();
+      const at::Tensor t = field.value().toTensor();
+      if (name != "step" &&
+          (t.sizes() != param.sizes() || t.scalar_type() != param.scalar_type())) {
+        refuse(path, fmt::format("the optimizer's {} of parameter {} is {}, the parameter {}", name,
+                                 i, tensor_kind(t), tensor_kind(param)));
+      }
+      s.optimizer_state[static_cast<size_t>(i)].emplace(name, t);
     }
-    const at::Tensor t = buffer->value().toTensor();
-    if (t.sizes() != s.parameters[i].sizes() || t.scalar_type() != s.parameters[i].scalar_type()) {
-      refuse(path, fmt::format("the momentum buffer of parameter {} is {}, the parameter {}", i,
-                               tensor_kind(t), tensor_kind(s.parameters[i])));
-    }
-    s.momentum.push_back(t);
-  }
-  if (per_param.size() != s.parameters.size()) {
-    refuse(path, fmt::format("the optimizer state has {} entries for {} parameters",
-                             per_param.size(), s.parameters.size()));
   }
 }
 

@@ -10,6 +10,7 @@
 #include "modes/common/micro_batches.h"
 #include "modes/common/zero_gradients.h"
 #include "runtime/worker_pool.h"
+#include "scenarios/optim/clip_grad_norm.h"
 #include "scenarios/training_recipe.h"
 
 namespace ddpbench::modes {
@@ -18,7 +19,9 @@ namespace {
 // Collates and places the step's shards, one thread of `pool` per shard when the mode asks for
 // several (every dataset is thread-safe by contract: keyed randomness, no shared state). The pool
 // is made at the first step, for the mode's shard count. Result [micro-step][shard]: each shard
-// cut into `micro_steps` micro-batches (one, without accumulation).
+// cut into `micro_steps` micro-batches (one, without accumulation). Sequences are padded to the
+// longest of the step's global batch, whatever the mode loads, so every mode sees the same padded
+// samples (data/dataset.h: padded_length).
 std::vector<std::vector<data::Batch>> load_shards(const GradientPath& path, const TrainInputs& in,
                                                   data::PlanCursor& cursor, int64_t step,
                                                   int64_t micro_steps,
@@ -28,6 +31,7 @@ std::vector<std::vector<data::Batch>> load_shards(const GradientPath& path, cons
   const std::vector<std::vector<int64_t>> samples = path.step_shards(epoch, pos.step_in_epoch);
   // A DDP rank out of batches (Join) loads nothing.
   if (samples.empty()) return std::vector<std::vector<data::Batch>>(static_cast<size_t>(micro_steps));
+  const int64_t pad_to = data::padded_length(in.dataset, epoch.global_batch(pos.step_in_epoch));
   const auto n = static_cast<int64_t>(samples.size());
   std::vector<std::vector<data::Batch>> micro(static_cast<size_t>(micro_steps),
                                               std::vector<data::Batch>(samples.size()));
@@ -38,7 +42,7 @@ std::vector<std::vector<data::Batch>> load_shards(const GradientPath& path, cons
         micro_steps == 1 ? std::vector<std::vector<int64_t>>{samples[s]}
                          : split_micro_batches(samples[s], micro_steps, path.who(), step);
     for (size_t m = 0; m < pieces.size(); ++m) {
-      micro[m][s] = in.context.place_batch(data::collate(in.dataset, pieces[m], pos.epoch),
+      micro[m][s] = in.context.place_batch(data::collate(in.dataset, pieces[m], pos.epoch, pad_to),
                                            path.shard_device(i, in.context));
     }
   });
@@ -125,6 +129,14 @@ void StepLoop::run_step(int64_t step) {
   }
 
   enter(step, StepPhase::kOptimizer);
+  // The scenario's clipping acts on the gradients the mode trains with (after its reduction: each
+  // DDP rank clips the same averaged gradients, as clip_grad_norm_ after DDP's backward does).
+  // The gradients recorded above are those before clipping: what the mode's path computed, so a
+  // wrong gradient is named by its own tensor rather than by the shared clip coefficient it moves;
+  // the clipped update is judged through the parameters (lockstep: each step's update).
+  if (in_.spec.clip_grad_norm) {
+    scenarios::clip_grad_norm(module.parameters(), *in_.spec.clip_grad_norm);
+  }
   optimizer_->step();
   timer_->stop(Phase::kOptimizer);
   result_.step_times.push_back(timer_->finish_step());

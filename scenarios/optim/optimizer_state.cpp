@@ -1,0 +1,100 @@
+// optimizer_state.cpp — see optimizer_state.h.
+#include "scenarios/optim/optimizer_state.h"
+
+#include <torch/optim/adam.h>
+
+#include <stdexcept>
+
+#include "scenarios/optim/multi_tensor_sgd.h"
+#include "scenarios/optim/torch_version_compat.h"
+
+namespace ddpbench::scenarios {
+namespace {
+
+constexpr const char* kMomentum = "momentum_buffer";
+constexpr const char* kStep = "step";
+constexpr const char* kExpAvg = "exp_avg";
+constexpr const char* kExpAvgSq = "exp_avg_sq";
+
+const at::Tensor& entry(const ParameterState& state, const char* name) {
+  auto it = state.find(name);
+  if (it == state.end() || !it->second.defined()) {
+    throw std::logic_error(std::string("optimizer state: '") + name + "' is missing");
+  }
+  return it->second;
+}
+
+void require_only(const ParameterState& state, std::initializer_list<const char*> names) {
+  for (const auto& [name, tensor] : state) {
+    bool known = false;
+    for (const char* n : names) known = known || name == n;
+    if (!known)
+      throw std::logic_error("optimizer state: '" + name + "' is not kept by this optimizer");
+  }
+}
+
+ParameterState adam_state(torch::optim::Adam& adam, const at::Tensor& parameter) {
+  auto& states = adam.state();
+  auto it = states.find(compat::optimizer_state_key(parameter));
+  if (it == states.end()) return {};
+  auto& s = static_cast<torch::optim::AdamParamState&>(*it->second);
+  return {{kStep, at::scalar_tensor(static_cast<double>(s.step()), at::kFloat)},
+          {kExpAvg, s.exp_avg()},
+          {kExpAvgSq, s.exp_avg_sq()}};
+}
+
+void set_adam_state(torch::optim::Adam& adam, const at::Tensor& parameter,
+                    const ParameterState& state) {
+  auto& states = adam.state();
+  const auto key = compat::optimizer_state_key(parameter);
+  if (state.empty()) {
+    states.erase(key);
+    return;
+  }
+  require_only(state, {kStep, kExpAvg, kExpAvgSq});
+  auto fresh = std::make_unique<torch::optim::AdamParamState>();
+  fresh->step(static_cast<int64_t>(entry(state, kStep).item<double>()));
+  fresh->exp_avg(entry(state, kExpAvg));
+  fresh->exp_avg_sq(entry(state, kExpAvgSq));
+  states[key] = std::move(fresh);
+}
+
+}  // namespace
+
+ParameterState parameter_state(torch::optim::Optimizer& optimizer, const at::Tensor& parameter) {
+  if (auto* sgd = dynamic_cast<MultiTensorSGD*>(&optimizer)) {
+    const at::Tensor buffer = sgd->momentum_buffer(parameter);
+    if (!buffer.defined()) return {};
+    return {{kMomentum, buffer}};
+  }
+  if (auto* adam = dynamic_cast<torch::optim::Adam*>(&optimizer)) {
+    return adam_state(*adam, parameter);
+  }
+  throw std::logic_error("optimizer state: not an optimizer make_optimizer builds");
+}
+
+void set_parameter_state(torch::optim::Optimizer& optimizer, const at::Tensor& parameter,
+                         const ParameterState& state) {
+  if (auto* sgd = dynamic_cast<MultiTensorSGD*>(&optimizer)) {
+    require_only(state, {kMomentum});
+    sgd->set_momentum_buffer(parameter, state.empty() ? at::Tensor() : entry(state, kMomentum));
+    return;
+  }
+  if (auto* adam = dynamic_cast<torch::optim::Adam*>(&optimizer)) {
+    set_adam_state(*adam, parameter, state);
+    return;
+  }
+  throw std::logic_error("optimizer state: not an optimizer make_optimizer builds");
+}
+
+at::Tensor empty_state_entry(const std::string& name, const at::Tensor& parameter) {
+  if (name == kStep) return at::zeros({}, at::kFloat);
+  return at::zeros(parameter.sizes(), parameter.options().device(at::kCPU));
+}
+
+const std::vector<std::string>& state_names() {
+  static const std::vector<std::string> names = {kMomentum, kStep, kExpAvg, kExpAvgSq};
+  return names;
+}
+
+}  // namespace ddpbench::scenarios

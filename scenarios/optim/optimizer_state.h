@@ -1,0 +1,40 @@
+// optimizer_state.h — one parameter's optimizer state as plain tensors under PyTorch's state_dict
+// names, for every optimizer make_optimizer builds: SGD "momentum_buffer"; Adam "step", "exp_avg",
+// "exp_avg_sq". The lockstep comparison copies it from the reference into the judged mode before
+// every step (modes/common/training_state.h), and checkpoints store it.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace torch::optim {
+class Optimizer;
+}
+
+namespace ddpbench::scenarios {
+
+using ParameterState = std::map<std::string, at::Tensor>;
+
+// The state of `parameter` in `optimizer` (the tensors themselves, not copies): empty before its
+// first step (and always for SGD without momentum). Adam's "step" is a 0-dim float32 tensor, as
+// torch.optim.Adam keeps it; libtorch counts it as an int64, exact in float32 up to 2^24 steps.
+// Throws std::logic_error for an optimizer make_optimizer does not build.
+ParameterState parameter_state(torch::optim::Optimizer& optimizer, const at::Tensor& parameter);
+
+// Replaces the state of `parameter`; an empty map clears it. The tensors are used as given (the
+// caller puts them on the parameter's device). Throws std::logic_error when a name the optimizer
+// needs is missing or one it does not keep is present.
+void set_parameter_state(torch::optim::Optimizer& optimizer, const at::Tensor& parameter,
+                         const ParameterState& state);
+
+// A zero tensor shaped like the state entry `name` of `parameter`, on the host: what a process
+// receives a broadcast entry into.
+at::Tensor empty_state_entry(const std::string& name, const at::Tensor& parameter);
+
+// Every state name, in one fixed order (the order a broadcast of present names follows).
+const std::vector<std::string>& state_names();
+
+}  // namespace ddpbench::scenarios
