@@ -182,7 +182,9 @@ void apply_assignment(ScenarioSpec& spec, const Assignment& a) {
 // ---------------------------------------------------------------------------------------------
 // Checks across keys
 
-bool regression_loss(LossKind loss) { return loss != LossKind::kCrossEntropy; }
+bool regression_loss(LossKind loss) {
+  return loss != LossKind::kCrossEntropy && loss != LossKind::kBceOneHot;
+}
 
 void check_combinations(const ScenarioSpec& spec, const ScenarioSpec& base,
                         const ScenarioRegistry& registry) {
@@ -199,7 +201,7 @@ void check_combinations(const ScenarioSpec& spec, const ScenarioSpec& base,
         "LOSS.NAME does not fit {}'s data ({}): its targets are {}; keep a loss for them",
         base.name, base.dataset_name,
         regression_loss(base.loss) ? "regression values (mse or rmse)"
-                                   : "class labels (cross_entropy)"));
+                                   : "class labels (cross_entropy or bce_one_hot)"));
   }
   // Contract 6: tolerances are widened only with a written reason.
   const Tolerances& t = spec.tolerances;

@@ -70,6 +70,29 @@ ScenarioKey number_key(std::string name, Field field, double lo, std::string hel
           }};
 }
 
+// A positive number, or none (the field's std::optional is empty).
+template <class Field>
+ScenarioKey optional_number_key(std::string name, Field field, std::string help) {
+  const std::string type = "a finite number > 0, or none";
+  return {std::move(name), type, std::move(help),
+          [field](const ScenarioSpec& s) {
+            return field(s) ? number_text(*field(s)) : std::string("none");
+          },
+          [field, type](ScenarioSpec& s, const std::string& text) {
+            if (text == "none") {
+              field(s).reset();
+              return;
+            }
+            char* end = nullptr;
+            const double v = text.empty() ? 0.0 : std::strtod(text.c_str(), &end);
+            const bool plain = !text.empty() && text.find_first_of(" \t\nxX") == std::string::npos;
+            if (!plain || end != text.c_str() + text.size() || !std::isfinite(v) || v <= 0) {
+              throw std::invalid_argument(type);
+            }
+            field(s) = v;
+          }};
+}
+
 template <class Field>
 ScenarioKey boolean_key(std::string name, Field field, std::string help) {
   return {std::move(name), "true or false", std::move(help),
@@ -141,19 +164,36 @@ std::vector<ScenarioKey> make_table() {
       boolean_key("TRAIN.SHUFFLE", DDPBENCH_FIELD(shuffle), "DistributedSampler(shuffle=...)"),
       boolean_key("TRAIN.DROP_LAST", DDPBENCH_FIELD(sampler_drop_last),
                   "DistributedSampler(drop_last=...)"),
+      integer_key("TRAIN.ACCUMULATION_STEPS", DDPBENCH_FIELD(accumulation_steps), 1, 1024,
+                  "micro-steps per optimizer step in dp and ddp (--accumulation-steps sets it)"),
       choice_key(
           "LOSS.NAME", DDPBENCH_FIELD(loss),
           std::vector<std::pair<std::string, LossKind>>{{"cross_entropy", LossKind::kCrossEntropy},
                                                         {"mse", LossKind::kMse},
-                                                        {"rmse", LossKind::kRmse}},
-          "CrossEntropyLoss, MSELoss or sqrt(MSELoss); mse and rmse need regression data"),
-      number_key("OPTIM.BASE_LR", DDPBENCH_FIELD(optimizer.lr), 0, "SGD learning rate"),
+                                                        {"rmse", LossKind::kRmse},
+                                                        {"bce_one_hot", LossKind::kBceOneHot}},
+          "CrossEntropyLoss, MSELoss, sqrt(MSELoss) or binary_cross_entropy(sigmoid(x), "
+          "one_hot(y)); mse and rmse need regression data"),
+      choice_key("OPTIM.NAME", DDPBENCH_FIELD(optimizer.kind),
+                 std::vector<std::pair<std::string, OptimizerKind>>{{"sgd", OptimizerKind::kSgd},
+                                                                    {"adam", OptimizerKind::kAdam}},
+                 "torch.optim.SGD or torch.optim.Adam"),
+      number_key("OPTIM.BASE_LR", DDPBENCH_FIELD(optimizer.lr), 0, "learning rate"),
       number_key("OPTIM.MOMENTUM", DDPBENCH_FIELD(optimizer.momentum), 0, "SGD momentum"),
       number_key("OPTIM.DAMPENING", DDPBENCH_FIELD(optimizer.dampening), kAny, "SGD dampening"),
       number_key("OPTIM.WEIGHT_DECAY", DDPBENCH_FIELD(optimizer.weight_decay), 0,
                  "SGD weight decay (L2 added to the gradient)"),
       boolean_key("OPTIM.NESTEROV", DDPBENCH_FIELD(optimizer.nesterov),
                   "Nesterov momentum (needs MOMENTUM > 0 and DAMPENING 0)"),
+      number_key("OPTIM.BETA1", DDPBENCH_FIELD(optimizer.beta1), 0, "Adam betas[0]"),
+      number_key("OPTIM.BETA2", DDPBENCH_FIELD(optimizer.beta2), 0, "Adam betas[1]"),
+      number_key("OPTIM.EPS", DDPBENCH_FIELD(optimizer.eps), 0, "Adam eps"),
+      optional_number_key("OPTIM.CLIP_GRAD_NORM", DDPBENCH_FIELD(clip_grad_norm),
+                          "clip_grad_norm_ max_norm after the gradient reduction, or none"),
+      integer_key("EVAL.SIZE", DDPBENCH_FIELD(eval_size), 0, kMaxBatch,
+                  "samples of the held-out set the evaluation pass uses (--eval-size sets it)"),
+      integer_key("EVAL.BATCH_SIZE", DDPBENCH_FIELD(eval_batch), 1, kMaxBatch,
+                  "samples per evaluation batch (per rank under DDP)"),
       boolean_key("MODEL.SYNC_BN", DDPBENCH_FIELD(sync_bn),
                   "DDP converts BatchNorm to SyncBN (--sync-bn sets it too)"),
       number_key("TOL.FLOAT32_RTOL", DDPBENCH_FIELD(tolerances.float32.rtol), 0,

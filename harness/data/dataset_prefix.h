@@ -15,6 +15,9 @@ class DatasetPrefix : public Dataset {
   int64_t size() const override { return n_; }
   Example get(int64_t index, int64_t epoch) const override { return base_->get(index, epoch); }
   std::string describe() const override;
+  std::optional<int64_t> sequence_length(int64_t index) const override {
+    return base_->sequence_length(index);
+  }
 
  private:
   std::shared_ptr<const Dataset> base_;

@@ -54,7 +54,7 @@ SyntheticText::SyntheticText(SyntheticTextOptions options, int64_t seed)
 
 Example SyntheticText::get(int64_t index, int64_t /*epoch*/) const {
   const auto& o = options_;
-  KeyedRng rng = sample_rng(seed_, index);
+  KeyedRng rng = sample_rng(seed_, options_.first_key + index);
   const Header h = draw_header(rng, o);
   at::Tensor input = at::empty({h.length}, at::kLong);
   int64_t* ids = input.data_ptr<int64_t>();
@@ -69,7 +69,7 @@ Example SyntheticText::get(int64_t index, int64_t /*epoch*/) const {
 }
 
 std::optional<int64_t> SyntheticText::sequence_length(int64_t index) const {
-  KeyedRng rng = sample_rng(seed_, index);
+  KeyedRng rng = sample_rng(seed_, options_.first_key + index);
   return draw_header(rng, options_).length;
 }
 

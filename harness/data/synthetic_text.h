@@ -22,6 +22,9 @@ struct SyntheticTextOptions {
   int64_t max_length = 500;
   int64_t signal_tokens = 50;  // per class
   double signal_rate = 0.1;
+  // Sample i is generated from key first_key + i: a held-out split of the same distribution (the
+  // evaluation pass) starts past the training split's keys, so it shares no sample with it.
+  int64_t first_key = 0;
 };
 
 class SyntheticText : public Dataset {

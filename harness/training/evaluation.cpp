@@ -21,17 +21,22 @@ using Forward = std::function<at::Tensor(const at::Tensor&)>;
 
 // Per-sample cross-entropy and correctness of `indices`, evaluated in batches of `batch` through
 // `forward`. The loss is taken per sample (reduction none) so that any grouping of samples into
-// batches, ranks or duplicates sums the same terms.
+// batches, ranks or duplicates sums the same terms. Token sequences are padded to the longest of
+// the whole set, so a sample's padding, and with it its logits, does not depend on which batch or
+// rank evaluates it.
 EvalSamples evaluate_indices(const Forward& forward, const data::Dataset& set,
                              const std::vector<int64_t>& indices, int64_t batch,
                              const runtime::ExecutionContext& context) {
   EvalSamples out;
+  std::vector<int64_t> whole(static_cast<size_t>(set.size()));
+  std::iota(whole.begin(), whole.end(), int64_t{0});
+  const int64_t pad_to = data::padded_length(set, whole);
   for (size_t start = 0; start < indices.size(); start += static_cast<size_t>(batch)) {
     const size_t end = std::min(indices.size(), start + static_cast<size_t>(batch));
     const std::vector<int64_t> chunk(indices.begin() + static_cast<std::ptrdiff_t>(start),
                                      indices.begin() + static_cast<std::ptrdiff_t>(end));
     // Epoch 0: the evaluation transform has no augmentation, so the epoch changes nothing.
-    const data::Batch b = context.place_batch(data::collate(set, chunk, 0));
+    const data::Batch b = context.place_batch(data::collate(set, chunk, 0, pad_to));
     torch::NoGradGuard no_grad;
     const at::Tensor logits = forward(b.inputs);
     const at::Tensor loss =

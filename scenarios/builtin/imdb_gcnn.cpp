@@ -57,6 +57,23 @@ ScenarioSpec imdb_gcnn_scenario() {
     options.vocab_size = models::GatedCnnImpl::kVocabulary;
     return std::make_shared<data::SyntheticText>(options, request.seed);
   };
+  // The evaluation pass: synthetic text keyed past the 25000 training samples (same classes and
+  // signal, no shared sample). aclImdb's test split is not read yet: with --data-dir the pass is
+  // skipped with that reason.
+  s.build_eval_dataset = [](const BuildRequest& request) {
+    EvalSet out;
+    if (!request.data_dir.empty()) {
+      out.unavailable = "the aclImdb test split (test/pos, test/neg) is not read yet";
+      return out;
+    }
+    data::SyntheticTextOptions options;
+    options.vocab_size = models::GatedCnnImpl::kVocabulary;
+    options.size = 5000;
+    options.first_key = data::SyntheticTextOptions{}.size;
+    out.dataset = std::make_shared<data::SyntheticText>(options, request.seed);
+    return out;
+  };
+  s.eval_size = 256;
   return s;
 }
 

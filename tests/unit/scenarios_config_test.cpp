@@ -20,13 +20,14 @@ namespace {
 // Every data field of a spec (the code fields, build_model and build_dataset, come from the base).
 auto fields(const ScenarioSpec& s) {
   const Tolerances& t = s.tolerances;
-  return std::make_tuple(s.name, s.summary, s.model_name, s.dataset_name, s.global_batch, s.steps,
-                         s.seed, s.dtype, s.shuffle, s.sampler_drop_last, s.loss, s.optimizer.lr,
-                         s.optimizer.momentum, s.optimizer.dampening, s.optimizer.weight_decay,
-                         s.optimizer.nesterov, t.float32.rtol, t.float32.atol, t.float32.reason,
-                         t.float64.rtol, t.float64.atol, t.float64.reason, t.gradient_float32,
-                         t.gradient_float64, s.divergences.size(), s.torch_oracle_model, s.sync_bn,
-                         s.reads_data_dir);
+  return std::make_tuple(
+      s.name, s.summary, s.model_name, s.dataset_name, s.global_batch, s.steps, s.seed, s.dtype,
+      s.shuffle, s.sampler_drop_last, s.loss, s.optimizer.lr, s.optimizer.momentum,
+      s.optimizer.dampening, s.optimizer.weight_decay, s.optimizer.nesterov, t.float32.rtol,
+      t.float32.atol, t.float32.reason, t.float64.rtol, t.float64.atol, t.float64.reason,
+      t.gradient_float32, t.gradient_float64, s.divergences.size(), s.torch_oracle_model, s.sync_bn,
+      s.reads_data_dir, s.accumulation_steps, s.optimizer.kind, s.optimizer.beta1,
+      s.optimizer.beta2, s.optimizer.eps, s.clip_grad_norm, s.eval_size, s.eval_batch);
 }
 
 class ScenarioConfig : public testing::TempDirTest {
@@ -109,8 +110,15 @@ TEST_F(ScenarioConfig, EveryKeyRoundTripsAChangedValue) {
           {"TOL.FLOAT64_REASON", "measured"},
           {"TOL.GRAD_FLOAT32", "1e-4"},
           {"TOL.GRAD_FLOAT64", "1e-10"},
+          {"TRAIN.ACCUMULATION_STEPS", "2"},
+          {"OPTIM.BETA1", "0.8"},
+          {"OPTIM.BETA2", "0.99"},
+          {"OPTIM.EPS", "1e-6"},
+          {"OPTIM.CLIP_GRAD_NORM", "0.5"},
+          {"EVAL.SIZE", "100"},
+          {"EVAL.BATCH_SIZE", "16"},
       },
-      {{"OPTIM.DAMPENING", "0.25"}},
+      {{"OPTIM.DAMPENING", "0.25"}, {"OPTIM.NAME", "adam"}},
   };
   const ScenarioSpec& base = registry_.get("linear_mse");
   std::set<std::string> covered;
@@ -170,6 +178,29 @@ TEST_F(ScenarioConfig, EachKeySetsItsOwnField) {
   want.optimizer.dampening = 0.25;
   EXPECT_EQ(fields(configure_scenario(registry_, {"linear_mse", "", {"OPTIM.DAMPENING", "0.25"}})),
             fields(want));
+  want = registry_.get("linear_mse");
+  want.accumulation_steps = 2;
+  want.optimizer.kind = OptimizerKind::kAdam;
+  want.optimizer.beta1 = 0.8;
+  want.optimizer.beta2 = 0.99;
+  want.optimizer.eps = 1e-6;
+  want.clip_grad_norm = 0.5;
+  want.eval_size = 100;
+  want.eval_batch = 16;
+  EXPECT_EQ(
+      fields(configure_scenario(
+          registry_, {"linear_mse",
+                      "",
+                      {"TRAIN.ACCUMULATION_STEPS", "2", "OPTIM.NAME", "adam", "OPTIM.BETA1", "0.8",
+                       "OPTIM.BETA2", "0.99", "OPTIM.EPS", "1e-6", "OPTIM.CLIP_GRAD_NORM", "0.5",
+                       "EVAL.SIZE", "100", "EVAL.BATCH_SIZE", "16"}})),
+      fields(want));
+  // none clears an optional number.
+  want = registry_.get("imdb_gcnn");
+  want.clip_grad_norm.reset();
+  EXPECT_EQ(
+      fields(configure_scenario(registry_, {"imdb_gcnn", "", {"OPTIM.CLIP_GRAD_NORM", "none"}})),
+      fields(want));
 }
 
 TEST_F(ScenarioConfig, OverridesBeatTheFileWhichBeatsTheBase) {
