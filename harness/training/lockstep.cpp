@@ -19,11 +19,13 @@ struct LockstepDriver::Reference {
       : instance(scenarios::instantiate_model(*in.setup.spec, in.setup.request, in.dataset)),
         path(modes::single::make_single_path(*in.setup.spec, instance, in.context, rule)),
         inputs{*in.setup.spec, *in.dataset, in.plan, in.context},
-        loop(*path, inputs, options()) {}
+        loop(*path, inputs, options(in.setup)) {}
 
-  static modes::TrainOptions options() {
+  static modes::TrainOptions options(const RunSetup& setup) {
     modes::TrainOptions o;
     o.checking = false;  // the reference's own records come from its free-running check phase
+    o.first_step = setup.first_step();  // --resume: from the checkpoint, as the judged mode
+    o.start_state = setup.start_state();
     return o;
   }
 
@@ -106,7 +108,7 @@ void LockstepDriver::record(int64_t step, const torch::nn::Module& module) {
 
 void LockstepDriver::before_step(int64_t step, torch::nn::Module& module,
                                  torch::optim::Optimizer& optimizer) {
-  if (step > 0) record(step - 1, module);
+  if (steps_done_ > 0) record(step - 1, module);  // not before the first (--resume: step > 0)
   modes::TrainingState state;
   if (reference_) {
     state = modes::capture_training_state(reference_->loop.module(), reference_->loop.optimizer());
