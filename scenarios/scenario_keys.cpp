@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 #include <regex>
 #include <stdexcept>
 #include <utility>
@@ -52,6 +53,16 @@ std::string number_text(double v) {
   return t;
 }
 
+// `text` as a finite number, or nothing. strtod also skips leading blanks and reads hexadecimal:
+// neither is a number in a file.
+std::optional<double> finite_number(const std::string& text) {
+  if (text.empty() || text.find_first_of(" \t\nxX") != std::string::npos) return std::nullopt;
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
 template <class Field>
 ScenarioKey number_key(std::string name, Field field, double lo, std::string help) {
   std::string type = std::isinf(lo) ? std::string("a finite number")
@@ -59,14 +70,9 @@ ScenarioKey number_key(std::string name, Field field, double lo, std::string hel
   return {std::move(name), type, std::move(help),
           [field](const ScenarioSpec& s) { return number_text(field(s)); },
           [field, lo, type](ScenarioSpec& s, const std::string& text) {
-            char* end = nullptr;
-            const double v = text.empty() ? 0.0 : std::strtod(text.c_str(), &end);
-            // strtod skips leading blanks and reads hexadecimal: neither is a number in a file.
-            const bool plain = !text.empty() && text.find_first_of(" \t\nxX") == std::string::npos;
-            if (!plain || end != text.c_str() + text.size() || !std::isfinite(v) || v < lo) {
-              throw std::invalid_argument(type);
-            }
-            field(s) = v;
+            const std::optional<double> v = finite_number(text);
+            if (!v || *v < lo) throw std::invalid_argument(type);
+            field(s) = *v;
           }};
 }
 
@@ -83,13 +89,9 @@ ScenarioKey optional_number_key(std::string name, Field field, std::string help)
               field(s).reset();
               return;
             }
-            char* end = nullptr;
-            const double v = text.empty() ? 0.0 : std::strtod(text.c_str(), &end);
-            const bool plain = !text.empty() && text.find_first_of(" \t\nxX") == std::string::npos;
-            if (!plain || end != text.c_str() + text.size() || !std::isfinite(v) || v <= 0) {
-              throw std::invalid_argument(type);
-            }
-            field(s) = v;
+            const std::optional<double> v = finite_number(text);
+            if (!v || *v <= 0) throw std::invalid_argument(type);
+            field(s) = *v;
           }};
 }
 
