@@ -52,9 +52,12 @@ Dict optimizer_state_dict(const TrainingState& s, const scenarios::OptimizerSpec
   group.insert("maximize", false);
   group.insert("foreach", c10::IValue());
   group.insert("differentiable", false);
-  std::vector<int64_t> params(s.parameters.size());
-  for (size_t i = 0; i < params.size(); ++i) params[i] = static_cast<int64_t>(i);
-  group.insert("params", c10::List<int64_t>(params));
+  // A list of Any, not c10::List<int64_t>: the pickler writes a typed int list through
+  // torch.jit._pickle.build_intlist, a global PyTorch >= 2.6's default torch.load
+  // (weights_only=True) refuses; a plain list it reads.
+  c10::impl::GenericList params(c10::AnyType::get());
+  for (size_t i = 0; i < s.parameters.size(); ++i) params.push_back(static_cast<int64_t>(i));
+  group.insert("params", params);
   c10::impl::GenericList groups(c10::AnyType::get());
   groups.push_back(group);
   Dict out = string_dict();
