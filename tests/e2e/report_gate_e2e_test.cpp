@@ -125,7 +125,9 @@ TEST_F(ReportAndGate, ScalePointsUseRunsTrainingFlags) {
               6 * point.at("world_size").get<int64_t>());
   }
   for (const std::vector<std::string>& bad :
-       {std::vector<std::string>{"--backend", "mpi"}, {"--gpus", "2,3", "--strong"}}) {
+       {std::vector<std::string>{"--backend", "mpi"},
+        // K=3's point would split a batch of 2 over 3 ranks (a batch smaller than the ranks).
+        {"--gpus", "2,3", "--strong", "--batch-size", "2"}}) {
     std::vector<std::string> args = {"scale", "--scenario", "toy_cnn",  "--steps",
                                      "1",     "--out",      path("bad")};
     args.insert(args.end(), bad.begin(), bad.end());

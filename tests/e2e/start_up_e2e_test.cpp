@@ -24,7 +24,7 @@ class StartUp : public testing::TempDirTest {};
 const std::vector<std::vector<std::string>> kRefused = {
     {"--scenario", "toy_cnn", "--modes", "ddp", "--sync-bn"},
     {"--scenario", "linear_mse", "--steps", "3", "--inject-fault", "buffers:rank=1,step=1"},
-    {"--scenario", "toy_cnn", "--batch-size", "3"},
+    {"--scenario", "toy_cnn", "--batch-size", "1"},  // a batch smaller than the ranks
     {"--scenario", "linear_mse", "--data-dir", "."},
     {"--scenario", "toy_cnn", "--backend", "mpi"},
     {"--scenario", "toy_cnn", "--threads", "100000"},
