@@ -17,8 +17,8 @@
 #include "modes/ddp/comm_hook.h"
 #include "quoted_input.h"
 #include "run/device_choice.h"
-#include "scenarios/training_recipe.h"
 #include "scenarios/scenario_config.h"
+#include "scenarios/training_recipe.h"
 #include "training/progress_line.h"
 
 namespace ddpbench::run {

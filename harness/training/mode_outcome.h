@@ -40,7 +40,7 @@ struct ModeOutcome {
   std::vector<int64_t> peak_device_memory_bytes;
   std::vector<std::string> hosts;  // ddp: the host of each rank, in rank order
   std::vector<SavedCheckpoint> checkpoints;  // check phase, in step order (ddp: rank 0's)
-  reports::EvaluationRecord evaluation;  // the evaluation pass (training/evaluation.h)
+  reports::EvaluationRecord evaluation;      // the evaluation pass (training/evaluation.h)
 
   bool throughput_defined() const { return !perf_times.empty(); }
 };

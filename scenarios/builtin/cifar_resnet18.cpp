@@ -3,9 +3,9 @@
 // SGD lr 0.02 momentum 0.9 nesterov weight_decay 1e-4, global batch 256.
 #include <torch/utils.h>
 
-#include "scenarios/scenario.h"
 #include "scenarios/cifar_data.h"
 #include "scenarios/models/resnet.h"
+#include "scenarios/scenario.h"
 
 namespace ddpbench::scenarios {
 

@@ -9,8 +9,8 @@
 #include "data/idx_images.h"
 #include "data/image_dataset.h"
 #include "errors.h"
-#include "scenarios/scenario.h"
 #include "scenarios/models/fashion_cnn_net.h"
+#include "scenarios/scenario.h"
 
 namespace ddpbench::scenarios {
 namespace {

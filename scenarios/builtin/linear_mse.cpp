@@ -5,8 +5,8 @@
 #include <torch/types.h>
 #include <torch/utils.h>
 
-#include "scenarios/scenario.h"
 #include "scenarios/randn_regression.h"
+#include "scenarios/scenario.h"
 
 namespace ddpbench::scenarios {
 

@@ -3,9 +3,9 @@
 // No BatchNorm: every mode must agree with single-device training.
 #include <torch/utils.h>
 
-#include "scenarios/scenario.h"
 #include "scenarios/cifar_data.h"
 #include "scenarios/models/toy_cnn_net.h"
+#include "scenarios/scenario.h"
 
 namespace ddpbench::scenarios {
 

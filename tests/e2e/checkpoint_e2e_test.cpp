@@ -47,10 +47,9 @@ class Checkpoints : public testing::TempDirTest {
 // gradient clipping, synthetic text) over DDP resumes bit-identically.
 TEST_F(Checkpoints, AnAdamRunResumesBitIdentical) {
   const auto text_run = [&](const std::string& out, const std::vector<std::string>& extra) {
-    std::vector<std::string> args = {"run",     "--scenario",   "imdb_gcnn", "--batch-size",
-                                     "8",       "--gpus",       "2",         "--modes",
-                                     "ddp",     "--check-only", "--quiet",   "--eval-size",
-                                     "0",       "--out",        out};
+    std::vector<std::string> args = {
+        "run", "--scenario",   "imdb_gcnn", "--batch-size", "8", "--gpus", "2", "--modes",
+        "ddp", "--check-only", "--quiet",   "--eval-size",  "0", "--out",  out};
     args.insert(args.end(), extra.begin(), extra.end());
     return testing::ddpbench(args);
   };

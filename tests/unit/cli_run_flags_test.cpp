@@ -13,14 +13,13 @@ namespace ddpbench::cli {
 namespace {
 
 auto fields(const run::RunRequest& r) {
-  return std::make_tuple(r.scenario, r.modes, r.steps, r.batch_size, r.seed, r.dtype, r.data_dir,
-                         r.out, r.threads, r.world_size, r.backend, r.master_addr, r.timeout,
-                         r.ddp_impl, r.bucket_cap_mb, r.first_bucket_mb, r.no_broadcast_buffers,
-                         r.find_unused_parameters, r.comm_hook, r.inject_fault, r.grad_check,
-                         r.comparison, r.warmup, r.check_only, r.perf_only, r.strong, r.sync_bn,
-                         r.quiet, r.export_batches, r.bisect, r.accumulation_steps, r.no_sync,
-                         r.config, r.overrides, r.checkpoint_every,
-                         r.checkpoint_prefix, r.resume, r.eval_size, r.drop_last);
+  return std::make_tuple(
+      r.scenario, r.modes, r.steps, r.batch_size, r.seed, r.dtype, r.data_dir, r.out, r.threads,
+      r.world_size, r.backend, r.master_addr, r.timeout, r.ddp_impl, r.bucket_cap_mb,
+      r.first_bucket_mb, r.no_broadcast_buffers, r.find_unused_parameters, r.comm_hook,
+      r.inject_fault, r.grad_check, r.comparison, r.warmup, r.check_only, r.perf_only, r.strong,
+      r.sync_bn, r.quiet, r.export_batches, r.bisect, r.accumulation_steps, r.no_sync, r.config,
+      r.overrides, r.checkpoint_every, r.checkpoint_prefix, r.resume, r.eval_size, r.drop_last);
 }
 
 run::RunRequest parse(const std::vector<std::string>& args) {

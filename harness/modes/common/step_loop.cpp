@@ -30,7 +30,8 @@ std::vector<std::vector<data::Batch>> load_shards(const GradientPath& path, cons
   const data::EpochPlan& epoch = cursor.seek(step, pos);
   const std::vector<std::vector<int64_t>> samples = path.step_shards(epoch, pos.step_in_epoch);
   // A DDP rank out of batches (Join) loads nothing.
-  if (samples.empty()) return std::vector<std::vector<data::Batch>>(static_cast<size_t>(micro_steps));
+  if (samples.empty())
+    return std::vector<std::vector<data::Batch>>(static_cast<size_t>(micro_steps));
   const int64_t pad_to = data::padded_length(in.dataset, epoch.global_batch(pos.step_in_epoch));
   const auto n = static_cast<int64_t>(samples.size());
   std::vector<std::vector<data::Batch>> micro(static_cast<size_t>(micro_steps),

@@ -162,7 +162,6 @@ at::Tensor DdpPath::eval_forward(const at::Tensor& inputs) {
   return out;
 }
 
-
 double DdpPath::finish_checked_step(int64_t step, double local_loss, int64_t samples) {
   // The global loss is the sample-weighted mean of the local means.
   const auto n = static_cast<double>(samples);
