@@ -45,7 +45,7 @@ ScenarioSpec unused_params_scenario() {
   ScenarioSpec s;
   s.name = "unused_params";
   s.summary = "a head unused on some steps: ddp needs --find-unused-parameters";
-  s.model_name = "trunk Linear(9,16) + tanh, gated heads head_a/head_b Linear(16,10)";
+  s.model_name = "trunk + 2 gated heads";  // Linear(9,16)+tanh; head_a, head_b Linear(16,10)
   s.dataset_name = "randn(48,9) + index gate -> randn(48,10)";
   s.global_batch = kBlock;  // one gate block per step (blocks follow the default batch)
   s.steps = 6;              // two rounds of the three gate patterns
