@@ -14,13 +14,11 @@
 #include <stdexcept>
 #include <utility>
 
+#include "input_bounds.h"
+
 namespace ddpbench::scenarios {
 namespace {
 
-// Bounds as `run`'s --steps and --batch-size have them: far past any real run, inside int64
-// arithmetic (steps x batch x ranks).
-constexpr int64_t kMaxSteps = 1'000'000'000;
-constexpr int64_t kMaxBatch = int64_t{1} << 30;
 constexpr int64_t kMaxSeed = std::numeric_limits<int64_t>::max();
 
 // A ScenarioSpec field by path, for const and non-const specs alike: one accessor serves both

@@ -5,16 +5,12 @@
 #include <fmt/ranges.h>
 
 #include "cli/validators.h"
+#include "input_bounds.h"
 #include "run/flag_choices.h"
 
 namespace ddpbench::cli {
 
 namespace {
-
-// Bounds far past any real run that keep step and sample counts inside int64 arithmetic (steps x
-// batch x ranks) and turn a typo into a clear "too large" instead of a run that never ends.
-constexpr long long kMaxSteps = 1'000'000'000;
-constexpr long long kMaxBatch = 1LL << 30;
 
 // --config FILE and the KEY VALUE overrides after the flags (scenarios/scenario_config.h). A file
 // names its own base, so --scenario beside it would be a second answer to the same question.
