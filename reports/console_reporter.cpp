@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "reports/divergence_text.h"
+#include "reports/verdict.h"
 
 namespace ddpbench::reports {
 
@@ -23,8 +24,8 @@ std::string ConsoleReporter::render(const RunReport& report) const {
     const std::string steps = checked ? std::to_string(r.losses.size()) : "-";
     const std::string first = checked ? fmt::format("{:.8g}", r.losses.front()) : "-";
     const std::string last = checked ? fmt::format("{:.8g}", r.losses.back()) : "-";
-    out += fmt::format("{:<6} {:>5} {:>6} {:>12} {:>12} {:>10} {:>10} {:>11} {:>8}\n", r.mode,
-                       r.world_size, steps, first, last, p50, p90, rate, eff);
+    out += fmt::format("{:<6} {:>5} {:>6} {:>12} {:>12} {:>10} {:>10} {:>11} {:>8}\n",
+                       name_of(r.mode), r.world_size, steps, first, last, p50, p90, rate, eff);
   }
   bool eval_header = false;
   for (const ModeResult& r : report.results) {
@@ -32,34 +33,49 @@ std::string ConsoleReporter::render(const RunReport& report) const {
     if (e.empty()) continue;
     if (!eval_header) out += "\nevaluation pass:\n";
     eval_header = true;
-    out += fmt::format("  {:<6} {}\n", r.mode, e);
+    out += fmt::format("  {:<6} {}\n", name_of(r.mode), e);
   }
   int failed = 0;
   for (const ModeResult& r : report.results) {
     if (r.checks.empty()) continue;
     const ReferenceRecord& ref = r.reference;
-    out += fmt::format("\n{} (world {}) vs {}{}:\n", r.mode, r.world_size, describe_reference(ref),
+    out += fmt::format("\n{} (world {}) vs {}{}:\n", name_of(r.mode), r.world_size,
+                       describe_reference(ref),
                        r.gradient_check.empty() ? "" : ", gradients compared " + r.gradient_check);
     if (!ref.summary.empty()) out += fmt::format("  {}\n", ref.summary);
     out += fmt::format("  {:<20} {:<20} {:>12} {:>12}  {}\n", "check", "status", "max abs diff",
                        "max rel diff", "worst tensor (step)");
     for (const CheckRecord& c : r.checks) {
-      if (c.status == "fail") ++failed;
+      const bool fail = c.status == CheckStatus::kFail;
+      if (fail) ++failed;
       const std::string where =
           c.tensor.empty()
               ? "-"
               : (c.step >= 0 ? fmt::format("{} (step {})", c.tensor, c.step) : c.tensor);
-      out += fmt::format("  {:<20} {:<20} {:>12.3e} {:>12.3e}  {}\n", c.name,
-                         c.status == "fail" ? "FAIL" : c.status, c.max_abs_diff, c.max_rel_diff,
-                         where);
-      if (c.status != "pass") out += fmt::format("  {:<20} {}\n", "", c.detail);
+      out += fmt::format("  {:<20} {:<20} {:>12.3e} {:>12.3e}  {}\n", name_of(c.name),
+                         fail ? "FAIL" : name_of(c.status), c.max_abs_diff, c.max_rel_diff, where);
+      if (c.status != CheckStatus::kPass) {
+        out += fmt::format("  {:<20} {}\n", "", describe_counts(c));
+        if (!c.detail.empty()) out += fmt::format("  {:<20} {}\n", "", c.detail);
+      }
     }
-    if (!r.first_divergence.stage.empty()) {
+    if (r.first_divergence.stage != Stage::kNone) {
       out += fmt::format("  first divergence: {}\n", describe_first_divergence(r.first_divergence));
     }
   }
   // The report's own verdict, the one every other format shows.
-  out += report.passed ? "\nPASS\n" : fmt::format("\nFAIL: {} check(s) failed\n", failed);
+  switch (report.verdict) {
+    case Verdict::kPass:
+      out += "\nPASS\n";
+      break;
+    case Verdict::kFail:
+      out += failed > 0 ? fmt::format("\nFAIL: {} check(s) failed\n", failed)
+                        : "\nFAIL: a judged mode's loss is not finite or it diverged\n";
+      break;
+    case Verdict::kNotJudged:
+      out += "\nNOT JUDGED: no check ran (nothing was compared with single-device training)\n";
+      break;
+  }
   return out;
 }
 

@@ -27,21 +27,21 @@ std::string CsvReporter::render(const RunReport& report) const {
   for (const ModeResult& r : report.results) {
     int passed = 0, failed = 0, divergent = 0;
     for (const CheckRecord& k : r.checks) {
-      if (k.status == "pass") ++passed;
-      if (k.status == "fail") ++failed;
-      if (k.status == "expected_divergence") ++divergent;
+      if (k.status == CheckStatus::kPass) ++passed;
+      if (k.status == CheckStatus::kFail) ++failed;
+      if (k.status == CheckStatus::kExpectedDivergence) ++divergent;
     }
     const ThroughputRecord& t = r.throughput;
     // A scale sweep's points differ in global batch: prefer the point's own (the samples its
     // steps processed, the batch unless the dataset is smaller than it).
-    const int64_t global_batch = r.mode != "single" && t.samples_per_step > 0
+    const int64_t global_batch = r.mode != Mode::kSingle && t.samples_per_step > 0
                                      ? static_cast<int64_t>(std::llround(t.samples_per_step))
                                      : c.global_batch;
     out += fmt::format(
         "{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{},{},{}\n", field(c.scenario),
-        field(r.mode), r.world_size, field(r.backend.empty() ? "none" : r.backend), field(c.dtype),
-        global_batch, t.samples_per_s, t.samples_per_s_per_device, t.step_time_p50_s,
-        t.step_time_p90_s, t.step_time_p99_s,
+        field(name_str(r.mode)), r.world_size, field(r.backend.empty() ? "none" : r.backend),
+        field(c.dtype), global_batch, t.samples_per_s, t.samples_per_s_per_device,
+        t.step_time_p50_s, t.step_time_p90_s, t.step_time_p99_s,
         r.scaling_efficiency < 0 ? std::string() : fmt::format("{:.9g}", r.scaling_efficiency),
         passed, failed, divergent);
   }

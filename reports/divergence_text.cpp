@@ -7,28 +7,43 @@ namespace ddpbench::reports {
 namespace {
 
 // Which part of a step computed the stage: what a reader needs to know where to look.
-std::string phase_of(const std::string& stage) {
-  if (stage == "loss" || stage == "buffers") return "forward";
-  if (stage == "gradients") return "backward";
-  if (stage == "updates") return "optimizer step";
-  if (stage == "ranks_buffers_equal") return "buffer broadcast before the forward";
-  if (stage == "ranks_bitwise_equal") return "ranks apart after the step";
+const char* phase_of(Stage stage) {
+  switch (stage) {
+    case Stage::kLoss:
+    case Stage::kBuffers:
+      return "forward";
+    case Stage::kGradients:
+      return "backward";
+    case Stage::kUpdates:
+      return "optimizer step";
+    case Stage::kRanksBuffersEqual:
+      return "buffer broadcast before the forward";
+    case Stage::kRanksBitwiseEqual:
+      return "ranks apart after the step";
+    case Stage::kEvaluation:
+      return "evaluation after training";
+    case Stage::kParameters:
+    case Stage::kNone:
+      break;
+  }
   return "final state";
 }
 
 }  // namespace
 
 std::string describe_first_divergence(const DivergenceRecord& d) {
-  if (d.stage.empty()) return "";
+  if (d.stage == Stage::kNone) return "";
   const std::string when =
       d.step >= 0 ? fmt::format("step {}", d.step) : std::string("after the last step");
   std::string s;
-  if (d.stage.rfind("ranks_", 0) == 0) {
+  if (d.stage == Stage::kRanksBitwiseEqual || d.stage == Stage::kRanksBuffersEqual) {
     // Ranks parting from rank 0 have no size, only what differs (`measure` says it).
-    s = fmt::format("{}, {} failed first ({}): {}", when, d.stage, phase_of(d.stage), d.measure);
+    s = fmt::format("{}, {} failed first ({}): {}", when, name_of(d.stage), phase_of(d.stage),
+                    d.measure);
   } else {
-    const std::string what = d.stage == "loss" ? std::string("the loss")
-                                               : fmt::format("{} of {}", d.stage, d.tensor);
+    const std::string what = d.stage == Stage::kLoss
+                                 ? std::string("the loss")
+                                 : fmt::format("{} of {}", name_of(d.stage), d.tensor);
     s = fmt::format("{}, {} parted first ({}): {:.3e} outside {}", when, what, phase_of(d.stage),
                     d.error, d.measure);
   }

@@ -12,7 +12,8 @@ struct GatePoint {
   double baseline_samples_per_s = 0;
   double current_samples_per_s = 0;
   double delta = 0;     // current / baseline - 1 (0 when either is unmeasured)
-  std::string verdict;  // "ok", "slower", "check failed", "check regressed", "missing"
+  std::string verdict;  // "ok", "slower", "check failed", "check regressed", "missing",
+                        // "nothing compared"
   std::string detail;
 };
 

@@ -11,40 +11,54 @@
 #include "reports/divergence_text.h"
 #include "reports/junit_reporter.h"  // xml_escape
 #include "reports/svg_chart.h"
+#include "reports/verdict.h"
 
 namespace ddpbench::reports {
 namespace {
 
-const char* color_of(const std::string& mode) {
-  if (mode == "single") return "#555555";
-  if (mode == "dp") return "#1f77b4";
+const char* color_of(Mode mode) {
+  if (mode == Mode::kSingle) return "#555555";
+  if (mode == Mode::kDp) return "#1f77b4";
   return "#d62728";  // ddp
+}
+
+// The verdict's class and heading word.
+std::pair<const char*, const char*> verdict_words(Verdict v) {
+  switch (v) {
+    case Verdict::kPass:
+      return {"pass", "PASS"};
+    case Verdict::kFail:
+      return {"fail", "FAIL"};
+    case Verdict::kNotJudged:
+      break;
+  }
+  return {"fail", "NOT JUDGED (no check ran)"};
 }
 
 std::string verdict_section(const RunReport& r) {
   std::string s = fmt::format("<section id=\"verdict\" class=\"{}\"><h2>Verdict: {}</h2><ul>\n",
-                              r.passed ? "pass" : "fail", r.passed ? "PASS" : "FAIL");
+                              verdict_words(r.verdict).first, verdict_words(r.verdict).second);
   for (const auto& m : r.results) {
     if (m.checks.empty()) continue;
     const CheckRecord* worst = nullptr;
     int failed = 0, divergent = 0;
     for (const auto& c : m.checks) {
-      failed += c.status == "fail" ? 1 : 0;
-      divergent += c.status == "expected_divergence" ? 1 : 0;
-      if (c.status == "fail" && worst == nullptr) worst = &c;
+      failed += c.status == CheckStatus::kFail ? 1 : 0;
+      divergent += c.status == CheckStatus::kExpectedDivergence ? 1 : 0;
+      if (c.status == CheckStatus::kFail && worst == nullptr) worst = &c;
     }
-    std::string line = fmt::format("<b>{} (world {})</b>: {}", xml_escape(m.mode), m.world_size,
+    std::string line = fmt::format("<b>{} (world {})</b>: {}", name_of(m.mode), m.world_size,
                                    failed > 0 ? "FAIL" : "pass");
     if (worst != nullptr) {
       line += fmt::format(" — {} differs most in <code>{}</code>{} (max |diff| {:.3e})",
-                          xml_escape(worst->name), xml_escape(worst->tensor),
+                          name_of(worst->name), xml_escape(worst->tensor),
                           worst->step >= 0 ? fmt::format(" at step {}", worst->step) : "",
                           worst->max_abs_diff);
     }
     if (divergent > 0) line += fmt::format("; {} expected divergence(s)", divergent);
     line += fmt::format("<br><span class=\"ref\">judged against {}</span>",
                         xml_escape(describe_reference(m.reference)));
-    if (!m.first_divergence.stage.empty()) {
+    if (m.first_divergence.stage != Stage::kNone) {
       line += fmt::format("<br><b>first divergence</b>: {}",
                           xml_escape(describe_first_divergence(m.first_divergence)));
     }
@@ -69,17 +83,17 @@ std::string scaling_section(const RunReport& r) {
   for (const auto& m : r.results) {
     max_k = std::max(max_k, m.world_size);
     if (m.throughput.timed_steps == 0) continue;
-    if (m.mode == "single") {
+    if (m.mode == Mode::kSingle) {
       single_rate = m.throughput.samples_per_s;
       continue;
     }
-    auto& s = rate[m.mode];
-    s.name = m.mode;
+    auto& s = rate[name_str(m.mode)];
+    s.name = name_str(m.mode);
     s.color = color_of(m.mode);
     s.points.emplace_back(m.world_size, m.throughput.samples_per_s);
     if (m.scaling_efficiency >= 0) {
-      auto& e = eff[m.mode];
-      e.name = m.mode;
+      auto& e = eff[name_str(m.mode)];
+      e.name = name_str(m.mode);
       e.color = color_of(m.mode);
       e.points.emplace_back(m.world_size, 100 * m.scaling_efficiency);
     }
@@ -116,7 +130,7 @@ std::string phases_section(const RunReport& r) {
     if (m.throughput.timed_steps == 0) continue;
     const PhaseRecord& p = m.throughput.phases;
     bars.push_back(
-        {fmt::format("{} K={}", m.mode, m.world_size),
+        {fmt::format("{} K={}", name_of(m.mode), m.world_size),
          {1e3 * p.data, 1e3 * p.forward, 1e3 * p.backward, 1e3 * p.comm_wait, 1e3 * p.optimizer}});
   }
   return "<section><h2>Where a step's time goes</h2>\n" +
@@ -131,8 +145,10 @@ std::string loss_section(const RunReport& r) {
   std::vector<Series> curves;
   for (const auto& m : r.results) {
     if (m.losses.empty()) continue;
-    Series s{
-        fmt::format("{} K={}", m.mode, m.world_size), color_of(m.mode), {}, m.mode == "single"};
+    Series s{fmt::format("{} K={}", name_of(m.mode), m.world_size),
+             color_of(m.mode),
+             {},
+             m.mode == Mode::kSingle};
     for (size_t i = 0; i < m.losses.size(); ++i) s.points.emplace_back(double(i), m.losses[i]);
     curves.push_back(s);
   }
@@ -186,9 +202,10 @@ std::string checks_section(const RunReport& r) {
       out += fmt::format(
           "<tr class=\"{}\"><td>{} K={}</td><td>{}</td><td>{}</td><td>{:.3e}</td><td>{:.3e}</td>"
           "<td><code>{}</code></td><td>{}</td><td>{}</td></tr>\n",
-          xml_escape(c.status), xml_escape(m.mode), m.world_size, xml_escape(c.name),
-          xml_escape(c.status), c.max_abs_diff, c.max_rel_diff, xml_escape(c.tensor),
-          c.step >= 0 ? std::to_string(c.step) : "-", xml_escape(c.detail));
+          name_of(c.status), name_of(m.mode), m.world_size, name_of(c.name), name_of(c.status),
+          c.max_abs_diff, c.max_rel_diff, xml_escape(c.tensor),
+          c.step >= 0 ? std::to_string(c.step) : "-",
+          xml_escape(describe_counts(c) + (c.detail.empty() ? "" : "; " + c.detail)));
     }
   }
   return out + "</table></div></section>\n";
@@ -205,8 +222,8 @@ std::string peak_memory_text(const RunReport& r) {
           fmt::format("{}{:.1f}", values.empty() ? "" : " / ", static_cast<double>(b) / (1 << 20));
     }
     const size_t n = m.peak_device_memory_bytes.size();
-    const char* per = m.mode == "ddp" ? "rank" : "device";
-    out += fmt::format("{}{} {} MiB{}", out.empty() ? "" : "; ", m.mode, values,
+    const char* per = m.mode == Mode::kDdp ? "rank" : "device";
+    out += fmt::format("{}{} {} MiB{}", out.empty() ? "" : "; ", name_of(m.mode), values,
                        n > 1 ? fmt::format(" ({} 0..{})", per, n - 1) : "");
   }
   return out.empty() ? "- (no mode ran on a CUDA device)" : out;

@@ -73,8 +73,12 @@ int64_t JsonFields::integer_value(const std::string& name, const json& v, int64_
   const std::string expected = hi == kAnyInt64 ? fmt::format("an integer >= {}", lo)
                                                : fmt::format("an integer from {} to {}", lo, hi);
   // 1e30 or 2.5 are floats to nlohmann; an integer above int64 is unsigned and checked as such.
+  // nlohmann reads every non-negative integer as unsigned: both bounds apply to it too.
   if (v.is_number_unsigned()) {
-    if (v.get<uint64_t>() > static_cast<uint64_t>(hi)) refuse(name, v, expected);
+    const uint64_t u = v.get<uint64_t>();
+    if (u > static_cast<uint64_t>(hi) || (lo > 0 && u < static_cast<uint64_t>(lo))) {
+      refuse(name, v, expected);
+    }
     return static_cast<int64_t>(v.get<uint64_t>());
   }
   if (!v.is_number_integer()) refuse(name, v, expected);

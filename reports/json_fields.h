@@ -11,12 +11,9 @@
 #include <string>
 #include <vector>
 
-namespace ddpbench::reports {
+#include "reports/record_fields.h"  // the bounds: kMaxCount, kMaxWorldSize, ...
 
-// Bounds that keep every count far inside int64 and every world size plausible.
-inline constexpr int64_t kMaxCount = int64_t{1} << 48;
-inline constexpr int64_t kMaxWorldSize = int64_t{1} << 20;
-inline constexpr int64_t kAnyInt64 = std::numeric_limits<int64_t>::max();
+namespace ddpbench::reports {
 
 class JsonFields {
  public:
@@ -51,12 +48,14 @@ class JsonFields {
   double number_or_nan_or(const char* key, double fallback, double lo, double hi) const;
 
   const std::string& path() const { return path_; }
-
- private:
+  // The path of field `key` in messages ("results[1].world_size").
   std::string field(const char* key) const;
-  const nlohmann::json& at(const char* key) const;
+  // Throws the error every refusal of a field reads as.
   [[noreturn]] void refuse(const std::string& field, const nlohmann::json& value,
                            const std::string& expected) const;
+
+ private:
+  const nlohmann::json& at(const char* key) const;
   int64_t integer_value(const std::string& field, const nlohmann::json& v, int64_t lo,
                         int64_t hi) const;
   double number_value(const std::string& field, const nlohmann::json& v, double lo, double hi,

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "reports/divergence_text.h"
+#include "reports/verdict.h"
 
 namespace ddpbench::reports {
 
@@ -40,7 +41,7 @@ std::string JunitReporter::render(const RunReport& report) const {
     tests += r.throughput.timed_steps > 0 ? 1 : 0;  // the measured point
     for (const auto& k : r.checks) {
       ++tests;
-      failures += k.status == "fail" ? 1 : 0;
+      failures += k.status == CheckStatus::kFail ? 1 : 0;
     }
   }
   std::string out = fmt::format(
@@ -52,8 +53,9 @@ std::string JunitReporter::render(const RunReport& report) const {
     const bool measured = t.timed_steps > 0;
     if (r.checks.empty() && !measured) continue;
     int suite_failures = 0;
-    for (const auto& k : r.checks) suite_failures += k.status == "fail" ? 1 : 0;
-    const std::string suite = fmt::format("{}.{}.world{}", c.scenario, r.mode, r.world_size);
+    for (const auto& k : r.checks) suite_failures += k.status == CheckStatus::kFail ? 1 : 0;
+    const std::string suite =
+        fmt::format("{}.{}.world{}", c.scenario, name_of(r.mode), r.world_size);
     out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\">\n",
                        xml_escape(suite), r.checks.size() + (measured ? 1 : 0), suite_failures);
     if (measured) {
@@ -74,15 +76,17 @@ std::string JunitReporter::render(const RunReport& report) const {
       const std::string summary =
           fmt::format("max abs diff {:.3e}, max rel diff {:.3e}, worst tensor {}{}: {}",
                       k.max_abs_diff, k.max_rel_diff, k.tensor.empty() ? "-" : k.tensor,
-                      k.step >= 0 ? fmt::format(" (step {})", k.step) : "", k.detail);
+                      k.step >= 0 ? fmt::format(" (step {})", k.step) : "",
+                      describe_counts(k) + (k.detail.empty() ? "" : "; " + k.detail));
       out += fmt::format("    <testcase classname=\"{}\" name=\"{}\"", xml_escape(suite),
-                         xml_escape(k.name));
-      if (k.status == "fail") {
+                         name_of(k.name));
+      if (k.status == CheckStatus::kFail) {
         const std::string first = describe_first_divergence(r.first_divergence);
-        out += fmt::format(">\n      <failure message=\"{}\">{}</failure>\n    </testcase>\n",
-                           xml_escape(k.name + " differs from " + describe_reference(r.reference)),
-                           xml_escape(summary + (first.empty() ? "" : "\nfirst divergence: " + first)));
-      } else if (k.status == "expected_divergence") {
+        out += fmt::format(
+            ">\n      <failure message=\"{}\">{}</failure>\n    </testcase>\n",
+            xml_escape(name_str(k.name) + " differs from " + describe_reference(r.reference)),
+            xml_escape(summary + (first.empty() ? "" : "\nfirst divergence: " + first)));
+      } else if (k.status == CheckStatus::kExpectedDivergence) {
         out += fmt::format(
             ">\n      <system-out>expected divergence: {}</system-out>\n    </testcase>\n",
             xml_escape(summary));

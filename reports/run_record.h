@@ -7,10 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "reports/record_enums.h"
+
 namespace ddpbench::reports {
 
 // Bumped whenever a field changes meaning or disappears (additions keep the version).
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 
 struct RunContext {
   std::string ddpbench_version;
@@ -30,7 +32,7 @@ struct RunContext {
   std::string cudnn_version;
   // The numerics switches the run used, e.g. "TF32 off; check phase deterministic ...".
   std::string numerics;
-  std::string started_at;    // ISO 8601, UTC
+  std::string started_at;  // ISO 8601, UTC
   std::vector<std::string> argv;
 };
 
@@ -91,19 +93,36 @@ struct RunConfig {
   // built-in), and the scenario as the file `ddpbench run --config` reproduces it from.
   std::string scenario_config;
   std::string scenario_yaml;
+  // Training settings outside the scenario that change what every mode computes.
+  int64_t accumulation_steps = 1;  // micro-steps per optimizer step (dp, ddp)
+  bool no_sync = true;             // DDP's no_sync() over all but the last micro-step
+  std::string comparison;          // "lockstep" or "free-running"
+  std::string gradient_check;      // "full" or "fingerprint" (or "auto" before resolution)
+  std::string inject_fault;        // --inject-fault as given; "" = none
+  int64_t first_step = 0;          // the --resume checkpoint's step; 0 = trained from scratch
+  int64_t eval_size = 0;           // held-out samples of the evaluation pass; 0 = none
 };
 
-// One correctness check of a mode against single-device training.
+// One correctness check of a mode against its reference. Every field the verdict reads is a
+// number or an enum (Note [Recomputable verdicts] in verdict.h): `status` is what the verdict
+// function computes from them, and a reader refuses a record where the two disagree.
 struct CheckRecord {
-  // "loss", "gradients", "parameters" (free-running) or "updates" (lockstep), "buffers",
-  // "ranks_bitwise_equal"
-  std::string name;
-  std::string status;  // "pass", "fail", "expected_divergence"
+  Stage name = Stage::kNone;  // what the check judges
+  CheckStatus status = CheckStatus::kFail;
+  Measure measure = Measure::kTolerance;
+  double atol = 0.0;  // kTolerance: the elementwise rule |a - b| <= atol + rtol * |ref|
+  double rtol = 0.0;
+  double limit = 0.0;        // the bound on `error` (1 for kTolerance, 0 for kExact)
+  int64_t items = 0;         // items compared (a loss per step, a tensor per step, ...)
+  int64_t outside = 0;       // items beyond the limit that no scenario rule declares divergent
+  int64_t divergent = 0;     // items beyond the limit that the scenario declares divergent
+  double error = 0.0;        // the worst item that is not divergent, in `measure`
+  double ref_max_abs = 0.0;  // kTolerance: max |ref| over the compared elements
   double max_abs_diff = 0.0;
   double max_rel_diff = 0.0;
   std::string tensor;  // worst tensor ("" when not tensor-shaped)
   int64_t step = -1;   // step of the worst difference, -1 for final-state checks
-  std::string detail;  // tolerance used, counts, and the reason of an expected divergence
+  std::string detail;  // counts, the rule in words, and the reason of an expected divergence
 };
 
 // Mean seconds per step phase in the perf phase.
@@ -114,7 +133,7 @@ struct PhaseRecord {
 // The perf phase of a mode: `warmup_steps` discarded, `timed_steps` measured (reports/METRICS.md).
 struct ThroughputRecord {
   int64_t warmup_steps = 0;
-  int64_t timed_steps = 0;  // 0 = no perf phase ran
+  int64_t timed_steps = 0;              // 0 = no perf phase ran
   double samples_per_step = 0;          // samples really processed per timed step, on average
   double samples_per_s = 0;             // samples_per_step / mean step time
   double samples_per_s_per_device = 0;  // samples_per_s / world_size
@@ -133,23 +152,23 @@ struct ReferenceRecord {
   // when it computes single-device training.
   std::vector<std::string> causes;
   // Mode against plain single-device training, when the reference is not that:
-  int64_t steps = 0;                // checked steps
-  double loss_diff = 0;             // |loss - single's| at the last checked step
-  double loss_rel_diff = 0;         // the same relative to single's loss
-  double max_parameter_diff = 0;    // max |parameter - single's| at the end
-  std::string summary;              // one sentence with the figures above
-  std::string state_file;           // the exact reference's final state ("" when plain)
+  int64_t steps = 0;              // checked steps
+  double loss_diff = 0;           // |loss - single's| at the last checked step
+  double loss_rel_diff = 0;       // the same relative to single's loss
+  double max_parameter_diff = 0;  // max |parameter - single's| at the end
+  std::string summary;            // one sentence with the figures above
+  std::string state_file;         // the exact reference's final state ("" when plain)
 };
 
 // Where a failing mode first parted from its reference: the earliest step, and within it the
 // first stage in the order a step computes them (forward: loss, then buffers; backward: gradients
 // in the order backward produces them; the optimizer update), and the first tensor of that stage.
 struct DivergenceRecord {
-  std::string stage;        // "loss", "buffers", "gradients", "updates", "final state"; "" = none
-  int64_t step = -1;        // -1: only the final state differs (free-running)
+  Stage stage = Stage::kNone;  // the check that failed first; kNone: no divergence
+  int64_t step = -1;           // -1: only the final state differs (free-running)
   std::string tensor;
-  double error = 0;         // the difference, in the check's own measure
-  std::string measure;      // e.g. "normalized error 1e-10": what `error` is compared with
+  double error = 0;     // the difference, in the check's own measure
+  std::string measure;  // e.g. "normalized error 1e-10": what `error` is compared with
   // --bisect: the same configuration re-run in float64. "persists" (an algorithm difference),
   // "vanishes" (rounding) or "" when not bisected; `bisect_detail` says with which figures.
   std::string bisect;
@@ -177,18 +196,18 @@ struct EvaluationRecord {
 };
 
 struct ModeResult {
-  std::string mode;  // "single", "dp", "ddp"
+  Mode mode = Mode::kSingle;
   int64_t world_size = 1;
-  std::vector<double> losses;        // per step
-  std::vector<double> step_seconds;  // per step, wall time
-  std::string state_file;            // file name of the final state, relative to the report
-  std::vector<CheckRecord> checks;   // empty for the reference mode itself
-  ReferenceRecord reference;         // what `checks` compared with (empty name: no checks)
-  DivergenceRecord first_divergence;  // empty stage when every check passed
-  std::string gradient_check;        // "full" or "fingerprint": how gradients were compared
-  std::string backend;               // collective backend ("" for single)
-  int64_t bytes_per_step = 0;        // gradient bytes reduced per rank per step (ddp)
-  int64_t buckets = 0;               // DDP buckets (0 for the naive strategy)
+  std::vector<double> losses;         // per step
+  std::vector<double> step_seconds;   // per step, wall time
+  std::string state_file;             // file name of the final state, relative to the report
+  std::vector<CheckRecord> checks;    // empty for the reference mode itself
+  ReferenceRecord reference;          // what `checks` compared with (empty name: no checks)
+  DivergenceRecord first_divergence;  // stage kNone when every check passed
+  std::string gradient_check;         // "full" or "fingerprint": how gradients were compared
+  std::string backend;                // collective backend ("" for single)
+  int64_t bytes_per_step = 0;         // gradient bytes reduced per rank per step (ddp)
+  int64_t buckets = 0;                // DDP buckets (0 for the naive strategy)
   // DDP: collectives rank 0 issued in backward and gradient reduction per optimizer step, over
   // every accumulation micro-step (buckets x reducing micro-steps, plus find_unused's used map).
   int64_t gradient_collectives_per_step = 0;
@@ -208,7 +227,8 @@ struct RunReport {
   RunContext context;
   RunConfig config;
   std::vector<ModeResult> results;
-  bool passed = true;  // no check failed
+  // Computed from the checks by reports::run_verdict (verdict.h), never set by hand.
+  Verdict verdict = Verdict::kNotJudged;
 };
 
 }  // namespace ddpbench::reports

@@ -9,93 +9,133 @@
 #include <regex>
 #include <tuple>
 
+#include "reports/verdict.h"
+
 namespace ddpbench::compare {
 namespace {
 
 // The order in which a step computes what the checks compare: the forward's loss and buffers, the
 // gradients (in backward order), the optimizer's updates. Final-state items come after every step.
-enum class Stage { kLoss = 0, kBuffers = 1, kGradients = 2, kUpdates = 3 };
+enum class ItemStage { kLoss = 0, kBuffers = 1, kGradients = 2, kUpdates = 3 };
 
 // Where an item sits in a run: earlier items sort first.
 struct ItemOrder {
   int64_t step = 0;  // final-state items: after every step
-  Stage stage = Stage::kLoss;
+  ItemStage stage = ItemStage::kLoss;
   int64_t position = 0;  // within the stage
   bool operator<(const ItemOrder& o) const {
     return std::tie(step, stage, position) < std::tie(o.step, o.stage, o.position);
   }
 };
 
-int64_t step_order(int64_t step) {
-  return step < 0 ? std::numeric_limits<int64_t>::max() : step;
-}
+int64_t step_order(int64_t step) { return step < 0 ? std::numeric_limits<int64_t>::max() : step; }
 
-// Accumulates per-item results into one check. It keeps the worst item of each kind (failing,
-// divergent, any), reports the worst one of the kind that decides the status, and remembers the
-// earliest failing item for the first divergence.
+// The rule one check applies: its measure, and the elementwise tolerance or the limit.
+struct Rule {
+  reports::Measure measure = reports::Measure::kTolerance;
+  Tolerance tolerance;
+  double limit = 1.0;  // kTolerance's error is a ratio to the tolerance: within it up to 1
+};
+
+Rule tolerance_rule(const Tolerance& t) { return {reports::Measure::kTolerance, t, 1.0}; }
+Rule normalized_rule(double limit) { return {reports::Measure::kNormalized, {}, limit}; }
+
+// One compared item: its differences and its error in the check's measure.
+struct Item {
+  std::string tensor;
+  int64_t step = -1;
+  double abs_diff = 0, rel_diff = 0;
+  double error = 0;        // in the rule's measure; within the rule when <= its limit
+  double ref_max_abs = 0;  // kTolerance: max |ref| of the item
+};
+
+// Accumulates per-item results into one check: counts, the worst error of the items that are
+// not divergent, the worst item of each kind (failing, divergent, any) for the record, and the
+// earliest failing item for the first divergence. The status is the verdict function's
+// (reports/verdict.h) of the numbers, never set here by a separate rule.
 class CheckBuilder {
  public:
-  CheckBuilder(std::string name, Stage stage, const std::vector<DivergenceRule>& rules)
-      : name_(std::move(name)), stage_(stage), rules_(rules) {}
+  CheckBuilder(reports::Stage name, ItemStage stage, Rule rule,
+               const std::vector<DivergenceRule>& rules)
+      : name_(name), stage_(stage), rule_(rule), rules_(rules) {}
 
-  void add(const std::string& tensor, int64_t step, double abs_diff, double rel_diff, bool ok,
-           int64_t position = 0) {
+  void add(const Item& item, int64_t position = 0) {
     ++items_;
-    const reports::CheckRecord item{"", "", abs_diff, rel_diff, tensor, step, ""};
+    ref_max_abs_ = std::max(ref_max_abs_, item.ref_max_abs);
     keep_worse(worst_any_, item);
-    if (ok) return;
-    if (const DivergenceRule* rule = match(tensor)) {
+    const bool ok = item.error <= rule_.limit;  // NaN is not ok
+    if (ok) {
+      error_ = std::max(error_, item.error);
+      return;
+    }
+    if (const DivergenceRule* r = match(item.tensor)) {
       ++divergent_;
-      reason_ = rule->reason;
+      reason_ = r->reason;
       keep_worse(worst_divergent_, item);
       return;
     }
     ++failures_;
+    error_ = std::isnan(item.error) ? INFINITY : std::max(error_, item.error);
     keep_worse(worst_failure_, item);
-    const ItemOrder order{step_order(step), stage_, position};
+    const ItemOrder order{step_order(item.step), stage_, position};
     if (failures_ == 1 || order < first_order_) {
       first_order_ = order;
       first_failure_ = item;
     }
   }
 
-  reports::CheckRecord build(const std::string& tolerance_text) {
-    tolerance_text_ = tolerance_text;
+  reports::CheckRecord build() const {
+    const Item& worst = failures_ > 0    ? worst_failure_
+                        : divergent_ > 0 ? worst_divergent_
+                                         : worst_any_;
     reports::CheckRecord c;
-    if (failures_ > 0) {
-      c = worst_failure_;
-      c.status = "fail";
-      c.detail = fmt::format("{} of {} items outside {}", failures_, items_, tolerance_text);
-    } else if (divergent_ > 0) {
-      c = worst_divergent_;
-      c.status = "expected_divergence";
-      c.detail = fmt::format("{} of {} items differ beyond {}: {}", divergent_, items_,
-                             tolerance_text, reason_);
-    } else {
-      c = worst_any_;
-      c.status = "pass";
-      c.detail = fmt::format("{} items within {}", items_, tolerance_text);
-    }
     c.name = name_;
+    c.measure = rule_.measure;
+    c.atol = rule_.tolerance.atol;
+    c.rtol = rule_.tolerance.rtol;
+    c.limit = rule_.limit;
+    c.items = items_;
+    c.outside = failures_;
+    c.divergent = divergent_;
+    c.error = error_;
+    c.ref_max_abs = ref_max_abs_;
+    c.max_abs_diff = worst.abs_diff;
+    c.max_rel_diff = worst.rel_diff;
+    c.tensor = worst.tensor;
+    c.step = worst.step;
+    if (divergent_ > 0) c.detail = reason_;
+    c.status = reports::check_status(c, {});
     return c;
   }
 
   int64_t items() const { return items_; }
 
   // Keeps this check's earliest failure in `first` when it is earlier than what `first` holds.
-  void offer_first_failure(std::optional<ItemOrder>& order, reports::DivergenceRecord& first) const {
+  void offer_first_failure(std::optional<ItemOrder>& order,
+                           reports::DivergenceRecord& first) const {
     if (failures_ == 0 || (order && !(first_order_ < *order))) return;
     order = first_order_;
     first.stage = name_;
     first.step = first_failure_.step;
     first.tensor = first_failure_.tensor;
-    first.error = first_failure_.max_abs_diff;
-    first.measure = tolerance_text_;
+    first.error = first_failure_.abs_diff;
+    first.measure = rule_text();
   }
 
  private:
-  static void keep_worse(reports::CheckRecord& keep, const reports::CheckRecord& item) {
-    if (keep.tensor.empty() || item.max_abs_diff > keep.max_abs_diff) keep = item;
+  std::string rule_text() const {
+    reports::CheckRecord c;
+    c.measure = rule_.measure;
+    c.atol = rule_.tolerance.atol;
+    c.rtol = rule_.tolerance.rtol;
+    c.limit = rule_.limit;
+    return reports::describe_rule(c);
+  }
+
+  static void keep_worse(Item& keep, const Item& item) {
+    if (keep.tensor.empty() || item.abs_diff > keep.abs_diff || std::isnan(item.abs_diff)) {
+      keep = item;
+    }
   }
 
   const DivergenceRule* match(const std::string& tensor) const {
@@ -105,29 +145,29 @@ class CheckBuilder {
     return nullptr;
   }
 
-  std::string name_;
-  Stage stage_;
+  reports::Stage name_;
+  ItemStage stage_;
+  Rule rule_;
   const std::vector<DivergenceRule>& rules_;
-  reports::CheckRecord worst_any_, worst_divergent_, worst_failure_, first_failure_;
+  Item worst_any_, worst_divergent_, worst_failure_, first_failure_;
   ItemOrder first_order_;
   int64_t items_ = 0, failures_ = 0, divergent_ = 0;
-  std::string reason_, tolerance_text_;
+  double error_ = 0.0, ref_max_abs_ = 0.0;
+  std::string reason_;
 };
 
-std::string tolerance_text(const Tolerance& t) {
-  return fmt::format("atol {:g} + rtol {:g} * |ref|", t.atol, t.rtol);
-}
-
+// The loss of every step: |loss - ref| within atol + rtol * |ref|.
 void compare_losses(const ModeTrace& ref, const ModeTrace& got, const ComparisonPolicy& p,
                     CheckBuilder& b) {
   for (size_t s = 0; s < ref.losses.size(); ++s) {
     const double a =
         s < got.losses.size() ? got.losses[s] : std::numeric_limits<double>::quiet_NaN();
     const double r = ref.losses[s];
-    const double diff = std::abs(a - r);
-    const bool ok = diff <= p.state.atol + p.state.rtol * std::abs(r);
-    b.add("loss", ref.first_step + static_cast<int64_t>(s), std::isnan(diff) ? INFINITY : diff,
-          r != 0 ? diff / std::abs(r) : 0.0, ok);
+    const double diff = std::isnan(a - r) ? INFINITY : std::abs(a - r);
+    const double bound = p.state.atol + p.state.rtol * std::abs(r);
+    const double ratio = diff == 0 ? 0.0 : bound > 0 ? diff / bound : INFINITY;
+    b.add({"loss", ref.first_step + static_cast<int64_t>(s), diff,
+           r != 0 ? diff / std::abs(r) : 0.0, ratio, std::isfinite(r) ? std::abs(r) : 0.0});
   }
 }
 
@@ -144,8 +184,8 @@ void compare_gradients(const ModeTrace& ref, const ModeTrace& got, const Compari
                                ? got.gradients[s][k]
                                : at::Tensor();
       const double err = normalized_gradient_error(g, r, p.gradient_fingerprints);
-      b.add(ref.param_names[k], ref.first_step + static_cast<int64_t>(s), err, err,
-            err <= p.gradient_tolerance, n - 1 - i);
+      b.add({ref.param_names[k], ref.first_step + static_cast<int64_t>(s), err, err, err},
+            n - 1 - i);
     }
   }
 }
@@ -155,15 +195,16 @@ void compare_lockstep_state(const ModeTrace& got, const ComparisonPolicy& p, Che
                             CheckBuilder& buffers) {
   // A lockstep run that recorded nothing must not pass by having nothing to compare.
   if (got.state_diffs.empty()) {
-    updates.add("(no lockstep state recorded)", -1, INFINITY, INFINITY, false);
+    updates.add({"(no lockstep state recorded)", -1, INFINITY, INFINITY, INFINITY});
   }
   int64_t position = 0;
   for (const StateDiff& d : got.state_diffs) {
     if (d.buffer) {
-      buffers.add(d.tensor, d.step, d.error, d.max_rel, d.violations == 0, position++);
+      // A violation counted by the driver fails the item whatever its ratio says.
+      const double ratio = d.violations > 0 ? std::max(d.ratio, std::nextafter(1.0, 2.0)) : d.ratio;
+      buffers.add({d.tensor, d.step, d.error, d.max_rel, ratio, d.ref_max_abs}, position++);
     } else {
-      updates.add(d.tensor, d.step, d.error, d.max_rel, d.error <= p.gradient_tolerance,
-                  position++);
+      updates.add({d.tensor, d.step, d.error, d.max_rel, d.error}, position++);
     }
   }
 }
@@ -181,11 +222,13 @@ void compare_final_state(const ModeTrace& ref, const ModeTrace& got, const Compa
     CheckBuilder& b = i < num_params ? params : buffers;
     const auto position = static_cast<int64_t>(i);
     if (!g.defined()) {
-      b.add(name, -1, INFINITY, INFINITY, false, position);
+      b.add({name, -1, INFINITY, INFINITY, INFINITY}, position);
       continue;
     }
     const TensorDiff d = diff_tensors(g, r, p.state);
-    b.add(name, -1, d.max_abs, d.max_rel, d.violations == 0, position);
+    const double ratio =
+        d.violations > 0 ? std::max(d.max_ratio, std::nextafter(1.0, 2.0)) : d.max_ratio;
+    b.add({name, -1, d.max_abs, d.max_rel, ratio, d.ref_max_abs}, position);
   }
 }
 
@@ -193,14 +236,15 @@ void compare_final_state(const ModeTrace& ref, const ModeTrace& got, const Compa
 
 ModeComparison compare_modes(const ModeTrace& reference, const ModeTrace& candidate,
                              const ComparisonPolicy& policy) {
+  using reports::Stage;
   const bool lockstep = candidate.comparison == "lockstep";
-  const std::string gradient_text =
-      fmt::format("normalized error {:g} ({} comparison)", policy.gradient_tolerance,
-                  policy.gradient_fingerprints ? "fingerprint" : "full-tensor");
-  CheckBuilder loss("loss", Stage::kLoss, policy.divergences);
-  CheckBuilder gradients("gradients", Stage::kGradients, policy.divergences);
-  CheckBuilder params(lockstep ? "updates" : "parameters", Stage::kUpdates, policy.divergences);
-  CheckBuilder buffers("buffers", Stage::kBuffers, policy.divergences);
+  const Rule state = tolerance_rule(policy.state);
+  const Rule gradient = normalized_rule(policy.gradient_tolerance);
+  CheckBuilder loss(Stage::kLoss, ItemStage::kLoss, state, policy.divergences);
+  CheckBuilder gradients(Stage::kGradients, ItemStage::kGradients, gradient, policy.divergences);
+  CheckBuilder params(lockstep ? Stage::kUpdates : Stage::kParameters, ItemStage::kUpdates,
+                      lockstep ? gradient : state, policy.divergences);
+  CheckBuilder buffers(Stage::kBuffers, ItemStage::kBuffers, state, policy.divergences);
   compare_losses(reference, candidate, policy, loss);
   compare_gradients(reference, candidate, policy, gradients);
   if (lockstep) {
@@ -208,15 +252,11 @@ ModeComparison compare_modes(const ModeTrace& reference, const ModeTrace& candid
   } else {
     compare_final_state(reference, candidate, policy, params, buffers);
   }
-  const bool any_buffer = buffers.items() > 0;
-
   ModeComparison out;
-  out.checks.push_back(loss.build(tolerance_text(policy.state)));
-  out.checks.push_back(gradients.build(gradient_text));
-  out.checks.push_back(params.build(lockstep ? fmt::format("normalized update error {:g}",
-                                                           policy.gradient_tolerance)
-                                             : tolerance_text(policy.state)));
-  if (any_buffer) out.checks.push_back(buffers.build(tolerance_text(policy.state)));
+  out.checks.push_back(loss.build());
+  out.checks.push_back(gradients.build());
+  out.checks.push_back(params.build());
+  if (buffers.items() > 0) out.checks.push_back(buffers.build());
   std::optional<ItemOrder> first;
   for (const CheckBuilder* b : {&loss, &buffers, &gradients, &params}) {
     b->offer_first_failure(first, out.first_divergence);
@@ -226,38 +266,48 @@ ModeComparison compare_modes(const ModeTrace& reference, const ModeTrace& candid
 
 namespace {
 
-// A check over the ranks: passes with `pass_detail` when step < 0, else fails at `step`.
-reports::CheckRecord ranks_check(const char* name, int64_t step, const std::string& tensor,
-                                 std::string pass_detail, std::string fail_detail) {
+// A check over the ranks after each of `steps` steps (one exact comparison each): passes with
+// `pass_detail` when step < 0, else fails at `step`.
+reports::CheckRecord ranks_check(reports::Stage name, int64_t steps, int64_t step,
+                                 const std::string& tensor, std::string pass_detail,
+                                 std::string fail_detail) {
   reports::CheckRecord c;
   c.name = name;
-  c.status = step < 0 ? "pass" : "fail";
+  c.measure = reports::Measure::kExact;
+  c.limit = 0;
+  c.items = steps;
+  c.outside = step < 0 ? 0 : 1;
+  c.error = step < 0 ? 0.0 : 1.0;
   c.detail = step < 0 ? std::move(pass_detail) : std::move(fail_detail);
   if (step >= 0) {
     c.tensor = tensor;
     c.step = step;
   }
+  c.status = reports::check_status(c, {});
   return c;
 }
 
 }  // namespace
 
-reports::CheckRecord rank_agreement_check(int64_t step, int64_t rank, const std::string& tensor) {
+reports::CheckRecord rank_agreement_check(int64_t steps, int64_t step, int64_t rank,
+                                          const std::string& tensor) {
   return ranks_check(
-      "ranks_bitwise_equal", step, tensor,
+      reports::Stage::kRanksBitwiseEqual, steps, step, tensor,
       "all ranks held bit-identical parameters after every step",
       fmt::format("rank {} differs from rank 0 in {} after step {}", rank, tensor, step));
 }
 
 void offer_ranks_check(const reports::CheckRecord& check, reports::DivergenceRecord& first) {
-  if (check.status != "fail") return;
-  if (!first.stage.empty() && !(step_order(check.step) < step_order(first.step))) return;
+  if (check.status != reports::CheckStatus::kFail) return;
+  if (first.stage != reports::Stage::kNone && !(step_order(check.step) < step_order(first.step))) {
+    return;
+  }
   first = {check.name, check.step, check.tensor, 0.0, check.detail};
 }
 
-reports::CheckRecord buffer_agreement_check(int64_t step, int64_t rank,
+reports::CheckRecord buffer_agreement_check(int64_t steps, int64_t step, int64_t rank,
                                             const std::string& tensor) {
-  return ranks_check("ranks_buffers_equal", step, tensor,
+  return ranks_check(reports::Stage::kRanksBuffersEqual, steps, step, tensor,
                      "every rank's forward started from rank 0's broadcast buffers",
                      fmt::format("rank {}'s forward at step {} did not start from rank 0's "
                                  "broadcast {}: its buffers were not synchronised",

@@ -29,6 +29,9 @@ struct StateDiff {
   double error = 0.0;
   double max_rel = 0.0;
   int64_t violations = 0;
+  // Buffers: max |diff| / (atol + rtol * |ref|) and max |ref| (the check's measure, verdict.h).
+  double ratio = 0.0;
+  double ref_max_abs = 0.0;
 };
 
 // What a mode computed. Gradients: per step, one record per parameter (param_names order).
@@ -68,11 +71,13 @@ struct ModeComparison {
 ModeComparison compare_modes(const ModeTrace& reference, const ModeTrace& candidate,
                              const ComparisonPolicy& policy);
 
-// The DDP ranks-agree-bitwise check; step < 0 means they always agreed.
-reports::CheckRecord rank_agreement_check(int64_t step, int64_t rank, const std::string& tensor);
+// The DDP ranks-agree-bitwise check over `steps` checked steps; step < 0 means they always agreed.
+reports::CheckRecord rank_agreement_check(int64_t steps, int64_t step, int64_t rank,
+                                          const std::string& tensor);
 // With broadcast_buffers: every rank's forward started from rank 0's buffers; step < 0 means
 // they always did.
-reports::CheckRecord buffer_agreement_check(int64_t step, int64_t rank, const std::string& tensor);
+reports::CheckRecord buffer_agreement_check(int64_t steps, int64_t step, int64_t rank,
+                                            const std::string& tensor);
 
 // A failing ranks_* check becomes the first divergence when it comes before the one against the
 // reference (or there is none): ranks parting from rank 0 is where a mode parts too.

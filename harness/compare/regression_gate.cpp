@@ -9,63 +9,93 @@
 
 #include "errors.h"
 #include "quoted_input.h"
+#include "reports/record_fields.h"
+#include "reports/verdict.h"
 
 namespace ddpbench::compare {
 namespace {
 
 std::string key_of(const reports::RunConfig& c, const reports::ModeResult& r) {
-  return fmt::format("{}/{}/{}", c.scenario, r.mode, r.world_size);
+  return fmt::format("{}/{}/{}", c.scenario, reports::name_of(r.mode), r.world_size);
 }
 
-void require_same(const std::string& field, const std::string& base, const std::string& cur) {
-  if (base != cur) {
-    throw InputError(fmt::format(
-        "gate: baseline and current runs differ in {} ({} vs {}): their numbers are not "
-        "comparable; regenerate the baseline with the current configuration",
-        field, quoted_input(base), quoted_input(cur)));
+template <typename T>
+struct IsVector : std::false_type {};
+template <typename T>
+struct IsVector<std::vector<T>> : std::true_type {
+  using Element = T;
+};
+
+// A field's value as text, for comparing and for the refusal message.
+template <typename T>
+std::string text_of(const T& v) {
+  if constexpr (std::is_enum_v<T>) {
+    return std::string(reports::name_of(v));
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    return quoted_input(v);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return v ? "true" : "false";
+  } else if constexpr (IsVector<T>::value) {
+    std::vector<std::string> parts;
+    for (const auto& e : v) parts.push_back(text_of(static_cast<typename T::value_type>(e)));
+    return fmt::format("[{}]", fmt::join(parts, ","));
+  } else {
+    return fmt::format("{}", v);
   }
 }
 
-std::string text(int64_t v) { return std::to_string(v); }
-std::string text(bool v) { return v ? "true" : "false"; }
-std::string text(const std::string& v) { return v; }
-std::string text(const std::vector<std::string>& v) { return fmt::format("{}", fmt::join(v, ",")); }
+// Every field of a record that changes the numbers (reports/record_fields.h), as path and value,
+// in the lists' order: the gate compares two such lists, so a field added to a list later is
+// compared without an edit here.
+struct NumbersFields {
+  std::string prefix;
+  std::vector<std::pair<std::string, std::string>>& out;
+
+  template <typename T>
+  void operator()(const char* key, const T& field, const reports::FieldSpec& spec) {
+    const std::string path = prefix + key;
+    if constexpr (reports::kIsRecord<T>) {
+      NumbersFields sub{path + ".", out};
+      reports::fields(sub, field);
+    } else if constexpr (IsVector<T>::value) {
+      if constexpr (!reports::kIsRecord<typename IsVector<T>::Element>) {
+        if (spec.affects == reports::Affects::kNumbers) out.emplace_back(path, text_of(field));
+      }
+    } else {
+      if (spec.affects == reports::Affects::kNumbers) out.emplace_back(path, text_of(field));
+    }
+  }
+};
+
+template <typename Record>
+std::vector<std::pair<std::string, std::string>> numbers_fields(const std::string& prefix,
+                                                                const Record& r) {
+  std::vector<std::pair<std::string, std::string>> out;
+  NumbersFields v{prefix, out};
+  reports::fields(v, r);
+  return out;
+}
+
+// Refuses, naming the first field in which the two records differ.
+template <typename Record>
+void require_same_numbers(const std::string& prefix, const Record& base, const Record& cur) {
+  const auto b = numbers_fields(prefix, base);
+  const auto c = numbers_fields(prefix, cur);
+  for (size_t i = 0; i < b.size() && i < c.size(); ++i) {
+    if (b[i].second == c[i].second) continue;
+    throw InputError(fmt::format(
+        "gate: baseline and current runs differ in {} ({} vs {}): their numbers are not "
+        "comparable; regenerate the baseline with the current configuration",
+        b[i].first, b[i].second.substr(0, 200), c[i].second.substr(0, 200)));
+  }
+}
 
 // Every recorded setting that changes what is computed or how fast: the gate compares like with
 // like or refuses. (Software versions are left out on purpose: an upgrade is what a gate is
 // often asked to judge.)
 void require_same_configuration(const reports::RunReport& b, const reports::RunReport& c) {
-  const reports::RunConfig& x = b.config;
-  const reports::RunConfig& y = c.config;
-  const auto same = [](const char* field, const auto& base, const auto& cur) {
-    require_same(field, text(base), text(cur));
-  };
-  same("scenario", x.scenario, y.scenario);
-  same("model", x.model, y.model);
-  same("dataset", x.dataset, y.dataset);
-  same("--data-dir", x.data_dir, y.data_dir);
-  same("loss", x.loss, y.loss);
-  same("optimizer", x.optimizer, y.optimizer);
-  same("dtype", x.dtype, y.dtype);
-  same("global batch", x.global_batch, y.global_batch);
-  same("world size", x.world_size, y.world_size);
-  same("modes", x.modes, y.modes);
-  same("steps", x.steps, y.steps);
-  same("warm-up steps", x.warmup_steps, y.warmup_steps);
-  same("seed", x.seed, y.seed);
-  same("threads per process", x.threads, y.threads);
-  same("scaling (--strong)", x.scaling, y.scaling);
-  same("device", b.context.device, c.context.device);
-  same("GPUs", b.context.gpu_devices, c.context.gpu_devices);
-  same("numerics (TF32, kernels)", b.context.numerics, c.context.numerics);
-  same("--ddp-impl", x.ddp.impl, y.ddp.impl);
-  same("--bucket-cap-mb (bytes)", x.ddp.bucket_cap_bytes, y.ddp.bucket_cap_bytes);
-  same("--first-bucket-mb (bytes)", x.ddp.first_bucket_bytes, y.ddp.first_bucket_bytes);
-  same("--comm-hook", x.ddp.comm_hook, y.ddp.comm_hook);
-  same("buffer broadcast", x.ddp.broadcast_buffers, y.ddp.broadcast_buffers);
-  same("--find-unused-parameters", x.ddp.find_unused_parameters, y.ddp.find_unused_parameters);
-  same("SyncBN", x.ddp.sync_bn, y.ddp.sync_bn);
-  same("--backend", x.ddp.backend, y.ddp.backend);
+  require_same_numbers("context.", b.context, c.context);
+  require_same_numbers("config.", b.config, c.config);
 }
 
 void require_fraction(const std::string& what, double v) {
@@ -103,7 +133,7 @@ std::vector<std::string> vanished_checks(const reports::ModeResult& base,
   for (const auto& b : base.checks) {
     bool present = false;
     for (const auto& c : cur.checks) present = present || c.name == b.name;
-    if (!present) gone.push_back(b.name);
+    if (!present) gone.push_back(reports::name_str(b.name));
   }
   return gone;
 }
@@ -131,6 +161,9 @@ const reports::ModeResult* find(const reports::RunReport& r, const std::string& 
 
 GateResult run_gate(const reports::RunReport& baseline, const reports::RunReport& current,
                     const GateThresholds& thresholds) {
+  // Both verdicts as their numbers give them (reports/verdict.h), whoever built the records.
+  reports::require_recomputed(baseline);
+  reports::require_recomputed(current);
   require_valid(thresholds, baseline);
   require_same_configuration(baseline, current);
   GateResult g;
@@ -147,21 +180,37 @@ GateResult run_gate(const reports::RunReport& baseline, const reports::RunReport
       g.passed = false;
       continue;
     }
-    require_same(key + " backend", base.backend, cur->backend);
+    // The point itself (its backend) and the rule of every check both ran: a check judged by
+    // a widened tolerance is another check.
+    require_same_numbers(fmt::format("results[{}].", key), base, *cur);
+    for (const auto& b : base.checks) {
+      for (const auto& c : cur->checks) {
+        if (b.name != c.name) continue;
+        require_same_numbers(fmt::format("results[{}].checks[{}].", key, reports::name_of(b.name)),
+                             b, c);
+      }
+    }
     p.current_samples_per_s = cur->throughput.samples_per_s;
     p.verdict = "ok";
     for (const auto& c : cur->checks) {
-      if (c.status == "fail") {
+      if (c.status == reports::CheckStatus::kFail) {
         p.verdict = "check failed";
-        p.detail = fmt::format("{}: {}", c.name, c.detail);
+        p.detail = fmt::format("{}: {}", reports::name_of(c.name), reports::describe_counts(c));
         break;
       }
       for (const auto& b : base.checks) {
-        if (b.name == c.name && b.status == "pass" && c.status != "pass") {
+        if (b.name == c.name && b.status == reports::CheckStatus::kPass &&
+            c.status != reports::CheckStatus::kPass) {
           p.verdict = "check regressed";
-          p.detail = fmt::format("{} passed in the baseline, now {}", c.name, c.status);
+          p.detail = fmt::format("{} passed in the baseline, now {}", reports::name_of(c.name),
+                                 reports::name_of(c.status));
         }
       }
+    }
+    // A point that neither checked nor timed anything compared nothing: never ok.
+    if (p.verdict == "ok" && cur->checks.empty() && !timed(*cur)) {
+      p.verdict = "nothing compared";
+      p.detail = "the current run neither checked nor timed this point";
     }
     const std::string gone = vanished(base, *cur);
     if (!gone.empty() && p.verdict == "ok") {

@@ -21,6 +21,7 @@ TensorDiff diff_tensors(const at::Tensor& got, const at::Tensor& ref, const Tole
     d.shape_mismatch = true;
     d.violations = std::max<int64_t>(1, ref.numel());
     d.max_abs = std::numeric_limits<double>::infinity();
+    d.max_ratio = std::numeric_limits<double>::infinity();
     return d;
   }
   if (ref.numel() == 0) return d;
@@ -31,9 +32,15 @@ TensorDiff diff_tensors(const at::Tensor& got, const at::Tensor& ref, const Tole
   // NaN compares false everywhere, so count "not within bound" rather than "above bound".
   d.violations = diff.le(bound).logical_not().sum().item<int64_t>();
   d.max_abs = diff.max().item<double>();
+  d.ref_max_abs = b.abs().max().item<double>();
+  // An element with a zero bound (atol 0, ref 0) is within it only when equal.
+  const at::Tensor ratio = at::where(diff.eq(0), at::zeros_like(diff), diff / bound);
+  d.max_ratio = ratio.max().item<double>();
   if (std::isnan(d.max_abs) || !a.isfinite().all().item<bool>()) {
     d.max_abs = std::numeric_limits<double>::infinity();
+    d.max_ratio = std::numeric_limits<double>::infinity();
   }
+  if (std::isnan(d.max_ratio)) d.max_ratio = std::numeric_limits<double>::infinity();
   const at::Tensor nonzero = b.ne(0);
   if (nonzero.any().item<bool>()) {
     d.max_rel = (diff.masked_select(nonzero) / b.abs().masked_select(nonzero)).max().item<double>();
@@ -70,7 +77,7 @@ double normalized_update_error(const at::Tensor& got, const at::Tensor& ref,
   }
   if (ref.numel() == 0) return 0.0;
   const at::ScalarType t = ref.scalar_type();
-  const double eps = t == at::kDouble ? 0x1p-52
+  const double eps = t == at::kDouble  ? 0x1p-52
                      : t == at::kFloat ? 0x1p-23
                      : t == at::kHalf  ? 0x1p-10
                                        : 0x1p-7;  // bfloat16

@@ -19,29 +19,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// One verdict everywhere: every check's status is one the reporters know, and `passed` says
-// exactly whether one of them failed.
-void check_verdict(const reports::RunReport& report) {
-  bool any_failed = false;
-  for (const auto& mode : report.results) {
-    for (const auto& c : mode.checks) {
-      if (c.status != "pass" && c.status != "fail" && c.status != "expected_divergence") {
-        throw InputError(
-            fmt::format("check {} of mode {} has status {}; known statuses are pass, fail, "
-                        "expected_divergence (was the file edited?)",
-                        quoted_input(c.name), quoted_input(mode.mode), quoted_input(c.status)));
-      }
-      any_failed = any_failed || c.status == "fail";
-    }
-  }
-  if (report.passed == any_failed) {
-    throw InputError(fmt::format(
-        "\"passed\" is {} but {} check failed: the verdict contradicts the checks (was the file "
-        "edited?); re-run, or correct the file",
-        report.passed, any_failed ? "a" : "no"));
-  }
-}
-
 // `path` itself, or the report.json inside it when it is a run's folder.
 std::string report_file_path(const std::string& path) {
   std::error_code ec;
@@ -81,8 +58,8 @@ ReportFile load_report_file(const std::string& given) {
   }
   f.bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   try {
+    // report_from_json recomputes every status and the verdict (reports/verdict.h).
     f.report = reports::report_from_json(nlohmann::json::parse(f.bytes));
-    check_verdict(f.report);
     return f;
   } catch (const nlohmann::json::exception& e) {
     throw InputError(fmt::format("{}: not a valid report ({})", quoted_input(path), e.what()));

@@ -43,7 +43,7 @@ bool timed(const reports::ModeResult& r) {
 std::vector<MeasuredDdp> measured_ddp_points(const reports::RunReport& report) {
   std::vector<MeasuredDdp> points;
   for (const reports::ModeResult& r : report.results) {
-    if (r.mode != "ddp" || !timed(r)) continue;
+    if (r.mode != reports::Mode::kDdp || !timed(r)) continue;
     MeasuredDdp m;
     m.world_size = r.world_size;
     m.step_s = mean_step_seconds(r.throughput);
@@ -250,7 +250,7 @@ reports::ProjectionReport project_scaling(const reports::RunReport& measured,
       "model: the reference's compute time (the input has no weak-scaling single-device "
       "baseline)";
   for (const reports::ModeResult& r : measured.results) {
-    if (r.mode == "single" && timed(r) && measured.config.scaling == "weak") {
+    if (r.mode == reports::Mode::kSingle && timed(r) && measured.config.scaling == "weak") {
       b.baseline_step_s = mean_step_seconds(r.throughput);
       b.baseline_source =
           "measured: the input's single-device step at the same per-device batch (weak "

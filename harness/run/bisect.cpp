@@ -39,7 +39,7 @@ reports::RunReport run_float64_twin(const RunRequest& request, bool lockstep,
 void annotate_bisect(reports::RunReport& report, const reports::RunReport& float64, int exit_code) {
   for (reports::ModeResult& r : report.results) {
     reports::DivergenceRecord& d = r.first_divergence;
-    if (d.stage.empty()) continue;
+    if (d.stage == reports::Stage::kNone) continue;
     const reports::ModeResult* twin = nullptr;
     for (const auto& t : float64.results) {
       if (t.mode == r.mode && t.world_size == r.world_size) twin = &t;
@@ -47,10 +47,10 @@ void annotate_bisect(reports::RunReport& report, const reports::RunReport& float
     if (twin == nullptr) {
       d.bisect = "could not be decided";
       d.bisect_detail = fmt::format("the float64 re-run exited with code {} before judging {}",
-                                    exit_code, r.mode);
+                                    exit_code, reports::name_of(r.mode));
       continue;
     }
-    if (!twin->first_divergence.stage.empty()) {
+    if (twin->first_divergence.stage != reports::Stage::kNone) {
       d.bisect = "persists";
       d.bisect_detail = fmt::format("an algorithm difference, not rounding (float64: {})",
                                     reports::describe_first_divergence(twin->first_divergence));
@@ -58,7 +58,7 @@ void annotate_bisect(reports::RunReport& report, const reports::RunReport& float
     }
     double worst_gradient = 0;
     for (const auto& c : twin->checks) {
-      if (c.name == "gradients") worst_gradient = c.max_abs_diff;
+      if (c.name == reports::Stage::kGradients) worst_gradient = c.max_abs_diff;
     }
     d.bisect = "vanishes";
     d.bisect_detail = fmt::format(

@@ -15,6 +15,7 @@
 #include "output/report_file.h"
 #include "output/scratch_dir.h"
 #include "output/write_reports.h"
+#include "reports/verdict.h"
 #include "run/prepare_run.h"
 #include "run/resolve_run.h"
 #include "scenarios/registry.h"
@@ -23,9 +24,7 @@
 namespace ddpbench::run {
 namespace {
 
-bool is_baseline(const reports::ModeResult& r) {
-  return r.mode == modes::mode_name(modes::ModeKind::kSingle);
-}
+bool is_baseline(const reports::ModeResult& r) { return r.mode == reports::Mode::kSingle; }
 
 // The points of the sweep as runs: perf only, single (the baseline) plus the timed modes, and the
 // global batch that keeps the per-device batch fixed (weak) or the global batch fixed (strong).
@@ -125,6 +124,7 @@ int execute_scale(const ScaleRequest& request, const scenarios::ScenarioRegistry
           metrics::scaling_efficiency(r.throughput.samples_per_s, r.world_size, baseline);
     }
   }
+  merged.verdict = reports::run_verdict(merged);  // perf-only points: nothing judged
   output::write_reports(merged, out);
   return kExitOk;
 }

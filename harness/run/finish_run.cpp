@@ -12,6 +12,7 @@
 #include "modes/ddp/comm_hook.h"
 #include "output/environment_block.h"
 #include "output/write_reports.h"
+#include "reports/verdict.h"
 #include "scenarios/scenario_config.h"
 #include "scenarios/training_recipe.h"
 #include "training/comparison_policy.h"
@@ -80,6 +81,18 @@ reports::ReferenceRecord reference_record(const training::ExactReference& exact,
 
 }  // namespace
 
+reports::Mode record_mode(modes::ModeKind mode) {
+  switch (mode) {
+    case modes::ModeKind::kSingle:
+      return reports::Mode::kSingle;
+    case modes::ModeKind::kDataParallel:
+      return reports::Mode::kDp;
+    case modes::ModeKind::kDdp:
+      return reports::Mode::kDdp;
+  }
+  return reports::Mode::kSingle;
+}
+
 reports::ThroughputRecord throughput_of(const training::RunSetup& setup,
                                         const training::ModeOutcome& o) {
   reports::ThroughputRecord t;
@@ -140,6 +153,18 @@ int finish_run(const training::RunSetup& setup, const runtime::ExecutionContext&
   report.config.scaling = setup.strong_scaling ? "strong" : "weak";
   report.config.scenario_config = spec.configured_by;
   report.config.scenario_yaml = scenarios::scenario_yaml(spec);
+  report.config.accumulation_steps = setup.accumulation_steps;
+  report.config.no_sync = setup.no_sync;
+  report.config.comparison = setup.lockstep ? "lockstep" : "free-running";
+  report.config.gradient_check = run.grad_record;
+  if (setup.fault) {
+    const modes::FaultSpec& f = *setup.fault;
+    report.config.inject_fault =
+        fmt::format("{}:rank={},step={},eps={:g}{}", modes::fault_name(f.kind), f.rank, f.step,
+                    f.eps, f.tensor.empty() ? "" : ",tensor=" + f.tensor);
+  }
+  report.config.first_step = setup.first_step();
+  report.config.eval_size = setup.eval_size;
 
   const training::ModeOutcome* single = nullptr;
   for (const auto& o : outcomes) {
@@ -150,7 +175,7 @@ int finish_run(const training::RunSetup& setup, const runtime::ExecutionContext&
       single != nullptr ? throughput_of(setup, *single).samples_per_s : 0.0;
   for (auto& o : outcomes) {
     reports::ModeResult r;
-    r.mode = modes::mode_name(o.mode);
+    r.mode = record_mode(o.mode);
     r.world_size = o.world_size;
     r.losses = o.trace.losses;
     for (const auto& t : o.check_times) r.step_seconds.push_back(t.total);
@@ -191,10 +216,9 @@ int finish_run(const training::RunSetup& setup, const runtime::ExecutionContext&
     }
     for (const auto& c : o.extra_checks) {
       // The evaluation pass comes after training: a failing one is no divergence of training.
-      if (c.name != "evaluation") compare::offer_ranks_check(c, r.first_divergence);
+      if (c.name != reports::Stage::kEvaluation) compare::offer_ranks_check(c, r.first_divergence);
       r.checks.push_back(c);
     }
-    for (const auto& c : r.checks) report.passed = report.passed && c.status != "fail";
     if (o.trace.final_state.empty()) {
       r.state_file.clear();  // --perf-only: no checked trajectory, no final state
     } else {
@@ -210,7 +234,9 @@ int finish_run(const training::RunSetup& setup, const runtime::ExecutionContext&
     report.results.push_back(std::move(r));
   }
 
-  if (!report.passed && setup.bisect) {
+  // The verdict is the one function report and gate recompute (reports/verdict.h).
+  report.verdict = reports::run_verdict(report);
+  if (report.verdict == reports::Verdict::kFail && setup.bisect) {
     if (run.bisect) {
       run.bisect(report);
     } else {
@@ -221,7 +247,7 @@ int finish_run(const training::RunSetup& setup, const runtime::ExecutionContext&
   }
   output::write_reports(report, out,
                         wrote_checkpoints ? ", state files and checkpoints" : " and state files");
-  return report.passed ? kExitOk : kExitCheckFailed;
+  return report.verdict == reports::Verdict::kFail ? kExitCheckFailed : kExitOk;
 }
 
 }  // namespace ddpbench::run

@@ -18,6 +18,9 @@
 
 namespace ddpbench::run {
 
+// The record's name for a mode.
+reports::Mode record_mode(modes::ModeKind mode);
+
 // The perf-phase figures of one mode (formulas in reports/METRICS.md).
 reports::ThroughputRecord throughput_of(const training::RunSetup& setup,
                                         const training::ModeOutcome& outcome);
@@ -33,7 +36,8 @@ struct RunDescription {
   std::function<void(reports::RunReport&)> bisect;
 };
 
-// Returns the exit code: 0 when every check passes or is an expected divergence, 1 otherwise.
+// Returns the exit code: 1 when the verdict (reports/verdict.h) is a failure, else 0 (a run that
+// judged nothing says so: its verdict is not_judged, never pass).
 // Each data-parallel mode is judged against its exact reference (`references`, or single's
 // outcome when that is plain single-device training).
 int finish_run(const training::RunSetup& setup, const runtime::ExecutionContext& context,

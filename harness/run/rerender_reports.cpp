@@ -32,7 +32,7 @@ int rerender_reports(const ReportRequest& request) {
       onto_input ? output::ReportJson::How::kLeave : output::ReportJson::How::kCopy, file.bytes};
   output::write_reports(report, out, "", json);
   // The exit code is the report's verdict, as it was for the run that wrote it.
-  return report.passed ? kExitOk : kExitCheckFailed;
+  return report.verdict == reports::Verdict::kFail ? kExitCheckFailed : kExitOk;
 }
 
 }  // namespace ddpbench::run

@@ -366,6 +366,13 @@ training::RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioReg
   if (o.check_only && o.perf_only) {
     throw InputError("--check-only and --perf-only exclude each other: pass at most one");
   }
+  // Single-device training alone has nothing to be compared with: checking only, it would judge
+  // nothing and time nothing (issue 31, defect 10).
+  if (o.check_only && s.modes == std::vector<modes::ModeKind>{modes::ModeKind::kSingle}) {
+    throw InputError(
+        "--check-only with --modes single compares nothing: single-device training is the "
+        "reference; add dp or ddp to --modes (e.g. --modes single,ddp)");
+  }
   if (o.warmup < 0) throw InputError("--warmup must be >= 0");
   if (o.bisect && s.context.dtype == at::kDouble) {
     throw InputError(

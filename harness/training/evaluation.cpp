@@ -13,6 +13,7 @@
 #include "data/dataset_prefix.h"
 #include "data/distributed_sampler.h"
 #include "modes/common/model_state.h"
+#include "reports/verdict.h"
 
 namespace ddpbench::training {
 namespace {
@@ -154,28 +155,39 @@ EvalTotals expected_totals(const EvalSamples& whole_set, int64_t ranks) {
 reports::CheckRecord evaluation_check(const EvalTotals& mode, const EvalTotals& reference,
                                       const scenarios::Tolerance& tolerance,
                                       const std::string& expected_reason) {
+  // Three items per judged tally: the count and the correct predictions (exact: any difference
+  // is an infinite error) and the mean loss (within atol + rtol * |ref|, as a ratio).
   reports::CheckRecord c;
-  c.name = "evaluation";
-  bool ok = true;
+  c.name = reports::Stage::kEvaluation;
+  c.measure = reports::Measure::kTolerance;
+  c.atol = tolerance.atol;
+  c.rtol = tolerance.rtol;
+  c.limit = 1.0;
   std::vector<std::string> problems;
+  int64_t outside = 0;
+  auto item = [&](bool ok, double error, std::string problem) {
+    ++c.items;
+    if (ok) {
+      c.error = std::max(c.error, error);
+    } else {
+      ++outside;
+      c.error = std::max(c.error, std::isnan(error) ? INFINITY : error);
+      problems.push_back(std::move(problem));
+    }
+  };
   auto judge = [&](const EvalTally& a, const EvalTally& b, const char* which) {
-    if (a.count != b.count) {
-      ok = false;
-      problems.push_back(
-          fmt::format("{}{} samples counted, single-device {}", which, a.count, b.count));
-    }
-    if (a.correct != b.correct) {
-      ok = false;
-      problems.push_back(
-          fmt::format("{}{:.0f} correct, single-device {:.0f}", which, a.correct, b.correct));
-    }
+    item(a.count == b.count, a.count == b.count ? 0.0 : INFINITY,
+         fmt::format("{}{} samples counted, single-device {}", which, a.count, b.count));
+    item(a.correct == b.correct, a.correct == b.correct ? 0.0 : INFINITY,
+         fmt::format("{}{:.0f} correct, single-device {:.0f}", which, a.correct, b.correct));
     const double diff = std::abs(a.mean_loss() - b.mean_loss());
     const double ref = std::abs(b.mean_loss());
-    if (!(diff <= tolerance.atol + tolerance.rtol * ref)) {
-      ok = false;
-      problems.push_back(fmt::format("{}mean loss {:.9g}, single-device {:.9g}", which,
-                                     a.mean_loss(), b.mean_loss()));
-    }
+    const double bound = tolerance.atol + tolerance.rtol * ref;
+    const double ratio = diff == 0 ? 0.0 : bound > 0 ? diff / bound : INFINITY;
+    item(ratio <= 1.0, ratio,
+         fmt::format("{}mean loss {:.9g}, single-device {:.9g}", which, a.mean_loss(),
+                     b.mean_loss()));
+    if (std::isfinite(ref)) c.ref_max_abs = std::max(c.ref_max_abs, ref);
     if (!(diff <= c.max_abs_diff)) c.max_abs_diff = diff;
     const double rel = ref > 0 ? diff / ref : diff;
     if (!(rel <= c.max_rel_diff)) c.max_rel_diff = rel;
@@ -188,21 +200,24 @@ reports::CheckRecord evaluation_check(const EvalTotals& mode, const EvalTotals& 
                          mode.unique.loss == mode.all.loss;
   judge(mode.all, reference.all, padded ? "with padding: " : "");
   if (padded || !one_tally) judge(mode.unique, reference.unique, "without padding: ");
-  const std::string rule =
-      fmt::format("counts and correct predictions exact, mean loss within rtol {:g}, atol {:g}",
-                  tolerance.rtol, tolerance.atol);
-  if (ok) {
-    c.status = "pass";
-    c.detail = fmt::format("{} as a single-device evaluation of the same weights; {}",
-                           tally_text(mode.all), rule);
+  if (outside == 0) {
+    c.detail = fmt::format(
+        "{} as a single-device evaluation of the same weights; counts and correct predictions "
+        "exact",
+        tally_text(mode.all));
   } else if (!expected_reason.empty()) {
-    c.status = "expected_divergence";
+    // Declared divergent: the error of the divergent items is not the check's.
+    c.divergent = outside;
+    c.error = 0.0;
     c.detail = fmt::format("{}: {}", expected_reason, fmt::join(problems, "; "));
   } else {
-    c.status = "fail";
-    c.detail = fmt::format("{} (single-device evaluation of the same weights; {})",
-                           fmt::join(problems, "; "), rule);
+    c.outside = outside;
+    c.detail = fmt::format(
+        "{} (single-device evaluation of the same weights; counts and correct "
+        "predictions exact)",
+        fmt::join(problems, "; "));
   }
+  c.status = reports::check_status(c, {});
   return c;
 }
 

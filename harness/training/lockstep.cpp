@@ -102,7 +102,8 @@ void LockstepDriver::record(int64_t step, const torch::nn::Module& module) {
   for (size_t i = 0; i < buffers.size(); ++i) {
     const compare::TensorDiff d =
         compare::diff_tensors(buffers[i].value(), ref_buffers[i].value(), tolerance_);
-    diffs_.push_back({step, buffers[i].key(), true, d.max_abs, d.max_rel, d.violations});
+    diffs_.push_back({step, buffers[i].key(), true, d.max_abs, d.max_rel, d.violations, d.max_ratio,
+                      d.ref_max_abs});
   }
 }
 

@@ -242,10 +242,12 @@ ModeOutcome run_ddp_rank(const PhaseInputs& in, comm::Communicator& comm,
     check_times = std::move(o.check_times);
     record_path(path);
     const modes::ddp::RankDisagreement& d = path.disagreement();
-    o.extra_checks.push_back(compare::rank_agreement_check(d.step, d.rank, d.tensor));
+    o.extra_checks.push_back(
+        compare::rank_agreement_check(s.check_steps, d.step, d.rank, d.tensor));
     if (path.checks_buffers()) {
       const modes::ddp::RankDisagreement& b = path.buffer_disagreement();
-      o.extra_checks.push_back(compare::buffer_agreement_check(b.step, b.rank, b.tensor));
+      o.extra_checks.push_back(
+          compare::buffer_agreement_check(s.check_steps, b.step, b.rank, b.tensor));
     }
     evaluate_ddp_rank(s, in.context, path, comm, o.evaluation, o.extra_checks);
   }

@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include "metrics/phase_times_tensor.h"
+#include "reports/record_fields.h"
 
 namespace ddpbench::training {
 namespace {
@@ -16,53 +17,54 @@ at::Tensor undefined_if_empty(const at::Tensor& t) { return t.numel() == 0 ? at:
 
 Dict new_dict() { return Dict(c10::StringType::get(), c10::AnyType::get()); }
 
-c10::IValue encode_check(const reports::CheckRecord& c) {
+// A record's fields (reports/record_fields.h's list) into a dict, by key.
+struct DictWriter {
+  Dict& out;
+  template <typename T>
+  void operator()(const char* key, const T& field, const reports::FieldSpec&) {
+    if constexpr (std::is_enum_v<T>) {
+      out.insert(key, std::string(reports::name_of(field)));
+    } else {
+      out.insert(key, field);
+    }
+  }
+};
+
+// The same fields back; a record from a rank of this very run, so a missing key is a bug.
+struct DictReader {
+  const Dict& in;
+  template <typename T>
+  void operator()(const char* key, T& field, const reports::FieldSpec&) {
+    const c10::IValue& v = in.at(key);
+    if constexpr (std::is_enum_v<T>) {
+      field = reports::parse_name<T>(v.toStringRef()).value();
+    } else if constexpr (std::is_same_v<T, std::string>) {
+      field = v.toStringRef();
+    } else if constexpr (std::is_same_v<T, bool>) {
+      field = v.toBool();
+    } else if constexpr (std::is_same_v<T, int64_t>) {
+      field = v.toInt();
+    } else {
+      static_assert(std::is_same_v<T, double>, "a check or evaluation field of a new type");
+      field = v.toDouble();
+    }
+  }
+};
+
+template <typename Record>
+c10::IValue encode_record(const Record& r) {
   Dict d = new_dict();
-  d.insert("name", c.name);
-  d.insert("status", c.status);
-  d.insert("max_abs_diff", c.max_abs_diff);
-  d.insert("max_rel_diff", c.max_rel_diff);
-  d.insert("tensor", c.tensor);
-  d.insert("step", c.step);
-  d.insert("detail", c.detail);
+  DictWriter w{d};
+  reports::fields(w, r);
   return d;
 }
 
-reports::CheckRecord decode_check(const Dict& d) {
-  return {d.at("name").toStringRef(),      d.at("status").toStringRef(),
-          d.at("max_abs_diff").toDouble(), d.at("max_rel_diff").toDouble(),
-          d.at("tensor").toStringRef(),    d.at("step").toInt(),
-          d.at("detail").toStringRef()};
-}
-
-c10::IValue encode_evaluation(const reports::EvaluationRecord& e) {
-  Dict d = new_dict();
-  d.insert("status", e.status);
-  d.insert("skipped_reason", e.skipped_reason);
-  d.insert("dataset", e.dataset);
-  d.insert("counts", c10::List<int64_t>({e.samples, e.count, e.padded}));
-  d.insert("figures", c10::List<double>({e.accuracy, e.mean_loss, e.accuracy_without_padding,
-                                         e.mean_loss_without_padding}));
-  d.insert("summary", e.summary);
-  return d;
-}
-
-reports::EvaluationRecord decode_evaluation(const Dict& d) {
-  reports::EvaluationRecord e;
-  e.status = d.at("status").toStringRef();
-  e.skipped_reason = d.at("skipped_reason").toStringRef();
-  e.dataset = d.at("dataset").toStringRef();
-  const std::vector<int64_t> counts = d.at("counts").toIntVector();
-  const std::vector<double> figures = d.at("figures").toDoubleVector();
-  e.samples = counts.at(0);
-  e.count = counts.at(1);
-  e.padded = counts.at(2);
-  e.accuracy = figures.at(0);
-  e.mean_loss = figures.at(1);
-  e.accuracy_without_padding = figures.at(2);
-  e.mean_loss_without_padding = figures.at(3);
-  e.summary = d.at("summary").toStringRef();
-  return e;
+template <typename Record>
+Record decode_record(const Dict& d) {
+  Record r;
+  DictReader reader{d};
+  reports::fields(reader, r);
+  return r;
 }
 
 // Per step, one tensor per parameter or buffer (an undefined one travels as an empty tensor).
@@ -98,11 +100,12 @@ std::string encode_outcome(const ModeOutcome& o) {
   d.insert("param_names", c10::List<std::string>(o.trace.param_names));
   d.insert("comparison", o.trace.comparison);
   c10::List<std::string> diff_names;
-  std::vector<double> diff_values;  // step, buffer, error, max_rel, violations per row
+  std::vector<double> diff_values;  // step, buffer, error, max_rel, violations, ratio, ref_max_abs
   for (const auto& s : o.trace.state_diffs) {
     diff_names.push_back(s.tensor);
-    diff_values.insert(diff_values.end(), {static_cast<double>(s.step), s.buffer ? 1.0 : 0.0,
-                                           s.error, s.max_rel, static_cast<double>(s.violations)});
+    diff_values.insert(diff_values.end(),
+                       {static_cast<double>(s.step), s.buffer ? 1.0 : 0.0, s.error, s.max_rel,
+                        static_cast<double>(s.violations), s.ratio, s.ref_max_abs});
   }
   d.insert("state_diff_names", diff_names);
   d.insert("state_diffs", c10::List<double>(diff_values));
@@ -126,7 +129,7 @@ std::string encode_outcome(const ModeOutcome& o) {
   for (const auto& h : o.hosts) hosts.push_back(h);
   d.insert("hosts", hosts);
   c10::impl::GenericList checks(c10::AnyType::get());
-  for (const auto& c : o.extra_checks) checks.push_back(encode_check(c));
+  for (const auto& c : o.extra_checks) checks.push_back(encode_record(c));
   d.insert("extra_checks", checks);
   // Checkpoints travel as their files' bytes, one uint8 tensor each.
   std::vector<int64_t> checkpoint_steps;
@@ -139,7 +142,7 @@ std::string encode_outcome(const ModeOutcome& o) {
   }
   d.insert("checkpoint_steps", c10::List<int64_t>(checkpoint_steps));
   d.insert("checkpoint_files", checkpoint_files);
-  d.insert("evaluation", encode_evaluation(o.evaluation));
+  d.insert("evaluation", encode_record(o.evaluation));
   const std::vector<char> bytes = torch::pickle_save(c10::IValue(d));
   return {bytes.begin(), bytes.end()};
 }
@@ -158,9 +161,10 @@ ModeOutcome decode_outcome(const std::string& bytes) {
   const auto& diff_names = d.at("state_diff_names").toListRef();
   const auto diff_values = d.at("state_diffs").toDoubleVector();
   for (size_t i = 0; i < diff_names.size(); ++i) {
-    const double* v = &diff_values[5 * i];
+    const double* v = &diff_values[7 * i];
     o.trace.state_diffs.push_back({static_cast<int64_t>(v[0]), diff_names[i].toStringRef(),
-                                   v[1] != 0.0, v[2], v[3], static_cast<int64_t>(v[4])});
+                                   v[1] != 0.0, v[2], v[3], static_cast<int64_t>(v[4]), v[5],
+                                   v[6]});
   }
   const auto& names = d.at("state_names").toListRef();
   const auto& tensors = d.at("state").toListRef();
@@ -177,7 +181,7 @@ ModeOutcome decode_outcome(const std::string& bytes) {
   o.peak_device_memory_bytes = d.at("peak_device_memory_bytes").toIntVector();
   for (const auto& h : d.at("hosts").toListRef()) o.hosts.push_back(h.toStringRef());
   for (const auto& c : d.at("extra_checks").toListRef()) {
-    o.extra_checks.push_back(decode_check(c.toGenericDict()));
+    o.extra_checks.push_back(decode_record<reports::CheckRecord>(c.toGenericDict()));
   }
   const std::vector<int64_t> checkpoint_steps = d.at("checkpoint_steps").toIntVector();
   const auto& checkpoint_files = d.at("checkpoint_files").toListRef();
@@ -186,7 +190,7 @@ ModeOutcome decode_outcome(const std::string& bytes) {
     const char* b = reinterpret_cast<const char*>(t.data_ptr<uint8_t>());
     o.checkpoints.push_back({checkpoint_steps[i], std::vector<char>(b, b + t.numel())});
   }
-  o.evaluation = decode_evaluation(d.at("evaluation").toGenericDict());
+  o.evaluation = decode_record<reports::EvaluationRecord>(d.at("evaluation").toGenericDict());
   return o;
 }
 

@@ -4,6 +4,7 @@
 #include <benchmark/benchmark.h>
 
 #include "reports/reporter.h"
+#include "support/judged_checks.h"
 
 namespace ddpbench::reports {
 namespace {
@@ -21,18 +22,20 @@ RunReport large_report() {
   r.config.sampler.num_replicas = 8;
   r.config.sampler.preview.assign(8, std::vector<int64_t>(64, 7));
   r.config.sampler.preview_padding.assign(8, std::vector<bool>(64, false));
-  for (const char* mode : {"single", "dp", "ddp"}) {
+  for (Mode mode : {Mode::kSingle, Mode::kDp, Mode::kDdp}) {
     ModeResult m;
     m.mode = mode;
-    m.world_size = m.mode == "single" ? 1 : 8;
+    m.world_size = m.mode == Mode::kSingle ? 1 : 8;
     for (int s = 0; s < 1000; ++s) {
       m.losses.push_back(2.3 - 1e-3 * s);
       m.step_seconds.push_back(0.1 + 1e-5 * (s % 17));
     }
-    if (m.mode != "single") {
+    if (m.mode != Mode::kSingle) {
       for (int c = 0; c < 20; ++c) {
-        m.checks.push_back({"gradients", c == 7 ? "fail" : "pass", 1e-7 * c, 1e-6 * c,
-                            "layer4.1.conv2.weight", c, "tolerance 1e-5 <normalized>"});
+        m.checks.push_back(test::judged_check(Stage::kGradients,
+                                              c == 7 ? CheckStatus::kFail : CheckStatus::kPass));
+        m.checks.back().tensor = "layer4.1.conv2.weight";
+        m.checks.back().detail = "<normalized>";
       }
       m.reference.name = "exact reference: per-rank BatchNorm statistics";
     }
@@ -42,7 +45,7 @@ RunReport large_report() {
     m.scaling_efficiency = 0.9;
     r.results.push_back(std::move(m));
   }
-  return r;
+  return test::with_verdict(r);
 }
 
 void BM_RenderAllReports(benchmark::State& state) {

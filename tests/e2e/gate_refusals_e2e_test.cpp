@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include "support/cli_runner.h"
 #include "support/temp_dir_test.h"
@@ -130,6 +131,84 @@ TEST_F(GateRefusals, ThresholdsFileIsValidated) {
   expect_refused(
       ddpbench({"gate", "--baseline", base, "--current", base, "--thresholds", path("typo.yaml")}),
       "linear_mse/ddp/4");
+}
+
+// Issue 31, defect 7: `report` and `gate` believed stored statuses. Each edit of the battery on a
+// real report: the verdict is recomputed from the numbers, and a report whose words contradict
+// them is refused naming the field.
+TEST_F(GateRefusals, EditedReportsAreRecomputedOrRefused) {
+  const std::string base = run("base", {"--modes", "single,ddp"});
+  const auto doc = testing::read_json(base);
+  ASSERT_EQ(doc["verdict"], "pass");
+  size_t ddp = 0, gradients = 0;
+  for (size_t i = 0; i < doc["results"].size(); ++i) {
+    if (doc["results"][i]["mode"] == "ddp") ddp = i;
+  }
+  const auto& checks = doc["results"][ddp]["checks"];
+  for (size_t j = 0; j < checks.size(); ++j) {
+    if (checks[j]["name"] == "gradients") gradients = j;
+  }
+  const std::string check =
+      "results[" + std::to_string(ddp) + "].checks[" + std::to_string(gradients) + "]";
+  struct Edit {
+    std::function<void(nlohmann::json&)> apply;
+    std::string field;
+  };
+  const std::vector<Edit> edits = {
+      {[&](auto& j) { j["results"][ddp]["checks"][gradients]["max_abs_diff"] = 1e9; },
+       check + ".status"},
+      {[&](auto& j) { j["results"][ddp]["losses"][1] = nullptr; }, "verdict"},
+      {[&](auto& j) { j["results"][ddp]["first_divergence"]["stage"] = "gradients"; },
+       check + ".status"},
+      {[&](auto& j) {
+         j["results"][ddp]["checks"][gradients]["outside"] = 2;
+         j["results"][ddp]["checks"][gradients]["detail"] = "2 of 6 items outside";
+       },
+       check + ".status"},
+  };
+  for (const auto& e : edits) {
+    auto edited = doc;
+    e.apply(edited);
+    const std::string file = write("edited.json", edited);
+    expect_refused(ddpbench({"report", file, "--out", path("r")}), e.field);
+    expect_refused(ddpbench({"gate", "--baseline", base, "--current", file}), e.field);
+    EXPECT_FALSE(std::filesystem::exists(path("r")));
+  }
+  // Prose alone changes nothing: the verdict is the numbers', the same as the run's.
+  auto prose = doc;
+  prose["results"][ddp]["checks"][gradients]["detail"] = "2 of 6 items outside";
+  const auto again = ddpbench({"report", write("prose.json", prose), "--out", path("p")});
+  EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
+}
+
+// Defect 3: a current run that widened its tolerances by scenario keys, or changed the sampler's
+// shuffle, was compared with the baseline (and passed a 10x gradient fault).
+TEST_F(GateRefusals, RunsJudgedByOtherRulesAreNotCompared) {
+  const std::string base = run("base", {"--modes", "single,ddp"});
+  const std::string wide =
+      run("wide", {"--modes", "single,ddp", "TOL.GRAD_FLOAT32", "1e6", "TOL.FLOAT32_RTOL", "1e6",
+                   "TOL.FLOAT32_ATOL", "1e6", "TOL.FLOAT32_REASON", "wide"});
+  expect_refused(ddpbench({"gate", "--baseline", base, "--current", wide}), "differ in config.");
+  const std::string unshuffled =
+      run("unshuffled", {"--modes", "single,ddp", "TRAIN.SHUFFLE", "false"});
+  expect_refused(ddpbench({"gate", "--baseline", base, "--current", unshuffled}),
+                 "differ in config.");
+}
+
+// Defect 10: single-device training alone, checked only, judged nothing and printed PASS.
+TEST_F(GateRefusals, ARunThatJudgesNothingIsNotAPass) {
+  expect_refused(ddpbench({"run", "--scenario", "linear_mse", "--modes", "single", "--check-only",
+                           "--steps", "2", "--out", path("none")}),
+                 "--check-only");
+  EXPECT_FALSE(std::filesystem::exists(path("none")));
+  const auto timed = ddpbench({"run", "--scenario", "linear_mse", "--modes", "single", "--steps",
+                               "3", "--out", path("single")});
+  EXPECT_EQ(timed.exit_code, 0) << timed.out << timed.err;
+  EXPECT_EQ(timed.out.find("\nPASS"), std::string::npos) << timed.out;
+  EXPECT_NE(timed.out.find("NOT JUDGED"), std::string::npos) << timed.out;
+  const auto doc = testing::read_json(path("single") + "/report.json");
+  EXPECT_EQ(doc["verdict"], "not_judged");
+  EXPECT_EQ(doc["passed"], false);
 }
 
 }  // namespace

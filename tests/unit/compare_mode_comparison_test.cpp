@@ -1,7 +1,8 @@
 // compare_mode_comparison_test.cpp — verdicts: identical traces pass, a perturbed gradient fails
 // naming tensor and step, declared divergences become expected_divergence with their reason, a
-// NaN never passes, fingerprints catch what full tensors catch, the first divergence is the earliest
-// step, stage and tensor (not the worst), and lockstep judges every step's update and buffers.
+// NaN never passes, fingerprints catch what full tensors catch, the first divergence is the
+// earliest step, stage and tensor (not the worst), and lockstep judges every step's update and
+// buffers.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -9,6 +10,7 @@
 
 #include "compare/mode_comparison.h"
 #include "modes/common/gradient_record.h"
+#include "reports/verdict.h"
 
 namespace ddpbench::compare {
 namespace {
@@ -44,7 +46,7 @@ ComparisonPolicy policy() {
 const reports::CheckRecord& find(const std::vector<reports::CheckRecord>& checks,
                                  const std::string& name) {
   for (const auto& c : checks) {
-    if (c.name == name) return c;
+    if (reports::name_of(c.name) == name) return c;
   }
   throw std::runtime_error("no check " + name);
 }
@@ -53,8 +55,10 @@ TEST(ModeComparison, IdenticalTracesPassEveryCheck) {
   const ModeTrace ref = trace(1);
   const auto judged = compare_modes(ref, deep_copy(ref), policy());
   ASSERT_EQ(judged.checks.size(), 4u);  // loss, gradients, parameters, buffers
-  for (const auto& c : judged.checks) EXPECT_EQ(c.status, "pass") << c.name << ": " << c.detail;
-  EXPECT_EQ(judged.first_divergence.stage, "");
+  for (const auto& c : judged.checks)
+    EXPECT_EQ(c.status, reports::CheckStatus::kPass)
+        << reports::name_of(c.name) << ": " << reports::describe_counts(c);
+  EXPECT_EQ(judged.first_divergence.stage, reports::Stage::kNone);
 }
 
 TEST(ModeComparison, PerturbedGradientFailsNamingTensorAndStep) {
@@ -63,7 +67,7 @@ TEST(ModeComparison, PerturbedGradientFailsNamingTensorAndStep) {
   got.gradients[1][1].mul_(1.0 + 1e-3);
   const auto checks = compare_modes(ref, got, policy()).checks;
   const auto& g = find(checks, "gradients");
-  EXPECT_EQ(g.status, "fail");
+  EXPECT_EQ(g.status, reports::CheckStatus::kFail);
   EXPECT_EQ(g.tensor, "fc.bias");
   EXPECT_EQ(g.step, 1);
   EXPECT_NEAR(g.max_abs_diff, 1e-3, 2e-4);
@@ -77,13 +81,13 @@ TEST(ModeComparison, DeclaredDivergenceIsLabelledWithItsReasonAndSize) {
   p.divergences = {{"running_(mean|var)$", "local batch statistics"}};
   const auto checks = compare_modes(ref, got, p).checks;
   const auto& b = find(checks, "buffers");
-  EXPECT_EQ(b.status, "expected_divergence");
+  EXPECT_EQ(b.status, reports::CheckStatus::kExpectedDivergence);
   EXPECT_NE(b.detail.find("local batch statistics"), std::string::npos);
   EXPECT_NEAR(b.max_abs_diff, 0.5, 1e-12);
   // The same difference on a tensor the rule does not cover is a failure.
   got.final_state[0].second.add_(0.5);
   const auto again = compare_modes(ref, got, p).checks;
-  EXPECT_EQ(find(again, "parameters").status, "fail");
+  EXPECT_EQ(find(again, "parameters").status, reports::CheckStatus::kFail);
 }
 
 TEST(ModeComparison, NanNeverPasses) {
@@ -92,8 +96,8 @@ TEST(ModeComparison, NanNeverPasses) {
   got.losses[2] = std::numeric_limits<double>::quiet_NaN();
   got.final_state[0].second[0][0] = std::numeric_limits<float>::quiet_NaN();
   const auto checks = compare_modes(ref, got, policy()).checks;
-  EXPECT_EQ(find(checks, "loss").status, "fail");
-  EXPECT_EQ(find(checks, "parameters").status, "fail");
+  EXPECT_EQ(find(checks, "loss").status, reports::CheckStatus::kFail);
+  EXPECT_EQ(find(checks, "parameters").status, reports::CheckStatus::kFail);
 }
 
 TEST(ModeComparison, FirstDivergenceIsTheEarliestStepNotTheWorst) {
@@ -106,7 +110,7 @@ TEST(ModeComparison, FirstDivergenceIsTheEarliestStepNotTheWorst) {
   const auto judged = compare_modes(ref, got, policy());
   EXPECT_EQ(find(judged.checks, "gradients").step, 2);
   const reports::DivergenceRecord& d = judged.first_divergence;
-  EXPECT_EQ(d.stage, "gradients");
+  EXPECT_EQ(d.stage, reports::Stage::kGradients);
   EXPECT_EQ(d.step, 1);
   EXPECT_EQ(d.tensor, "fc.bias");
   EXPECT_NEAR(d.error, 1e-4, 2e-5);
@@ -119,7 +123,7 @@ TEST(ModeComparison, ALossDifferencePartsBeforeTheGradientsOfItsStep) {
   got.losses[1] += 1e-2;
   got.gradients[1][1].mul_(1.0 + 1e-2);
   const auto judged = compare_modes(ref, got, policy());
-  EXPECT_EQ(judged.first_divergence.stage, "loss");
+  EXPECT_EQ(judged.first_divergence.stage, reports::Stage::kLoss);
   EXPECT_EQ(judged.first_divergence.step, 1);
 }
 
@@ -128,7 +132,7 @@ TEST(ModeComparison, FinalStateDivergesAfterEveryStep) {
   ModeTrace got = deep_copy(ref);
   got.final_state[2].second.add_(1.0);
   const auto judged = compare_modes(ref, got, policy());
-  EXPECT_EQ(judged.first_divergence.stage, "buffers");
+  EXPECT_EQ(judged.first_divergence.stage, reports::Stage::kBuffers);
   EXPECT_EQ(judged.first_divergence.step, -1);
   EXPECT_EQ(judged.first_divergence.tensor, "bn.running_mean");
 }
@@ -149,16 +153,16 @@ TEST(ModeComparison, LockstepJudgesEveryStepsUpdateAndBuffers) {
   const ModeTrace ref = trace(9);
   ModeTrace got = lockstep_trace(ref);
   auto judged = compare_modes(ref, got, policy());
-  EXPECT_EQ(find(judged.checks, "updates").status, "pass");
-  EXPECT_EQ(find(judged.checks, "buffers").status, "pass");
+  EXPECT_EQ(find(judged.checks, "updates").status, reports::CheckStatus::kPass);
+  EXPECT_EQ(find(judged.checks, "buffers").status, reports::CheckStatus::kPass);
   EXPECT_THROW(find(judged.checks, "parameters"), std::runtime_error);
 
-  got.state_diffs[4].error = 3e-5;  // fc.bias update at step 1, beyond the gradient tolerance
+  got.state_diffs[4].error = 3e-5;    // fc.bias update at step 1, beyond the gradient tolerance
   got.state_diffs[8].violations = 1;  // running mean after step 2
   judged = compare_modes(ref, got, policy());
-  EXPECT_EQ(find(judged.checks, "updates").status, "fail");
-  EXPECT_EQ(find(judged.checks, "buffers").status, "fail");
-  EXPECT_EQ(judged.first_divergence.stage, "updates");
+  EXPECT_EQ(find(judged.checks, "updates").status, reports::CheckStatus::kFail);
+  EXPECT_EQ(find(judged.checks, "buffers").status, reports::CheckStatus::kFail);
+  EXPECT_EQ(judged.first_divergence.stage, reports::Stage::kUpdates);
   EXPECT_EQ(judged.first_divergence.step, 1);
   EXPECT_EQ(judged.first_divergence.tensor, "fc.bias");
 }
@@ -167,7 +171,8 @@ TEST(ModeComparison, LockstepWithNothingRecordedFails) {
   const ModeTrace ref = trace(10);
   ModeTrace got = lockstep_trace(ref);
   got.state_diffs.clear();
-  EXPECT_EQ(find(compare_modes(ref, got, policy()).checks, "updates").status, "fail");
+  EXPECT_EQ(find(compare_modes(ref, got, policy()).checks, "updates").status,
+            reports::CheckStatus::kFail);
 }
 
 TEST(ModeComparison, FingerprintsDetectARelativeGradientError) {
@@ -196,9 +201,9 @@ TEST(ModeComparison, UpdateErrorIgnoresTheRoundingOfTheParameterAdd) {
 }
 
 TEST(ModeComparison, RankAgreementCheck) {
-  EXPECT_EQ(rank_agreement_check(-1, -1, "").status, "pass");
-  const auto c = rank_agreement_check(4, 2, "conv1.weight");
-  EXPECT_EQ(c.status, "fail");
+  EXPECT_EQ(rank_agreement_check(5, -1, -1, "").status, reports::CheckStatus::kPass);
+  const auto c = rank_agreement_check(5, 4, 2, "conv1.weight");
+  EXPECT_EQ(c.status, reports::CheckStatus::kFail);
   EXPECT_NE(c.detail.find("rank 2"), std::string::npos);
 }
 

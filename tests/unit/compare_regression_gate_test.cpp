@@ -11,26 +11,31 @@
 #include "compare/gate_thresholds.h"
 #include "compare/regression_gate.h"
 #include "errors.h"
+#include "reports/record_fields.h"
+#include "support/judged_checks.h"
 
 namespace ddpbench::compare {
 namespace {
 
-reports::RunReport run(double ddp_rate, const std::string& ddp_check_status = "pass") {
+using reports::CheckStatus;
+using reports::Stage;
+
+reports::RunReport run(double ddp_rate, CheckStatus ddp_check_status = CheckStatus::kPass) {
   reports::RunReport r;
   r.config.scenario = "toy_cnn";
   r.config.dtype = "float32";
   r.config.global_batch = 16;
   reports::ModeResult single;
-  single.mode = "single";
+  single.mode = reports::Mode::kSingle;
   single.throughput.samples_per_s = 1000;
   reports::ModeResult ddp;
-  ddp.mode = "ddp";
+  ddp.mode = reports::Mode::kDdp;
   ddp.world_size = 2;
   ddp.backend = "gloo";
   ddp.throughput.samples_per_s = ddp_rate;
-  ddp.checks.push_back({"gradients", ddp_check_status, 0, 0, "w", 1, "detail"});
+  ddp.checks.push_back(test::judged_check(Stage::kGradients, ddp_check_status));
   r.results = {single, ddp};
-  return r;
+  return test::with_verdict(r);
 }
 
 GatePoint point(const GateResult& g, const std::string& key) {
@@ -48,13 +53,13 @@ TEST(RegressionGate, IdenticalRunsPass) {
 }
 
 TEST(RegressionGate, AFailingCheckFails) {
-  const GateResult g = run_gate(run(1800, "fail"), run(1800, "fail"), {});
+  const GateResult g = run_gate(run(1800, CheckStatus::kFail), run(1800, CheckStatus::kFail), {});
   EXPECT_FALSE(g.passed);
   EXPECT_EQ(point(g, "toy_cnn/ddp/2").verdict, "check failed");
 }
 
 TEST(RegressionGate, ACheckThatNoLongerPassesFails) {
-  const GateResult g = run_gate(run(1800), run(1800, "expected_divergence"), {});
+  const GateResult g = run_gate(run(1800), run(1800, CheckStatus::kExpectedDivergence), {});
   EXPECT_FALSE(g.passed);
   EXPECT_EQ(point(g, "toy_cnn/ddp/2").verdict, "check regressed");
 }
@@ -70,6 +75,7 @@ TEST(RegressionGate, SlowdownBeyondThresholdFailsNoiseWithinPasses) {
 TEST(RegressionGate, MissingPointsFail) {
   reports::RunReport current = run(1800);
   current.results.pop_back();
+  current = test::with_verdict(current);
   const GateResult g = run_gate(run(1800), current, {});
   EXPECT_FALSE(g.passed);
   EXPECT_EQ(point(g, "toy_cnn/ddp/2").verdict, "missing");
@@ -91,16 +97,24 @@ TEST(RegressionGate, DifferentConfigurationsAreRefused) {
 TEST(RegressionGate, EveryConfigurationDifferenceIsNamed) {
   using Edit = std::function<void(reports::RunReport&)>;
   const std::vector<std::pair<std::string, Edit>> cases = {
-      {"--data-dir", [](auto& r) { r.config.data_dir = "/data/cifar"; }},
-      {"--ddp-impl", [](auto& r) { r.config.ddp.impl = "naive"; }},
-      {"threads per process", [](auto& r) { r.config.threads = 8; }},
-      {"seed", [](auto& r) { r.config.seed = 7; }},
-      {"steps", [](auto& r) { r.config.steps = 300; }},
-      {"device", [](auto& r) { r.context.device = "cuda"; }},
-      {"world size", [](auto& r) { r.config.world_size = 4; }},
-      {"--bucket-cap-mb", [](auto& r) { r.config.ddp.bucket_cap_bytes = 1; }},
-      {"--comm-hook", [](auto& r) { r.config.ddp.comm_hook = "fp16"; }},
-      {"warm-up steps", [](auto& r) { r.config.warmup_steps = 9; }},
+      {"config.data_dir", [](auto& r) { r.config.data_dir = "/data/cifar"; }},
+      {"config.ddp.impl", [](auto& r) { r.config.ddp.impl = "naive"; }},
+      {"config.threads", [](auto& r) { r.config.threads = 8; }},
+      {"config.seed", [](auto& r) { r.config.seed = 7; }},
+      {"config.steps", [](auto& r) { r.config.steps = 300; }},
+      {"context.device", [](auto& r) { r.context.device = "cuda"; }},
+      {"config.world_size", [](auto& r) { r.config.world_size = 4; }},
+      {"config.ddp.bucket_cap_bytes", [](auto& r) { r.config.ddp.bucket_cap_bytes = 1; }},
+      {"config.ddp.comm_hook", [](auto& r) { r.config.ddp.comm_hook = "fp16"; }},
+      {"config.warmup_steps", [](auto& r) { r.config.warmup_steps = 9; }},
+      // The battery's misses: accumulation, the sampler's shuffle, no_sync, and the scenario
+      // file's keys (its tolerances among them).
+      {"config.accumulation_steps", [](auto& r) { r.config.accumulation_steps = 4; }},
+      {"config.sampler.shuffle", [](auto& r) { r.config.sampler.shuffle = false; }},
+      {"config.no_sync", [](auto& r) { r.config.no_sync = false; }},
+      {"config.scenario_yaml",
+       [](auto& r) { r.config.scenario_yaml = "TOL:\n  GRAD_FLOAT32: 1e6"; }},
+      {"config.inject_fault", [](auto& r) { r.config.inject_fault = "grad:rank=1,step=1"; }},
   };
   for (const auto& [field, edit] : cases) {
     reports::RunReport other = run(1800);
@@ -112,6 +126,132 @@ TEST(RegressionGate, EveryConfigurationDifferenceIsNamed) {
       EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
     }
   }
+}
+
+// Sets one field, found by its path in the field lists, to another value in its bounds.
+struct MutateOne {
+  std::string target;
+  std::string prefix;
+  bool done = false;
+
+  template <typename T>
+  void operator()(const char* key, T& field, const reports::FieldSpec& spec) {
+    const std::string path = prefix + key;
+    if constexpr (reports::kIsRecord<T>) {
+      MutateOne sub{target, path + ".", false};
+      reports::fields(sub, field);
+      done = done || sub.done;
+    } else {
+      if (path != target) return;
+      done = true;
+      if constexpr (std::is_same_v<T, std::string>) {
+        field += "x";
+      } else if constexpr (std::is_same_v<T, bool>) {
+        field = !field;
+      } else if constexpr (std::is_same_v<T, int64_t>) {
+        field = field < spec.int_hi ? field + 1 : field - 1;
+      } else if constexpr (std::is_same_v<T, double>) {
+        field = field * 2 + 1;
+      } else if constexpr (std::is_enum_v<T>) {
+        const auto& table = reports::EnumNames<T>::kTable;
+        field = table[(static_cast<size_t>(field) + 1) % table.size()].first;
+      } else {
+        field.emplace_back();
+      }
+    }
+  }
+};
+
+// Every field of a record the lists mark as changing the numbers, by path.
+struct NumbersPaths {
+  std::string prefix;
+  std::vector<std::string>& out;
+  template <typename T>
+  void operator()(const char* key, const T& field, const reports::FieldSpec& spec) {
+    if constexpr (reports::kIsRecord<T>) {
+      NumbersPaths sub{prefix + key + ".", out};
+      reports::fields(sub, field);
+    } else if (spec.affects == reports::Affects::kNumbers) {
+      out.push_back(prefix + key);
+    }
+  }
+};
+
+// Generated from the declared field lists: a field that changes the numbers and is added later is
+// compared by the gate without anyone remembering to, and this test covers it.
+TEST(RegressionGate, EveryFieldThatChangesTheNumbersIsComparedByName) {
+  const reports::RunReport base = run(1800);
+  std::vector<std::string> paths;
+  NumbersPaths context{"context.", paths};
+  reports::fields(context, base.context);
+  NumbersPaths config{"config.", paths};
+  reports::fields(config, base.config);
+  ASSERT_GT(paths.size(), 40u);
+  for (const std::string& path : paths) {
+    reports::RunReport other = base;
+    MutateOne context_edit{path, "context."};
+    reports::fields(context_edit, other.context);
+    MutateOne config_edit{path, "config."};
+    reports::fields(config_edit, other.config);
+    ASSERT_TRUE(context_edit.done || config_edit.done) << path;
+    try {
+      run_gate(base, other, {});
+      ADD_FAILURE() << path << ": compared silently";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+    }
+  }
+  // And the rule of every check (measure, tolerances, limit), point by point.
+  std::vector<std::string> rule;
+  NumbersPaths check{"", rule};
+  reports::fields(check, base.results[1].checks[0]);
+  EXPECT_EQ(rule.size(), 5u);
+  for (const std::string& field : rule) {
+    if (field == "name") continue;  // another check is a vanished one (tested below)
+    reports::RunReport other = base;
+    MutateOne edit{field, ""};
+    reports::fields(edit, other.results[1].checks[0]);
+    other.results[1].checks[0].status =
+        reports::check_status(other.results[1].checks[0], other.results[1].first_divergence);
+    other = test::with_verdict(other);
+    try {
+      run_gate(base, other, {});
+      ADD_FAILURE() << field << ": a check judged by another rule was compared";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("results[toy_cnn/ddp/2].checks[gradients]." + field),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
+// Issue 31 defect 3: widening the tolerances hid a 10x gradient fault from the gate.
+TEST(RegressionGate, AWidenedToleranceIsAnotherRuleAndRefused) {
+  reports::RunReport widened = run(1800);
+  reports::CheckRecord& c = widened.results[1].checks[0];
+  c.atol = 1e6;
+  c.rtol = 1e6;
+  EXPECT_THROW(run_gate(run(1800), widened, {}), InputError);
+}
+
+// Issue 31 defect 10: two reports that judged and timed nothing are no pass.
+TEST(RegressionGate, ReportsThatComparedNothingDoNotPass) {
+  reports::RunReport nothing;
+  nothing.config.scenario = "linear_mse";
+  nothing.results.push_back({});
+  nothing = test::with_verdict(nothing);
+  ASSERT_EQ(nothing.verdict, reports::Verdict::kNotJudged);
+  const GateResult g = run_gate(nothing, nothing, {});
+  EXPECT_FALSE(g.passed);
+  EXPECT_EQ(g.points.at(0).verdict, "nothing compared");
+}
+
+// The gate recomputes each report's verdict from its numbers, whoever built the records.
+TEST(RegressionGate, AStatusTheNumbersContradictIsRefused) {
+  reports::RunReport edited = run(1800, CheckStatus::kFail);
+  edited.results[1].checks[0].status = CheckStatus::kPass;
+  edited.verdict = reports::Verdict::kPass;
+  EXPECT_THROW(run_gate(run(1800), edited, {}), InputError);
 }
 
 TEST(RegressionGate, NonFiniteOrOutOfRangeThresholdsAreRefused) {
@@ -130,6 +270,7 @@ TEST(RegressionGate, NonFiniteOrOutOfRangeThresholdsAreRefused) {
 TEST(RegressionGate, ChecksThatVanishedFailUnlessAllowed) {
   reports::RunReport current = run(1800);
   current.results[1].checks.clear();
+  current = test::with_verdict(current);
   const GateResult g = run_gate(run(1800), current, {});
   EXPECT_FALSE(g.passed);
   EXPECT_EQ(point(g, "toy_cnn/ddp/2").verdict, "missing");

@@ -112,7 +112,7 @@ const LinkParams kMeasuredLink{50e-6, 1e-9};
 reports::ModeResult ddp_point(int64_t k, double exposed, int64_t buckets = 1,
                               double backward = 4e-3) {
   reports::ModeResult r;
-  r.mode = "ddp";
+  r.mode = reports::Mode::kDdp;
   r.world_size = k;
   r.buckets = buckets;
   reports::ThroughputRecord& t = r.throughput;
@@ -131,7 +131,7 @@ reports::RunReport model_report(const std::vector<int64_t>& world_sizes) {
   report.config.scenario = "synthetic";
   report.config.scaling = "weak";
   reports::ModeResult single;
-  single.mode = "single";
+  single.mode = reports::Mode::kSingle;
   single.throughput.timed_steps = 10;
   single.throughput.samples_per_step = 8;
   single.throughput.samples_per_s = 8 / kCompute;

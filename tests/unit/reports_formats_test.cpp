@@ -10,6 +10,7 @@
 #include "reports/junit_reporter.h"
 #include "reports/markdown_reporter.h"
 #include "reports/reporter.h"
+#include "support/judged_checks.h"
 
 namespace ddpbench::reports {
 namespace {
@@ -20,24 +21,26 @@ RunReport sample() {
   r.config.dtype = "float32";
   r.config.global_batch = 16;
   ModeResult single;
-  single.mode = "single";
+  single.mode = Mode::kSingle;
   single.losses = {2.3, 2.2};
   single.throughput.timed_steps = 5;
   single.throughput.samples_per_s = 1000;
   ModeResult ddp;
-  ddp.mode = "ddp";
+  ddp.mode = Mode::kDdp;
   ddp.world_size = 2;
   ddp.backend = "gloo";
   ddp.losses = {2.3, 2.2};
   ddp.throughput.timed_steps = 5;
   ddp.throughput.samples_per_s = 1500;
   ddp.scaling_efficiency = 0.75;
-  ddp.checks = {{"loss", "pass", 1e-7, 1e-7, "loss", 0, "ok"},
-                {"gradients", "fail", 4e-4, 4e-4, "conv1.weight", 3, "1 of 30 <items> & more"},
-                {"buffers", "expected_divergence", 0.3, 0.2, "bn.running_var", -1, "BatchNorm"}};
+  ddp.checks = {test::judged_check(Stage::kLoss, CheckStatus::kPass),
+                test::judged_check(Stage::kGradients, CheckStatus::kFail, 30),
+                test::judged_check(Stage::kBuffers, CheckStatus::kExpectedDivergence)};
+  ddp.checks[1].tensor = "conv1.weight";
+  ddp.checks[1].step = 3;
+  ddp.checks[1].detail = "<items> & more";
   r.results = {single, ddp};
-  r.passed = false;
-  return r;
+  return test::with_verdict(r);
 }
 
 std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
@@ -112,7 +115,7 @@ TEST(ReportFormats, PerfOnlyPointsAreTestcasesAndShowDashes) {
     m.losses.clear();
     m.checks.clear();
   }
-  r.passed = true;
+  r = test::with_verdict(r);
   const std::string xml = JunitReporter().render(r);
   EXPECT_EQ(count(xml, "<testcase "), 2) << xml;
   const std::string text = ConsoleReporter().render(r);

@@ -32,7 +32,7 @@ RunReport sample_report() {
   r.config.sampler.dataset_size = 10;
   r.config.sampler.num_replicas = 3;
   r.config.sampler.padded = 2;
-  r.results.push_back({"single", 1, {2.5, 2.25, 2.0}, {0.1, 0.1, 0.1}, "state_single.pt"});
+  r.results.push_back({Mode::kSingle, 1, {2.5, 2.25, 2.0}, {0.1, 0.1, 0.1}, "state_single.pt"});
   r.results.back().peak_device_memory_bytes = {123456789};
   r.results.back().evaluation = {"done", "", "held-out", 101, 104, 3, 0.25, 1.5, 0.2475, 1.49, "s"};
   return r;
@@ -82,6 +82,7 @@ TEST(JsonReport, RefusesOutOfRangeAndMistypedFieldsNamingThem) {
        "results[0].throughput.samples_per_s"},
       {[](auto& j) { j["results"][0]["mode"] = "dpp"; }, "results[0].mode"},
       {[](auto& j) { j["passed"] = "yes"; }, "passed"},
+      {[](auto& j) { j["verdict"] = "ok"; }, "verdict"},
       {[](auto& j) {
          j["config"]["sampler"]["preview"] = {{1, -1}};
        },
@@ -105,6 +106,19 @@ TEST(JsonReport, RefusesOutOfRangeAndMistypedFieldsNamingThem) {
       ADD_FAILURE() << e.field << " was accepted: " << j.dump();
     } catch (const InputError& err) {
       EXPECT_NE(std::string(err.what()).find(e.field), std::string::npos) << err.what();
+    }
+  }
+  // Issue 31 defect 8: nlohmann reads a non-negative integer from text as unsigned, and only its
+  // upper bound was checked: 0 passed every lower bound of 1 in a file (not in memory).
+  for (const char* field : {"world_size", "steps", "global_batch", "threads", "local_batch"}) {
+    nlohmann::json j = to_json(sample_report());
+    j["config"][field] = 0;
+    try {
+      report_from_json(nlohmann::json::parse(j.dump()));
+      ADD_FAILURE() << field << " 0 was accepted from a file";
+    } catch (const InputError& err) {
+      EXPECT_NE(std::string(err.what()).find(std::string("config.") + field), std::string::npos)
+          << err.what();
     }
   }
   // A diverged loss is written as null and reads back as NaN.

@@ -5,6 +5,7 @@
 
 #include "reports/divergence_text.h"
 #include "run/bisect.h"
+#include "support/judged_checks.h"
 
 namespace ddpbench::run {
 namespace {
@@ -32,23 +33,24 @@ TEST(Bisect, TwinIsTheSameRunInFloat64CheckedTheSameWay) {
   EXPECT_EQ(float64_twin(r, false, "/tmp/x").comparison, "free");
 }
 
-reports::ModeResult failing(const std::string& mode) {
+reports::ModeResult failing(reports::Mode mode) {
   reports::ModeResult m;
   m.mode = mode;
   m.world_size = 2;
-  m.first_divergence = {"gradients", 2, "conv1.weight", 5.8e-4, "normalized error 2e-05"};
+  m.first_divergence = {reports::Stage::kGradients, 2, "conv1.weight", 5.8e-4,
+                        "normalized error 2e-05"};
   return m;
 }
 
 TEST(Bisect, PersistsVanishesOrCouldNotBeDecided) {
   reports::RunReport report;
-  report.results = {failing("dp"), failing("ddp")};
+  report.results = {failing(reports::Mode::kDp), failing(reports::Mode::kDdp)};
   reports::RunReport f64;
-  f64.results = {failing("ddp")};
+  f64.results = {failing(reports::Mode::kDdp)};
   reports::ModeResult dp64;
-  dp64.mode = "dp";
+  dp64.mode = reports::Mode::kDp;
   dp64.world_size = 2;
-  dp64.checks = {{"gradients", "pass", 3e-12, 3e-12, "fc.weight", 1, ""}};
+  dp64.checks = {test::judged_check(reports::Stage::kGradients, reports::CheckStatus::kPass)};
   f64.results.push_back(dp64);
   annotate_bisect(report, f64, 1);
   EXPECT_EQ(report.results[0].first_divergence.bisect, "vanishes");
@@ -68,7 +70,7 @@ TEST(Bisect, PersistsVanishesOrCouldNotBeDecided) {
 TEST(Bisect, PassingModesAreLeftAlone) {
   reports::RunReport report;
   reports::ModeResult ok;
-  ok.mode = "ddp";
+  ok.mode = reports::Mode::kDdp;
   report.results = {ok};
   annotate_bisect(report, reports::RunReport{}, 0);
   EXPECT_EQ(report.results[0].first_divergence.bisect, "");

@@ -59,7 +59,7 @@ TEST(Evaluation, SharesSumToTheSingleDeviceFiguresWithAndWithoutPadding) {
   EXPECT_NEAR(reduced.unique.loss, expected.unique.loss, 1e-12);
   // The duplicates are samples 0 and 1 (padding from the head of the order): 0 is wrong, 1 right.
   EXPECT_EQ(reduced.all.correct - reduced.unique.correct, 1.0);
-  EXPECT_EQ(evaluation_check(reduced, expected, kFloat32, "").status, "pass");
+  EXPECT_EQ(evaluation_check(reduced, expected, kFloat32, "").status, reports::CheckStatus::kPass);
 }
 
 TEST(Evaluation, DivisibleSetHasNoDuplicates) {
@@ -87,7 +87,7 @@ TEST(Evaluation, CheckFailsWhenARankLosesASample) {
   const EvalSamples set = whole_set(10);
   const reports::CheckRecord c = evaluation_check(reduced_over_ranks(set, 4, /*faulty_rank=*/2),
                                                   expected_totals(set, 4), kFloat32, "");
-  EXPECT_EQ(c.status, "fail");
+  EXPECT_EQ(c.status, reports::CheckStatus::kFail);
   EXPECT_NE(c.detail.find("11 samples counted, single-device 12"), std::string::npos) << c.detail;
 }
 
@@ -96,16 +96,16 @@ TEST(Evaluation, CheckFailsOnAChangedPredictionOrLoss) {
   const EvalTotals expected = expected_totals(set, 2);
   EvalTotals wrong = expected;
   wrong.unique.correct += 1;
-  EXPECT_EQ(evaluation_check(wrong, expected, kFloat32, "").status, "fail");
+  EXPECT_EQ(evaluation_check(wrong, expected, kFloat32, "").status, reports::CheckStatus::kFail);
   EvalTotals lossy = expected;
   lossy.all.loss *= 1.001;
   const reports::CheckRecord c = evaluation_check(lossy, expected, kFloat32, "");
-  EXPECT_EQ(c.status, "fail");
+  EXPECT_EQ(c.status, reports::CheckStatus::kFail);
   EXPECT_GT(c.max_abs_diff, 1e-4);
   // Rounding-sized differences pass.
   EvalTotals rounded = expected;
   rounded.all.loss *= 1 + 1e-9;
-  EXPECT_EQ(evaluation_check(rounded, expected, kFloat32, "").status, "pass");
+  EXPECT_EQ(evaluation_check(rounded, expected, kFloat32, "").status, reports::CheckStatus::kPass);
 }
 
 TEST(Evaluation, DeclaredReasonTurnsADifferenceIntoAnExpectedDivergence) {
@@ -114,9 +114,10 @@ TEST(Evaluation, DeclaredReasonTurnsADifferenceIntoAnExpectedDivergence) {
   EvalTotals wrong = expected;
   wrong.all.correct -= 1;
   const reports::CheckRecord c = evaluation_check(wrong, expected, kFloat32, "own statistics");
-  EXPECT_EQ(c.status, "expected_divergence");
+  EXPECT_EQ(c.status, reports::CheckStatus::kExpectedDivergence);
   EXPECT_NE(c.detail.find("own statistics"), std::string::npos);
-  EXPECT_EQ(evaluation_check(expected, expected, kFloat32, "own statistics").status, "pass");
+  EXPECT_EQ(evaluation_check(expected, expected, kFloat32, "own statistics").status,
+            reports::CheckStatus::kPass);
 }
 
 TEST(Evaluation, PayloadRoundTripsAndSharesMustMatchTheirFlags) {

@@ -25,10 +25,10 @@ TEST(OutcomeCodec, RoundTripsEveryField) {
   r.bytes_per_step = 1234;
   r.buckets = 3;
   r.peak_device_memory_bytes = {int64_t{1} << 33, 7};
-  r.extra_checks = {compare::rank_agreement_check(1, 2, "w")};
+  r.extra_checks = {compare::rank_agreement_check(3, 1, 2, "w")};
   r.evaluation = {"done", "", "held-out", 10, 12, 2, 0.5, 0.75, 0.4, 0.7, "summary"};
   r.trace.comparison = "lockstep";
-  r.trace.state_diffs = {{0, "w", false, 3e-7, 3e-7, 0}, {1, "n", true, 0.5, 0.25, 2}};
+  r.trace.state_diffs = {{0, "w", false, 3e-7, 3e-7, 0}, {1, "n", true, 0.5, 0.25, 2, 1.5, 4.0}};
   r.checkpoints = {{2, {'P', 'K', '\0', '\xff'}}, {4, {}}};  // a file's bytes, any of them
 
   const training::ModeOutcome back = training::decode_outcome(training::encode_outcome(r));
@@ -53,8 +53,11 @@ TEST(OutcomeCodec, RoundTripsEveryField) {
   EXPECT_EQ(back.buckets, 3);
   EXPECT_EQ(back.peak_device_memory_bytes, r.peak_device_memory_bytes);
   ASSERT_EQ(back.extra_checks.size(), 1u);
-  EXPECT_EQ(back.extra_checks[0].status, "fail");
+  EXPECT_EQ(back.extra_checks[0].status, reports::CheckStatus::kFail);
   EXPECT_EQ(back.extra_checks[0].step, 1);
+  EXPECT_EQ(back.extra_checks[0].name, reports::Stage::kRanksBitwiseEqual);
+  EXPECT_EQ(back.extra_checks[0].items, 3);
+  EXPECT_EQ(back.extra_checks[0].measure, reports::Measure::kExact);
   EXPECT_EQ(back.extra_checks[0].tensor, "w");
   EXPECT_NE(back.extra_checks[0].detail.find("rank 2"), std::string::npos);
   EXPECT_EQ(back.trace.comparison, "lockstep");
@@ -72,6 +75,8 @@ TEST(OutcomeCodec, RoundTripsEveryField) {
   EXPECT_DOUBLE_EQ(d.error, 0.5);
   EXPECT_DOUBLE_EQ(d.max_rel, 0.25);
   EXPECT_EQ(d.violations, 2);
+  EXPECT_DOUBLE_EQ(d.ratio, 1.5);
+  EXPECT_DOUBLE_EQ(d.ref_max_abs, 4.0);
   EXPECT_FALSE(back.trace.state_diffs[0].buffer);
   EXPECT_DOUBLE_EQ(back.trace.state_diffs[0].error, 3e-7);
   ASSERT_EQ(back.checkpoints.size(), 2u);
