@@ -8,9 +8,10 @@
 namespace ddpbench::reports {
 namespace {
 
-// RFC 4180: quote fields containing separators, quotes or newlines.
+// RFC 4180: quote fields containing separators, quotes or line breaks (a bare CR ends a row for
+// many readers as LF does).
 std::string field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string out = "\"";
   for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "reports/markdown_escape.h"
+
 namespace ddpbench::reports {
 
 std::string render_gate_table(const GateResult& g, bool markdown) {
@@ -19,8 +21,9 @@ std::string render_gate_table(const GateResult& g, bool markdown) {
     const std::string verdict = p.detail.empty() ? p.verdict : p.verdict + ": " + p.detail;
     const std::string delta = fmt::format("{:+.1f}%", 100 * p.delta);
     out += markdown
-               ? fmt::format("| {} | {:.1f} | {:.1f} | {} | {} |\n", p.key,
-                             p.baseline_samples_per_s, p.current_samples_per_s, delta, verdict)
+               ? fmt::format("| {} | {:.1f} | {:.1f} | {} | {} |\n", markdown_escape(p.key),
+                             p.baseline_samples_per_s, p.current_samples_per_s, delta,
+                             markdown_escape(verdict))
                : fmt::format("{:<36} {:>14.1f} {:>14.1f} {:>8}  {}\n", p.key,
                              p.baseline_samples_per_s, p.current_samples_per_s, delta, verdict);
   }

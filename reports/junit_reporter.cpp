@@ -28,7 +28,13 @@ std::string xml_escape(const std::string& s) {
         out += "&apos;";
         break;
       default:
-        out += c;
+        // XML 1.0 has no character for the C0 controls but tab, LF and CR, not even as a
+        // reference: one in a report's string would make the whole file unparseable.
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+          out += "\xEF\xBF\xBD";  // U+FFFD REPLACEMENT CHARACTER
+        } else {
+          out += c;
+        }
     }
   }
   return out;

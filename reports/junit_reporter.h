@@ -14,7 +14,8 @@ class JunitReporter : public Reporter {
   std::string render(const RunReport& report) const override;
 };
 
-// XML-escapes text for attributes and element content.
+// XML-escapes text for attributes and element content; C0 controls XML cannot carry (all but
+// tab, LF, CR) become U+FFFD.
 std::string xml_escape(const std::string& s);
 
 }  // namespace ddpbench::reports

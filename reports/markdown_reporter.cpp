@@ -1,21 +1,29 @@
-// markdown_reporter.cpp — see markdown_reporter.h.
+// markdown_reporter.cpp — see markdown_reporter.h. Every string taken from the report goes through
+// markdown_escape (md below): report.md lands on CI summary pages, where a host or tensor name
+// must not become a heading, a code fence, a table cell or a tag.
 #include "reports/markdown_reporter.h"
 
 #include <fmt/format.h>
 
 #include "reports/divergence_text.h"
+#include "reports/markdown_escape.h"
 #include "reports/verdict.h"
 
 namespace ddpbench::reports {
+namespace {
+
+std::string md(std::string_view value) { return markdown_escape(value); }
+
+}  // namespace
 
 std::string MarkdownReporter::render(const RunReport& report) const {
   const RunConfig& c = report.config;
-  std::string out = fmt::format("## ddpbench: {} — {}\n\n", c.scenario,
+  std::string out = fmt::format("## ddpbench: {} — {}\n\n", md(c.scenario),
                                 report.verdict == Verdict::kPass   ? "PASS"
                                 : report.verdict == Verdict::kFail ? "FAIL"
                                                                    : "NOT JUDGED (no check ran)");
-  out += fmt::format("{} · {} · global batch {} · {} · git {}\n\n", c.model, c.dtype,
-                     c.global_batch, report.context.host, report.context.git_revision);
+  out += fmt::format("{} · {} · global batch {} · {} · git {}\n\n", md(c.model), md(c.dtype),
+                     c.global_batch, md(report.context.host), md(report.context.git_revision));
   out += "| mode | world | samples/s | p50 step (s) | scaling | checks |\n";
   out += "|---|---:|---:|---:|---:|---|\n";
   for (const auto& r : report.results) {
@@ -24,33 +32,34 @@ std::string MarkdownReporter::render(const RunReport& report) const {
       const char* mark = k.status == CheckStatus::kPass   ? "✅"
                          : k.status == CheckStatus::kFail ? "❌"
                                                           : "⚠️";
-      checks += fmt::format("{}{} {}", checks.empty() ? "" : " ", mark, name_of(k.name));
+      checks += fmt::format("{}{} {}", checks.empty() ? "" : " ", mark, md(name_of(k.name)));
     }
     out += fmt::format(
-        "| {} | {} | {} | {} | {} | {} |\n", name_of(r.mode), r.world_size,
+        "| {} | {} | {} | {} | {} | {} |\n", md(name_of(r.mode)), r.world_size,
         r.throughput.timed_steps ? fmt::format("{:.1f}", r.throughput.samples_per_s) : "-",
         r.throughput.timed_steps ? fmt::format("{:.4f}", r.throughput.step_time_p50_s) : "-",
-        describe_efficiency(r), checks.empty() ? "-" : checks);
+        md(describe_efficiency(r)), checks.empty() ? "-" : checks);
   }
   for (const auto& r : report.results) {
     for (const auto& k : r.checks) {
       if (k.status == CheckStatus::kPass) continue;
       out += fmt::format(
-          "\n- **{} {}** {}: max abs diff {:.3e} at {}{} — {}{}", name_of(r.mode), name_of(k.name),
-          k.status == CheckStatus::kFail ? "FAILED" : "expected divergence", k.max_abs_diff,
-          k.tensor.empty() ? "-" : k.tensor, k.step >= 0 ? fmt::format(" (step {})", k.step) : "",
-          describe_counts(k), k.detail.empty() ? "" : "; " + k.detail);
+          "\n- **{} {}** {}: max abs diff {:.3e} at {}{} — {}{}", md(name_of(r.mode)),
+          md(name_of(k.name)), k.status == CheckStatus::kFail ? "FAILED" : "expected divergence",
+          k.max_abs_diff, k.tensor.empty() ? "-" : md(k.tensor),
+          k.step >= 0 ? fmt::format(" (step {})", k.step) : "", md(describe_counts(k)),
+          k.detail.empty() ? "" : "; " + md(k.detail));
     }
     if (!r.reference.summary.empty()) {
-      out += fmt::format("\n- **{}** vs {}: {}", name_of(r.mode), describe_reference(r.reference),
-                         r.reference.summary);
+      out += fmt::format("\n- **{}** vs {}: {}", md(name_of(r.mode)),
+                         md(describe_reference(r.reference)), md(r.reference.summary));
     }
     if (const std::string e = describe_evaluation(r.evaluation); !e.empty()) {
-      out += fmt::format("\n- **{} evaluation** {}", name_of(r.mode), e);
+      out += fmt::format("\n- **{} evaluation** {}", md(name_of(r.mode)), md(e));
     }
     if (r.first_divergence.stage != Stage::kNone) {
-      out += fmt::format("\n- **{} first divergence**: {}", name_of(r.mode),
-                         describe_first_divergence(r.first_divergence));
+      out += fmt::format("\n- **{} first divergence**: {}", md(name_of(r.mode)),
+                         md(describe_first_divergence(r.first_divergence)));
     }
   }
   return out + "\n";

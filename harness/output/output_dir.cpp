@@ -6,10 +6,12 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 
 #include "errors.h"
@@ -147,6 +149,55 @@ void OutputDir::check_owned_by_ddpbench() const {
         "so choose a new or empty folder (or an earlier run's)",
         quoted_input(path_), quoted_input(name)));
   }
+}
+
+void OutputDir::refuse_to_replace_results(const std::string& command,
+                                          const std::vector<std::string>& renders,
+                                          std::string_view same_report) const {
+  const std::set<std::string> writes(renders.begin(), renders.end());
+  std::set<std::string> touched;  // what commit() would remove or overwrite
+  if (policy_ == OutputPolicy::kOwnFolder) touched = earlier_run_files(path_);
+  std::error_code ec;
+  for (const auto& name : writes) {
+    if (fs::exists(fs::path(path_) / name, ec)) touched.insert(name);
+  }
+  // A result is named before a rendering: that is what the user stands to lose.
+  const auto state = [](const std::string& name) {
+    return name == "batches.pt" || name.rfind("state_", 0) == 0 ||
+           name.rfind("checkpoint_", 0) == 0;
+  };
+  std::vector<std::string> lost;
+  for (const auto& name : touched) {
+    const fs::path file = fs::path(path_) / name;
+    if (!fs::exists(file, ec)) continue;  // listed in the manifest, gone since
+    const bool rewritten = writes.count(name) > 0;
+    if (name == "report.json") {
+      if (rewritten && !same_report.empty()) {
+        std::ifstream in(file, std::ios::binary);
+        const std::string bytes((std::istreambuf_iterator<char>(in)),
+                                std::istreambuf_iterator<char>());
+        if (bytes == same_report) continue;  // the very report being rendered
+      }
+    } else if (rewritten) {
+      continue;  // a rendering this command writes again
+    }
+    lost.push_back(name);
+  }
+  if (lost.empty()) return;
+  const auto rank = [&state](const std::string& name) {
+    return name == "report.json" ? 0 : state(name) ? 1 : 2;
+  };
+  const std::string name = *std::min_element(
+      lost.begin(), lost.end(),
+      [&rank](const std::string& a, const std::string& b) { return rank(a) < rank(b); });
+  throw InputError(fmt::format(
+      "{}: {} holds {} ({}), which rendering there would {}; `{}` only renders and never "
+      "replaces results: choose a new or empty --out",
+      command, quoted_input(path_), quoted_input(name),
+      name == "report.json" ? "another run's report, not the one rendered"
+      : state(name)         ? "a run's saved state"
+                            : "another run's output",
+      writes.count(name) ? "overwrite" : "remove", command));
 }
 
 void OutputDir::remove_created() {

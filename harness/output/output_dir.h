@@ -7,7 +7,8 @@
 // the folder for its whole life (a second run into it is refused, not mixed in), and at commit
 // removes the earlier run's files that it did not write again, so a report never sits beside
 // another run's state files. `report` adds its renderings to the report's own folder (kAddFiles)
-// and owns any other --out as a run does. The path is normalised first ("out/", "a/../b").
+// and owns any other --out as a run does, but never one holding results (Note [Rendering never
+// destroys results]). The path is normalised first ("out/", "a/../b").
 #pragma once
 
 #include <string>
@@ -27,6 +28,17 @@ class OutputDir {
   ~OutputDir();
   OutputDir(const OutputDir&) = delete;
   OutputDir& operator=(const OutputDir&) = delete;
+
+  // Note [Rendering never destroys results]: `report` and `project` only render, so they may
+  // replace what they write themselves and nothing else. Throws InputError (naming the file)
+  // when commit() would remove or replace a file here that is not one of `renders`: a run's
+  // report.json, state, checkpoint or batch files, another command's renderings. A report.json
+  // byte-identical to `same_report` (the report being rendered) is no loss and passes.
+  // kAddFiles removes nothing, so there only a different report.json in `renders` is refused.
+  // Call before staging anything.
+  void refuse_to_replace_results(const std::string& command,
+                                 const std::vector<std::string>& renders,
+                                 std::string_view same_report = {}) const;
 
   // Writes `bytes` to a temporary beside `name`. Throws InputError on I/O failure.
   void stage(const std::string& name, std::string_view bytes);

@@ -9,9 +9,14 @@
 namespace ddpbench::output {
 
 void write_projection(const reports::ProjectionReport& report, OutputDir& out) {
-  out.stage("projection.json", reports::projection_json(report));
-  out.stage("projection.csv", reports::projection_csv(report));
-  out.stage("projection.html", reports::projection_html(report));
+  // Rendered in full before the first file is staged (as write_reports does): a renderer that
+  // fails leaves no temporary behind.
+  const std::string json = reports::projection_json(report);
+  const std::string csv = reports::projection_csv(report);
+  const std::string html = reports::projection_html(report);
+  out.stage(kProjectionFiles[0], json);
+  out.stage(kProjectionFiles[1], csv);
+  out.stage(kProjectionFiles[2], html);
   out.commit();
   fmt::print("{}", reports::projection_console(report));
   // The path is the user's --out as typed: control bytes in it must not drive the terminal.

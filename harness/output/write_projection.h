@@ -3,10 +3,17 @@
 // the console table and where the files went.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "output/output_dir.h"
 #include "reports/projection_record.h"
 
 namespace ddpbench::output {
+
+// The files write_projection stages (what `project` may replace: output_dir.h).
+inline const std::vector<std::string> kProjectionFiles = {"projection.json", "projection.csv",
+                                                          "projection.html"};
 
 void write_projection(const reports::ProjectionReport& report, OutputDir& out);
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "output/output_dir.h"
 #include "reports/run_record.h"
@@ -18,6 +19,9 @@ struct ReportJson {
   enum class How { kRender, kCopy, kLeave } how = How::kRender;
   std::string bytes;  // kCopy
 };
+
+// The names write_reports stages with `json` (what `report` may replace: output_dir.h).
+std::vector<std::string> report_file_names(const ReportJson& json);
 
 // `also_wrote` completes the final line, e.g. " and state files".
 void write_reports(const reports::RunReport& report, OutputDir& out,

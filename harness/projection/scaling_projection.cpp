@@ -40,6 +40,49 @@ bool timed(const reports::ModeResult& r) {
          r.throughput.samples_per_step > 0;
 }
 
+// Note [Phases within the step]: every phase is maxed over ranks per step and the step's time is
+// the max over ranks of the whole step (reports/METRICS.md), so each phase's mean is at most the
+// mean step, and their sum at most five of them. A report past that was edited or damaged, and
+// the model would read nonsense from it: comm_wait beyond the step left no compute and projected
+// 1400% efficiency. Refused, naming the field; a relative slack covers the rounding of the
+// mean step, which is recomputed as samples_per_step / samples_per_s.
+void check_phases(const reports::RunReport& report, const std::string& source) {
+  constexpr double kSlack = 1e-3;
+  for (size_t i = 0; i < report.results.size(); ++i) {
+    const reports::ModeResult& r = report.results[i];
+    if (r.mode != reports::Mode::kDdp || !timed(r)) continue;
+    const std::string where = fmt::format("results[{}] (ddp, world size {})", i, r.world_size);
+    const double step = mean_step_seconds(r.throughput);
+    if (!std::isfinite(step) || step <= 0) {
+      throw InputError(fmt::format(
+          "{}: {}: throughput.samples_per_step / samples_per_s gives no finite step time (was "
+          "the file edited?); pass a report written by ddpbench",
+          source, where));
+    }
+    const reports::PhaseRecord& p = r.throughput.phases;
+    const std::pair<const char*, double> phases[] = {{"data_s", p.data},
+                                                     {"forward_s", p.forward},
+                                                     {"backward_s", p.backward},
+                                                     {"comm_wait_s", p.comm_wait},
+                                                     {"optimizer_s", p.optimizer}};
+    for (const auto& [name, seconds] : phases) {
+      if (!std::isfinite(seconds) || seconds > step * (1 + kSlack)) {
+        throw InputError(fmt::format(
+            "{}: {}: throughput.phases.{} = {:g} s is longer than the step it is part of ({:g} "
+            "s = samples_per_step / samples_per_s; was the file edited?); pass a report "
+            "written by ddpbench",
+            source, where, name, seconds, step));
+      }
+    }
+    if (p.comm_wait >= step) {
+      throw InputError(fmt::format(
+          "{}: {}: throughput.phases.comm_wait_s = {:g} s fills the whole step ({:g} s), leaving "
+          "no compute to project (was the file edited?); pass a report written by ddpbench",
+          source, where, p.comm_wait, step));
+    }
+  }
+}
+
 std::vector<MeasuredDdp> measured_ddp_points(const reports::RunReport& report) {
   std::vector<MeasuredDdp> points;
   for (const reports::ModeResult& r : report.results) {
@@ -197,8 +240,9 @@ reports::ProjectionValidation validate(const std::vector<MeasuredDdp>& comm_poin
 reports::ProjectionReport project_scaling(const reports::RunReport& measured,
                                           const ProjectionOptions& options) {
   check_options(options);
-  const std::vector<MeasuredDdp> ddp = measured_ddp_points(measured);
   const std::string source = quoted_input(options.source);
+  check_phases(measured, source);
+  const std::vector<MeasuredDdp> ddp = measured_ddp_points(measured);
   if (ddp.empty()) {
     throw InputError(fmt::format(
         "{} has no timed ddp result: project starts from DDP's measured step; pass the "
@@ -278,7 +322,9 @@ reports::ProjectionReport project_scaling(const reports::RunReport& measured,
       p.exposed_comm_s = exposed_comm_seconds(p.allreduce_s, b.overlap_window_s);
       p.step_s = b.compute_s + p.exposed_comm_s;
       p.samples_per_s = b.per_device_batch * static_cast<double>(n) / p.step_s;
-      p.scaling_efficiency = b.baseline_step_s / p.step_s;
+      // The model cannot scale better than linearly: any excess is noise between the two
+      // measured runs behind t(1) and C, not a prediction (reports/METRICS.md, "Projection").
+      p.scaling_efficiency = std::min(1.0, b.baseline_step_s / p.step_s);
       out.projected.push_back(p);
     }
   }

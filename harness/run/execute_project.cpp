@@ -40,6 +40,9 @@ int execute_project(const ProjectRequest& request) {
   const bool own_folder = fs::equivalent(request.out, input_dir, ec);
   output::OutputDir out(
       request.out, own_folder ? output::OutputPolicy::kAddFiles : output::OutputPolicy::kOwnFolder);
+  // Another run's report.json or state files in --out are refused, never removed (Note
+  // [Rendering never destroys results], output_dir.h); an earlier projection is replaced.
+  out.refuse_to_replace_results("project", output::kProjectionFiles);
   output::write_projection(projection, out);
   return kExitOk;
 }

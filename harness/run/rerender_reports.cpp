@@ -20,8 +20,8 @@ int rerender_reports(const ReportRequest& request) {
   if (input_dir.empty()) input_dir = ".";
   const std::string dir = request.out.empty() ? input_dir : request.out;
   // Into the report's own folder, the renderings are added beside it. Any other --out is owned
-  // as a run owns its folder: a folder holding files no ddpbench run wrote is refused, and an
-  // earlier run's folder is replaced whole, so a report never sits beside another run's state.
+  // as a run owns its folder: a folder holding files no ddpbench run wrote is refused, and so is
+  // one holding another run's results; an earlier rendering of this report is replaced whole.
   std::error_code ec;
   const bool own_folder = fs::equivalent(dir, input_dir, ec);
   output::OutputDir out(
@@ -30,6 +30,9 @@ int rerender_reports(const ReportRequest& request) {
   const bool onto_input = fs::equivalent(fs::path(out.path()) / "report.json", input, ec);
   output::ReportJson json{
       onto_input ? output::ReportJson::How::kLeave : output::ReportJson::How::kCopy, file.bytes};
+  // Rendering never destroys results: another run's report.json or state files in `dir` are
+  // refused, not replaced (Note [Rendering never destroys results], output_dir.h).
+  out.refuse_to_replace_results("report", output::report_file_names(json), file.bytes);
   output::write_reports(report, out, "", json);
   // The exit code is the report's verdict, as it was for the run that wrote it.
   return report.verdict == reports::Verdict::kFail ? kExitCheckFailed : kExitOk;

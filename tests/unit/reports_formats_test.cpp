@@ -6,8 +6,10 @@
 
 #include "reports/console_reporter.h"
 #include "reports/csv_reporter.h"
+#include "reports/gate_table.h"
 #include "reports/html_reporter.h"
 #include "reports/junit_reporter.h"
+#include "reports/markdown_escape.h"
 #include "reports/markdown_reporter.h"
 #include "reports/reporter.h"
 #include "support/judged_checks.h"
@@ -168,6 +170,72 @@ TEST(ReportFormats, HtmlHostsRowShowsTheWidestDdpPointPerHost) {
   EXPECT_NE(html.find("<th>ranks ran on</th><td>hosta (ranks 0-1), hostb (ranks 2-3)</td>"),
             std::string::npos)
       << html.substr(html.find("ranks ran on"), 120);
+}
+
+TEST(ReportFormats, MarkdownEscapeKeepsAValueInlineText) {
+  EXPECT_EQ(markdown_escape("linear_mse conv1.weight 1.2e-03 (K=2)"),
+            "linear_mse conv1.weight 1.2e-03 (K=2)");
+  EXPECT_EQ(markdown_escape("_x_ *y* `z` [a](b) #1 c|d ~~e~~ $f$ \\"),
+            "\\_x\\_ \\*y\\* \\`z\\` \\[a\\](b) \\#1 c\\|d \\~\\~e\\~\\~ \\$f\\$ \\\\");
+  EXPECT_EQ(markdown_escape("<b>&amp;</b>"), "&lt;b&gt;&amp;amp;&lt;/b&gt;");
+  EXPECT_EQ(markdown_escape("a\n# b\r\n```\tc"), "a \\# b  \\`\\`\\` c");
+}
+
+// Issue: report.md (a CI job summary) copied host, model, scenario, tensor names and details raw:
+// a <script>, a newline and "# Heading", or a code fence in a report.json broke the page.
+TEST(ReportFormats, MarkdownEscapesEveryStringTakenFromTheReport) {
+  RunReport r = sample();
+  r.config.scenario = "evil|cell\n# Injected heading";
+  r.config.model = "<script>alert(1)</script>";
+  r.config.dtype = "*bold*";
+  r.context.host = "host\r\n```\ncode";
+  r.context.git_revision = "`rev`";
+  // Modes and check names are enums (record_enums.h): no text of the file reaches them.
+  r.results[1].reference.name = "[link](http://e)";
+  r.results[1].checks[1].tensor = "```";
+  r.results[1].checks[1].detail = "one\n# Heading <img src=x onerror=alert(1)>";
+  r.results[1].reference.summary = "~~struck~~ | cell";
+  const std::string md = MarkdownReporter().render(r);
+  EXPECT_EQ(md.find("<script"), std::string::npos) << md;
+  EXPECT_EQ(md.find("<img"), std::string::npos) << md;
+  EXPECT_EQ(md.find("```"), std::string::npos) << md;
+  EXPECT_EQ(md.find("[link](http"), std::string::npos) << md;
+  std::stringstream lines(md);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty()) continue;
+    bool known = false;
+    for (const char* start : {"## ddpbench: ", "&lt;script&gt;", "| ", "|---", "- **"}) {
+      known = known || line.rfind(start, 0) == 0;
+    }
+    EXPECT_TRUE(known) << "a value started a line of its own: " << line << "\n" << md;
+    if (line.rfind("| ", 0) == 0) {
+      int cells = 0;  // unescaped pipes: a table row of 6 cells has 7
+      for (size_t i = 0; i < line.size(); ++i)
+        cells += line[i] == '|' && (i == 0 || line[i - 1] != '\\');
+      EXPECT_EQ(cells, 7) << line;
+    }
+  }
+  GateResult gate;
+  gate.points.push_back({"evil|key\n# h", 1, 1, 0, "ok", "<b>"});
+  const std::string table = render_gate_table(gate, true);
+  EXPECT_NE(table.find("| evil\\|key \\# h | 1.0 | 1.0 | +0.0% | ok: &lt;b&gt; |"),
+            std::string::npos)
+      << table;
+}
+
+// XML 1.0 cannot carry most C0 controls, even as references: one in a tensor name made
+// report.junit.xml unparseable. CSV quotes a bare CR as it does LF.
+TEST(ReportFormats, JunitReplacesControlBytesAndCsvQuotesCarriageReturns) {
+  EXPECT_EQ(xml_escape(std::string("a\x01"
+                                   "b\x1f"
+                                   "\tc\n")),
+            "a\xEF\xBF\xBD"
+            "b\xEF\xBF\xBD"
+            "\tc\n");
+  RunReport r = sample();
+  r.config.scenario = "a\rb";
+  const auto csv = CsvReporter().render(r);
+  EXPECT_NE(csv.find("\"a\rb\",single"), std::string::npos) << csv;
 }
 
 TEST(ReportFormats, FactoryKnowsEveryFormat) {
