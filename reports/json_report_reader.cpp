@@ -143,6 +143,10 @@ ThroughputRecord read_throughput(const JsonFields& j) {
   t.phases = read_phases(j.object("phases"));
   t.bytes_allreduced_per_step = j.integer("bytes_allreduced_per_step", 0, kMaxCount);
   t.bus_bandwidth_gb_s = j.number("bus_bandwidth_gb_s", 0, kInf);
+  // Absent in reports written before the figures were flagged.
+  if (j.has("step_time_mean_s")) t.step_time_mean_s = j.number("step_time_mean_s", 0, kInf);
+  if (j.has("step_time_cv")) t.step_time_cv = j.number("step_time_cv", 0, kInf);
+  if (j.has("weak_reasons")) t.weak_reasons = j.texts("weak_reasons");
   return t;
 }
 

@@ -103,7 +103,10 @@ void to_json(json& j, const ThroughputRecord& t) {
            {"step_time_p99_s", t.step_time_p99_s},
            {"phases", t.phases},
            {"bytes_allreduced_per_step", t.bytes_allreduced_per_step},
-           {"bus_bandwidth_gb_s", t.bus_bandwidth_gb_s}};
+           {"bus_bandwidth_gb_s", t.bus_bandwidth_gb_s},
+           {"step_time_mean_s", t.step_time_mean_s},
+           {"step_time_cv", t.step_time_cv},
+           {"weak_reasons", t.weak_reasons}};
 }
 
 void to_json(json& j, const ReferenceRecord& r) {

@@ -23,7 +23,10 @@ std::string MarkdownReporter::render(const RunReport& report) const {
     }
     out += fmt::format(
         "| {} | {} | {} | {} | {} | {} |\n", r.mode, r.world_size,
-        r.throughput.timed_steps ? fmt::format("{:.1f}", r.throughput.samples_per_s) : "-",
+        r.throughput.timed_steps
+            ? fmt::format("{:.1f}{}", r.throughput.samples_per_s,
+                          r.throughput.weak_reasons.empty() ? "" : " ⚠️ weak")
+            : "-",
         r.throughput.timed_steps ? fmt::format("{:.4f}", r.throughput.step_time_p50_s) : "-",
         describe_efficiency(r), checks.empty() ? "-" : checks);
   }
@@ -34,6 +37,9 @@ std::string MarkdownReporter::render(const RunReport& report) const {
                          k.status == "fail" ? "FAILED" : "expected divergence", k.max_abs_diff,
                          k.tensor.empty() ? "-" : k.tensor,
                          k.step >= 0 ? fmt::format(" (step {})", k.step) : "", k.detail);
+    }
+    for (const auto& why : r.throughput.weak_reasons) {
+      out += fmt::format("\n- **{} (world {}) weak timing**: {}", r.mode, r.world_size, why);
     }
     if (!r.reference.summary.empty()) {
       out += fmt::format("\n- **{}** vs {}: {}", r.mode, describe_reference(r.reference),

@@ -20,7 +20,7 @@ namespace {
 // One timed DDP result of the input, reduced to what the model reads.
 struct MeasuredDdp {
   int64_t world_size = 0;
-  double step_s = 0;     // mean step time: samples_per_step / samples_per_s
+  double step_s = 0;     // the step samples_per_s rests on (the median): samples_per_step / it
   double exposed_s = 0;  // comm_wait: gradient reduction not hidden behind backward
   double compute_s = 0;  // step_s - exposed_s
   double backward_s = 0;
@@ -31,7 +31,7 @@ struct MeasuredDdp {
   double efficiency = -1;
 };
 
-double mean_step_seconds(const reports::ThroughputRecord& t) {
+double step_seconds(const reports::ThroughputRecord& t) {
   return t.samples_per_step / t.samples_per_s;
 }
 
@@ -46,7 +46,7 @@ std::vector<MeasuredDdp> measured_ddp_points(const reports::RunReport& report) {
     if (r.mode != "ddp" || !timed(r)) continue;
     MeasuredDdp m;
     m.world_size = r.world_size;
-    m.step_s = mean_step_seconds(r.throughput);
+    m.step_s = step_seconds(r.throughput);
     m.exposed_s = std::min(r.throughput.phases.comm_wait, m.step_s);
     m.compute_s = m.step_s - m.exposed_s;
     m.backward_s = r.throughput.phases.backward;
@@ -251,7 +251,7 @@ reports::ProjectionReport project_scaling(const reports::RunReport& measured,
       "baseline)";
   for (const reports::ModeResult& r : measured.results) {
     if (r.mode == "single" && timed(r) && measured.config.scaling == "weak") {
-      b.baseline_step_s = mean_step_seconds(r.throughput);
+      b.baseline_step_s = step_seconds(r.throughput);
       b.baseline_source =
           "measured: the input's single-device step at the same per-device batch (weak "
           "scaling)";
