@@ -9,9 +9,11 @@
 namespace ddpbench::reports {
 
 std::string ConsoleReporter::render(const RunReport& report) const {
-  std::string out = fmt::format("{:<6} {:>5} {:>6} {:>12} {:>12} {:>10} {:>10} {:>11} {:>8}\n",
-                                "mode", "world", "steps", "first loss", "last loss", "p50 step",
-                                "p90 step", "samples/s", "scaling");
+  // The median step (what samples/s divides by), the mean and the CV beside it, as
+  // google/benchmark shows median, mean and CV; a row whose figures are weak ends in "weak".
+  std::string out = fmt::format(
+      "{:<6} {:>5} {:>6} {:>12} {:>12} {:>10} {:>10} {:>6} {:>11} {:>8}\n", "mode", "world",
+      "steps", "first loss", "last loss", "p50 step", "mean step", "cv", "samples/s", "scaling");
   for (const ModeResult& r : report.results) {
     const ThroughputRecord& t = r.throughput;
     const std::string eff = describe_efficiency(r);
@@ -20,12 +22,23 @@ std::string ConsoleReporter::render(const RunReport& report) const {
     const bool checked = !r.losses.empty();
     const std::string rate = timed ? fmt::format("{:.1f}", t.samples_per_s) : "-";
     const std::string p50 = timed ? fmt::format("{:.4f}s", t.step_time_p50_s) : "-";
-    const std::string p90 = timed ? fmt::format("{:.4f}s", t.step_time_p90_s) : "-";
+    const std::string mean = timed ? fmt::format("{:.4f}s", t.step_time_mean_s) : "-";
+    const std::string cv = timed ? fmt::format("{:.2f}", t.step_time_cv) : "-";
     const std::string steps = checked ? std::to_string(r.losses.size()) : "-";
     const std::string first = checked ? fmt::format("{:.8g}", r.losses.front()) : "-";
     const std::string last = checked ? fmt::format("{:.8g}", r.losses.back()) : "-";
-    out += fmt::format("{:<6} {:>5} {:>6} {:>12} {:>12} {:>10} {:>10} {:>11} {:>8}\n",
-                       name_of(r.mode), r.world_size, steps, first, last, p50, p90, rate, eff);
+    out += fmt::format("{:<6} {:>5} {:>6} {:>12} {:>12} {:>10} {:>10} {:>6} {:>11} {:>8}{}\n",
+                       name_of(r.mode), r.world_size, steps, first, last, p50, mean, cv, rate, eff,
+                       t.weak_reasons.empty() ? "" : " weak");
+  }
+  bool weak_header = false;
+  for (const ModeResult& r : report.results) {
+    if (r.throughput.weak_reasons.empty()) continue;
+    if (!weak_header) out += "\nweak timing figures (reports/METRICS.md, \"Weak figures\"):\n";
+    weak_header = true;
+    for (const std::string& why : r.throughput.weak_reasons) {
+      out += fmt::format("  {} (world {}): {}\n", name_of(r.mode), r.world_size, why);
+    }
   }
   bool eval_header = false;
   for (const ModeResult& r : report.results) {

@@ -24,7 +24,8 @@ std::string CsvReporter::render(const RunReport& report) const {
   std::string out =
       "scenario,mode,world_size,backend,dtype,global_batch,samples_per_s,"
       "samples_per_s_per_device,step_time_p50_s,step_time_p90_s,step_time_p99_s,"
-      "scaling_efficiency,checks_passed,checks_failed,checks_expected_divergence\n";
+      "scaling_efficiency,checks_passed,checks_failed,checks_expected_divergence,"
+      "step_time_mean_s,step_time_cv,weak_reasons\n";
   for (const ModeResult& r : report.results) {
     int passed = 0, failed = 0, divergent = 0;
     for (const CheckRecord& k : r.checks) {
@@ -38,13 +39,16 @@ std::string CsvReporter::render(const RunReport& report) const {
     const int64_t global_batch = r.mode != Mode::kSingle && t.samples_per_step > 0
                                      ? static_cast<int64_t>(std::llround(t.samples_per_step))
                                      : c.global_batch;
+    std::string weak;  // "" when the figures are sound
+    for (const std::string& why : t.weak_reasons) weak += (weak.empty() ? "" : "; ") + why;
     out += fmt::format(
-        "{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{},{},{}\n", field(c.scenario),
-        field(name_str(r.mode)), r.world_size, field(r.backend.empty() ? "none" : r.backend),
-        field(c.dtype), global_batch, t.samples_per_s, t.samples_per_s_per_device,
-        t.step_time_p50_s, t.step_time_p90_s, t.step_time_p99_s,
+        "{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{},{},{},{:.9g},{:.9g},{}\n",
+        field(c.scenario), field(name_str(r.mode)), r.world_size,
+        field(r.backend.empty() ? "none" : r.backend), field(c.dtype), global_batch,
+        t.samples_per_s, t.samples_per_s_per_device, t.step_time_p50_s, t.step_time_p90_s,
+        t.step_time_p99_s,
         r.scaling_efficiency < 0 ? std::string() : fmt::format("{:.9g}", r.scaling_efficiency),
-        passed, failed, divergent);
+        passed, failed, divergent, t.step_time_mean_s, t.step_time_cv, field(weak));
   }
   return out;
 }

@@ -76,6 +76,33 @@ std::string verdict_section(const RunReport& r) {
   return s + "</ul></section>\n";
 }
 
+// The timed figures in numbers, the median step beside the mean and the CV, and a "weak" badge
+// with its reasons where a figure rests on too little (metrics Note [Weak figures]): the charts
+// below plot every point, weak or not.
+std::string throughput_table(const RunReport& r) {
+  std::string rows;
+  for (const auto& m : r.results) {
+    const ThroughputRecord& t = m.throughput;
+    if (t.timed_steps == 0) continue;
+    std::string flag;
+    for (const auto& why : t.weak_reasons) {
+      flag += fmt::format("{}{}", flag.empty() ? "" : "<br>", xml_escape(why));
+    }
+    if (!flag.empty()) flag = "<span class=\"badge weak\">weak</span> " + flag;
+    rows += fmt::format(
+        "<tr{}><td>{} K={}</td><td>{}</td><td>{:.1f}</td><td>{:.3f}</td><td>{:.3f}</td>"
+        "<td>{:.2f}</td><td>{}</td><td>{}</td></tr>\n",
+        flag.empty() ? "" : " class=\"weak\"", name_of(m.mode), m.world_size, t.timed_steps,
+        t.samples_per_s, 1e3 * t.step_time_p50_s, 1e3 * t.step_time_mean_s, t.step_time_cv,
+        xml_escape(describe_efficiency(m)), flag.empty() ? "-" : flag);
+  }
+  if (rows.empty()) return "";
+  return "<div class=\"wide\"><table id=\"throughput\"><tr><th>mode</th><th>timed steps</th>"
+         "<th>samples/s (median step)</th><th>p50 step (ms)</th><th>mean step (ms)</th>"
+         "<th>CV</th><th>scaling</th><th>statistics</th></tr>\n" +
+         rows + "</table></div>\n";
+}
+
 std::string scaling_section(const RunReport& r) {
   std::map<std::string, Series> rate, eff;
   double single_rate = 0;
@@ -114,7 +141,8 @@ std::string scaling_section(const RunReport& r) {
                      true});
     effs.push_back({"ideal (100%)", "#2ca02c", {{1, 100}, {double(max_k), 100}}, true});
   }
-  return "<section><h2>Throughput and scaling</h2><div class=\"charts\">\n" +
+  return "<section><h2>Throughput and scaling</h2>" + throughput_table(r) +
+         "<div class=\"charts\">\n" +
          line_chart({"chart-throughput", "Throughput vs world size", "world size K (ranks)",
                      "samples / s", k_ticks, true},
                     rates) +
@@ -285,7 +313,8 @@ body{font-family:system-ui,sans-serif;margin:0 auto;padding:24px;box-sizing:bord
 h1{margin-bottom:4px} section{margin:18px 0}
 #verdict{padding:8px 16px;border-radius:6px} #verdict li{margin:6px 0} .ref{color:#555;font-size:13px} #verdict.pass{background:#e6f4ea} #verdict.fail{background:#fce8e6}
 table{border-collapse:collapse;font-size:13px} td,th{border:1px solid #ddd;padding:3px 6px;text-align:left}
-tr.fail td{background:#fce8e6} tr.expected_divergence td{background:#fff4e5}
+tr.fail td{background:#fce8e6} tr.expected_divergence td{background:#fff4e5} tr.weak td{background:#fff4e5}
+.badge{display:inline-block;padding:0 6px;border-radius:8px;font-weight:600;font-size:12px} .badge.weak{background:#e8a33d;color:#fff}
 .partition td{width:28px;text-align:center;white-space:nowrap;overflow-wrap:normal} .pad{background:#ffbb78}
 .none{color:#555}
 .chart{margin:6px 12px 6px 0;border:1px solid #eee} .plot{fill:#fafafa;stroke:#999}

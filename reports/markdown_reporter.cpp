@@ -36,19 +36,26 @@ std::string MarkdownReporter::render(const RunReport& report) const {
     }
     out += fmt::format(
         "| {} | {} | {} | {} | {} | {} |\n", md(name_of(r.mode)), r.world_size,
-        r.throughput.timed_steps ? fmt::format("{:.1f}", r.throughput.samples_per_s) : "-",
+        r.throughput.timed_steps
+            ? fmt::format("{:.1f}{}", r.throughput.samples_per_s,
+                          r.throughput.weak_reasons.empty() ? "" : " ⚠️ weak")
+            : "-",
         r.throughput.timed_steps ? fmt::format("{:.4f}", r.throughput.step_time_p50_s) : "-",
         md(describe_efficiency(r)), checks.empty() ? "-" : checks);
   }
   for (const auto& r : report.results) {
     for (const auto& k : r.checks) {
       if (k.status == CheckStatus::kPass) continue;
-      out += fmt::format(
-          "\n- **{} {}** {}: max abs diff {:.3e} at {}{} — {}{}", md(name_of(r.mode)),
-          md(name_of(k.name)), k.status == CheckStatus::kFail ? "FAILED" : "expected divergence",
-          k.max_abs_diff, k.tensor.empty() ? "-" : md(k.tensor),
-          k.step >= 0 ? fmt::format(" (step {})", k.step) : "", md(describe_counts(k)),
-          k.detail.empty() ? "" : "; " + md(k.detail));
+      out += fmt::format("\n- **{} {}** {}: max abs diff {:.3e} at {}{} — {}{}",
+                         md(name_of(r.mode)), md(name_of(k.name)),
+                         k.status == CheckStatus::kFail ? "FAILED" : "expected divergence",
+                         k.max_abs_diff, k.tensor.empty() ? "-" : md(k.tensor),
+                         k.step >= 0 ? fmt::format(" (step {})", k.step) : "",
+                         md(describe_counts(k)), k.detail.empty() ? "" : "; " + md(k.detail));
+    }
+    for (const auto& why : r.throughput.weak_reasons) {
+      out += fmt::format("\n- **{} (world {}) weak timing**: {}", md(name_of(r.mode)), r.world_size,
+                         md(why));
     }
     if (!r.reference.summary.empty()) {
       out += fmt::format("\n- **{}** vs {}: {}", md(name_of(r.mode)),

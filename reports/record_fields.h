@@ -178,6 +178,9 @@ DDPBENCH_RECORD_FIELDS(ThroughputRecord) {
   v("step_time_p50_s", r.step_time_p50_s, number(0, kInf));
   v("step_time_p90_s", r.step_time_p90_s, number(0, kInf));
   v("step_time_p99_s", r.step_time_p99_s, number(0, kInf));
+  v("step_time_mean_s", r.step_time_mean_s, number(0, kInf));
+  v("step_time_cv", r.step_time_cv, number(0, kInf));
+  v("weak_reasons", r.weak_reasons, plain());
   v("phases", r.phases, plain());
   v("bytes_allreduced_per_step", r.bytes_allreduced_per_step, count(0, kMaxCount));
   v("bus_bandwidth_gb_s", r.bus_bandwidth_gb_s, number(0, kInf));

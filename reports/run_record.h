@@ -135,12 +135,17 @@ struct ThroughputRecord {
   int64_t warmup_steps = 0;
   int64_t timed_steps = 0;              // 0 = no perf phase ran
   double samples_per_step = 0;          // samples really processed per timed step, on average
-  double samples_per_s = 0;             // samples_per_step / mean step time
+  double samples_per_s = 0;             // samples_per_step / median (p50) step time
   double samples_per_s_per_device = 0;  // samples_per_s / world_size
   double step_time_p50_s = 0, step_time_p90_s = 0, step_time_p99_s = 0;
   PhaseRecord phases;
   int64_t bytes_allreduced_per_step = 0;  // gradient bytes per rank (ddp)
-  double bus_bandwidth_gb_s = 0;          // bytes * 2 (K-1) / K / mean step time (ddp)
+  double bus_bandwidth_gb_s = 0;          // bytes * 2 (K-1) / K / median step time (ddp)
+  double step_time_mean_s = 0;
+  double step_time_cv = 0;  // sample stddev / mean of the step time
+  // Why the figures are statistically weak (metrics/step_statistics.h, Note [Weak figures]): too
+  // few timed steps, a high CV, a super-linear scaling efficiency; empty = sound.
+  std::vector<std::string> weak_reasons;
 };
 
 // What a data-parallel mode's checks compared it with, and how far it is from plain

@@ -100,8 +100,9 @@ void add_run_flags(CLI::App& cmd, run::RunRequest& r) {
   cmd.add_option("--modes", r.modes, "Comma-separated modes: single, dp, ddp")
       ->delimiter(',')
       ->allow_extra_args(false)  // the words after it are KEY VALUE overrides
-      ->default_str("single,ddp (single with --gpus 1)");
+      ->default_str("single,dp,ddp without --gpus; with --gpus K: single,ddp (single for K = 1)");
   cmd.add_option("--gpus,--world-size", r.world_size, "World size K: ranks, one process each")
+      ->default_str("without --modes: every usable GPU, else 2 CPU ranks; with --modes: 1")
       ->check(integer_at_least(1));
   cmd.add_option(
       "--inject-fault", r.inject_fault,

@@ -1,6 +1,8 @@
 // step_statistics.cpp — see step_statistics.h.
 #include "metrics/step_statistics.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -45,7 +47,37 @@ StepSummary summarize(const std::vector<PhaseTimes>& steps) {
   s.p90 = percentile(totals, 90);
   s.p99 = percentile(totals, 99);
   s.mean = s.phase_means.total;
+  if (steps.size() > 1) {
+    double squares = 0;
+    for (double t : totals) squares += (t - s.mean) * (t - s.mean);
+    s.stddev = std::sqrt(squares / (n - 1));
+  }
+  s.cv = s.mean > 0 ? s.stddev / s.mean : 0.0;
   return s;
+}
+
+std::vector<std::string> weak_reasons(int64_t timed_steps, double cv, double scaling_efficiency) {
+  std::vector<std::string> out;
+  if (timed_steps <= 0) return out;
+  if (timed_steps < kMinTimedSteps) {
+    out.push_back(
+        fmt::format("{} timed step{} (< {}): too few for a stable median; time {} or more "
+                    "with --steps",
+                    timed_steps, timed_steps == 1 ? "" : "s", kMinTimedSteps, kMinTimedSteps));
+  }
+  if (cv > kMaxStepTimeCv) {
+    out.push_back(
+        fmt::format("step-time CV {:.2f} (> {:.2f}): the steps vary too much; run on a "
+                    "quiet machine, with more --warmup and --steps",
+                    cv, kMaxStepTimeCv));
+  }
+  if (scaling_efficiency > kMaxPlausibleEfficiency) {
+    out.push_back(
+        fmt::format("scaling efficiency {:.1f}% (> {:.0f}%): super-linear scaling is a "
+                    "measurement artefact (a noisy baseline), not speed-up",
+                    100 * scaling_efficiency, 100 * kMaxPlausibleEfficiency));
+  }
+  return out;
 }
 
 double scaling_efficiency(double samples_per_s, int64_t world_size, double baseline_samples_per_s) {

@@ -20,7 +20,7 @@ namespace {
 // One timed DDP result of the input, reduced to what the model reads.
 struct MeasuredDdp {
   int64_t world_size = 0;
-  double step_s = 0;     // mean step time: samples_per_step / samples_per_s
+  double step_s = 0;     // the step samples_per_s rests on (the median): samples_per_step / it
   double exposed_s = 0;  // comm_wait: gradient reduction not hidden behind backward
   double compute_s = 0;  // step_s - exposed_s
   double backward_s = 0;
@@ -31,7 +31,7 @@ struct MeasuredDdp {
   double efficiency = -1;
 };
 
-double mean_step_seconds(const reports::ThroughputRecord& t) {
+double step_seconds(const reports::ThroughputRecord& t) {
   return t.samples_per_step / t.samples_per_s;
 }
 
@@ -52,7 +52,7 @@ void check_phases(const reports::RunReport& report, const std::string& source) {
     const reports::ModeResult& r = report.results[i];
     if (r.mode != reports::Mode::kDdp || !timed(r)) continue;
     const std::string where = fmt::format("results[{}] (ddp, world size {})", i, r.world_size);
-    const double step = mean_step_seconds(r.throughput);
+    const double step = step_seconds(r.throughput);
     if (!std::isfinite(step) || step <= 0) {
       throw InputError(fmt::format(
           "{}: {}: throughput.samples_per_step / samples_per_s gives no finite step time (was "
@@ -89,7 +89,7 @@ std::vector<MeasuredDdp> measured_ddp_points(const reports::RunReport& report) {
     if (r.mode != reports::Mode::kDdp || !timed(r)) continue;
     MeasuredDdp m;
     m.world_size = r.world_size;
-    m.step_s = mean_step_seconds(r.throughput);
+    m.step_s = step_seconds(r.throughput);
     m.exposed_s = std::min(r.throughput.phases.comm_wait, m.step_s);
     m.compute_s = m.step_s - m.exposed_s;
     m.backward_s = r.throughput.phases.backward;
@@ -295,7 +295,7 @@ reports::ProjectionReport project_scaling(const reports::RunReport& measured,
       "baseline)";
   for (const reports::ModeResult& r : measured.results) {
     if (r.mode == reports::Mode::kSingle && timed(r) && measured.config.scaling == "weak") {
-      b.baseline_step_s = mean_step_seconds(r.throughput);
+      b.baseline_step_s = step_seconds(r.throughput);
       b.baseline_source =
           "measured: the input's single-device step at the same per-device batch (weak "
           "scaling)";

@@ -11,10 +11,12 @@
 #include "launch/worker_group.h"
 #include "output/output_dir.h"
 #include "run/bisect.h"
+#include "run/default_comparison.h"
 #include "run/finish_run.h"
 #include "run/prepare_run.h"
 #include "run/rank_run.h"
 #include "run/run_header.h"
+#include "runtime/device_probe.h"
 #include "scenarios/registry.h"
 #include "training/batch_export.h"
 #include "training/mode_phases.h"
@@ -43,11 +45,16 @@ training::ModeOutcome spawn_ddp_ranks(const training::RunSetup& setup,
 
 }  // namespace
 
-int execute_run(const RunRequest& request, const scenarios::ScenarioRegistry& registry,
+int execute_run(const RunRequest& given, const scenarios::ScenarioRegistry& registry,
                 const std::vector<std::string>& argv, const CommandLineOf& command_line) {
   if (const auto world = launch::detect_world(launch::process_env())) {
-    return run_as_rank(request, registry, *world, argv);
+    // A rank this process's parent spawned resolves the modes the parent did (its argv is the
+    // parent's); its world size comes from the launch, so no device count is needed.
+    const bool spawned = world->launcher == launch::Launcher::kDdpbench;
+    return run_as_rank(spawned ? with_default_comparison(given, 0) : given, registry, *world, argv);
   }
+  // Note [Default comparison]: also what the --bisect twin re-runs (its command line names both).
+  const RunRequest request = with_default_comparison(given, runtime::probe_gpus().usable_devices);
   std::optional<PreparedRun> prepared = prepare_run(request, registry, std::nullopt);
   if (!prepared) return kExitOk;  // the scenario cannot run here; prepare_run said why
   const training::RunSetup& setup = prepared->setup;

@@ -122,6 +122,8 @@ int execute_scale(const ScaleRequest& request, const scenarios::ScenarioRegistry
     if (!is_baseline(r)) {
       r.scaling_efficiency =
           metrics::scaling_efficiency(r.throughput.samples_per_s, r.world_size, baseline);
+      r.throughput.weak_reasons = metrics::weak_reasons(
+          r.throughput.timed_steps, r.throughput.step_time_cv, r.scaling_efficiency);
     }
   }
   merged.verdict = reports::run_verdict(merged);  // perf-only points: nothing judged

@@ -101,18 +101,23 @@ reports::ThroughputRecord throughput_of(const training::RunSetup& setup,
   t.warmup_steps = setup.warmup_steps;
   t.timed_steps = s.steps;
   t.samples_per_step = o.perf_samples_per_step;
-  t.samples_per_s = s.mean > 0 ? o.perf_samples_per_step / s.mean : 0.0;
+  // The median step, not the mean: one slow step (a page fault, a preempted rank) moves the mean
+  // of a short run by its whole excess, the median not at all (Note [Weak figures]).
+  t.samples_per_s = s.p50 > 0 ? o.perf_samples_per_step / s.p50 : 0.0;
   t.samples_per_s_per_device =
       t.samples_per_s / static_cast<double>(std::max<int64_t>(1, o.world_size));
   t.step_time_p50_s = s.p50;
   t.step_time_p90_s = s.p90;
   t.step_time_p99_s = s.p99;
+  t.step_time_mean_s = s.mean;
+  t.step_time_cv = s.cv;
+  t.weak_reasons = metrics::weak_reasons(s.steps, s.cv, -1);
   t.phases = {s.phase_means.data, s.phase_means.forward, s.phase_means.backward,
               s.phase_means.comm_wait, s.phase_means.optimizer};
   if (o.mode == modes::ModeKind::kDdp) {
     t.bytes_allreduced_per_step = o.bytes_per_step;
     t.bus_bandwidth_gb_s =
-        metrics::allreduce_bus_bandwidth(o.bytes_per_step, o.world_size, s.mean) / 1e9;
+        metrics::allreduce_bus_bandwidth(o.bytes_per_step, o.world_size, s.p50) / 1e9;
   }
   return t;
 }
@@ -192,6 +197,8 @@ int finish_run(const training::RunSetup& setup, const runtime::ExecutionContext&
       r.scaling = setup.strong_scaling ? "strong" : "weak";
       r.scaling_efficiency =
           metrics::scaling_efficiency(r.throughput.samples_per_s, o.world_size, single_throughput);
+      r.throughput.weak_reasons = metrics::weak_reasons(
+          r.throughput.timed_steps, r.throughput.step_time_cv, r.scaling_efficiency);
     }
     if (single != nullptr && &o != single && !o.trace.losses.empty() &&
         !single->trace.losses.empty()) {

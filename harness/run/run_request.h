@@ -20,7 +20,8 @@ struct RunRequest {
   std::string config;
   // KEY VALUE pairs over the scenario's keys (TRAIN.BATCH_SIZE 128), applied after the file.
   std::vector<std::string> overrides;
-  // Modes to run (single, dp, ddp); empty = single,ddp with a world size > 1, else single.
+  // Modes to run (single, dp, ddp); empty = single,dp,ddp when --gpus is not given either
+  // (run/default_comparison.h), else single,ddp with a world size > 1, single with 1.
   std::vector<std::string> modes;
   // Training steps (checked steps, and timed steps of the perf phase); 0 = the scenario's.
   int64_t steps = 0;
@@ -46,7 +47,8 @@ struct RunRequest {
   bool share_gpus = false;
   // TensorFloat-32 in CUDA matmuls and convolutions: off or on.
   std::string tf32 = "off";
-  // World size K: DDP ranks (one process each), DP replicas.
+  // World size K: DDP ranks (one process each), DP replicas. With neither --gpus nor --modes,
+  // run/default_comparison.h picks it (every usable GPU, else 2 CPU ranks).
   int64_t world_size = 1;
   // Whether --gpus was given: under an external launcher WORLD_SIZE decides, and a --gpus that
   // says otherwise is a contradiction, not a value to drop silently.

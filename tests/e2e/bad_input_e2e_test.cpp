@@ -199,7 +199,8 @@ TEST_F(BadInput, SmallerThingsAreSaid) {
   expect_refused(ddpbench({"run", "--steps", "99999999999999999999", "--out", path("o")}),
                  "too large");
   const auto help = ddpbench({"run", "--help"});
-  EXPECT_NE(help.out.find("single,ddp"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("single,dp,ddp without --gpus"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("every usable GPU, else 2 CPU ranks"), std::string::npos) << help.out;
 
   testing::write_cifar_batch(path("cifar"), 40, 3);  // data_batch_1.bin only
   const auto partial = ddpbench({"run", "--scenario", "toy_cnn", "--data-dir", path("cifar"),

@@ -42,6 +42,42 @@ TEST_F(CliE2E, FlagsWithoutASubcommandMeanRun) {
   EXPECT_NE(help.out.find("dpbuffers"), std::string::npos) << help.out;
 }
 
+// Note [Default comparison]: without --modes and --gpus a run compares data parallel with
+// single-device training (every mode; 2 CPU ranks here), so its verdict is about something. Its
+// 2 timed steps are too few for a stable median, and every format says so.
+TEST_F(CliE2E, ABareRunJudgesEveryModeAndFlagsItsWeakTiming) {
+  const std::string out = tmp_ + "/bare";
+  const auto r = ddpbench({"run", "--scenario", "linear_mse", "--steps", "2", "--out", out});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto report = read_json(out + "/report.json");
+  EXPECT_EQ(report.at("config").at("modes"), nlohmann::json({"single", "dp", "ddp"}));
+  const auto& results = report.at("results");
+  ASSERT_EQ(results.size(), 3u);
+  const bool cpu = report.at("context").at("device") == "cpu";
+  for (size_t i = 0; i < 3; ++i) {
+    const auto& m = results[i];
+    EXPECT_EQ(m.at("mode"), report.at("config").at("modes")[i]);
+    if (i > 0) {
+      EXPECT_FALSE(m.at("checks").empty()) << m.at("mode") << " was judged against nothing";
+      EXPECT_EQ(m.at("world_size"), results[2].at("world_size"));
+      if (cpu) EXPECT_EQ(m.at("world_size"), 2);
+    }
+    const auto& t = m.at("throughput");
+    EXPECT_EQ(t.at("timed_steps"), 2);
+    ASSERT_FALSE(t.at("weak_reasons").empty()) << m.at("mode");
+    EXPECT_NE(t.at("weak_reasons")[0].get<std::string>().find("2 timed steps (< 10)"),
+              std::string::npos)
+        << t.at("weak_reasons");
+    EXPECT_TRUE(t.contains("step_time_mean_s") && t.contains("step_time_cv")) << t;
+  }
+  EXPECT_NE(r.out.find("weak timing figures"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ddp ("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("PASS"), std::string::npos) << r.out;
+  std::ifstream in(out + "/report.html");
+  const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(html.find("badge weak"), std::string::npos);
+}
+
 TEST_F(CliE2E, ListShowsEveryScenarioWithParameterCounts) {
   const auto r = ddpbench({"list", "--format", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -144,7 +144,9 @@ TEST_F(InterruptE2E, ARunOwnsItsFolder) {
                 "--out", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ASSERT_TRUE(fs::exists(out + "/state_dp.pt"));
-  r = ddpbench({"run", "--scenario", "linear_mse", "--quiet", "--out", out});
+  // (a bare run would train dp again: Note [Default comparison])
+  r = ddpbench({"run", "--scenario", "linear_mse", "--gpus", "2", "--modes", "single,ddp",
+                "--quiet", "--out", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_FALSE(fs::exists(out + "/state_dp.pt")) << "an earlier run's file was left behind";
   EXPECT_TRUE(fs::exists(out + "/state_single.pt"));

@@ -35,6 +35,10 @@ RunReport sample_report() {
   r.results.push_back({Mode::kSingle, 1, {2.5, 2.25, 2.0}, {0.1, 0.1, 0.1}, "state_single.pt"});
   r.results.back().peak_device_memory_bytes = {123456789};
   r.results.back().evaluation = {"done", "", "held-out", 101, 104, 3, 0.25, 1.5, 0.2475, 1.49, "s"};
+  r.results.back().throughput.timed_steps = 5;
+  r.results.back().throughput.step_time_mean_s = 0.0032;
+  r.results.back().throughput.step_time_cv = 0.75;
+  r.results.back().throughput.weak_reasons = {"5 timed steps (< 10)", "step-time CV 0.75"};
   return r;
 }
 
@@ -45,6 +49,8 @@ TEST(JsonReport, RoundTripsEveryField) {
   EXPECT_EQ(j.at("results")[0].at("losses")[1], 2.25);
   EXPECT_EQ(j.at("config").at("sampler").at("padded_per_epoch"), 2);
   EXPECT_EQ(j.at("results")[0].at("evaluation").at("padded"), 3);
+  EXPECT_EQ(j.at("results")[0].at("throughput").at("step_time_cv"), 0.75);
+  EXPECT_EQ(j.at("results")[0].at("throughput").at("weak_reasons").size(), 2u);
   const RunReport back = report_from_json(nlohmann::json::parse(JsonReporter().render(r)));
   EXPECT_EQ(to_json(back), j);
 }

@@ -1,0 +1,20 @@
+// default_comparison.cpp — see default_comparison.h.
+#include "run/default_comparison.h"
+
+#include "modes/common/mode_kind.h"
+
+namespace ddpbench::run {
+
+RunRequest with_default_comparison(RunRequest request, int usable_devices) {
+  if (!request.modes.empty() || request.world_size_given) return request;
+  using modes::ModeKind;
+  for (ModeKind m : {ModeKind::kSingle, ModeKind::kDataParallel, ModeKind::kDdp}) {
+    request.modes.emplace_back(modes::mode_name(m));
+  }
+  // run/device_choice.h's rule: CUDA unless --device cpu or no device is usable.
+  const bool cuda = request.device != "cpu" && usable_devices > 0;
+  request.world_size = cuda ? usable_devices : kDefaultCpuRanks;
+  return request;
+}
+
+}  // namespace ddpbench::run

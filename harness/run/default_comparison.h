@@ -1,0 +1,26 @@
+// default_comparison.h — what `ddpbench run` compares when it is told neither --modes nor --gpus.
+// A pure function of the request and the machine's device count, so the defaults are tested on
+// machines without a GPU.
+#pragma once
+
+#include <cstdint>
+
+#include "run/run_request.h"
+
+namespace ddpbench::run {
+
+// Note [Default comparison]: a bare `ddpbench run` must judge something. Single-device training
+// alone has nothing to be compared with, so its verdict would be about nothing; the default is
+// every mode (single, dp, ddp): data parallel against single-device training, on every usable GPU
+// when the run trains on CUDA, else on kDefaultCpuRanks CPU ranks (the fewest that make DP and
+// DDP split a batch). A request that names --modes or --gpus keeps its meaning (--gpus K alone:
+// single and ddp for K > 1, single for K = 1). Under an external launcher (torchrun, Slurm,
+// mpirun) the launcher decides the world, and no DP runs there, so this does not apply; the ranks
+// ddpbench spawns itself apply it too, so that they resolve the modes their parent did.
+inline constexpr int64_t kDefaultCpuRanks = 2;
+
+// `request` with modes and world size filled in by Note [Default comparison], or unchanged when it
+// names either. `usable_devices`: runtime::GpuInfo::usable_devices of this machine.
+RunRequest with_default_comparison(RunRequest request, int usable_devices);
+
+}  // namespace ddpbench::run

@@ -1,0 +1,44 @@
+// run_default_comparison_test.cpp — what a bare `ddpbench run` compares (Note [Default
+// comparison]): every mode, on every usable GPU or on 2 CPU ranks; a request that names --modes
+// or --gpus keeps its meaning.
+#include <gtest/gtest.h>
+
+#include "run/default_comparison.h"
+
+namespace ddpbench::run {
+namespace {
+
+const std::vector<std::string> kEveryMode = {"single", "dp", "ddp"};
+
+TEST(DefaultComparison, ABareRunComparesEveryModeOnTwoCpuRanksWithoutAGpu) {
+  const RunRequest r = with_default_comparison(RunRequest{}, 0);
+  EXPECT_EQ(r.modes, kEveryMode);
+  EXPECT_EQ(r.world_size, kDefaultCpuRanks);
+  EXPECT_EQ(kDefaultCpuRanks, 2);
+  EXPECT_FALSE(r.world_size_given);
+}
+
+TEST(DefaultComparison, ABareRunUsesEveryVisibleGpuAndTheCpuWhenAskedTo) {
+  EXPECT_EQ(with_default_comparison(RunRequest{}, 8).world_size, 8);
+  EXPECT_EQ(with_default_comparison(RunRequest{}, 1).world_size, 1);
+  RunRequest cpu;
+  cpu.device = "cpu";
+  EXPECT_EQ(with_default_comparison(cpu, 8).world_size, kDefaultCpuRanks);
+  EXPECT_EQ(with_default_comparison(cpu, 8).modes, kEveryMode);
+}
+
+TEST(DefaultComparison, ARequestNamingModesOrGpusKeepsItsMeaning) {
+  RunRequest modes;
+  modes.modes = {"single"};
+  const RunRequest kept = with_default_comparison(modes, 4);
+  EXPECT_EQ(kept.modes, std::vector<std::string>{"single"});
+  EXPECT_EQ(kept.world_size, 1);
+  RunRequest gpus;
+  gpus.world_size = 3;
+  gpus.world_size_given = true;
+  EXPECT_TRUE(with_default_comparison(gpus, 4).modes.empty());
+  EXPECT_EQ(with_default_comparison(gpus, 4).world_size, 3);
+}
+
+}  // namespace
+}  // namespace ddpbench::run
