@@ -27,6 +27,21 @@ TEST(DefaultComparison, ABareRunUsesEveryVisibleGpuAndTheCpuWhenAskedTo) {
   EXPECT_EQ(with_default_comparison(cpu, 8).modes, kEveryMode);
 }
 
+// The README's first command must reach its verdict in minutes on a 2-core machine.
+TEST(DefaultComparison, ABareCpuRunTrainsAFewStepsUnlessTold) {
+  EXPECT_EQ(with_default_comparison(RunRequest{}, 0).steps, kBareCpuSteps);
+  EXPECT_EQ(with_default_comparison(RunRequest{}, 8).steps, 0) << "a GPU run keeps the scenario's";
+  RunRequest steps;
+  steps.steps = 7;
+  EXPECT_EQ(with_default_comparison(steps, 0).steps, 7);
+  RunRequest file;
+  file.config = "my.yaml";
+  EXPECT_EQ(with_default_comparison(file, 0).steps, 0) << "a scenario file's TRAIN.STEPS wins";
+  RunRequest keys;
+  keys.overrides = {"TRAIN.STEPS", "5"};
+  EXPECT_EQ(with_default_comparison(keys, 0).steps, 0);
+}
+
 TEST(DefaultComparison, ARequestNamingModesOrGpusKeepsItsMeaning) {
   RunRequest modes;
   modes.modes = {"single"};
