@@ -37,16 +37,23 @@ def main():
     if how == "nan":
         ckpt["model"]["weight"][0, 0] = float("nan")
     elif how == "adam":
-        w = ckpt["model"]["weight"]
-        ckpt["optimizer"]["state"][0] = {
-            "step": torch.tensor(1.0),
-            "exp_avg": torch.zeros_like(w),
-            "exp_avg_sq": torch.zeros_like(w),
+        # Both parameters: a one-item dict would be pickled with SETITEM, which libtorch 1.13's
+        # unpickler lacks.
+        ckpt["optimizer"]["state"] = {
+            i: {
+                "step": torch.tensor(1.0),
+                "exp_avg": torch.zeros_like(ckpt["model"][name]),
+                "exp_avg_sq": torch.zeros_like(ckpt["model"][name]),
+            }
+            for i, name in enumerate(("weight", "bias"))
         }
     elif how == "tpu":
         ckpt["ddpbench"]["mode"] = "tpu"
     else:
         sys.exit(f"unknown HOW {how!r}")
+    # ddpbench reads no param group, and libtorch 1.13's unpickler lacks the APPEND opcode Python
+    # writes for a one-element list (as in checkpoint_oracle.py --doctor).
+    ckpt["optimizer"]["param_groups"] = []
     torch.save(ckpt, dst)
 
 
