@@ -295,6 +295,46 @@ std::string string_entry(const Dict& d, const char* key, const std::string& path
   return v.toStringRef();
 }
 
+// The checkpoint's top-level dicts and what it says about its run.
+struct TopLevel {
+  Dict top = string_dict(), model = string_dict(), optimizer = string_dict();
+};
+
+TopLevel top_level(const c10::IValue& value, const std::string& path) {
+  if (!value.isGenericDict()) refuse(path, "holds no dict, so it is no ddpbench checkpoint");
+  TopLevel t;
+  t.top = value.toGenericDict();
+  const c10::IValue& model = entry(t.top, "model", path);
+  const c10::IValue& optimizer = entry(t.top, "optimizer", path);
+  const c10::IValue& run = entry(t.top, "ddpbench", path);
+  if (!model.isGenericDict() || !optimizer.isGenericDict() || !run.isGenericDict()) {
+    refuse(path, "\"model\", \"optimizer\" and \"ddpbench\" must be dicts");
+  }
+  t.model = model.toGenericDict();
+  t.optimizer = optimizer.toGenericDict();
+  return t;
+}
+
+CheckpointMeta read_meta(const c10::IValue& value, const std::string& path) {
+  const TopLevel t = top_level(value, path);
+  const Dict r = entry(t.top, "ddpbench", path).toGenericDict();
+  CheckpointMeta m;
+  m.scenario = string_entry(r, "scenario", path);
+  m.mode = string_entry(r, "mode", path);
+  m.seed = int_entry(r, "seed", path);
+  m.world_size = int_entry(r, "world_size", path);
+  m.global_batch = int_entry(r, "global_batch", path);
+  m.dtype = string_entry(r, "dtype", path);
+  m.step = int_entry(t.top, "step", path);
+  m.epoch = int_entry(t.top, "epoch", path);
+  if (m.step < 1 || m.epoch < 0) {
+    refuse(path, fmt::format("it says step {} of epoch {}, and a checkpoint is saved after step "
+                             "1 at the earliest, in epoch 0 or later: {}",
+                             m.step, m.epoch, kDamaged));
+  }
+  return m;
+}
+
 }  // namespace
 
 std::vector<char> checkpoint_bytes(const torch::nn::Module& module,
@@ -329,34 +369,16 @@ Checkpoint parse_checkpoint(const std::vector<char>& bytes, const std::string& p
                             const torch::nn::Module& module,
                             const scenarios::OptimizerSpec& optimizer_spec,
                             const std::function<void(const CheckpointMeta&)>& check_meta) {
-  const TorchFile file = read_torch_file(bytes, path, record_bounds(module, optimizer_spec));
-  const c10::IValue& value = file.value;
-  if (!value.isGenericDict()) refuse(path, "holds no dict, so it is no ddpbench checkpoint");
-  const Dict top = value.toGenericDict();
-  const c10::IValue& model = entry(top, "model", path);
-  const c10::IValue& optimizer = entry(top, "optimizer", path);
-  const c10::IValue& run = entry(top, "ddpbench", path);
-  if (!model.isGenericDict() || !optimizer.isGenericDict() || !run.isGenericDict()) {
-    refuse(path, "\"model\", \"optimizer\" and \"ddpbench\" must be dicts");
-  }
+  // Twice: first without the tensors, so that the file's run is checked before its records are
+  // bounded by this run's model (another scenario's checkpoint is refused as that).
+  const RecordBounds bounds = record_bounds(module, optimizer_spec);
   Checkpoint c;
-  const Dict r = run.toGenericDict();
-  c.meta.scenario = string_entry(r, "scenario", path);
-  c.meta.mode = string_entry(r, "mode", path);
-  c.meta.seed = int_entry(r, "seed", path);
-  c.meta.world_size = int_entry(r, "world_size", path);
-  c.meta.global_batch = int_entry(r, "global_batch", path);
-  c.meta.dtype = string_entry(r, "dtype", path);
-  c.meta.step = int_entry(top, "step", path);
-  c.meta.epoch = int_entry(top, "epoch", path);
-  if (c.meta.step < 1 || c.meta.epoch < 0) {
-    refuse(path, fmt::format("it says step {} of epoch {}, and a checkpoint is saved after step "
-                             "1 at the earliest, in epoch 0 or later: {}",
-                             c.meta.step, c.meta.epoch, kDamaged));
-  }
+  c.meta = read_meta(read_torch_file(bytes, path, bounds, /*with_tensors=*/false).value, path);
   if (check_meta) check_meta(c.meta);
+  const TorchFile file = read_torch_file(bytes, path, bounds, /*with_tensors=*/true);
+  const TopLevel t = top_level(file.value, path);
 
-  std::map<std::string, at::Tensor> entries = model_entries(model.toGenericDict(), path);
+  std::map<std::string, at::Tensor> entries = model_entries(t.model, path);
   std::vector<std::string> names;  // the parameters', for messages
   for (const auto& p : module.named_parameters()) {
     take(entries, p.key(), p.value(), file, path, c.state.parameters);
@@ -370,8 +392,7 @@ Checkpoint parse_checkpoint(const std::vector<char>& bytes, const std::string& p
                              "of this run's scenario",
                              quoted_input(entries.begin()->first)));
   }
-  read_optimizer_state(optimizer.toGenericDict(), optimizer_spec, names, c.meta.step, file, path,
-                       c.state);
+  read_optimizer_state(t.optimizer, optimizer_spec, names, c.meta.step, file, path, c.state);
   return c;
 }
 

@@ -45,7 +45,8 @@ std::string record_name(const std::string& entry) {
 
 // Each entry's size against what its kind of record can hold; the sizes by record name.
 std::map<std::string, uint64_t> bounded_sizes(const std::vector<char>& bytes,
-                                              const std::string& path, const RecordBounds& b) {
+                                              const std::string& path, const RecordBounds& b,
+                                              bool with_tensors) {
   std::vector<ZipEntry> entries;
   try {
     entries = zip_entries(bytes);
@@ -57,7 +58,7 @@ std::map<std::string, uint64_t> bounded_sizes(const std::vector<char>& bytes,
     const std::string name = record_name(e.name);
     const bool tensor = name.rfind("data/", 0) == 0;
     const uint64_t limit = name == "data.pkl" ? b.pickle : tensor ? b.largest_tensor : kSmallRecord;
-    if (e.size > limit) {
+    if (e.size > limit && (with_tensors || !tensor)) {
       refuse_file(
           path, fmt::format("its record {} holds {} bytes, more than {} can ({} bytes): {}",
                             quoted_input(e.name), e.size,
@@ -78,8 +79,8 @@ uint64_t TorchFile::record_bytes(const at::Tensor& t) const {
 }
 
 TorchFile read_torch_file(const std::vector<char>& bytes, const std::string& path,
-                          const RecordBounds& bounds) {
-  const std::map<std::string, uint64_t> sizes = bounded_sizes(bytes, path, bounds);
+                          const RecordBounds& bounds, bool with_tensors) {
+  const std::map<std::string, uint64_t> sizes = bounded_sizes(bytes, path, bounds, with_tensors);
   TorchFile out;
   try {
     caffe2::serialize::PyTorchStreamReader reader(
@@ -97,6 +98,7 @@ TorchFile read_torch_file(const std::vector<char>& bytes, const std::string& pat
     // names it twice: the total bounds those re-reads too.
     uint64_t total = 0;
     const auto record = [&](const std::string& key) {
+      if (!with_tensors) return at::DataPtr();  // storages without data, never read
       const std::string name = "data/" + key;
       const auto size = sizes.find(name);
       total += size == sizes.end() ? 0 : size->second;

@@ -32,8 +32,11 @@ struct TorchFile {
 };
 
 // The value torch.load gives for `bytes`, every tensor on the host. Throws InputError ("--resume
-// `path`: ...") for a file torch.load cannot read and for a record past `bounds`.
+// `path`: ...") for a file torch.load cannot read and for a record past `bounds`. Without
+// `with_tensors` no tensor record is read or bounded and every tensor's storage is empty, never
+// to be read: what the file says about its run, to check before its tensors (another scenario's
+// checkpoint is refused as that, not as a record too large for this model).
 TorchFile read_torch_file(const std::vector<char>& bytes, const std::string& path,
-                          const RecordBounds& bounds);
+                          const RecordBounds& bounds, bool with_tensors);
 
 }  // namespace ddpbench::modes
