@@ -24,6 +24,16 @@ void add_scenario_config_flags(CLI::App& cmd, run::RunRequest& r, CLI::Option* s
                  "OPTIM.BASE_LR 0.1 (`ddpbench list --keys`); flags such as --batch-size win");
 }
 
+// A path flag given an empty value: an unset variable in a script (`--resume "$CKPT"`), not a
+// request for the flag's default, which would train from scratch and pass.
+CLI::Validator non_empty_path(const std::string& fix) {
+  return CLI::Validator(
+      [fix](std::string& value) -> std::string {
+        return value.empty() ? "an empty path: " + fix : std::string();
+      },
+      "FILE");
+}
+
 }  // namespace
 
 void add_shared_run_flags(CLI::App& cmd, run::RunRequest& r) {
@@ -134,7 +144,10 @@ void add_run_flags(CLI::App& cmd, run::RunRequest& r) {
       ->check(CLI::IsMember({"", "module."}));
   cmd.add_option("--resume", r.resume,
                  "Continue from a checkpoint: every mode's checked training starts from its state "
-                 "at its step and runs to --steps");
+                 "at its step and runs to --steps")
+      ->check(non_empty_path(
+          "pass a checkpoint file (checkpoint_<mode>_step<N>.pt), or leave --resume out to train "
+          "from scratch"));
   cmd.add_option("--eval-size", r.eval_size,
                  "Evaluation pass after training (classifiers): samples of the held-out set; 0 "
                  "skips the pass")

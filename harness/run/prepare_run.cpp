@@ -196,7 +196,7 @@ std::optional<PreparedRun> prepare_run(const RunRequest& request,
   check_model_fits(setup, *instance.model.ptr());
   check_micro_batches(setup, plan);
   if (!request.resume.empty()) {
-    setup.resume = load_resume(request.resume, setup, *instance.model.ptr(), plan);
+    setup.resume = load_resume(request.resume, setup, registry, *instance.model.ptr(), plan);
   }
   check_evaluation(request, setup);
   check_join_fits(setup, *instance.model.ptr(), plan);

@@ -12,6 +12,7 @@
 
 #include "data/batch_plan.h"
 #include "modes/common/checkpoint.h"
+#include "scenarios/registry.h"
 #include "training/run_setup.h"
 
 namespace torch::nn {
@@ -20,9 +21,11 @@ class Module;
 
 namespace ddpbench::run {
 
-// `model` is a fresh instance of the run's scenario (its names, shapes and dtypes).
+// `model` is a fresh instance of the run's scenario (its names, shapes and dtypes); `registry`
+// tells a built-in scenario's name (pass --scenario) from a scenario file's (pass --config).
 std::shared_ptr<const modes::Checkpoint> load_resume(const std::string& path,
                                                      const training::RunSetup& setup,
+                                                     const scenarios::ScenarioRegistry& registry,
                                                      const torch::nn::Module& model,
                                                      const data::GlobalBatchPlan& plan);
 

@@ -4,9 +4,12 @@
 // so the resume starts in epoch 1 and crosses into 2); with DDP-style "module." keys too, and in a
 // lockstep run whose reference resumes with it. The comparison can fail: a checkpoint whose
 // optimizer state was emptied resumes to a different state. A file that is no checkpoint, or one
-// of another run, is refused (exit 2, nothing written). A resumed run's checks name run steps.
+// of another run, is refused (exit 2, nothing written), as is a damaged or foreign one (a short,
+// empty or oversized tensor record, NaN weights, another optimizer's state, an unknown mode) and
+// an empty --resume value. A resumed run's checks name run steps.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -191,6 +194,56 @@ TEST_F(Checkpoints, AFileThatDoesNotFitIsRefused) {
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_NE(r.err.find("pass --scenario toy_cnn"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(path("out")));
+}
+
+// Damaged and foreign checkpoints (reference/damage_checkpoint.py) of linear_mse (SGD, no
+// momentum; weight Float [10, 10], a 400-byte record): each is refused at load with one line
+// naming the file, the record or tensor and the fix, exit 2, and no --out folder. Before, an
+// emptied record crashed (exit 139, an empty --out), a record 4 bytes short trained on memory
+// past it and passed, a 64 MiB record was inflated and accepted, and NaN weights, Adam's state
+// and an unknown mode failed as internal errors (exit 3) or with a hint no one could follow.
+TEST_F(Checkpoints, ADamagedOrForeignCheckpointIsRefusedAtLoad) {
+  const auto linear = [&](const std::string& out, const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"run",     "--scenario",   "linear_mse", "--modes", "single",
+                                     "--quiet", "--check-only", "--out",      out};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return testing::ddpbench(args);
+  };
+  auto r = linear(path("part"), {"--steps", "2", "--checkpoint-every", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::string ckpt = path("part") + "/checkpoint_single_step1.pt";
+  ASSERT_TRUE(fs::exists(ckpt));
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"empty", "the record of weight holds 0 bytes, and its Float [10, 10] x 4 bytes need 400"},
+      {"cut4", "the record of weight holds 396 bytes, and its Float [10, 10] x 4 bytes need 400"},
+      {"inflate", "holds 67108864 bytes, more than any tensor of this scenario's model"},
+      {"nan", "weight holds NaN or infinite values: pass a checkpoint saved before"},
+      {"adam",
+       "the optimizer state of weight has 'exp_avg', which SGD without momentum does not "
+       "keep"},
+      {"tpu", "saved by mode 'tpu', which is no ddpbench mode (single, dp, ddp)"},
+  };
+  for (const auto& [how, message] : cases) {
+    const std::string bad = path(how + ".pt");
+    const auto py = testing::python({testing::oracle("damage_checkpoint.py"), ckpt, bad, how});
+    ASSERT_EQ(py.exit_code, 0) << how << py.out << py.err;
+    const std::string out = path("out_" + how);
+    r = linear(out, {"--steps", "2", "--resume", bad});
+    EXPECT_EQ(r.exit_code, 2) << how << "\n" << r.out << r.err;
+    EXPECT_NE(r.err.find("--resume '" + bad + "': "), std::string::npos) << how << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << how << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << how << r.err;
+    EXPECT_EQ(r.err.find("to --modes"), std::string::npos) << how << r.err;
+    EXPECT_FALSE(fs::exists(out)) << how;
+  }
+  // An empty value is an unset variable in a script, not "no checkpoint": refused, not trained
+  // from scratch.
+  r = linear(path("out_empty_flag"), {"--steps", "2", "--resume", ""});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("--resume: an empty path: pass a checkpoint file"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_FALSE(fs::exists(path("out_empty_flag")));
 }
 
 }  // namespace

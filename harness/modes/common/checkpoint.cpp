@@ -5,9 +5,11 @@
 #include <fmt/ranges.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <map>
 
 #include "errors.h"
+#include "modes/common/checkpoint_file.h"
 #include "modes/common/model_state.h"
 #include "quoted_input.h"
 
@@ -80,10 +82,110 @@ c10::IValue entry(const Dict& d, const char* key, const std::string& path) {
   return it->value();
 }
 
+constexpr const char* kDamaged =
+    "the file is truncated or damaged; pass the checkpoint as `ddpbench run --checkpoint-every "
+    "N` wrote it";
+
+// `t` as `what` ("fc.weight", "the optimizer's exp_avg of fc.weight") must be a dense host tensor
+// whose record holds every byte its sizes reach (the unpickler sized its storage by data.pkl's
+// word, not by the record), and finite (training from NaN fails steps later, as a worker crash).
+void check_stored(const TorchFile& file, const at::Tensor& t, const std::string& what,
+                  const std::string& path) {
+  if (t.layout() != at::kStrided || !t.device().is_cpu()) {
+    refuse(path, fmt::format("{} is no dense tensor: {}", what, kDamaged));
+  }
+  const uint64_t item = t.element_size();
+  const uint64_t stored = t.storage().nbytes();
+  uint64_t extent = 0;  // elements from the storage's start to past the last one reached
+  bool overflow = t.storage_offset() < 0;
+  if (t.numel() > 0 && !overflow) {
+    extent = static_cast<uint64_t>(t.storage_offset()) + 1;
+    for (int64_t d = 0; d < t.dim(); ++d) {
+      uint64_t reach = 0;
+      overflow = overflow || t.stride(d) < 0 ||
+                 __builtin_mul_overflow(static_cast<uint64_t>(t.stride(d)),
+                                        static_cast<uint64_t>(t.size(d) - 1), &reach) ||
+                 __builtin_add_overflow(extent, reach, &extent);
+    }
+  }
+  uint64_t needed = 0;
+  overflow = overflow || __builtin_mul_overflow(extent, item, &needed);
+  const uint64_t record = file.record_bytes(t);
+  if (overflow || needed > stored || record != stored) {
+    refuse(path,
+           fmt::format("the record of {} holds {} bytes, and its {} x {} bytes need {}: {}", what,
+                       record, tensor_kind(t), item,
+                       overflow ? std::string("more") : std::to_string(std::max(needed, stored)),
+                       kDamaged));
+  }
+  if (t.is_floating_point() && !at::isfinite(t).all().item<bool>()) {
+    refuse(path, fmt::format("{} holds NaN or infinite values: pass a checkpoint saved before the "
+                             "training diverged (an earlier checkpoint_<mode>_step<N>.pt)",
+                             what));
+  }
+}
+
+// The state names `spec`'s optimizer keeps per parameter (optimizer_state.h), and its name in
+// messages.
+std::vector<std::string> kept_state(const scenarios::OptimizerSpec& spec) {
+  if (spec.kind == scenarios::OptimizerKind::kAdam) return {"step", "exp_avg", "exp_avg_sq"};
+  if (spec.momentum != 0) return {"momentum_buffer"};
+  return {};
+}
+
+std::string optimizer_label(const scenarios::OptimizerSpec& spec) {
+  if (spec.kind == scenarios::OptimizerKind::kAdam) return "Adam";
+  return spec.momentum != 0 ? "SGD with momentum" : "SGD without momentum";
+}
+
+// Refuses the state of a parameter that `spec`'s optimizer would not have kept: a name it does
+// not keep, one of Adam's three missing, or an Adam step that is not a count from 1 to the
+// checkpoint's steps (libtorch's Adam reads it back as an integer).
+void check_optimizer_entry(const std::map<std::string, at::Tensor>& state,
+                           const scenarios::OptimizerSpec& spec, const std::string& param,
+                           int64_t steps, const std::string& path) {
+  const std::vector<std::string> kept = kept_state(spec);
+  const std::string fix = fmt::format(
+      "pass a checkpoint of a run with this run's optimizer ({}; the scenario's OPTIM.NAME and "
+      "OPTIM.MOMENTUM)",
+      optimizer_label(spec));
+  for (const auto& [name, t] : state) {
+    if (std::find(kept.begin(), kept.end(), name) == kept.end()) {
+      refuse(path, fmt::format("the optimizer state of {} has {}, which {} does not keep ({}): {}",
+                               param, quoted_input(name), optimizer_label(spec),
+                               kept.empty() ? "it keeps none"
+                                            : fmt::format("it keeps {}", fmt::join(kept, ", ")),
+                               fix));
+    }
+  }
+  for (const std::string& name : kept) {
+    if (state.count(name) == 0) {
+      refuse(path, fmt::format("the optimizer state of {} lacks {}, which {} keeps for every "
+                               "parameter it has stepped: {}",
+                               param, name, optimizer_label(spec), fix));
+    }
+  }
+  const auto step = state.find("step");
+  if (step == state.end()) return;
+  const at::Tensor& t = step->second;
+  const bool real = at::isFloatingType(t.scalar_type()) ||
+                    at::isIntegralType(t.scalar_type(), /*includeBool=*/false);
+  const double v = real && t.numel() == 1 ? t.item<double>() : 0;
+  if (!real || t.numel() != 1 || !(v >= 1 && v <= static_cast<double>(steps)) ||
+      v != static_cast<double>(static_cast<int64_t>(v))) {
+    refuse(path, fmt::format("Adam's step of {} is {}, and after the checkpoint's {} steps it is "
+                             "one whole number from 1 to {}: {}",
+                             param, real && t.numel() == 1 ? fmt::format("{}", v) : tensor_kind(t),
+                             steps, steps, kDamaged));
+  }
+}
+
 // The inverse of optimizer_state_dict: fills s.optimizer_state (one map per parameter, empty
-// where the file has no entry), each state tensor but Adam's scalar step checked against its
-// parameter's shape and dtype.
-void read_optimizer_state(const Dict& optimizer, const std::string& path, TrainingState& s) {
+// where the file has no entry), each state tensor checked against what `spec`'s optimizer keeps,
+// and each but Adam's scalar step against its parameter's shape and dtype.
+void read_optimizer_state(const Dict& optimizer, const scenarios::OptimizerSpec& spec,
+                          const std::vector<std::string>& names, int64_t steps,
+                          const TorchFile& file, const std::string& path, TrainingState& s) {
   const c10::IValue& state = entry(optimizer, "state", path);
   if (!state.isGenericDict()) refuse(path, "\"optimizer\"[\"state\"] is not a dict");
   const Dict per_param = state.toGenericDict();
@@ -95,20 +197,53 @@ void read_optimizer_state(const Dict& optimizer, const std::string& path, Traini
                                s.parameters.size()));
     }
     const at::Tensor& param = s.parameters[static_cast<size_t>(i)];
+    const std::string& param_name = names[static_cast<size_t>(i)];
     for (const auto& field : e.value().toGenericDict()) {
       if (!field.key().isString() || !field.value().isTensor()) {
-        refuse(path, fmt::format("the optimizer state of parameter {} is not name -> tensor", i));
+        refuse(path, fmt::format("the optimizer state of {} is not name -> tensor", param_name));
       }
       const std::string& name = field.key().toStringRef();
       const at::Tensor t = field.value().toTensor();
       if (name != "step" &&
           (t.sizes() != param.sizes() || t.scalar_type() != param.scalar_type())) {
-        refuse(path, fmt::format("the optimizer's {} of parameter {} is {}, the parameter {}", name,
-                                 i, tensor_kind(t), tensor_kind(param)));
+        refuse(path, fmt::format("the optimizer's {} of {} is {}, the parameter {}", name,
+                                 param_name, tensor_kind(t), tensor_kind(param)));
       }
+      check_stored(file, t, fmt::format("the optimizer's {} of {}", name, param_name), path);
       s.optimizer_state[static_cast<size_t>(i)].emplace(name, t);
     }
+    check_optimizer_entry(s.optimizer_state[static_cast<size_t>(i)], spec, param_name, steps, path);
   }
+}
+
+// What a checkpoint of `module` trained by `spec`'s optimizer can hold (checkpoint_file.h): its
+// tensors, and per parameter at most two moments and a step (Adam) or one buffer (SGD). Every
+// element counts 8 bytes, float64's: a float64 checkpoint offered to a float32 run is refused
+// for its --dtype, not for its size.
+RecordBounds record_bounds(const torch::nn::Module& module, const scenarios::OptimizerSpec& spec) {
+  constexpr uint64_t kElementBytes = 8;
+  constexpr uint64_t kPickleBase = 1 << 20, kPicklePerTensor = 1 << 10;
+  RecordBounds b;
+  b.largest_tensor = kElementBytes;  // Adam's step
+  uint64_t params = 0, tensors = 0, param_bytes = 0, model_bytes = 0;
+  for (const auto& p : module.parameters()) {
+    ++params;
+    param_bytes += kElementBytes * p.numel();
+  }
+  for (const auto& t : module.parameters()) {
+    ++tensors;
+    model_bytes += kElementBytes * t.numel();
+    b.largest_tensor = std::max<uint64_t>(b.largest_tensor, kElementBytes * t.numel());
+  }
+  for (const auto& t : module.buffers()) {
+    ++tensors;
+    model_bytes += kElementBytes * t.numel();
+    b.largest_tensor = std::max<uint64_t>(b.largest_tensor, kElementBytes * t.numel());
+  }
+  const uint64_t moments = spec.kind == scenarios::OptimizerKind::kAdam ? 2 : 1;
+  b.all_tensors = model_bytes + moments * param_bytes + kElementBytes * params;
+  b.pickle = kPickleBase + kPicklePerTensor * (tensors + 3 * params);
+  return b;
 }
 
 // The model's state_dict entries by name, without "module." when every key has it.
@@ -129,7 +264,8 @@ std::map<std::string, at::Tensor> model_entries(const Dict& model, const std::st
 
 // Takes `name` from `entries` into `into`, checked against the model's tensor.
 void take(std::map<std::string, at::Tensor>& entries, const std::string& name,
-          const at::Tensor& like, const std::string& path, std::vector<at::Tensor>& into) {
+          const at::Tensor& like, const TorchFile& file, const std::string& path,
+          std::vector<at::Tensor>& into) {
   const auto it = entries.find(name);
   if (it == entries.end()) {
     refuse(path, fmt::format("the model has {} and the checkpoint does not: pass a checkpoint of "
@@ -142,6 +278,7 @@ void take(std::map<std::string, at::Tensor>& entries, const std::string& name,
                              "of this run's scenario",
                              name, tensor_kind(t), tensor_kind(like)));
   }
+  check_stored(file, t, name, path);
   into.push_back(t);
   entries.erase(it);
 }
@@ -156,6 +293,46 @@ std::string string_entry(const Dict& d, const char* key, const std::string& path
   const c10::IValue v = entry(d, key, path);
   if (!v.isString()) refuse(path, fmt::format("\"{}\" is not a string", key));
   return v.toStringRef();
+}
+
+// The checkpoint's top-level dicts and what it says about its run.
+struct TopLevel {
+  Dict top = string_dict(), model = string_dict(), optimizer = string_dict();
+};
+
+TopLevel top_level(const c10::IValue& value, const std::string& path) {
+  if (!value.isGenericDict()) refuse(path, "holds no dict, so it is no ddpbench checkpoint");
+  TopLevel t;
+  t.top = value.toGenericDict();
+  const c10::IValue& model = entry(t.top, "model", path);
+  const c10::IValue& optimizer = entry(t.top, "optimizer", path);
+  const c10::IValue& run = entry(t.top, "ddpbench", path);
+  if (!model.isGenericDict() || !optimizer.isGenericDict() || !run.isGenericDict()) {
+    refuse(path, "\"model\", \"optimizer\" and \"ddpbench\" must be dicts");
+  }
+  t.model = model.toGenericDict();
+  t.optimizer = optimizer.toGenericDict();
+  return t;
+}
+
+CheckpointMeta read_meta(const c10::IValue& value, const std::string& path) {
+  const TopLevel t = top_level(value, path);
+  const Dict r = entry(t.top, "ddpbench", path).toGenericDict();
+  CheckpointMeta m;
+  m.scenario = string_entry(r, "scenario", path);
+  m.mode = string_entry(r, "mode", path);
+  m.seed = int_entry(r, "seed", path);
+  m.world_size = int_entry(r, "world_size", path);
+  m.global_batch = int_entry(r, "global_batch", path);
+  m.dtype = string_entry(r, "dtype", path);
+  m.step = int_entry(t.top, "step", path);
+  m.epoch = int_entry(t.top, "epoch", path);
+  if (m.step < 1 || m.epoch < 0) {
+    refuse(path, fmt::format("it says step {} of epoch {}, and a checkpoint is saved after step "
+                             "1 at the earliest, in epoch 0 or later: {}",
+                             m.step, m.epoch, kDamaged));
+  }
+  return m;
 }
 
 }  // namespace
@@ -190,49 +367,32 @@ std::vector<char> checkpoint_bytes(const torch::nn::Module& module,
 
 Checkpoint parse_checkpoint(const std::vector<char>& bytes, const std::string& path,
                             const torch::nn::Module& module,
+                            const scenarios::OptimizerSpec& optimizer_spec,
                             const std::function<void(const CheckpointMeta&)>& check_meta) {
-  c10::IValue value;
-  try {
-    value = torch::pickle_load(bytes);
-  } catch (const std::exception& e) {
-    const std::string what = e.what();
-    refuse(path, fmt::format("cannot read it as a torch.load file ({}); pass a checkpoint "
-                             "written by `ddpbench run --checkpoint-every N`",
-                             what.substr(0, what.find('\n'))));
-  }
-  if (!value.isGenericDict()) refuse(path, "holds no dict, so it is no ddpbench checkpoint");
-  const Dict top = value.toGenericDict();
-  const c10::IValue& model = entry(top, "model", path);
-  const c10::IValue& optimizer = entry(top, "optimizer", path);
-  const c10::IValue& run = entry(top, "ddpbench", path);
-  if (!model.isGenericDict() || !optimizer.isGenericDict() || !run.isGenericDict()) {
-    refuse(path, "\"model\", \"optimizer\" and \"ddpbench\" must be dicts");
-  }
+  // Twice: first without the tensors, so that the file's run is checked before its records are
+  // bounded by this run's model (another scenario's checkpoint is refused as that).
+  const RecordBounds bounds = record_bounds(module, optimizer_spec);
   Checkpoint c;
-  const Dict r = run.toGenericDict();
-  c.meta.scenario = string_entry(r, "scenario", path);
-  c.meta.mode = string_entry(r, "mode", path);
-  c.meta.seed = int_entry(r, "seed", path);
-  c.meta.world_size = int_entry(r, "world_size", path);
-  c.meta.global_batch = int_entry(r, "global_batch", path);
-  c.meta.dtype = string_entry(r, "dtype", path);
-  c.meta.step = int_entry(top, "step", path);
-  c.meta.epoch = int_entry(top, "epoch", path);
+  c.meta = read_meta(read_torch_file(bytes, path, bounds, /*with_tensors=*/false).value, path);
   if (check_meta) check_meta(c.meta);
+  const TorchFile file = read_torch_file(bytes, path, bounds, /*with_tensors=*/true);
+  const TopLevel t = top_level(file.value, path);
 
-  std::map<std::string, at::Tensor> entries = model_entries(model.toGenericDict(), path);
+  std::map<std::string, at::Tensor> entries = model_entries(t.model, path);
+  std::vector<std::string> names;  // the parameters', for messages
   for (const auto& p : module.named_parameters()) {
-    take(entries, p.key(), p.value(), path, c.state.parameters);
+    take(entries, p.key(), p.value(), file, path, c.state.parameters);
+    names.push_back(p.key());
   }
   for (const auto& b : module.named_buffers()) {
-    take(entries, b.key(), b.value(), path, c.state.buffers);
+    take(entries, b.key(), b.value(), file, path, c.state.buffers);
   }
   if (!entries.empty()) {
     refuse(path, fmt::format("the checkpoint has {}, which the model does not: pass a checkpoint "
                              "of this run's scenario",
                              quoted_input(entries.begin()->first)));
   }
-  read_optimizer_state(optimizer.toGenericDict(), path, c.state);
+  read_optimizer_state(t.optimizer, optimizer_spec, names, c.meta.step, file, path, c.state);
   return c;
 }
 

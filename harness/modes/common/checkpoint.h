@@ -46,13 +46,16 @@ std::vector<char> checkpoint_bytes(const torch::nn::Module& module,
                                    const std::string& prefix);
 
 // Reads a checkpoint (`path` only names it in messages) for a model with `module`'s parameter and
-// buffer names, shapes and dtypes, keys bare or with "module.". `check_meta` sees what the file
-// says about its run before its tensors are matched (a checkpoint of another scenario is refused
-// as that, not as its first unknown key). Throws InputError naming what is wrong and the fix:
-// not a torch.load file, not a checkpoint, a missing or unexpected key, a shape, dtype or
-// optimizer state that does not fit.
+// buffer names, shapes and dtypes, keys bare or with "module.", trained by `optimizer`'s
+// optimizer. `check_meta` sees what the file says about its run before its tensors are matched (a
+// checkpoint of another scenario is refused as that, not as its first unknown key). Throws
+// InputError naming what is wrong and the fix: not a torch.load file, a record larger than the
+// model's tensors or shorter than its tensor, not a checkpoint, a missing or unexpected key, a
+// shape or dtype that does not fit, NaN or infinity in a tensor, optimizer state that `optimizer`
+// would not have kept.
 Checkpoint parse_checkpoint(const std::vector<char>& bytes, const std::string& path,
                             const torch::nn::Module& module,
+                            const scenarios::OptimizerSpec& optimizer,
                             const std::function<void(const CheckpointMeta&)>& check_meta = {});
 
 }  // namespace ddpbench::modes

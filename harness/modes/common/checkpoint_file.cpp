@@ -1,0 +1,126 @@
+// checkpoint_file.cpp — see checkpoint_file.h. The reading is torch::jit::readArchiveAndTensors'
+// (what torch::pickle_load calls) with two changes: each record's size is checked before libtorch
+// allocates it, and every storage stays on the host (a file naming "cuda:0" would otherwise have
+// its storage copied to the device at its claimed size before anything could check it).
+#include "modes/common/checkpoint_file.h"
+
+#include <caffe2/serialize/in_memory_adapter.h>
+#include <caffe2/serialize/inline_container.h>
+#include <fmt/format.h>
+#include <torch/csrc/jit/serialization/unpickler.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+#include "errors.h"
+#include "modes/common/zip_directory.h"
+#include "quoted_input.h"
+
+namespace ddpbench::modes {
+namespace {
+
+// Records besides data.pkl and data/*: "version", ".data/version", "byteorder" and the like, a
+// few bytes each.
+constexpr uint64_t kSmallRecord = 4096;
+constexpr const char* kForeignHint =
+    "pass a checkpoint of this run's scenario written by `ddpbench run --checkpoint-every N`";
+
+[[noreturn]] void refuse_file(const std::string& path, const std::string& why) {
+  throw InputError(fmt::format("--resume {}: {}", quoted_input(path), why));
+}
+
+[[noreturn]] void unreadable(const std::string& path, const std::string& what) {
+  refuse_file(path,
+              fmt::format("cannot read it as a torch.load file ({}); pass a checkpoint written "
+                          "by `ddpbench run --checkpoint-every N`",
+                          what.substr(0, what.find('\n'))));
+}
+
+// A record's name inside the archive's folder, as PyTorchStreamReader looks it up.
+std::string record_name(const std::string& entry) {
+  const size_t slash = entry.find('/');
+  return slash == std::string::npos ? entry : entry.substr(slash + 1);
+}
+
+// Each entry's size against what its kind of record can hold; the sizes by record name.
+std::map<std::string, uint64_t> bounded_sizes(const std::vector<char>& bytes,
+                                              const std::string& path, const RecordBounds& b,
+                                              bool with_tensors) {
+  std::vector<ZipEntry> entries;
+  try {
+    entries = zip_entries(bytes);
+  } catch (const std::exception& e) {
+    unreadable(path, e.what());
+  }
+  std::map<std::string, uint64_t> sizes;
+  for (const ZipEntry& e : entries) {
+    const std::string name = record_name(e.name);
+    const bool tensor = name.rfind("data/", 0) == 0;
+    const uint64_t limit = name == "data.pkl" ? b.pickle : tensor ? b.largest_tensor : kSmallRecord;
+    if (e.size > limit && (with_tensors || !tensor)) {
+      refuse_file(
+          path, fmt::format("its record {} holds {} bytes, more than {} can ({} bytes): {}",
+                            quoted_input(e.name), e.size,
+                            tensor ? "any tensor of this scenario's model" : "such a record", limit,
+                            kForeignHint));
+    }
+    uint64_t& size = sizes[name];
+    size = std::max(size, e.size);
+  }
+  return sizes;
+}
+
+}  // namespace
+
+uint64_t TorchFile::record_bytes(const at::Tensor& t) const {
+  const auto it = records.find(t.storage().data());
+  return it == records.end() ? 0 : it->second;
+}
+
+TorchFile read_torch_file(const std::vector<char>& bytes, const std::string& path,
+                          const RecordBounds& bounds, bool with_tensors) {
+  const std::map<std::string, uint64_t> sizes = bounded_sizes(bytes, path, bounds, with_tensors);
+  TorchFile out;
+  try {
+    caffe2::serialize::PyTorchStreamReader reader(
+        std::make_shared<caffe2::serialize::MemoryReadAdapter>(bytes.data(), bytes.size()));
+    auto [pickle, pickle_size] = reader.getRecord("data.pkl");
+    const char* pickle_bytes = static_cast<const char*>(pickle.get());
+    size_t read = 0;
+    const auto next = [&](char* buffer, size_t n) -> size_t {
+      n = std::min(pickle_size - read, n);
+      if (n > 0) std::memcpy(buffer, pickle_bytes + read, n);
+      read += n;
+      return n;
+    };
+    // The unpickler reads a record for every storage it meets, the same one again when data.pkl
+    // names it twice: the total bounds those re-reads too.
+    uint64_t total = 0;
+    const auto record = [&](const std::string& key) {
+      if (!with_tensors) return at::DataPtr();  // storages without data, never read
+      const std::string name = "data/" + key;
+      const auto size = sizes.find(name);
+      total += size == sizes.end() ? 0 : size->second;
+      if (total > bounds.all_tensors) {
+        refuse_file(path,
+                    fmt::format("its tensor records add up to more than this scenario's model "
+                                "and optimizer state hold ({} bytes): {}",
+                                bounds.all_tensors, kForeignHint));
+      }
+      auto [data, data_size] = reader.getRecord(name);
+      out.records[data.get()] = data_size;
+      return std::move(data);
+    };
+    torch::jit::Unpickler unpickler(next, nullptr, nullptr, record, at::Device(at::kCPU));
+    unpickler.set_version(reader.version());
+    out.value = unpickler.parse_ivalue();
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::exception& e) {
+    unreadable(path, e.what());
+  }
+  return out;
+}
+
+}  // namespace ddpbench::modes
