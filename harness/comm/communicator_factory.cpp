@@ -18,9 +18,15 @@ std::unique_ptr<Communicator> make_communicator(const CommunicatorRequest& r) {
     case Backend::kGloo:
       return make_gloo_communicator(r.store,
                                     {r.rank, r.world_size, r.interface_address, r.timeout});
-    case Backend::kShm:
-      return with_host_staging(
-          make_shm_communicator(r.store, {r.rank, r.world_size, r.interface_address, r.timeout}));
+    case Backend::kShm: {
+      ShmOptions o;
+      o.rank = r.rank;
+      o.world_size = r.world_size;
+      o.interface_address = r.interface_address;
+      o.timeout = r.timeout;
+      o.segment_prefix = r.shm_prefix;
+      return with_host_staging(make_shm_communicator(r.store, o));
+    }
     case Backend::kMpi:
       return with_host_staging(make_mpi_communicator());
     case Backend::kNccl:

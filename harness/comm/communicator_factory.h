@@ -18,7 +18,8 @@ struct CommunicatorRequest {
   std::shared_ptr<Store> store;  // rendezvous for gloo and nccl (mpi needs none)
   std::string interface_address = "127.0.0.1";
   std::chrono::milliseconds timeout{std::chrono::minutes(5)};
-  int cuda_device = -1;  // nccl: the rank's device; -1 = the thread's current device
+  int cuda_device = -1;    // nccl: the rank's device; -1 = the thread's current device
+  std::string shm_prefix;  // shm: the run's segment-name prefix (ShmOptions::segment_prefix)
 };
 
 // Throws InputError for a backend this process cannot run (backend_support.h;

@@ -26,6 +26,9 @@ struct ShmOptions {
   std::chrono::milliseconds timeout{std::chrono::minutes(5)};
   // Bytes per chunk; each rank's segment holds two (one being read while the next is written).
   size_t chunk_bytes = size_t{8} << 20;
+  // The run's segment-name prefix (comm/shm_names.h), chosen by the launching parent so that it
+  // can remove the segments however the run ends; "" = rank 0 makes one (another launcher).
+  std::string segment_prefix;
 };
 
 // Throws InputError when the ranks are not all on this host, std::runtime_error when /dev/shm

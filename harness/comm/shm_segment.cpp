@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <linux/futex.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -35,8 +36,8 @@ uint32_t* word(const std::atomic<uint32_t>& counter) {
 
 }  // namespace
 
-SharedSegment::SharedSegment(std::string name, std::byte* data, size_t size, bool owns_name)
-    : name_(std::move(name)), data_(data), size_(size), owns_name_(owns_name) {}
+SharedSegment::SharedSegment(std::string name, int fd, std::byte* data, size_t size, bool owns_name)
+    : name_(std::move(name)), fd_(fd), data_(data), size_(size), owns_name_(owns_name) {}
 
 SharedSegment SharedSegment::create(const std::string& name, size_t bytes) {
   const int fd = shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
@@ -63,8 +64,8 @@ SharedSegment SharedSegment::create(const std::string& name, size_t bytes) {
     shm_unlink(name.c_str());
     throw;
   }
-  close(fd);
-  return SharedSegment(name, data, bytes, true);
+  flock(fd, LOCK_SH);  // in use while this process lives (Note [Reclaiming what a killed run left])
+  return SharedSegment(name, fd, data, bytes, true);
 }
 
 SharedSegment SharedSegment::open(const std::string& name, size_t bytes) {
@@ -79,12 +80,13 @@ SharedSegment SharedSegment::open(const std::string& name, size_t bytes) {
     close(fd);
     throw;
   }
-  close(fd);
-  return SharedSegment(name, data, bytes, false);
+  flock(fd, LOCK_SH);
+  return SharedSegment(name, fd, data, bytes, false);
 }
 
 SharedSegment::SharedSegment(SharedSegment&& other) noexcept
     : name_(std::move(other.name_)),
+      fd_(std::exchange(other.fd_, -1)),
       data_(std::exchange(other.data_, nullptr)),
       size_(std::exchange(other.size_, 0)),
       owns_name_(std::exchange(other.owns_name_, false)) {}
@@ -92,6 +94,7 @@ SharedSegment::SharedSegment(SharedSegment&& other) noexcept
 SharedSegment::~SharedSegment() {
   if (data_ != nullptr) munmap(data_, size_);
   unlink();
+  if (fd_ >= 0) close(fd_);
 }
 
 void SharedSegment::unlink() {

@@ -25,7 +25,7 @@ class SharedSegment {
   SharedSegment& operator=(SharedSegment&& other) = delete;
   SharedSegment(const SharedSegment&) = delete;
   SharedSegment& operator=(const SharedSegment&) = delete;
-  ~SharedSegment();  // unmaps; unlinks the name too if this process still owns it
+  ~SharedSegment();  // unmaps and closes; unlinks the name too if this process still owns it
 
   // Removes the name (the mapping stays): once every rank has mapped a segment, nothing is left
   // in /dev/shm however the run ends.
@@ -34,8 +34,11 @@ class SharedSegment {
   size_t size() const { return size_; }
 
  private:
-  SharedSegment(std::string name, std::byte* data, size_t size, bool owns_name);
+  SharedSegment(std::string name, int fd, std::byte* data, size_t size, bool owns_name);
   std::string name_;
+  // Kept open with a shared flock while mapped: a later run takes a segment whose owner died
+  // for stale only when nobody holds it (launch/stale_reclaim.h).
+  int fd_ = -1;
   std::byte* data_ = nullptr;
   size_t size_ = 0;
   bool owns_name_ = false;

@@ -118,6 +118,7 @@ std::optional<WorldInfo> detect_world(const EnvLookup& env) {
     } else {
       w.master_port = parse_port(env);
     }
+    if (w.launcher == Launcher::kDdpbench && env(kShmPrefixEnv)) w.shm_prefix = *env(kShmPrefixEnv);
     check_rank(w, "RANK");
     return w;
   }

@@ -27,6 +27,9 @@ struct WorldInfo {
   // Workers a ddpbench parent spawned rendezvous through a file store in the parent's private
   // (0700) temporary folder instead of a TCP store: nothing listens on the network for them.
   std::string store_file;
+  // The prefix of the run's shared-memory segment names (comm/shm_names.h), chosen by the ddpbench
+  // parent so that it can remove them however the run ends; "" under other launchers.
+  std::string shm_prefix;
 };
 
 // Environment variable set on workers spawned by ddpbench (the parent hosts the store and
@@ -36,6 +39,8 @@ inline constexpr const char* kSpawnedEnv = "DDPBENCH_SPAWNED";
 inline constexpr const char* kStoreFileEnv = "DDPBENCH_STORE_FILE";
 // Where a spawned rank 0 writes its result bytes (launch/worker_group.h, send_result).
 inline constexpr const char* kResultFileEnv = "DDPBENCH_RESULT_FILE";
+// The parent's shm segment-name prefix for spawned workers (WorldInfo::shm_prefix).
+inline constexpr const char* kShmPrefixEnv = "DDPBENCH_SHM_PREFIX";
 
 // nullopt when no launcher variables are present. Throws InputError for inconsistent variables
 // (e.g. RANK without MASTER_PORT, rank outside the world), naming the variable.

@@ -87,10 +87,17 @@ SignalCleanup::Token SignalCleanup::track_child(pid_t pid) {
   return next_++;
 }
 
+SignalCleanup::Token SignalCleanup::track_action(std::function<void()> action) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  actions_[next_] = std::move(action);
+  return next_++;
+}
+
 void SignalCleanup::release(Token token) {
   std::lock_guard<std::recursive_mutex> lock(mutex_);
   paths_.erase(token);
   children_.erase(token);
+  actions_.erase(token);
 }
 
 void SignalCleanup::results_committed() {
@@ -131,6 +138,7 @@ void SignalCleanup::clean_up_and_exit(int sig) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
   }
+  for (const auto& [token, action] : actions_) action();
   // Newest first: a staged file goes before the folder it sits in.
   size_t removed = 0;
   for (auto it = paths_.rbegin(); it != paths_.rend(); ++it) {

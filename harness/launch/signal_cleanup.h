@@ -17,6 +17,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -46,6 +47,10 @@ class SignalCleanup {
   Token track_path(const std::string& path);
   // A child process to stop (SIGTERM, SIGKILL after 3 s) and reap if a signal arrives.
   Token track_child(pid_t pid);
+  // Something to undo that is neither a path nor a child (a run's shared-memory segments): run
+  // if a signal arrives, after every tracked child is reaped (so that none re-creates it).
+  // Called under the lock: it must not block.
+  Token track_action(std::function<void()> action);
   void release(Token token);
 
   // Called under hold() once a run's results are renamed into place, all of them: from then on
@@ -68,6 +73,7 @@ class SignalCleanup {
   Token next_ = 1;
   std::map<Token, std::string> paths_;
   std::map<Token, pid_t> children_;
+  std::map<Token, std::function<void()>> actions_;
 };
 
 // Releases its token when it goes out of scope.

@@ -15,13 +15,16 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <thread>
 
+#include "comm/shm_names.h"
 #include "comm/store.h"
 #include "errors.h"
 #include "launch/child_process.h"
 #include "launch/environment.h"
 #include "launch/signal_cleanup.h"
+#include "launch/stale_reclaim.h"
 
 namespace ddpbench::launch {
 namespace {
@@ -51,8 +54,10 @@ std::string tail_of(const std::string& path, int lines) {
 }
 
 pid_t spawn(const WorkerGroupOptions& o, int rank, const std::string& store_file,
-            const std::string& log_path, const std::string& result_path, const std::string& self) {
+            const std::string& log_path, const std::string& result_path, const std::string& self,
+            const std::string& shm_prefix) {
   std::vector<std::string> env = {
+      fmt::format("{}={}", kShmPrefixEnv, shm_prefix),
       fmt::format("{}={}", kResultFileEnv, result_path),
       fmt::format("RANK={}", rank),
       fmt::format("LOCAL_RANK={}", rank),
@@ -165,8 +170,8 @@ std::string read_result(const std::string& path, const std::string& announced) {
   std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   if (!f.good() && !f.eof()) throw WorkerFailure("cannot read rank 0's result file " + path);
   if (std::to_string(bytes.size()) != announced) {
-    throw WorkerFailure(fmt::format("rank 0's result file has {} bytes, it announced {}",
-                                    bytes.size(), announced));
+    throw WorkerFailure(
+        fmt::format("rank 0's result file has {} bytes, it announced {}", bytes.size(), announced));
   }
   return bytes;
 }
@@ -177,15 +182,22 @@ std::string progress_key(int rank) { return fmt::format("ddpbench/progress/{}", 
 
 std::string run_worker_group(const WorkerGroupOptions& o) {
   SignalCleanup& cleanup = SignalCleanup::process();
+  // What an earlier run killed outright left (Note [Reclaiming what a killed run left]).
+  reclaim_stale_leftovers();
   std::vector<TrackedResource> tracked;  // what a signal's cleanup stops or removes
-  std::string tmp = (fs::temp_directory_path() / "ddpbench-workers-XXXXXX").string();
+  std::optional<OwnedTempDir> owned;
+  // The workers' shared-memory segments (--backend shm) are named from this prefix, so this
+  // process can unlink every one of them whatever ends the run: a rank killed or stopped during
+  // set-up never unlinks its own.
+  const std::string shm_prefix = comm::new_shm_run_prefix(getpid());
+  const auto remove_segments = [shm_prefix] { comm::remove_shm_segments(shm_prefix); };
   {
     const auto lock = cleanup.hold();
-    if (mkdtemp(tmp.data()) == nullptr) {
-      throw std::runtime_error("cannot create a temporary directory");
-    }
-    tracked.emplace_back(cleanup.track_path(tmp));
+    owned.emplace("workers");
+    tracked.emplace_back(cleanup.track_path(owned->path()));
+    tracked.emplace_back(cleanup.track_action(remove_segments));
   }
+  const std::string tmp = owned->path();
   const std::string self = self_executable();
   const std::string store_file = tmp + "/store";
   auto store = comm::Store::open_file(store_file, o.progress_timeout);
@@ -199,7 +211,7 @@ std::string run_worker_group(const WorkerGroupOptions& o) {
       w.log_path = fmt::format("{}/rank{}.log", tmp, r);
       w.last_change = Clock::now();
       const auto lock = cleanup.hold();
-      w.pid = spawn(o, r, store_file, w.log_path, tmp + "/result.bin", self);
+      w.pid = spawn(o, r, store_file, w.log_path, tmp + "/result.bin", self, shm_prefix);
       tracked.emplace_back(cleanup.track_child(w.pid));
     }
     size_t done = 0;
@@ -257,13 +269,21 @@ std::string run_worker_group(const WorkerGroupOptions& o) {
     }
   } catch (...) {
     stop_all(workers);
+    remove_segments();
     fs::remove_all(tmp);
     throw;
   }
   stop_all(workers);
+  remove_segments();
   std::string result;
-  const bool sent = failure.empty() && store->check(kResultKey);
-  if (sent) result = read_result(tmp + "/result.bin", store->get(kResultKey));
+  bool sent = false;
+  try {
+    sent = failure.empty() && store->check(kResultKey);
+    if (sent) result = read_result(tmp + "/result.bin", store->get(kResultKey));
+  } catch (...) {
+    fs::remove_all(tmp);  // a short result file must not leave the folder behind
+    throw;
+  }
   fs::remove_all(tmp);
   if (!failure.empty()) throw WorkerFailure(failure);
   if (!sent) throw WorkerFailure("rank 0 exited without sending its results");

@@ -4,7 +4,9 @@
 // reap every one of them. A worker that exits non-zero, dies by a signal, or makes no progress
 // within the timeout stops the whole group (TERM, then KILL) and is reported by rank with the
 // tail of its stderr. Ctrl-C tears everything down too. No orphans: workers also die with the
-// parent (PR_SET_PDEATHSIG).
+// parent (PR_SET_PDEATHSIG). Nothing left behind: the workers' folder and their shared-memory
+// segments (named from a prefix this parent chose, comm/shm_names.h) are removed however the run
+// ends, and what a parent killed outright left the next one reclaims (launch/stale_reclaim.h).
 #pragma once
 
 #include <chrono>

@@ -60,6 +60,7 @@ JoinedWorld join_world(const WorldInfo& world, comm::Backend backend,
   request.rank = world.rank;
   request.world_size = world.world_size;
   request.store = joined.store;
+  request.shm_prefix = world.shm_prefix;
   // gloo listens on this address: loopback for a loopback rendezvous, the --master-addr given for
   // workers spawned on this machine, and the host's own name otherwise (a multi-host run).
   request.interface_address = is_loopback(world.master_addr)          ? "127.0.0.1"

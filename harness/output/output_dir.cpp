@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>  // renameat2
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +17,7 @@
 #include <set>
 
 #include "errors.h"
+#include "launch/stale_reclaim.h"
 #include "quoted_input.h"
 
 namespace ddpbench::output {
@@ -86,42 +89,19 @@ OutputDir::OutputDir(std::string path, OutputPolicy policy)
     throw InputError(fmt::format("--out {}: exists and is not a directory (choose another --out)",
                                  quoted_input(path_)));
   }
-  // Every missing ancestor is this run's to remove again if it fails.
-  {
-    launch::SignalCleanup& cleanup = launch::SignalCleanup::process();
-    const auto lock = cleanup.hold();
-    std::vector<fs::path> missing;
-    for (fs::path p = fs::absolute(path_, ec); !p.empty() && !fs::exists(p, ec);
-         p = p.parent_path()) {
-      missing.insert(missing.begin(), p);
-      if (p == p.parent_path()) break;
-    }
-    for (const fs::path& p : missing) {
-      if (!fs::create_directory(p, ec) || ec) {
-        remove_created();
-        throw InputError(fmt::format(
-            "--out {}: cannot create directory {} ({}); choose a "
-            "writable --out",
-            quoted_input(path_), p.string(), ec ? ec.message() : "it appeared meanwhile"));
-      }
-      if (created_root_.empty()) {
-        created_root_ = p.string();
-        created_tracked_ = launch::TrackedResource(cleanup.track_path(created_root_));
-      }
-    }
+  if (!fs::exists(path_, ec)) {
+    plan_new_folder();
+    return;
   }
   if (access(path_.c_str(), W_OK | X_OK) != 0) {
-    const std::string why = std::strerror(errno);
-    remove_created();
     throw InputError(
         fmt::format("--out {}: directory is not writable ({}); choose a writable --out",
-                    quoted_input(path_), why));
+                    quoted_input(path_), std::strerror(errno)));
   }
   // Two runs into one folder would mix their files: the second is refused while the first lives.
   lock_fd_ = ::open(path_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (lock_fd_ < 0 || flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
     if (lock_fd_ >= 0) ::close(lock_fd_);
-    remove_created();
     throw InputError(fmt::format(
         "--out {}: another ddpbench process is writing into this folder right now; choose "
         "another --out or wait for it to finish",
@@ -132,10 +112,80 @@ OutputDir::OutputDir(std::string path, OutputPolicy policy)
       check_owned_by_ddpbench();
     } catch (...) {
       ::close(lock_fd_);  // no destructor runs for a constructor that throws
-      remove_created();
       throw;
     }
   }
+}
+
+// Note [An --out that does not exist yet]
+// A run killed outright (SIGKILL) cannot remove what it made, so a new --out is not made until
+// the results are: the constructor only checks that the folders can be made (the nearest existing
+// ancestor is a writable folder), the first stage() makes the missing folders under a hidden
+// name, <ancestor>/.<first missing>.tmp-<pid>, and commit() renames that into place in one step,
+// refusing to replace anything that appeared there meanwhile (RENAME_NOREPLACE). A run killed
+// before it stages anything (most of a run: results are staged at its end, batches.pt at the
+// start of --export-batches) leaves nothing; one killed while staging leaves the hidden folder,
+// which it holds locked, and the next run into the same --out removes it once its pid is gone
+// (launch/stale_reclaim.h, Note [Reclaiming what a killed run left]).
+void OutputDir::plan_new_folder() {
+  std::error_code ec;
+  const fs::path target = fs::absolute(path_, ec);
+  fs::path root = target;
+  while (root.has_parent_path() && root.parent_path() != root &&
+         !fs::exists(root.parent_path(), ec)) {
+    root = root.parent_path();
+  }
+  const fs::path parent = root.parent_path();
+  if (!fs::is_directory(parent, ec)) {
+    throw InputError(fmt::format(
+        "--out {}: cannot create directory {} ({} is not a directory); choose a writable --out",
+        quoted_input(path_), root.string(), parent.string()));
+  }
+  if (access(parent.c_str(), W_OK | X_OK) != 0) {
+    throw InputError(
+        fmt::format("--out {}: cannot create directory {} ({}); choose a writable --out",
+                    quoted_input(path_), root.string(), std::strerror(errno)));
+  }
+  new_root_ = root.string();
+  inside_root_ = target.lexically_relative(root).string();
+  // Hidden folders of earlier runs into this --out that were killed while staging.
+  const std::string mine = "." + root.filename().string() + ".tmp-";
+  for (const auto& e : fs::directory_iterator(parent, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind(mine, 0) != 0) continue;
+    const pid_t owner = static_cast<pid_t>(std::atol(name.c_str() + mine.size()));
+    if (launch::is_stale(e.path().string(), owner)) {
+      std::error_code rm;
+      fs::remove_all(e.path(), rm);
+    }
+  }
+}
+
+std::string OutputDir::staging_folder() {
+  if (new_root_.empty()) return path_;
+  if (staging_root_.empty()) {
+    const fs::path root(new_root_);
+    const std::string hidden =
+        (root.parent_path() / fmt::format(".{}.tmp-{}", root.filename().string(), getpid()))
+            .string();
+    launch::SignalCleanup& cleanup = launch::SignalCleanup::process();
+    const auto lock = cleanup.hold();
+    std::error_code ec;
+    const std::string inside = (fs::path(hidden) / inside_root_).lexically_normal().string();
+    fs::create_directories(inside, ec);
+    if (ec) {
+      fs::remove_all(hidden, ec);
+      throw InputError(
+          fmt::format("--out {}: cannot create directory {} ({}); choose a writable "
+                      "--out",
+                      quoted_input(path_), hidden, ec.message()));
+    }
+    staging_root_ = hidden;
+    staging_tracked_ = launch::TrackedResource(cleanup.track_path(staging_root_));
+    lock_fd_ = ::open(staging_root_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (lock_fd_ >= 0) flock(lock_fd_, LOCK_EX);
+  }
+  return (fs::path(staging_root_) / inside_root_).lexically_normal().string();
 }
 
 void OutputDir::check_owned_by_ddpbench() const {
@@ -200,27 +250,21 @@ void OutputDir::refuse_to_replace_results(const std::string& command,
       writes.count(name) ? "overwrite" : "remove", command));
 }
 
-void OutputDir::remove_created() {
-  std::error_code ec;
-  if (!created_root_.empty()) fs::remove_all(created_root_, ec);
-  created_root_.clear();
-  created_tracked_.reset();
-}
-
 OutputDir::~OutputDir() {
   if (!committed_) {
     std::error_code ec;
     for (const auto& s : staged_) fs::remove(s.temp, ec);
-    // A folder this run created holds nothing but what it staged: it goes with every ancestor
-    // the run created for it.
-    remove_created();
+    // The hidden folder holds nothing but what this run staged, in the folders it made for it.
+    if (!staging_root_.empty()) fs::remove_all(staging_root_, ec);
   }
+  staging_tracked_.reset();
   if (lock_fd_ >= 0) ::close(lock_fd_);
 }
 
 void OutputDir::stage(const std::string& name, std::string_view bytes) {
   launch::SignalCleanup& cleanup = launch::SignalCleanup::process();
-  Staged s{name, (fs::path(path_) / fmt::format(".{}.tmp-{}", name, getpid())).string(), {}};
+  Staged s{
+      name, (fs::path(staging_folder()) / fmt::format(".{}.tmp-{}", name, getpid())).string(), {}};
   std::ofstream out;
   {
     const auto lock = cleanup.hold();  // tracked before it exists, so a signal cannot miss it
@@ -240,20 +284,21 @@ void OutputDir::stage(const std::string& name, std::string_view bytes) {
 void OutputDir::commit() {
   launch::SignalCleanup& cleanup = launch::SignalCleanup::process();
   const auto lock = cleanup.hold();  // a signal waits until the folder is whole
+  const std::string folder = staging_folder();
   std::set<std::string> written;
   for (const auto& s : staged_) written.insert(s.name);
   std::set<std::string> replaced;
   if (policy_ == OutputPolicy::kOwnFolder) {
-    replaced = earlier_run_files(path_);
+    replaced = earlier_run_files(folder);
     // The manifest is written first: if the renames below fail half-way, the next run still
     // knows every file that belongs to a ddpbench run.
     std::set<std::string> listed = written;
     listed.insert(replaced.begin(), replaced.end());
-    write_manifest(path_, listed);
+    write_manifest(folder, listed);
   }
   for (const auto& s : staged_) {
     std::error_code ec;
-    fs::rename(s.temp, fs::path(path_) / s.name, ec);
+    fs::rename(s.temp, fs::path(folder) / s.name, ec);
     if (ec) {
       throw InputError(fmt::format("{}: cannot move into place ({})",
                                    (fs::path(path_) / s.name).string(), ec.message()));
@@ -262,16 +307,34 @@ void OutputDir::commit() {
   if (policy_ == OutputPolicy::kOwnFolder) {
     std::error_code ec;
     for (const auto& name : replaced) {
-      if (!written.count(name)) fs::remove(fs::path(path_) / name, ec);
+      if (!written.count(name)) fs::remove(fs::path(folder) / name, ec);
     }
     // Temporaries of a run that was killed outright (we hold the folder's lock: none is live).
-    for (const auto& e : fs::directory_iterator(path_, ec)) {
+    for (const auto& e : fs::directory_iterator(folder, ec)) {
       if (stale_temporary(e.path().filename().string())) fs::remove(e.path(), ec);
     }
-    write_manifest(path_, written);
+    write_manifest(folder, written);
+  }
+  if (!staging_root_.empty()) {
+    // One rename makes the whole new folder appear (Note [An --out that does not exist yet]).
+    int moved =
+        renameat2(AT_FDCWD, staging_root_.c_str(), AT_FDCWD, new_root_.c_str(), RENAME_NOREPLACE);
+    if (moved != 0 && errno == EINVAL) {  // a file system without RENAME_NOREPLACE
+      std::error_code ec;
+      moved = fs::exists(new_root_, ec) ? (errno = EEXIST, -1)
+                                        : std::rename(staging_root_.c_str(), new_root_.c_str());
+    }
+    if (moved != 0) {
+      throw InputError(fmt::format(
+          "--out {}: cannot move the results into place: {} ({}); the run's results are not "
+          "written: choose another --out",
+          quoted_input(path_), new_root_,
+          errno == EEXIST ? "another process created it meanwhile" : std::strerror(errno)));
+    }
+    staging_root_.clear();
   }
   for (auto& s : staged_) s.tracked.reset();
-  created_tracked_.reset();
+  staging_tracked_.reset();
   committed_ = true;
   cleanup.results_committed();
 }

@@ -1,7 +1,8 @@
 // output_dir.h — the only place ddpbench writes result files. All files of a run are staged as
 // temporaries and renamed into place together at commit(), so a failed or interrupted run leaves
-// nothing half-written, and removes every folder it created (a/b/c/d: each of them that did not
-// exist before).
+// nothing half-written. A --out that does not exist is made only at commit, with every missing
+// folder above it (a/b/c/d), so that even a run killed outright leaves none of them
+// (Note [An --out that does not exist yet], output_dir.cpp).
 //
 // A run owns its folder: it refuses a non-empty folder that is not an earlier ddpbench run, locks
 // the folder for its whole life (a second run into it is refused, not mixed in), and at commit
@@ -23,7 +24,8 @@ enum class OutputPolicy { kOwnFolder, kAddFiles };
 
 class OutputDir {
  public:
-  // Creates `path` if needed, proves it writable and takes its lock. Throws InputError otherwise.
+  // Proves `path` writable (or, when missing, that it can be made) and takes its lock. Throws
+  // InputError otherwise.
   explicit OutputDir(std::string path, OutputPolicy policy = OutputPolicy::kOwnFolder);
   ~OutputDir();
   OutputDir(const OutputDir&) = delete;
@@ -56,13 +58,18 @@ class OutputDir {
     launch::TrackedResource tracked;
   };
   void check_owned_by_ddpbench() const;
-  void remove_created();
+  void plan_new_folder();
+  // Where staged files go: path_, or its place inside the hidden folder of a new --out.
+  std::string staging_folder();
 
   std::string path_;
   OutputPolicy policy_;
-  // The outermost folder this run made ("" when --out existed): removing it removes them all.
-  std::string created_root_;
-  launch::TrackedResource created_tracked_;
+  // A missing --out: the outermost missing folder, and path_'s place below it ("." when equal).
+  std::string new_root_;
+  std::string inside_root_;
+  // The hidden folder standing in for new_root_ until commit ("" until the first stage()).
+  std::string staging_root_;
+  launch::TrackedResource staging_tracked_;
   int lock_fd_ = -1;
   bool committed_ = false;
   std::vector<Staged> staged_;

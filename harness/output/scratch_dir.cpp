@@ -1,23 +1,17 @@
 // scratch_dir.cpp — see scratch_dir.h.
 #include "output/scratch_dir.h"
 
-#include <stdlib.h>
-
 #include <filesystem>
-#include <stdexcept>
 #include <system_error>
 
 namespace ddpbench::output {
 
-ScratchDir::ScratchDir(const std::string& prefix) {
-  std::string tmp = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
+ScratchDir::ScratchDir(const std::string& kind) {
+  launch::reclaim_stale_leftovers();
   auto& cleanup = launch::SignalCleanup::process();
   const auto lock = cleanup.hold();
-  if (mkdtemp(tmp.data()) == nullptr) {
-    throw std::runtime_error("cannot create a temporary directory under " +
-                             std::filesystem::temp_directory_path().string());
-  }
-  path_ = tmp;
+  owned_.emplace(kind);
+  path_ = owned_->path();
   tracked_ = launch::TrackedResource(cleanup.track_path(path_));
 }
 

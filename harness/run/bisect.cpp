@@ -27,7 +27,7 @@ RunRequest float64_twin(const RunRequest& request, bool lockstep, const std::str
 
 reports::RunReport run_float64_twin(const RunRequest& request, bool lockstep,
                                     const CommandLineOf& command_line, int& exit_code) {
-  const output::ScratchDir scratch("ddpbench-bisect");
+  const output::ScratchDir scratch("bisect");
   const RunRequest twin = float64_twin(request, lockstep, scratch.path() + "/out");
   fmt::print("bisect: re-running the failing configuration in float64 ...\n");
   std::fflush(stdout);

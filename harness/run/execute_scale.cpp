@@ -82,7 +82,7 @@ int execute_scale(const ScaleRequest& request, const scenarios::ScenarioRegistry
     check_model_fits(setup, *model->ptr());
   }
   output::OutputDir out(request.base.out);
-  const output::ScratchDir scratch("ddpbench-scale");
+  const output::ScratchDir scratch("scale");
   const std::string& tmp = scratch.path();
 
   reports::RunReport merged;

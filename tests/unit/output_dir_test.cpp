@@ -93,6 +93,33 @@ TEST_F(OutputDirTest, AbandonedRunLeavesNothing) {
   EXPECT_TRUE(fs::is_empty(tmp_ + "/existing"));
 }
 
+// A run killed outright (SIGKILL) left an empty --out and every folder above it that it had
+// made: a new --out now appears only at the commit, whole, and the hidden folder a run killed
+// while staging leaves is removed by the next run into the same --out.
+TEST_F(OutputDirTest, ANewFolderAppearsOnlyAtTheCommit) {
+  const std::string dir = tmp_ + "/fresh/run";
+  {
+    output::OutputDir out(dir);
+    EXPECT_FALSE(fs::exists(tmp_ + "/fresh")) << "made before any result was staged";
+    out.stage("a.json", "{}");
+    EXPECT_FALSE(fs::exists(tmp_ + "/fresh")) << "made before the commit";
+    out.commit();
+    EXPECT_TRUE(fs::exists(dir + "/a.json"));
+  }
+  // Only the results' folder: no hidden staging folder beside it.
+  EXPECT_EQ(std::distance(fs::directory_iterator(tmp_), fs::directory_iterator()), 1);
+
+  // What a run killed while staging leaves (its pid is gone: a reaped child's), reclaimed.
+  const testing::ProcessResult gone = testing::run_process({"sh", "-c", "echo $$"});
+  const std::string stale = tmp_ + "/.later.tmp-" + gone.out.substr(0, gone.out.find('\n'));
+  fs::create_directories(stale + "/x");
+  {
+    output::OutputDir out(tmp_ + "/later/x");
+    EXPECT_FALSE(fs::exists(stale)) << "a dead run's hidden folder was left";
+  }
+  EXPECT_FALSE(fs::exists(tmp_ + "/later"));
+}
+
 TEST_F(OutputDirTest, RefusesPathsThatCannotBeDirectories) {
   std::ofstream(tmp_ + "/file") << "x";
   EXPECT_THROW(output::OutputDir(tmp_ + "/file"), InputError);
