@@ -9,13 +9,13 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
 #include <stdexcept>
 
 #include "errors.h"
 #include "quoted_input.h"
+#include "scenarios/plain_yaml.h"
 #include "scenarios/scenario_keys.h"
 
 namespace ddpbench::scenarios {
@@ -70,15 +70,7 @@ std::vector<Assignment> read_file(const std::string& path) {
         quoted_input(path),
         std::filesystem::exists(path, ec) ? "is not a regular file" : "no such file"));
   }
-  std::ifstream in(path);
-  if (!in) throw InputError(fmt::format("--config {}: cannot be read", quoted_input(path)));
-  YAML::Node doc;
-  try {
-    doc = YAML::Load(in);
-  } catch (const YAML::Exception& e) {
-    throw InputError(fmt::format("--config {} line {}, column {}: YAML syntax error: {}",
-                                 quoted_input(path), e.mark.line + 1, e.mark.column + 1, e.msg));
-  }
+  const YAML::Node doc = load_plain_yaml(path, "--config");
   if (doc.IsNull()) {
     throw InputError(
         fmt::format("--config {} is empty: it needs at least {}", quoted_input(path), kBaseKey));

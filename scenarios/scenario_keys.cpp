@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -20,6 +21,9 @@ namespace ddpbench::scenarios {
 namespace {
 
 constexpr int64_t kMaxSeed = std::numeric_limits<int64_t>::max();
+// The upper bound of keys without a natural one (tolerances, the clipping norm): far past any
+// useful value, and still a float32 number.
+constexpr double kMaxScenarioNumber = 1e30;
 
 // A ScenarioSpec field by path, for const and non-const specs alike: one accessor serves both
 // the getter and the setter of a row.
@@ -52,24 +56,46 @@ std::string number_text(double v) {
 }
 
 // `text` as a finite number, or nothing. strtod also skips leading blanks and reads hexadecimal:
-// neither is a number in a file.
+// neither is a number in a file. A nonzero literal that underflows to 0 (1e-400) is nothing too:
+// it would silently turn a learning rate into none.
 std::optional<double> finite_number(const std::string& text) {
   if (text.empty() || text.find_first_of(" \t\nxX") != std::string::npos) return std::nullopt;
   char* end = nullptr;
+  errno = 0;
   const double v = std::strtod(text.c_str(), &end);
   if (end != text.c_str() + text.size() || !std::isfinite(v)) return std::nullopt;
+  if (v == 0 && errno == ERANGE) return std::nullopt;
   return v;
 }
 
+// The values a number key accepts: from `lo` to `hi`, `hi` itself excluded where `hi_open`
+// (Adam's betas: torch.optim.Adam refuses 1). Every upper bound is finite and far below float's
+// largest value, so no key can make libtorch's Scalar conversion ("cannot be converted to type
+// float without overflow") fail inside a worker after the launch.
+struct NumberDomain {
+  double lo;
+  double hi;
+  bool hi_open = false;
+};
+
+std::string domain_text(const NumberDomain& d) {
+  if (d.hi_open) {
+    return fmt::format("a number from {} up to, not including, {}", number_text(d.lo),
+                       number_text(d.hi));
+  }
+  return fmt::format("a number from {} to {}", number_text(d.lo), number_text(d.hi));
+}
+
 template <class Field>
-ScenarioKey number_key(std::string name, Field field, double lo, std::string help) {
-  std::string type = std::isinf(lo) ? std::string("a finite number")
-                                    : fmt::format("a finite number >= {}", number_text(lo));
+ScenarioKey number_key(std::string name, Field field, NumberDomain domain, std::string help) {
+  std::string type = domain_text(domain);
   return {std::move(name), type, std::move(help),
           [field](const ScenarioSpec& s) { return number_text(field(s)); },
-          [field, lo, type](ScenarioSpec& s, const std::string& text) {
+          [field, domain, type](ScenarioSpec& s, const std::string& text) {
             const std::optional<double> v = finite_number(text);
-            if (!v || *v < lo) throw std::invalid_argument(type);
+            if (!v || *v < domain.lo || *v > domain.hi || (domain.hi_open && *v == domain.hi)) {
+              throw std::invalid_argument(type);
+            }
             field(s) = *v;
           }};
 }
@@ -77,7 +103,8 @@ ScenarioKey number_key(std::string name, Field field, double lo, std::string hel
 // A positive number, or none (the field's std::optional is empty).
 template <class Field>
 ScenarioKey optional_number_key(std::string name, Field field, std::string help) {
-  const std::string type = "a finite number > 0, or none";
+  const std::string type =
+      fmt::format("a number above 0 and at most {}, or none", number_text(kMaxScenarioNumber));
   return {std::move(name), type, std::move(help),
           [field](const ScenarioSpec& s) {
             return field(s) ? number_text(*field(s)) : std::string("none");
@@ -88,7 +115,7 @@ ScenarioKey optional_number_key(std::string name, Field field, std::string help)
               return;
             }
             const std::optional<double> v = finite_number(text);
-            if (!v || *v <= 0) throw std::invalid_argument(type);
+            if (!v || *v <= 0 || *v > kMaxScenarioNumber) throw std::invalid_argument(type);
             field(s) = *v;
           }};
 }
@@ -144,7 +171,12 @@ ScenarioKey choice_key(std::string name, Field field,
 }
 
 std::vector<ScenarioKey> make_table() {
-  constexpr double kAny = -std::numeric_limits<double>::infinity();
+  // torch.optim.SGD and Adam refuse negative lr, momentum, weight_decay and eps and betas outside
+  // [0, 1); above them, bounds past any real recipe (a learning rate of 1000 already diverges).
+  constexpr NumberDomain kLearningRate{0, 1e3};
+  constexpr NumberDomain kUnit{0, 1};
+  constexpr NumberDomain kBeta{0, 1, /*hi_open=*/true};
+  constexpr NumberDomain kTolerance{0, kMaxScenarioNumber};
   return {
       // SCENARIO.BASE comes first in a file; scenario_config.h reads it.
       text_key("SCENARIO.NAME", DDPBENCH_FIELD(name),
@@ -178,16 +210,16 @@ std::vector<ScenarioKey> make_table() {
                  std::vector<std::pair<std::string, OptimizerKind>>{{"sgd", OptimizerKind::kSgd},
                                                                     {"adam", OptimizerKind::kAdam}},
                  "torch.optim.SGD or torch.optim.Adam"),
-      number_key("OPTIM.BASE_LR", DDPBENCH_FIELD(optimizer.lr), 0, "learning rate"),
-      number_key("OPTIM.MOMENTUM", DDPBENCH_FIELD(optimizer.momentum), 0, "SGD momentum"),
-      number_key("OPTIM.DAMPENING", DDPBENCH_FIELD(optimizer.dampening), kAny, "SGD dampening"),
-      number_key("OPTIM.WEIGHT_DECAY", DDPBENCH_FIELD(optimizer.weight_decay), 0,
+      number_key("OPTIM.BASE_LR", DDPBENCH_FIELD(optimizer.lr), kLearningRate, "learning rate"),
+      number_key("OPTIM.MOMENTUM", DDPBENCH_FIELD(optimizer.momentum), kUnit, "SGD momentum"),
+      number_key("OPTIM.DAMPENING", DDPBENCH_FIELD(optimizer.dampening), kUnit, "SGD dampening"),
+      number_key("OPTIM.WEIGHT_DECAY", DDPBENCH_FIELD(optimizer.weight_decay), kLearningRate,
                  "SGD weight decay (L2 added to the gradient)"),
       boolean_key("OPTIM.NESTEROV", DDPBENCH_FIELD(optimizer.nesterov),
                   "Nesterov momentum (needs MOMENTUM > 0 and DAMPENING 0)"),
-      number_key("OPTIM.BETA1", DDPBENCH_FIELD(optimizer.beta1), 0, "Adam betas[0]"),
-      number_key("OPTIM.BETA2", DDPBENCH_FIELD(optimizer.beta2), 0, "Adam betas[1]"),
-      number_key("OPTIM.EPS", DDPBENCH_FIELD(optimizer.eps), 0, "Adam eps"),
+      number_key("OPTIM.BETA1", DDPBENCH_FIELD(optimizer.beta1), kBeta, "Adam betas[0]"),
+      number_key("OPTIM.BETA2", DDPBENCH_FIELD(optimizer.beta2), kBeta, "Adam betas[1]"),
+      number_key("OPTIM.EPS", DDPBENCH_FIELD(optimizer.eps), kUnit, "Adam eps"),
       optional_number_key("OPTIM.CLIP_GRAD_NORM", DDPBENCH_FIELD(clip_grad_norm),
                           "clip_grad_norm_ max_norm after the gradient reduction, or none"),
       integer_key("EVAL.SIZE", DDPBENCH_FIELD(eval_size), 0, kMaxBatch,
@@ -196,21 +228,21 @@ std::vector<ScenarioKey> make_table() {
                   "samples per evaluation batch (per rank under DDP)"),
       boolean_key("MODEL.SYNC_BN", DDPBENCH_FIELD(sync_bn),
                   "DDP converts BatchNorm to SyncBN (--sync-bn sets it too)"),
-      number_key("TOL.FLOAT32_RTOL", DDPBENCH_FIELD(tolerances.float32.rtol), 0,
+      number_key("TOL.FLOAT32_RTOL", DDPBENCH_FIELD(tolerances.float32.rtol), kTolerance,
                  "float32 pass rule |a-b| <= ATOL + RTOL |ref|: parameters, buffers, losses"),
-      number_key("TOL.FLOAT32_ATOL", DDPBENCH_FIELD(tolerances.float32.atol), 0,
+      number_key("TOL.FLOAT32_ATOL", DDPBENCH_FIELD(tolerances.float32.atol), kTolerance,
                  "float32 absolute tolerance"),
       text_key("TOL.FLOAT32_REASON", DDPBENCH_FIELD(tolerances.float32.reason),
                "why the float32 tolerances are these (a change needs a new reason)"),
-      number_key("TOL.FLOAT64_RTOL", DDPBENCH_FIELD(tolerances.float64.rtol), 0,
+      number_key("TOL.FLOAT64_RTOL", DDPBENCH_FIELD(tolerances.float64.rtol), kTolerance,
                  "float64 relative tolerance"),
-      number_key("TOL.FLOAT64_ATOL", DDPBENCH_FIELD(tolerances.float64.atol), 0,
+      number_key("TOL.FLOAT64_ATOL", DDPBENCH_FIELD(tolerances.float64.atol), kTolerance,
                  "float64 absolute tolerance"),
       text_key("TOL.FLOAT64_REASON", DDPBENCH_FIELD(tolerances.float64.reason),
                "why the float64 tolerances are these (a change needs a new reason)"),
-      number_key("TOL.GRAD_FLOAT32", DDPBENCH_FIELD(tolerances.gradient_float32), 0,
+      number_key("TOL.GRAD_FLOAT32", DDPBENCH_FIELD(tolerances.gradient_float32), kTolerance,
                  "float32 gradients: max |g - g_ref| / max |g_ref| per tensor and step"),
-      number_key("TOL.GRAD_FLOAT64", DDPBENCH_FIELD(tolerances.gradient_float64), 0,
+      number_key("TOL.GRAD_FLOAT64", DDPBENCH_FIELD(tolerances.gradient_float64), kTolerance,
                  "float64 gradients: the same scale-free error"),
   };
 }

@@ -12,6 +12,7 @@
 #include "cli/comm_command.h"
 #include "cli/gate_command.h"
 #include "cli/list_command.h"
+#include "cli/list_option.h"
 #include "cli/project_command.h"
 #include "cli/report_command.h"
 #include "cli/run_command.h"
@@ -90,6 +91,8 @@ int run_app(int argc, char** argv) {
   CLI::App* scale_cmd = add_scale_command(app, scale_request);
   CLI::App* comm_cmd = add_comm_command(app, comm_request);
   CLI::App* project_cmd = add_project_command(app, project_request);
+  // --checkpoint-prefix '' is its documented "none"; an override's value is the key's to judge.
+  refuse_empty_values(app, {"--checkpoint-prefix", "overrides"});
 
   try {
     // CLI11 takes the arguments reversed, without the program name.

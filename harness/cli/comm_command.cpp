@@ -2,6 +2,7 @@
 // the engine (run/comm_plan.h), which names the flag and the fix in its one error line.
 #include "cli/comm_command.h"
 
+#include "cli/list_option.h"
 #include "cli/validators.h"
 #include "run/flag_choices.h"
 
@@ -10,10 +11,9 @@ namespace ddpbench::cli {
 CLI::App* add_comm_command(CLI::App& app, run::CommRequest& r) {
   CLI::App* cmd = app.add_subcommand(
       "comm", "Collective bandwidth, nccl-tests style: time, algbw, busbw and #wrong per size");
-  cmd->add_option("--collectives", r.collectives,
+  add_list_option(*cmd, "--collectives", r.collectives,
                   "Collectives to measure, e.g. allreduce,allgather (default: allreduce, "
-                  "broadcast, allgather, reduce_scatter)")
-      ->delimiter(',');
+                  "broadcast, allgather, reduce_scatter)");
   cmd->add_option("--min-bytes", r.min_bytes,
                   "Smallest size in bytes (K, M, G = 1024^1..3; allgather: output, "
                   "reduce_scatter: input)")
@@ -40,6 +40,8 @@ CLI::App* add_comm_command(CLI::App& app, run::CommRequest& r) {
   cmd->add_option("--gpus", r.world_size, "Ranks (spawned by ddpbench unless a launcher runs it)")
       ->check(integer_in(1, 64))
       ->capture_default_str();
+  cmd->add_flag("--oversubscribe", r.oversubscribe,
+                "Allow more ranks than 4 per core (at least 8), as `run` does");
   cmd->add_option("--out", r.out, "Output directory for comm.json and comm.csv")
       ->capture_default_str();
   cmd->add_option("--timeout", r.timeout, "Seconds without progress before a rank is declared hung")

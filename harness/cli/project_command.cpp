@@ -1,6 +1,7 @@
 // project_command.cpp — see project_command.h.
 #include "cli/project_command.h"
 
+#include "cli/list_option.h"
 #include "cli/validators.h"
 
 namespace ddpbench::cli {
@@ -10,13 +11,11 @@ CLI::App* add_project_command(CLI::App& app, run::ProjectRequest& r) {
       "project", "Project a measured run's DDP scaling to more devices and other links (a model)");
   cmd->add_option("--from", r.from, "report.json (or its folder) of `ddpbench run` or `scale`")
       ->required();
-  cmd->add_option("--devices", r.devices, "Device counts to project to")
-      ->delimiter(',')
-      ->check(integer_in(1, 1 << 20))
+  add_list_option(*cmd, "--devices", r.devices, "Device counts to project to",
+                  integer_in(1, 1 << 20))
       ->capture_default_str();
-  cmd->add_option("--link-gbps", r.link_gbit_s, "Link bandwidths in Gbit/s")
-      ->delimiter(',')
-      ->check(finite_number_above(0, false, "link bandwidth in Gbit/s, e.g. 100"))
+  add_list_option(*cmd, "--link-gbps", r.link_gbit_s, "Link bandwidths in Gbit/s",
+                  finite_number_above(0, false, "link bandwidth in Gbit/s, e.g. 100"))
       ->capture_default_str();
   cmd->add_option("--algo", r.algo, "Allreduce algorithm: ring or tree (NCCL's double binary tree)")
       ->check(CLI::IsMember({"ring", "tree"}))

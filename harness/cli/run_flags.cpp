@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "cli/list_option.h"
 #include "cli/validators.h"
 #include "input_bounds.h"
 #include "run/flag_choices.h"
@@ -107,8 +108,7 @@ void add_shared_run_flags(CLI::App& cmd, run::RunRequest& r) {
 
 void add_run_flags(CLI::App& cmd, run::RunRequest& r) {
   add_shared_run_flags(cmd, r);
-  cmd.add_option("--modes", r.modes, "Comma-separated modes: single, dp, ddp")
-      ->delimiter(',')
+  add_list_option(cmd, "--modes", r.modes, "Comma-separated modes: single, dp, ddp")
       ->allow_extra_args(false)  // the words after it are KEY VALUE overrides
       ->default_str("single,dp,ddp without --gpus; with --gpus K: single,ddp (single for K = 1)");
   cmd.add_option("--gpus,--world-size", r.world_size, "World size K: ranks, one process each")

@@ -1,6 +1,7 @@
 // scale_command.cpp — see scale_command.h.
 #include "cli/scale_command.h"
 
+#include "cli/list_option.h"
 #include "cli/run_flags.h"
 #include "cli/validators.h"
 
@@ -10,14 +11,11 @@ CLI::App* add_scale_command(CLI::App& app, run::ScaleRequest& r) {
   CLI::App* cmd = app.add_subcommand("scale", "Scaling sweep over world sizes (perf only)");
   add_shared_run_flags(*cmd, r.base);
   // One word per use (allow_extra_args): the words after the flags are KEY VALUE overrides.
-  cmd->add_option("--gpus", r.world_sizes, "World sizes, e.g. 1,2,4,8")
-      ->delimiter(',')
-      ->allow_extra_args(false)
-      ->check(integer_at_least(1));
-  cmd->add_option("--modes", r.modes, "Modes to time at every world size: ddp, dp")
-      ->delimiter(',')
-      ->allow_extra_args(false)
-      ->check(CLI::IsMember({"ddp", "dp"}));
+  add_list_option(*cmd, "--gpus", r.world_sizes, "World sizes, e.g. 1,2,4,8", integer_at_least(1))
+      ->allow_extra_args(false);
+  add_list_option(*cmd, "--modes", r.modes, "Modes to time at every world size: ddp, dp",
+                  CLI::IsMember({"ddp", "dp"}))
+      ->allow_extra_args(false);
   return cmd;
 }
 

@@ -13,16 +13,21 @@ namespace ddpbench::launch {
 
 namespace {
 
-// 0.0.0.0 and :: (in any spelling: "0", "::0", "0:0::0") mean "every interface" to bind, so they
-// bind fine, but gloo must name one interface and fails in every worker ("Unable to find
-// interface for: [0.0.0.0]").
+// 0.0.0.0 and :: mean "every interface" to bind, so they bind fine, but gloo must name one
+// interface and fails in every worker ("Unable to find interface for: [0.0.0.0]"). The bytes
+// getaddrinfo resolved are judged, not the text, so every spelling is caught: "0", "0x0",
+// "::0", "0:0::0", and the IPv4-mapped ::ffff:0.0.0.0 (also ::ffff:0:0), which slipped past a
+// check of :: alone and failed in gloo.
 bool wildcard(const addrinfo* a) {
   if (a->ai_family == AF_INET) {
     return reinterpret_cast<const sockaddr_in*>(a->ai_addr)->sin_addr.s_addr == htonl(INADDR_ANY);
   }
   if (a->ai_family == AF_INET6) {
     const in6_addr& v6 = reinterpret_cast<const sockaddr_in6*>(a->ai_addr)->sin6_addr;
-    return IN6_IS_ADDR_UNSPECIFIED(&v6);
+    if (IN6_IS_ADDR_UNSPECIFIED(&v6)) return true;
+    // ::ffff:a.b.c.d carries an IPv4 address in its last 4 bytes.
+    return IN6_IS_ADDR_V4MAPPED(&v6) && v6.s6_addr[12] == 0 && v6.s6_addr[13] == 0 &&
+           v6.s6_addr[14] == 0 && v6.s6_addr[15] == 0;
   }
   return false;
 }

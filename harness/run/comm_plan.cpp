@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <set>
 
 #include "comm/mpi_communicator.h"
 #include "errors.h"
 #include "quoted_input.h"
 #include "run/device_choice.h"
+#include "run/shared_checks.h"
 #include "runtime/device_probe.h"
 
 namespace ddpbench::run {
@@ -46,6 +48,7 @@ CommFault parse_comm_fault(const std::string& text, int world_size) {
   }
   CommFault fault;
   bool have_rank = false;
+  std::set<std::string> seen;
   size_t at = prefix.size();
   while (at <= text.size()) {
     const size_t comma = std::min(text.find(',', at), text.size());
@@ -53,6 +56,11 @@ CommFault parse_comm_fault(const std::string& text, int world_size) {
     const size_t eq = item.find('=');
     const std::string key = item.substr(0, eq);
     const std::string value = eq == std::string::npos ? "" : item.substr(eq + 1);
+    // Which of two rank= would win is an accident of the parser: refuse, as run's faults do.
+    if (eq != std::string::npos && !seen.insert(key).second) {
+      throw InputError(fmt::format("--inject-fault {}: {} is given twice; give each field once",
+                                   quoted_input(text), quoted_input(key)));
+    }
     if (key == "rank" && !value.empty() &&
         value.find_first_not_of("0123456789") == std::string::npos && value.size() < 9) {
       fault.rank = std::atoi(value.c_str());
@@ -75,6 +83,22 @@ CommFault parse_comm_fault(const std::string& text, int world_size) {
                     quoted_input(text), fault.rank, world_size, world_size));
   }
   return fault;
+}
+
+// allgather and reduce_scatter split a size into one block per rank: below one element per rank
+// a size has nothing to measure, and is skipped (comm_sweep.cpp). A collective that every size
+// skips would print a table without its rows and still say OK.
+void check_every_collective_measures(const CommPlan& plan, const CommRequest& r, int64_t element) {
+  for (const comm::Collective c : plan.collectives) {
+    if (comm::count_per_rank(c, plan.sizes.back(), element, plan.world_size) > 0) continue;
+    const int64_t smallest = comm::size_of(c, 1, element, plan.world_size);
+    throw InputError(fmt::format(
+        "--min-bytes {} to --max-bytes {} give {} nothing to measure at {} ranks: it needs at "
+        "least {} B (one {} element per rank); pass --min-bytes {} or more, and a --max-bytes at "
+        "least that",
+        r.min_bytes, r.max_bytes, comm::collective_name(c), plan.world_size, smallest, r.dtype,
+        smallest));
+  }
 }
 
 }  // namespace
@@ -175,6 +199,8 @@ CommPlan resolve_comm(const CommRequest& r, const std::optional<launch::WorldInf
     }
   }
   if (plan.world_size < 1) throw InputError("--gpus must be >= 1");
+  if (!world) check_rank_count(plan.world_size, machine_cores(), r.oversubscribe);
+  check_every_collective_measures(plan, r, element);
   const runtime::GpuInfo gpus = runtime::probe_gpus();
   DeviceQuestion q;
   q.device = r.device;
@@ -190,10 +216,7 @@ CommPlan resolve_comm(const CommRequest& r, const std::optional<launch::WorldInf
     comm::require_usable_backend(plan.backend, {gpus.usable_devices, comm::mpi_launched()});
   }
   plan.out = r.out;
-  if (!(r.timeout > 0) || !std::isfinite(r.timeout)) {
-    throw InputError("--timeout must be a positive number of seconds");
-  }
-  plan.timeout = std::chrono::milliseconds(static_cast<int64_t>(r.timeout * 1000));
+  plan.timeout = checked_timeout(r.timeout);
   if (!r.inject_fault.empty()) plan.fault = parse_comm_fault(r.inject_fault, plan.world_size);
   return plan;
 }

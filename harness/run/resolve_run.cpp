@@ -9,7 +9,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <thread>
 
 #include "comm/backend_support.h"
 #include "errors.h"
@@ -17,6 +16,7 @@
 #include "modes/ddp/comm_hook.h"
 #include "quoted_input.h"
 #include "run/device_choice.h"
+#include "run/shared_checks.h"
 #include "scenarios/scenario_config.h"
 #include "scenarios/training_recipe.h"
 #include "training/progress_line.h"
@@ -75,18 +75,6 @@ void check_data_dir(const std::string& dir) {
   }
 }
 
-// The launcher's progress clock and gloo's collective timeout both count in milliseconds: below a
-// second every real step looks like a hang, and past a week the arithmetic gets close to
-// overflowing (and nan or inf never compare as intended).
-std::chrono::milliseconds checked_timeout(double seconds) {
-  constexpr double kMaxSeconds = 7 * 24 * 3600;
-  if (!std::isfinite(seconds) || seconds < 1 || seconds > kMaxSeconds) {
-    throw InputError(fmt::format("--timeout {}: pass a number of seconds from 1 to {:.0f} (a week)",
-                                 seconds, kMaxSeconds));
-  }
-  return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
-}
-
 // At least one byte (0 bytes would put every parameter in its own bucket without saying so) and
 // at most 1 TiB, which keeps the byte count far inside int64.
 int64_t checked_bucket_bytes(const char* flag, double mib) {
@@ -99,31 +87,13 @@ int64_t checked_bucket_bytes(const char* flag, double mib) {
   return static_cast<int64_t>(bytes);
 }
 
-// Past these a run stops measuring anything but the scheduler: --gpus 1000 on 2 cores started a
-// thousand processes, --threads 100000 grew past 1,900 threads without a word. Each process runs
-// `threads` intra-op threads, so both bounds count against the cores. --oversubscribe lifts them
-// up to hard caps that keep the process table and memory sane.
-constexpr int64_t kRanksPerCore = 4;
-constexpr int64_t kMinRankLimit = 8;  // `--gpus 8` (the usual GPU node) on any machine
-constexpr int64_t kMaxRanks = 1024;
+// Each process runs `threads` intra-op threads, so they count against the cores too:
+// --threads 100000 grew past 1,900 threads without a word.
 constexpr int64_t kMaxThreads = 256;
 
 void check_oversubscription(const RunRequest& o, int64_t world_size, int64_t cores,
                             bool self_launched) {
-  const int64_t rank_limit = std::max(kMinRankLimit, kRanksPerCore * cores);
-  if (self_launched && world_size > kMaxRanks) {
-    throw InputError(fmt::format(
-        "--gpus {}: at most {} ranks or replicas on one machine; spread a larger world over "
-        "several hosts (torchrun, Slurm or mpirun)",
-        world_size, kMaxRanks));
-  }
-  if (self_launched && world_size > rank_limit && !o.oversubscribe) {
-    throw InputError(fmt::format(
-        "--gpus {}: this machine has {} cores, and more than {} ranks or replicas ({} per core, "
-        "at least {}) would time the scheduler, not training; pass fewer, or add "
-        "--oversubscribe to run them anyway",
-        world_size, cores, rank_limit, kRanksPerCore, kMinRankLimit));
-  }
+  if (self_launched) check_rank_count(world_size, cores, o.oversubscribe);
   if (o.threads > kMaxThreads) {
     throw InputError(fmt::format("--threads {}: at most {} intra-op threads per process", o.threads,
                                  kMaxThreads));
@@ -296,7 +266,7 @@ training::RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioReg
   }
   check_data_dir(o.data_dir);
   s.request = {s.seed, o.data_dir};
-  const int64_t cores = std::max<int64_t>(1, std::thread::hardware_concurrency());
+  const int64_t cores = machine_cores();
   check_oversubscription(o, s.world_size, cores, !world_size.has_value());
   check_temp_dir();
   s.context.threads = o.threads > 0 ? o.threads : std::max<int64_t>(1, cores / s.world_size);

@@ -169,6 +169,8 @@ struct CommRequest {
   std::string device = "auto";
   int64_t world_size = 2;
   bool world_size_given = false;
+  // More ranks than run allows on this machine's cores (run/shared_checks.h).
+  bool oversubscribe = false;
   std::string out = "ddpbench_comm";
   // Seconds a rank may go without progress before the run is stopped.
   double timeout = 300;

@@ -251,7 +251,7 @@ TEST_F(ScenarioConfig, WrongTypesNameKeyValueAndType) {
             "1073741824");
   EXPECT_NE(on_toy("TRAIN.STEPS", "0").find("'0' is not an integer from 1"), std::string::npos);
   EXPECT_NE(on_toy("TRAIN.SHUFFLE", "yes").find("'yes' is not true or false"), std::string::npos);
-  EXPECT_NE(on_toy("OPTIM.BASE_LR", "fast").find("'fast' is not a finite number >= 0.0"),
+  EXPECT_NE(on_toy("OPTIM.BASE_LR", "fast").find("'fast' is not a number from 0.0 to 1000.0"),
             std::string::npos);
   EXPECT_NE(on_toy("OPTIM.BASE_LR", "nan").find("OPTIM.BASE_LR"), std::string::npos);
   EXPECT_NE(on_toy("OPTIM.MOMENTUM", "-0.5").find("OPTIM.MOMENTUM"), std::string::npos);
@@ -317,6 +317,58 @@ TEST_F(ScenarioConfig, KeysTextListsEveryKey) {
     EXPECT_NE(text.find(k.name + " "), std::string::npos) << k.name;
     EXPECT_NE(text.find(k.type), std::string::npos) << k.name;
   }
+}
+
+// Defect 12: values the key parser took and libtorch refused inside the workers (exit 3, its
+// text): Adam's betas must be below 1, and a learning rate or weight decay past float's range
+// failed the Scalar conversion. A nonzero literal that underflows to 0 was taken as 0.
+TEST_F(ScenarioConfig, OptimizerNumbersHaveTorchsDomains) {
+  const auto on_adam = [this](const std::string& key, const std::string& value) {
+    return error_of({"toy_cnn", "", {"OPTIM.NAME", "adam", key, value}});
+  };
+  EXPECT_NE(on_adam("OPTIM.BETA1", "1")
+                .find("'1' is not a number from 0.0 up to, not including, "
+                      "1.0"),
+            std::string::npos);
+  for (const auto& [key, value] :
+       std::vector<std::pair<std::string, std::string>>{{"OPTIM.BETA1", "1.0"},
+                                                        {"OPTIM.BETA2", "1"},
+                                                        {"OPTIM.BETA2", "-0.1"},
+                                                        {"OPTIM.BASE_LR", "1e308"},
+                                                        {"OPTIM.BASE_LR", "1e-400"},
+                                                        {"OPTIM.WEIGHT_DECAY", "1e300"},
+                                                        {"OPTIM.EPS", "1e39"},
+                                                        {"OPTIM.EPS", "-1e-8"},
+                                                        {"OPTIM.MOMENTUM", "1e10"},
+                                                        {"OPTIM.DAMPENING", "-1"},
+                                                        {"OPTIM.CLIP_GRAD_NORM", "1e300"},
+                                                        {"TOL.FLOAT32_RTOL", "1e-999"}}) {
+    EXPECT_NE(on_adam(key, value).find("scenario key " + key), std::string::npos) << key << value;
+  }
+  // The edges torch accepts are accepted.
+  const ScenarioSpec spec = configure_scenario(
+      registry_, {"toy_cnn",
+                  "",
+                  {"OPTIM.NAME", "adam", "OPTIM.BETA1", "0", "OPTIM.BETA2", "0.999999", "OPTIM.EPS",
+                   "0", "OPTIM.BASE_LR", "0", "OPTIM.WEIGHT_DECAY", "0"}});
+  EXPECT_EQ(spec.optimizer.beta2, 0.999999);
+  EXPECT_EQ(spec.optimizer.lr, 0.0);
+}
+
+// Defect 4 and its minor relatives: anchors and aliases (a "billion laughs" hung the key walk),
+// tags and a second document (both silently ignored) are refused with the file and line.
+TEST_F(ScenarioConfig, OnlyPlainYamlIsRead) {
+  std::string e = file_error("SCENARIO.BASE: toy_cnn\nsteps: &s {STEPS: 2}\nTRAIN: *s\n");
+  EXPECT_NE(e.find("s.yaml' line 2: YAML anchors and aliases"), std::string::npos) << e;
+  e = file_error("SCENARIO.BASE: toy_cnn\nTRAIN:\n  STEPS: !foo 2\n");
+  EXPECT_NE(e.find("s.yaml' line 3: YAML tag '!foo'"), std::string::npos) << e;
+  e = file_error("SCENARIO.BASE: toy_cnn\nTRAIN: !!map {STEPS: 2}\n");
+  EXPECT_NE(e.find("line 2: YAML tag"), std::string::npos) << e;
+  e = file_error("SCENARIO.BASE: toy_cnn\n---\nTRAIN.STEPS: 3\n");
+  EXPECT_NE(e.find("s.yaml' line 2: a second YAML document"), std::string::npos) << e;
+  // Quoted values stay plain values.
+  EXPECT_EQ(from_file(write("q.yaml", "SCENARIO.BASE: 'toy_cnn'\nTRAIN: {STEPS: \"3\"}\n")).steps,
+            3);
 }
 
 }  // namespace
