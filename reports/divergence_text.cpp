@@ -22,6 +22,8 @@ const char* phase_of(Stage stage) {
       return "ranks apart after the step";
     case Stage::kEvaluation:
       return "evaluation after training";
+    case Stage::kInjectedFault:
+      return "the injected fault";
     case Stage::kParameters:
     case Stage::kNone:
       break;

@@ -32,6 +32,7 @@ enum class Stage {
   kRanksBitwiseEqual,
   kRanksBuffersEqual,
   kEvaluation,
+  kInjectedFault,  // an --inject-fault no other check caught (training/fault_detection.h)
 };
 
 // How a check's `error` is computed, and so what its `limit` bounds (Note [Recomputable
@@ -74,7 +75,7 @@ struct EnumNames<Mode> {
 template <>
 struct EnumNames<Stage> {
   static constexpr const char* kWhat = "stage";
-  static constexpr std::array<std::pair<Stage, std::string_view>, 9> kTable{{
+  static constexpr std::array<std::pair<Stage, std::string_view>, 10> kTable{{
       {Stage::kNone, ""},
       {Stage::kLoss, "loss"},
       {Stage::kBuffers, "buffers"},
@@ -84,6 +85,7 @@ struct EnumNames<Stage> {
       {Stage::kRanksBitwiseEqual, "ranks_bitwise_equal"},
       {Stage::kRanksBuffersEqual, "ranks_buffers_equal"},
       {Stage::kEvaluation, "evaluation"},
+      {Stage::kInjectedFault, "injected_fault"},
   }};
 };
 

@@ -16,6 +16,7 @@
 #include "scenarios/scenario_config.h"
 #include "scenarios/training_recipe.h"
 #include "training/comparison_policy.h"
+#include "training/fault_detection.h"
 
 namespace ddpbench::run {
 namespace {
@@ -226,6 +227,8 @@ int finish_run(const training::RunSetup& setup, const runtime::ExecutionContext&
       if (c.name != reports::Stage::kEvaluation) compare::offer_ranks_check(c, r.first_divergence);
       r.checks.push_back(c);
     }
+    // An injected fault that no check caught must not pass (training/fault_detection.h).
+    if (auto c = training::undetected_fault_check(setup, o.mode, r.checks)) r.checks.push_back(*c);
     if (o.trace.final_state.empty()) {
       r.state_file.clear();  // --perf-only: no checked trajectory, no final state
     } else {

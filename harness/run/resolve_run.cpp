@@ -19,6 +19,7 @@
 #include "run/shared_checks.h"
 #include "scenarios/scenario_config.h"
 #include "scenarios/training_recipe.h"
+#include "training/fault_detection.h"
 #include "training/progress_line.h"
 
 namespace ddpbench::run {
@@ -179,6 +180,7 @@ void check_fault(const training::RunSetup& s) {
         fmt::format("--inject-fault step {} is beyond the run's {} steps", s.fault->step, s.steps));
   }
   check_fault_tensor(s);
+  training::require_detectable_fault(s);
 }
 
 // Gradient accumulation: A micro-steps per optimizer step in dp and ddp, judged against single

@@ -56,6 +56,20 @@ TEST_F(UnusedParamsE2E, WithTheFlagDpAndDdpEqualSingleDevice) {
   }
 }
 
+// The hostile-user battery's defect 16: the naive strategy zero-filled head_b's gradient at step 0,
+// where no rank uses it and single-device training keeps it None, and failed every correct run.
+// Steps 0-2 cover unused everywhere (head_b, then head_a) and used on rank 0 only (head_b at step
+// 2).
+TEST_F(UnusedParamsE2E, TheNaiveStrategyAgreesWithSingleDeviceToo) {
+  const auto r = ddpbench({"run", "--scenario", "unused_params", "--gpus", "2", "--modes",
+                           "single,dp,ddp", "--ddp-impl", "naive", "--find-unused-parameters",
+                           "--steps", "3", "--check-only", "--out", path("naive")});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto report = read_json(path("naive") + "/report.json");
+  EXPECT_EQ(find_check(report, "ddp", "gradients").at("status"), "pass");
+  EXPECT_EQ(find_check(report, "ddp", "ranks_bitwise_equal").at("status"), "pass");
+}
+
 TEST_F(UnusedParamsE2E, ACorruptedGradientOfTheSometimesUnusedHeadFails) {
   // Step 2: head_b is used on rank 0 only; rank 0's contribution is corrupted.
   const auto r = ddpbench({"run", "--scenario", "unused_params", "--gpus", "2",

@@ -247,33 +247,67 @@ TwoHeads make_two_heads(int rank) {
   return m;
 }
 
+// Both strategies alike (the naive one used to zero-fill a gradient no rank computed, which
+// PyTorch leaves None: weight decay and momentum then moved a parameter single-device training
+// leaves alone).
 TEST(DdpReducer, UnusedParametersNeedTheFlagAndAreAveragedAsZeros) {
   const Data d = make_data(6);
-  testing::run_ranks(kWorld, [&](comm::Communicator& comm) {
-    TwoHeads m = make_two_heads(comm.rank());
-    DistributedModel model(torch::nn::AnyModule(m), comm, small_buckets());
-    model.forward(local(d.x, comm.rank())).sum().backward();
-    try {
+  for (const DdpImpl impl : {DdpImpl::kBucketed, DdpImpl::kNaive}) {
+    const char* name = impl == DdpImpl::kNaive ? "naive" : "bucketed";
+    testing::run_ranks(kWorld, [&](comm::Communicator& comm) {
+      TwoHeads m = make_two_heads(comm.rank());
+      DistributedModel model(torch::nn::AnyModule(m), comm, small_buckets(impl));
+      model.forward(local(d.x, comm.rank())).sum().backward();
+      try {
+        model.reduce_gradients();
+        ADD_FAILURE() << name << ": unused parameters must be an error without the flag";
+      } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("b.weight"), std::string::npos) << name << e.what();
+      }
+    });
+    testing::run_ranks(kWorld, [&](comm::Communicator& comm) {
+      TwoHeads m = make_two_heads(comm.rank());
+      DdpOptions o = small_buckets(impl);
+      o.reducer.find_unused_parameters = true;
+      DistributedModel model(torch::nn::AnyModule(m), comm, o);
+      const at::Tensor x = local(d.x, comm.rank());
+      model.forward(x).sum().backward();
       model.reduce_gradients();
-      ADD_FAILURE() << "unused parameters must be an error without find_unused_parameters";
-    } catch (const std::runtime_error& e) {
-      EXPECT_NE(std::string(e.what()).find("b.weight"), std::string::npos) << e.what();
-    }
-  });
-  testing::run_ranks(kWorld, [&](comm::Communicator& comm) {
-    TwoHeads m = make_two_heads(comm.rank());
-    DdpOptions o = small_buckets();
-    o.reducer.find_unused_parameters = true;
-    DistributedModel model(torch::nn::AnyModule(m), comm, o);
-    const at::Tensor x = local(d.x, comm.rank());
-    model.forward(x).sum().backward();
-    model.reduce_gradients();
-    EXPECT_FALSE(m->b->weight.grad().defined()) << "unused on every rank: grad stays None";
-    // c is used on rank 1 only: both ranks hold rank 1's gradient / 2.
-    const at::Tensor x1 = local(d.x, 1);
-    const at::Tensor want_c = x1.sum(0).unsqueeze(0).expand({3, 4}) / 2.0;
-    EXPECT_LT((m->c->weight.grad() - want_c).abs().max().item<double>(), 1e-14);
-  });
+      EXPECT_FALSE(m->b->weight.grad().defined()) << name << ": unused on every rank: None";
+      EXPECT_FALSE(m->b->bias.grad().defined()) << name << ": unused on every rank: None";
+      // c is used on rank 1 only: both ranks hold rank 1's gradient / 2.
+      const at::Tensor x1 = local(d.x, 1);
+      const at::Tensor want_c = x1.sum(0).unsqueeze(0).expand({3, 4}) / 2.0;
+      ASSERT_TRUE(m->c->weight.grad().defined()) << name;
+      EXPECT_LT((m->c->weight.grad() - want_c).abs().max().item<double>(), 1e-14) << name;
+    });
+  }
+}
+
+// A joined rank (no backward) under find_unused_parameters: a parameter no training rank used
+// keeps None on every rank, the joined one included, in both strategies.
+TEST(DdpReducer, AJoinedRankLeavesAParameterUnusedEverywhereNone) {
+  const Data d = make_data(8);
+  for (const DdpImpl impl : {DdpImpl::kBucketed, DdpImpl::kNaive}) {
+    const char* name = impl == DdpImpl::kNaive ? "naive" : "bucketed";
+    testing::run_ranks(kWorld, [&](comm::Communicator& comm) {
+      TwoHeads m = make_two_heads(1);  // rank 1 uses heads a and c; b is unused everywhere
+      DdpOptions o = small_buckets(impl);
+      o.reducer.find_unused_parameters = true;
+      DistributedModel model(torch::nn::AnyModule(m), comm, o);
+      if (comm.rank() == 0) {
+        model.reduce_gradients_joined();
+      } else {
+        model.forward(local(d.x, 1)).sum().backward();
+        model.reduce_gradients();
+      }
+      EXPECT_FALSE(m->b->weight.grad().defined()) << name << " rank " << comm.rank();
+      const at::Tensor want_c = local(d.x, 1).sum(0).unsqueeze(0).expand({3, 4}) / 2.0;
+      ASSERT_TRUE(m->c->weight.grad().defined()) << name << " rank " << comm.rank();
+      EXPECT_LT((m->c->weight.grad() - want_c).abs().max().item<double>(), 1e-14)
+          << name << " rank " << comm.rank();
+    });
+  }
 }
 
 TEST(DdpReducer, Fp16CompressionHalvesTheBytesAndStaysClose) {

@@ -65,17 +65,51 @@ void DistributedModel::reduce_gradients() {
     return;
   }
   if (!sync_) return;
+  reduce_naive(false);
+}
+
+std::vector<bool> DistributedModel::naive_used_anywhere(bool joined) {
+  std::vector<bool> out(params_.size(), true);
+  if (!options_.reducer.find_unused_parameters) return out;
+  // A joined rank ran no backward: it uses nothing, whatever its .grad holds from before.
+  std::vector<float> used(params_.size());
+  for (size_t i = 0; i < params_.size(); ++i) {
+    used[i] = !joined && params_[i].grad().defined() ? 1.0F : 0.0F;
+  }
+  // Reduced where the gradients are (NCCL wants device memory), read on the host.
+  at::Tensor sum = at::tensor(used, at::kFloat).to(params_.front().device());
+  comm::allreduce_sum_blocking(comm_, sum);
+  sum = sum.to(at::kCPU);
+  const auto* flags = sum.data_ptr<float>();
+  for (size_t i = 0; i < params_.size(); ++i) out[i] = flags[i] != 0.0F;
+  return out;
+}
+
+void DistributedModel::reduce_naive(bool joined) {
   naive_bytes_ = 0;
   torch::NoGradGuard no_grad;
+  // With find_unused_parameters, a parameter no rank computed a gradient for keeps .grad None
+  // and is not reduced (every rank skips it alike), as PyTorch's DDP and the bucketed Reducer
+  // leave it; one used on some ranks only is averaged over the world with zeros from the others.
+  // Zero-filling it everywhere instead would let the optimizer's weight decay and momentum move
+  // a parameter that single-device training leaves alone.
+  const std::vector<bool> used_anywhere = naive_used_anywhere(joined);
   for (size_t i = 0; i < params_.size(); ++i) {
-    at::Tensor g = params_[i].mutable_grad();
-    if (!g.defined()) {
-      if (!options_.reducer.find_unused_parameters) {
+    at::Tensor& slot = params_[i].mutable_grad();
+    if (!used_anywhere[i]) {
+      if (joined && slot.defined()) slot.zero_();  // a joined rank contributes nothing
+      continue;
+    }
+    if (joined && slot.defined()) {
+      slot.zero_();
+    } else if (!slot.defined()) {
+      if (!joined && !options_.reducer.find_unused_parameters) {
         throw WorkerFailure("rank " + std::to_string(comm_.rank()) + ": DDP (naive): parameter " +
                             names_[i] + " received no gradient; run with --find-unused-parameters");
       }
-      g = params_[i].mutable_grad() = torch::zeros_like(params_[i]);
+      slot = torch::zeros_like(params_[i]);
     }
+    at::Tensor g = slot;
     if (naive_tap_) naive_tap_(static_cast<int64_t>(i), g);
     comm::allreduce_sum_blocking(comm_, g);
     g.div_(comm_.world_size());  // sum first, then average: the textbook order
@@ -94,16 +128,7 @@ void DistributedModel::reduce_gradients_joined() {
     return;
   }
   if (!sync_) return;
-  torch::NoGradGuard no_grad;
-  for (at::Tensor& p : params_) {
-    at::Tensor& g = p.mutable_grad();
-    if (g.defined()) {
-      g.zero_();
-    } else {
-      g = torch::zeros_like(p);
-    }
-  }
-  reduce_gradients();  // the naive allreduce of each (zero) gradient, divided by the world size
+  reduce_naive(true);  // the naive allreduce of each (zero) gradient, divided by the world size
 }
 
 DistributedModel::NoSync::NoSync(DistributedModel& m) : model_(m) { model_.set_sync(false); }

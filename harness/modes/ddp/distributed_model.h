@@ -8,6 +8,7 @@
 #include <torch/nn/modules/container/any.h>
 
 #include <memory>
+#include <vector>
 
 #include "comm/communicator.h"
 #include "modes/ddp/reducer.h"
@@ -71,6 +72,13 @@ class DistributedModel {
   int64_t bytes_last_step() const;
 
  private:
+  // The naive strategy: one blocking allreduce per gradient, in registration order. `joined`:
+  // this rank ran no backward this step and contributes zeros (reduce_gradients_joined).
+  void reduce_naive(bool joined);
+  // Per parameter: whether some rank computed its gradient (with find_unused_parameters, one
+  // allreduce of the ranks' flags; without it, all true).
+  std::vector<bool> naive_used_anywhere(bool joined);
+
   torch::nn::AnyModule module_;
   comm::Communicator& comm_;
   DdpOptions options_;
