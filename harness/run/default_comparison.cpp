@@ -14,8 +14,10 @@ RunRequest with_default_comparison(RunRequest request, int usable_devices) {
   // run/device_choice.h's rule: CUDA unless --device cpu or no device is usable.
   const bool cuda = request.device != "cpu" && usable_devices > 0;
   request.world_size = cuda ? usable_devices : kDefaultCpuRanks;
-  if (!cuda && request.steps == 0 && request.config.empty() && request.overrides.empty()) {
-    request.steps = kBareCpuSteps;
+  // On any device: a spawned rank applies this without knowing its parent's device count, and
+  // must train the parent's steps.
+  if (request.steps == 0 && request.config.empty() && request.overrides.empty()) {
+    request.max_default_steps = kBareCpuSteps;
   }
   return request;
 }

@@ -18,15 +18,17 @@ namespace ddpbench::run {
 // mpirun) the launcher decides the world, and no DP runs there, so this does not apply; the ranks
 // ddpbench spawns itself apply it too, so that they resolve the modes their parent did.
 inline constexpr int64_t kDefaultCpuRanks = 2;
-// On the CPU, a bare run (no --steps, no --config, no KEY VALUE overrides) trains this many steps
-// of the scenario instead of its own count: three modes of cifar_resnet18 at its 10 steps took
+// A bare run (no --steps, no --config, no KEY VALUE overrides) trains at most this many of the
+// scenario's steps, on any device (a spawned rank resolves its parent's steps without knowing the
+// parent's device count): three modes of cifar_resnet18 at its 10 steps took
 // over 20 minutes on a loaded 2-core machine, and the README's first command must reach its
 // verdict in minutes. Three steps judge every check (a first divergence is in the first steps);
 // the timing is flagged weak (too few timed steps), which it is.
 inline constexpr int64_t kBareCpuSteps = 3;
 
-// `request` with modes and world size filled in by Note [Default comparison] (and, on the CPU,
-// kBareCpuSteps when it names no step count or scenario file), or unchanged when it names either. `usable_devices`: runtime::GpuInfo::usable_devices of this machine.
+// `request` with modes and world size filled in by Note [Default comparison] (and the cap of
+// kBareCpuSteps when it names no step count or scenario file), or unchanged when it names either.
+// `usable_devices`: runtime::GpuInfo::usable_devices of this machine.
 RunRequest with_default_comparison(RunRequest request, int usable_devices);
 
 }  // namespace ddpbench::run

@@ -89,8 +89,12 @@ int execute_run(const RunRequest& given, const scenarios::ScenarioRegistry& regi
   if (setup.bisect) {
     run.bisect = [&](reports::RunReport& report) {
       int exit_code = 0;
+      // The twin's command line names modes and ranks: it is no bare run, so it gets the
+      // steps this run resolved (a bare run's cap included) by name.
+      RunRequest resolved = request;
+      resolved.steps = setup.steps;
       const reports::RunReport f64 =
-          run_float64_twin(request, setup.lockstep, command_line, exit_code);
+          run_float64_twin(resolved, setup.lockstep, command_line, exit_code);
       annotate_bisect(report, f64, exit_code);
     };
   }

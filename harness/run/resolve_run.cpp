@@ -248,6 +248,7 @@ training::RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioReg
   s.world_size = world_size.value_or(o.world_size);
   s.modes = resolve_modes(o.modes, s.world_size);
   s.steps = o.steps > 0 ? o.steps : s.spec->steps;
+  if (o.steps <= 0 && o.max_default_steps > 0) s.steps = std::min(s.steps, o.max_default_steps);
   s.global_batch = o.batch_size > 0 ? o.batch_size : s.spec->global_batch;
   s.seed = o.seed >= 0 ? o.seed : s.spec->seed;
   const std::string dtype = o.dtype.empty() ? s.spec->dtype : o.dtype;
@@ -337,13 +338,6 @@ training::RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioReg
   resolve_accumulation(o, s);
   if (o.check_only && o.perf_only) {
     throw InputError("--check-only and --perf-only exclude each other: pass at most one");
-  }
-  // Single-device training alone has nothing to be compared with: checking only, it would judge
-  // nothing and time nothing (issue 31, defect 10).
-  if (o.check_only && s.modes == std::vector<modes::ModeKind>{modes::ModeKind::kSingle}) {
-    throw InputError(
-        "--check-only with --modes single compares nothing: single-device training is the "
-        "reference; add dp or ddp to --modes (e.g. --modes single,ddp)");
   }
   if (o.warmup < 0) throw InputError("--warmup must be >= 0");
   if (o.bisect && s.context.dtype == at::kDouble) {

@@ -25,6 +25,9 @@ struct RunRequest {
   std::vector<std::string> modes;
   // Training steps (checked steps, and timed steps of the perf phase); 0 = the scenario's.
   int64_t steps = 0;
+  // With steps 0: at most this many of the scenario's (0 = no cap); set for a bare CPU run by
+  // run/default_comparison.h.
+  int64_t max_default_steps = 0;
   // Global batch size (all ranks together); 0 = the scenario's.
   int64_t batch_size = 0;
   // Seed for model init, sampler shuffle and augmentation; -1 = the scenario's.

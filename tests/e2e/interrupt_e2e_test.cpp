@@ -188,15 +188,19 @@ TEST_F(InterruptE2E, ReportNeverRewritesItsInputAndHasOneVerdict) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(read_json(path("copy") + "/report.json").at("added_by_a_user"), "keep");
 
-  // A hand-edited check that contradicts "passed" is refused, not rendered two ways.
+  // A hand-edited status that its numbers contradict is refused, not rendered two ways.
   doc = read_json(out + "/report.json");
   doc["results"][1]["checks"][0]["status"] = "fail";
   std::ofstream(out + "/report.json") << doc.dump(1);
   r = ddpbench({"report", out + "/report.json", "--out", path("edited")});
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("contradicts the checks"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("its numbers say pass"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(path("edited")));
-  // Made consistent, FAIL is FAIL on stdout, in report.md and in the exit code.
+  // Made consistent (the numbers of a failing check), FAIL is FAIL on stdout, in report.md and in
+  // the exit code.
+  doc["results"][1]["checks"][0]["outside"] = 1;
+  doc["results"][1]["checks"][0]["error"] = 2.0;
+  doc["verdict"] = "fail";
   doc["passed"] = false;
   std::ofstream(out + "/report.json") << doc.dump(1);
   r = ddpbench({"report", out + "/report.json", "--out", path("failing")});

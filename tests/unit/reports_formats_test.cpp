@@ -236,43 +236,45 @@ TEST(ReportFormats, JunitReplacesControlBytesAndCsvQuotesCarriageReturns) {
   r.config.scenario = "a\rb";
   const auto csv = CsvReporter().render(r);
   EXPECT_NE(csv.find("\"a\rb\",single"), std::string::npos) << csv;
-  // A figure resting on too little is still shown, with a flag and its reasons in every format a
-  // person reads (metrics Note [Weak figures]); sound figures carry no flag.
-  TEST(ReportFormats, WeakFiguresAreFlaggedWithTheirReasons) {
-    RunReport r = sample();
-    const std::string why = "scaling efficiency 236.0% (> 105%): super-linear";
-    r.results[1].scaling_efficiency = 2.36;
-    r.results[1].throughput.step_time_mean_s = 0.0032;
-    r.results[1].throughput.step_time_cv = 0.62;
-    r.results[1].throughput.weak_reasons = {why};
-    const std::string text = ConsoleReporter().render(r);
-    EXPECT_NE(text.find("236.0% weak\n"), std::string::npos) << text;
-    EXPECT_NE(text.find("  ddp (world 2): " + why), std::string::npos) << text;
-    EXPECT_NE(text.find("0.0032s"), std::string::npos) << "the mean beside the median\n" << text;
-    EXPECT_NE(text.find("  0.62 "), std::string::npos) << "the CV\n" << text;
-    EXPECT_EQ(count(text, " weak\n"), 1) << "single is sound\n" << text;
-    const std::string html = HtmlReporter().render(r);
-    EXPECT_NE(html.find("<span class=\"badge weak\">weak</span> scaling efficiency 236.0% (&gt; "
-                        "105%): super-linear"),
-              std::string::npos);
-    EXPECT_EQ(count(html, "badge weak\">"), 1);
-    const std::string md = MarkdownReporter().render(r);
-    EXPECT_NE(md.find("| ddp | 2 | 1500.0 ⚠️ weak |"), std::string::npos) << md;
-    EXPECT_NE(md.find(why), std::string::npos) << md;
-    const auto rows = parse_csv(CsvReporter().render(r));
-    EXPECT_EQ(rows[0].back(), "weak_reasons");
-    EXPECT_EQ(rows[1].back(), "");
-    EXPECT_NE(rows[2].back().find("super-linear"), std::string::npos);
-    const std::string sound = ConsoleReporter().render(sample());
-    EXPECT_EQ(sound.find("weak"), std::string::npos) << sound;
-  }
+}
 
-  TEST(ReportFormats, FactoryKnowsEveryFormat) {
-    for (const char* name : {"json", "console", "csv", "junit", "markdown"}) {
-      EXPECT_EQ(make_reporter(name)->name(), name);
-    }
-    EXPECT_EQ(file_reporters().front()->file_name(), "report.json");
+// A figure resting on too little is still shown, with a flag and its reasons in every format a
+// person reads (metrics Note [Weak figures]); sound figures carry no flag.
+TEST(ReportFormats, WeakFiguresAreFlaggedWithTheirReasons) {
+  RunReport r = sample();
+  const std::string why = "scaling efficiency 236.0% (> 105%): super-linear";
+  r.results[1].scaling_efficiency = 2.36;
+  r.results[1].throughput.step_time_mean_s = 0.0032;
+  r.results[1].throughput.step_time_cv = 0.62;
+  r.results[1].throughput.weak_reasons = {why};
+  const std::string text = ConsoleReporter().render(r);
+  EXPECT_NE(text.find("236.0% weak\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  ddp (world 2): " + why), std::string::npos) << text;
+  EXPECT_NE(text.find("0.0032s"), std::string::npos) << "the mean beside the median\n" << text;
+  EXPECT_NE(text.find("  0.62 "), std::string::npos) << "the CV\n" << text;
+  EXPECT_EQ(count(text, " weak\n"), 1) << "single is sound\n" << text;
+  const std::string html = HtmlReporter().render(r);
+  EXPECT_NE(html.find("<span class=\"badge weak\">weak</span> scaling efficiency 236.0% (&gt; "
+                      "105%): super-linear"),
+            std::string::npos);
+  EXPECT_EQ(count(html, "badge weak\">"), 1);
+  const std::string md = MarkdownReporter().render(r);
+  EXPECT_NE(md.find("| ddp | 2 | 1500.0 ⚠️ weak |"), std::string::npos) << md;
+  EXPECT_NE(md.find(markdown_escape(why)), std::string::npos) << md;
+  const auto rows = parse_csv(CsvReporter().render(r));
+  EXPECT_EQ(rows[0].back(), "weak_reasons");
+  EXPECT_EQ(rows[1].back(), "");
+  EXPECT_NE(rows[2].back().find("super-linear"), std::string::npos);
+  const std::string sound = ConsoleReporter().render(sample());
+  EXPECT_EQ(sound.find("weak"), std::string::npos) << sound;
+}
+
+TEST(ReportFormats, FactoryKnowsEveryFormat) {
+  for (const char* name : {"json", "console", "csv", "junit", "markdown"}) {
+    EXPECT_EQ(make_reporter(name)->name(), name);
   }
+  EXPECT_EQ(file_reporters().front()->file_name(), "report.json");
+}
 
 }  // namespace
 }  // namespace ddpbench::reports

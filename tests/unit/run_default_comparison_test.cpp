@@ -29,17 +29,19 @@ TEST(DefaultComparison, ABareRunUsesEveryVisibleGpuAndTheCpuWhenAskedTo) {
 
 // The README's first command must reach its verdict in minutes on a 2-core machine.
 TEST(DefaultComparison, ABareCpuRunTrainsAFewStepsUnlessTold) {
-  EXPECT_EQ(with_default_comparison(RunRequest{}, 0).steps, kBareCpuSteps);
-  EXPECT_EQ(with_default_comparison(RunRequest{}, 8).steps, 0) << "a GPU run keeps the scenario's";
+  EXPECT_EQ(with_default_comparison(RunRequest{}, 0).max_default_steps, kBareCpuSteps);
+  EXPECT_EQ(with_default_comparison(RunRequest{}, 8).max_default_steps, kBareCpuSteps)
+      << "a spawned rank (which passes 0 devices) must train its parent's steps";
   RunRequest steps;
   steps.steps = 7;
-  EXPECT_EQ(with_default_comparison(steps, 0).steps, 7);
+  EXPECT_EQ(with_default_comparison(steps, 0).max_default_steps, 0);
   RunRequest file;
   file.config = "my.yaml";
-  EXPECT_EQ(with_default_comparison(file, 0).steps, 0) << "a scenario file's TRAIN.STEPS wins";
+  EXPECT_EQ(with_default_comparison(file, 0).max_default_steps, 0)
+      << "a scenario file's TRAIN.STEPS wins";
   RunRequest keys;
   keys.overrides = {"TRAIN.STEPS", "5"};
-  EXPECT_EQ(with_default_comparison(keys, 0).steps, 0);
+  EXPECT_EQ(with_default_comparison(keys, 0).max_default_steps, 0);
 }
 
 TEST(DefaultComparison, ARequestNamingModesOrGpusKeepsItsMeaning) {
