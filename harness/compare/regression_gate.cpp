@@ -26,6 +26,12 @@ struct IsVector<std::vector<T>> : std::true_type {
   using Element = T;
 };
 
+template <typename T>
+constexpr bool records_vector() {
+  if constexpr (IsVector<T>::value) return reports::kIsRecord<typename IsVector<T>::Element>;
+  return false;
+}
+
 // A field's value as text, for comparing and for the refusal message.
 template <typename T>
 std::string text_of(const T& v) {
@@ -57,11 +63,7 @@ struct NumbersFields {
     if constexpr (reports::kIsRecord<T>) {
       NumbersFields sub{path + ".", out};
       reports::fields(sub, field);
-    } else if constexpr (IsVector<T>::value) {
-      if constexpr (!reports::kIsRecord<typename IsVector<T>::Element>) {
-        if (spec.affects == reports::Affects::kNumbers) out.emplace_back(path, text_of(field));
-      }
-    } else {
+    } else if constexpr (!records_vector<T>()) {  // a check list is compared check by check
       if (spec.affects == reports::Affects::kNumbers) out.emplace_back(path, text_of(field));
     }
   }
