@@ -9,7 +9,7 @@ torch.optim.SGD created after wrapping.
 
 --batches FILE (written by ddpbench without TorchScript type tags, so that
 torch.load reads it in 1.13 and, weights-only, in 2.6+) is a dict:
-  "meta"     {"model": "linear"|"toy_cnn"|"resnet18"|"gated_cnn", "num_classes", "world_size",
+  "meta"     {"model": "linear"|"toy_cnn"|"resnet18"|"tiny_resnet"|"gated_cnn", "num_classes", "world_size",
               "steps", "loss": "mse"|"rmse"|"cross_entropy"|"bce_one_hot", "lr", "momentum",
               "dampening", "weight_decay", "nesterov", "dtype": "float32"|"float64",
               "bucket_cap_mb", "broadcast_buffers"; optional: "optimizer": "sgd"|"adam",
@@ -89,6 +89,33 @@ class GatedCNN(torch.nn.Module):
         return self.fc2(self.fc1(x.mean(2)))
 
 
+class TinyResNet(torch.nn.Module):
+    """scenarios/models/resnet.h's tiny_resnet_shape(): torchvision's ResNet layout (its BasicBlock,
+    the same module names) with one block per stage at widths 16, 32, 64, 128. The weights come
+    from "init", so only the structure has to match."""
+
+    def __init__(self, num_classes, widths=(16, 32, 64, 128)):
+        super().__init__()
+        nn = torch.nn
+        self.conv1 = nn.Conv2d(3, widths[0], 7, stride=2, padding=3, bias=False)
+        self.bn1 = nn.BatchNorm2d(widths[0])
+        inplanes = widths[0]
+        for i, (planes, stride) in enumerate(zip(widths, (1, 2, 2, 2))):
+            downsample = None
+            if stride != 1 or inplanes != planes:
+                downsample = nn.Sequential(nn.Conv2d(inplanes, planes, 1, stride=stride, bias=False),
+                                           nn.BatchNorm2d(planes))
+            block = torchvision.models.resnet.BasicBlock(inplanes, planes, stride, downsample)
+            setattr(self, f"layer{i + 1}", nn.Sequential(block))
+            inplanes = planes
+        self.fc = nn.Linear(widths[-1], num_classes)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.bn1(self.conv1(x))), 3, stride=2, padding=1)
+        x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
+        return self.fc(torch.flatten(F.adaptive_avg_pool2d(x, 1), 1))
+
+
 def bce_one_hot(out, y):
     return F.binary_cross_entropy(torch.sigmoid(out), F.one_hot(y, out.shape[1]).to(out.dtype))
 
@@ -101,6 +128,8 @@ def build_model(meta):
         return ToyCNN()
     if kind == "resnet18":
         return torchvision.models.resnet18(num_classes=int(meta["num_classes"]))
+    if kind == "tiny_resnet":
+        return TinyResNet(int(meta["num_classes"]))
     if kind == "gated_cnn":
         return GatedCNN()
     raise ValueError(f"unknown model {kind!r}")

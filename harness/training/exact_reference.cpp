@@ -17,6 +17,7 @@ std::string ExactReference::name() const {
   if (rule.plain()) return "single-device training";
   std::string s = fmt::format("exact reference: one device, {} rank chunks", rule.replicas);
   if (rule.forward_per_replica) s += ", each chunk's own BatchNorm statistics";
+  if (rule.sync_bn_arithmetic) s += ", BatchNorm in SyncBN's arithmetic over the whole batch";
   s += rule.mean_of_replica_losses ? ", mean of per-rank losses" : ", loss of the gathered output";
   return s;
 }
@@ -45,6 +46,17 @@ ExactReference exact_reference_for(const RunSetup& setup, ModeKind mode,
         "replica's statistics, and the running statistics are replica 0's",
         bn, local));
   }
+  // Note [SyncBN arithmetic reference] (modes/common/global_batch_norm.h).
+  const bool sync_arithmetic =
+      bn > 0 && ddp && setup.sync_bn && setup.context.dtype != at::kDouble;
+  if (sync_arithmetic) {
+    ref.causes.push_back(fmt::format(
+        "SyncBN arithmetic below float64: {} SyncBN layers normalise as (x - mean) * invstd with "
+        "float64 statistics, PyTorch's BatchNorm kernel as x * a + b, and the two roundings can "
+        "give a ReLU input near 0 opposite signs; the reference computes BatchNorm as SyncBN does, "
+        "on the whole batch",
+        bn));
+  }
   const scenarios::LossKind loss = setup.spec->loss;
   if (ddp && !scenarios::loss_is_sample_mean(loss)) {
     ref.causes.push_back(fmt::format(
@@ -64,6 +76,7 @@ ExactReference exact_reference_for(const RunSetup& setup, ModeKind mode,
   if (ref.causes.empty()) return ref;
   ref.rule.replicas = k;
   ref.rule.forward_per_replica = bn > 0 && !(ddp && setup.sync_bn);
+  ref.rule.sync_bn_arithmetic = sync_arithmetic;
   // For a per-sample mean loss and equal chunks the two loss rules are the same function; one
   // rule lets DP and DDP share one reference run. DP's loss is the gathered output's, the global
   // mean, whatever the chunks: uneven chunks change only DDP's.

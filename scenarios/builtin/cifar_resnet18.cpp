@@ -36,7 +36,7 @@ ScenarioSpec cifar_resnet18_scenario() {
   s.torch_oracle_model = "resnet18";
   s.build_model = [](int64_t seed) {
     torch::manual_seed(static_cast<uint64_t>(seed));
-    return torch::nn::AnyModule(models::ResNet18(10));
+    return torch::nn::AnyModule(models::ResNet(models::resnet18_shape(), 10));
   };
   s.build_dataset = [](const BuildRequest& request) {
     return make_cifar_dataset(request, cifar_train_transform(request.seed));

@@ -49,9 +49,16 @@ torch::Tensor BasicBlockImpl::forward(torch::Tensor x) {
   return torch::relu(out + identity);
 }
 
-ResNet18Impl::ResNet18Impl(int64_t num_classes) : num_classes_(num_classes) { reset(); }
+ResNetShape resnet18_shape() { return {{2, 2, 2, 2}, {64, 128, 256, 512}}; }
 
-nn::Sequential ResNet18Impl::make_layer(int64_t planes, int64_t blocks, int64_t stride) {
+ResNetShape tiny_resnet_shape() { return {{1, 1, 1, 1}, {16, 32, 64, 128}}; }
+
+ResNetImpl::ResNetImpl(ResNetShape shape, int64_t num_classes)
+    : shape_(shape), num_classes_(num_classes) {
+  reset();
+}
+
+nn::Sequential ResNetImpl::make_layer(int64_t planes, int64_t blocks, int64_t stride) {
   const bool with_downsample = stride != 1 || inplanes_ != planes;
   nn::Sequential layer;
   layer->push_back(BasicBlock(inplanes_, planes, stride, with_downsample));
@@ -60,16 +67,18 @@ nn::Sequential ResNet18Impl::make_layer(int64_t planes, int64_t blocks, int64_t 
   return layer;
 }
 
-void ResNet18Impl::reset() {
-  inplanes_ = 64;
-  conv1 = register_module("conv1",
-                          nn::Conv2d(nn::Conv2dOptions(3, 64, 7).stride(2).padding(3).bias(false)));
-  bn1 = register_module("bn1", BatchNorm2d(64));
-  layer1 = register_module("layer1", make_layer(64, 2, 1));
-  layer2 = register_module("layer2", make_layer(128, 2, 2));
-  layer3 = register_module("layer3", make_layer(256, 2, 2));
-  layer4 = register_module("layer4", make_layer(512, 2, 2));
-  fc = register_module("fc", nn::Linear(512, num_classes_));
+void ResNetImpl::reset() {
+  const auto& w = shape_.widths;
+  const auto& b = shape_.blocks;
+  inplanes_ = w[0];
+  conv1 = register_module(
+      "conv1", nn::Conv2d(nn::Conv2dOptions(3, w[0], 7).stride(2).padding(3).bias(false)));
+  bn1 = register_module("bn1", BatchNorm2d(w[0]));
+  layer1 = register_module("layer1", make_layer(w[0], b[0], 1));
+  layer2 = register_module("layer2", make_layer(w[1], b[1], 2));
+  layer3 = register_module("layer3", make_layer(w[2], b[2], 2));
+  layer4 = register_module("layer4", make_layer(w[3], b[3], 2));
+  fc = register_module("fc", nn::Linear(w[3], num_classes_));
 
   // torchvision: for m in self.modules(): kaiming_normal_ on Conv2d (fan_out, relu),
   // constant 1 / 0 on BatchNorm. modules() is registration order, which fixes the draw order.
@@ -83,7 +92,7 @@ void ResNet18Impl::reset() {
   }
 }
 
-torch::Tensor ResNet18Impl::forward(torch::Tensor x) {
+torch::Tensor ResNetImpl::forward(torch::Tensor x) {
   x = torch::relu(bn1(conv1(x)));
   x = F::max_pool2d(x, F::MaxPool2dFuncOptions(3).stride(2).padding(1));
   x = layer4->forward(layer3->forward(layer2->forward(layer1->forward(x))));

@@ -21,7 +21,7 @@ struct Buckets {
 
 Buckets resnet18_buckets() {
   Buckets b;
-  scenarios::models::ResNet18 net(10);
+  scenarios::models::ResNet net(scenarios::models::resnet18_shape(), 10);
   std::vector<int64_t> sizes;
   for (const auto& p : net->parameters()) {
     b.grads.push_back(at::randn_like(p));

@@ -26,7 +26,7 @@ void BM_SgdStep(benchmark::State& state) {
     return;
   }
   const at::Device device = cuda ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU);
-  models::ResNet18 model(10);
+  models::ResNet model(models::resnet18_shape(), 10);
   model->to(device);
   std::vector<at::Tensor> params = model->parameters();
   for (auto& p : params) p.mutable_grad() = torch::randn_like(p);

@@ -1,6 +1,7 @@
 // batchnorm_modes_e2e_test.cpp — all three modes end to end and the BatchNorm questions: DP and
-// DDP equal single-device without BatchNorm; DDP + SyncBN (resnet18_syncbn) equals single-device
-// parameters AND buffers; a SyncBN fault turns that into FAIL; ResNet under DP is judged against
+// DDP equal single-device without BatchNorm; DDP + SyncBN equals single-device parameters AND
+// buffers (on tiny_resnet, cifar_resnet18's layout at 1/40 of its cost, with --sync-bn as
+// resnet18_syncbn sets it); a SyncBN fault turns that into FAIL; ResNet under DP is judged against
 // the exact reference; padding is announced and recorded.
 #include <gtest/gtest.h>
 
@@ -35,8 +36,9 @@ TEST_F(BatchNormModes, AllThreeModesAgreeWithoutBatchNormInFloat64) {
 
 TEST_F(BatchNormModes, SyncBnMakesDdpEqualSingleDeviceIncludingBuffers) {
   const auto r =
-      ddpbench({"run", "--scenario", "resnet18_syncbn", "--gpus", "2", "--modes", "single,dp,ddp",
-                "--steps", "2", "--batch-size", "8", "--out", path("sync")});
+      ddpbench({"run", "--scenario", "tiny_resnet", "--sync-bn", "--dtype", "float64", "--gpus",
+                "2", "--modes", "single,dp,ddp", "--steps", "2", "--batch-size", "8", "--out",
+                path("sync")});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const auto report = read_json(path("sync") + "/report.json");
   EXPECT_EQ(report.at("config").at("dtype"), "float64");
@@ -58,15 +60,36 @@ TEST_F(BatchNormModes, SyncBnMakesDdpEqualSingleDeviceIncludingBuffers) {
 }
 
 TEST_F(BatchNormModes, SyncBnInFloat32PassesOverTwoSteps) {
-  const auto r = ddpbench({"run", "--scenario", "resnet18_syncbn", "--gpus", "2", "--steps", "2",
-                           "--batch-size", "16", "--dtype", "float32", "--out", path("f32")});
+  const auto r = ddpbench({"run", "--scenario", "tiny_resnet", "--sync-bn", "--gpus", "2",
+                           "--steps", "2", "--batch-size", "16", "--dtype", "float32",
+                           "--check-only", "--out", path("f32")});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
 }
 
+// Note [SyncBN arithmetic reference]: with seed 1 at batch 16, one element of layer3.0.bn1's
+// output lies within float32 rounding of 0, and SyncBN and PyTorch's BatchNorm kernel round it to
+// opposite signs (6.9% of layer3.0.conv1.weight's gradient at step 0 against plain single-device
+// training, on libtorch 1.13 and 2.11 alike). Judged against single-device training in SyncBN's
+// arithmetic, DDP passes at rounding level; the plain difference stays in the report as a figure.
+TEST_F(BatchNormModes, AReluFlipByBatchNormRoundingIsNotADdpError) {
+  const auto r = ddpbench({"run", "--scenario", "resnet18_syncbn", "--gpus", "2", "--steps", "1",
+                           "--batch-size", "16", "--dtype", "float32", "--seed", "1",
+                           "--modes", "single,ddp", "--check-only", "--grad-check", "full",
+                           "--out", path("flip")});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto report = read_json(path("flip") + "/report.json");
+  const auto& reference = report.at("results")[1].at("reference");
+  EXPECT_NE(reference.at("name").get<std::string>().find("SyncBN's arithmetic"),
+            std::string::npos)
+      << reference.dump();
+  EXPECT_GT(reference.at("max_parameter_diff").get<double>(), 1e-5) << reference.dump();
+  EXPECT_LT(find_check(report, "ddp", "gradients").at("error").get<double>(), 2e-5);
+}
+
 TEST_F(BatchNormModes, SkippingTheStatisticsExchangeOnOneRankFails) {
-  const auto r = ddpbench({"run", "--scenario", "resnet18_syncbn", "--gpus", "2", "--steps", "2",
-                           "--batch-size", "8", "--inject-fault", "syncbn:rank=1,step=0", "--out",
-                           path("bad")});
+  const auto r = ddpbench({"run", "--scenario", "tiny_resnet", "--sync-bn", "--dtype", "float64",
+                           "--gpus", "2", "--steps", "2", "--batch-size", "8", "--inject-fault",
+                           "syncbn:rank=1,step=0", "--out", path("bad")});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   const auto report = read_json(path("bad") + "/report.json");
   EXPECT_EQ(find_check(report, "ddp", "buffers").at("status"), "fail");
@@ -83,7 +106,7 @@ TEST_F(BatchNormModes, SyncBnNeedsBatchNormLayers) {
 // DDP's buffer broadcast only changes what ranks other than 0 hold (rank 0 is its source and the
 // state every check judges), so a rank that loses it is caught by the per-rank buffer check.
 TEST_F(BatchNormModes, ARankThatSkipsTheBufferBroadcastIsCaughtOnTheBuffers) {
-  const auto r = ddpbench({"run", "--scenario", "cifar_resnet18", "--gpus", "2", "--modes",
+  const auto r = ddpbench({"run", "--scenario", "tiny_resnet", "--gpus", "2", "--modes",
                            "single,ddp", "--steps", "3", "--batch-size", "16", "--check-only",
                            "--inject-fault", "buffers:rank=1,step=1", "--out", path("bcast")});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
@@ -96,7 +119,7 @@ TEST_F(BatchNormModes, ARankThatSkipsTheBufferBroadcastIsCaughtOnTheBuffers) {
   EXPECT_EQ(first.at("stage"), "ranks_buffers_equal") << first.dump();
   EXPECT_EQ(first.at("step"), 1);
   // Without the fault the same check passes.
-  const auto ok = ddpbench({"run", "--scenario", "cifar_resnet18", "--gpus", "2", "--modes",
+  const auto ok = ddpbench({"run", "--scenario", "tiny_resnet", "--gpus", "2", "--modes",
                             "single,ddp", "--steps", "2", "--batch-size", "16", "--check-only",
                             "--out", path("bcast_ok")});
   ASSERT_EQ(ok.exit_code, 0) << ok.out << ok.err;
@@ -106,17 +129,19 @@ TEST_F(BatchNormModes, ARankThatSkipsTheBufferBroadcastIsCaughtOnTheBuffers) {
 }
 
 TEST_F(BatchNormModes, DataParallelWithTheWrongBufferRuleIsCaught) {
-  const auto r = ddpbench({"run", "--scenario", "cifar_resnet18", "--gpus", "2", "--modes",
+  const auto r = ddpbench({"run", "--scenario", "tiny_resnet", "--gpus", "2", "--modes",
                            "single,dp", "--steps", "3", "--batch-size", "16", "--check-only",
                            "--inject-fault", "dpbuffers:step=1", "--out", path("dpbuf")});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   const auto report = read_json(path("dpbuf") + "/report.json");
   const auto c = find_check(report, "dp", "buffers");
   EXPECT_EQ(c.at("status"), "fail") << c.dump();
-  EXPECT_EQ(c.at("step"), 1);
+  EXPECT_GE(c.at("step"), 1) << "the worst buffer difference is at or after the fault";
   EXPECT_EQ(find_check(report, "dp", "gradients").at("status"), "pass")
       << "running statistics do not enter a training-mode forward";
-  EXPECT_EQ(report.at("results")[1].at("first_divergence").at("stage"), "buffers");
+  const auto& first = report.at("results")[1].at("first_divergence");
+  EXPECT_EQ(first.at("stage"), "buffers") << first.dump();
+  EXPECT_EQ(first.at("step"), 1) << first.dump();
 }
 
 TEST_F(BatchNormModes, BufferFaultsAreRefusedWhereTheyCannotWork) {
@@ -125,14 +150,14 @@ TEST_F(BatchNormModes, BufferFaultsAreRefusedWhereTheyCannotWork) {
     const char* says;
   };
   for (const Case& c : std::vector<Case>{
-           {{"--scenario", "cifar_resnet18", "--inject-fault", "buffers:rank=0,step=0"}, "rank 0"},
-           {{"--scenario", "cifar_resnet18", "--inject-fault", "buffers:rank=1,step=0",
+           {{"--scenario", "tiny_resnet", "--inject-fault", "buffers:rank=0,step=0"}, "rank 0"},
+           {{"--scenario", "tiny_resnet", "--inject-fault", "buffers:rank=1,step=0",
              "--no-broadcast-buffers"},
             "--no-broadcast-buffers"},
            {{"--scenario", "toy_cnn", "--modes", "single,dp", "--inject-fault",
              "dpbuffers:step=0"},
             "no buffers"},
-           {{"--scenario", "cifar_resnet18", "--modes", "single,ddp", "--inject-fault",
+           {{"--scenario", "tiny_resnet", "--modes", "single,ddp", "--inject-fault",
              "dpbuffers:step=0"},
             "needs the dp mode"}}) {
     std::vector<std::string> args = {"run", "--gpus", "2", "--steps", "1", "--batch-size", "4",

@@ -84,7 +84,7 @@ TEST_F(CliE2E, ListShowsEveryScenarioWithParameterCounts) {
   const auto rows = nlohmann::json::parse(r.out);
   std::map<std::string, nlohmann::json> by_name;
   for (const auto& row : rows) by_name[row.at("name")] = row;
-  ASSERT_EQ(by_name.size(), 10u);
+  ASSERT_EQ(by_name.size(), 11u);
   EXPECT_EQ(by_name.at("uneven_data").at("parameters"), 110);
   EXPECT_EQ(by_name.at("rmse_linear").at("parameters"), 110);
   EXPECT_EQ(by_name.at("resnet18_syncbn").at("parameters"), 11181642);

@@ -74,7 +74,7 @@ TensorMap* ResNet18Parity::oracle_ = nullptr;
 
 TEST_F(ResNet18Parity, SameStateNamesAndShapes) {
   torch::manual_seed(0);
-  models::ResNet18 model(10);
+  models::ResNet model(models::resnet18_shape(), 10);
   const TensorMap mine = state_of(*model);
   const TensorMap theirs = with_prefix("init.");
   ASSERT_EQ(mine.size(), theirs.size());
@@ -87,7 +87,7 @@ TEST_F(ResNet18Parity, SameStateNamesAndShapes) {
 
 TEST_F(ResNet18Parity, SameInitialWeightsForTheSameSeed) {
   torch::manual_seed(0);
-  models::ResNet18 model(10);
+  models::ResNet model(models::resnet18_shape(), 10);
   const TensorMap mine = state_of(*model);
   for (const auto& [name, t] : with_prefix("init.")) {
     EXPECT_TRUE(at::equal(mine.at(name), t)) << name << " differs from torchvision's init";
@@ -96,7 +96,7 @@ TEST_F(ResNet18Parity, SameInitialWeightsForTheSameSeed) {
 
 TEST_F(ResNet18Parity, SameLogitsGradientsAndRunningStatsForTheSameWeights) {
   torch::manual_seed(1234);  // deliberately not the oracle's seed: weights come from the file
-  models::ResNet18 model(10);
+  models::ResNet model(models::resnet18_shape(), 10);
   {
     torch::NoGradGuard no_grad;
     const TensorMap init = with_prefix("init.");

@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include "errors.h"
+#include "modes/common/global_batch_norm.h"
 #include "modes/single/ghost_batch_norm.h"
 #include "scenarios/training_recipe.h"
 
@@ -21,6 +22,7 @@ class SinglePath : public GradientPath {
         chunk_sizes_(std::make_shared<std::vector<int64_t>>()) {
     context.place_model(*model_.ptr());
     if (rule_.forward_per_replica) install_ghost_batch_norm(*model_.ptr(), chunk_sizes_);
+    if (rule_.sync_bn_arithmetic) use_global_batch_norm_arithmetic(*model_.ptr());
   }
 
   torch::nn::Module& module() override { return *model_.ptr(); }

@@ -32,11 +32,15 @@ struct ReferenceRule {
   // samples adds zeros: PyTorch's Join), or the loss of the whole gathered output (single, DP).
   // The step's recorded loss is then the sample-weighted mean of the chunk losses, as DDP records.
   bool mean_of_replica_losses = false;
+  // BatchNorm computed with SyncBN's arithmetic on the whole batch (modes/common/
+  // global_batch_norm.h), not PyTorch's kernel: Note [SyncBN arithmetic reference].
+  bool sync_bn_arithmetic = false;
 
   bool plain() const { return replicas == 1; }
   bool operator==(const ReferenceRule& o) const {
     return replicas == o.replicas && forward_per_replica == o.forward_per_replica &&
-           mean_of_replica_losses == o.mean_of_replica_losses;
+           mean_of_replica_losses == o.mean_of_replica_losses &&
+           sync_bn_arithmetic == o.sync_bn_arithmetic;
   }
 };
 

@@ -3,128 +3,47 @@
 
 #include <torch/torch.h>
 
+#include "modes/common/global_batch_norm.h"
 #include "scenarios/models/batch_norm.h"
 
 namespace ddpbench::modes::sync_bn {
 namespace {
 
-using torch::autograd::AutogradContext;
-using torch::autograd::variable_list;
-
-// Per-channel view of a [C] tensor against NCHW input.
-at::Tensor channel(const at::Tensor& t) { return t.view({1, -1, 1, 1}); }
-
-struct GlobalStats {
-  at::Tensor mean;          // [C], float64
-  at::Tensor var_biased;    // [C], float64
-  at::Tensor var_unbiased;  // [C], float64
-  double count = 0;
-};
-
-// Local (mean, M2, count) -> all-gather -> Chan's combination. Every rank combines the same
-// gathered numbers in the same order, so all ranks get bit-identical statistics.
-GlobalStats exchange_statistics(const at::Tensor& x, comm::Communicator& comm, bool skip) {
-  const int64_t c = x.size(1);
-  const at::Tensor xd = x.detach().to(at::kDouble).transpose(0, 1).reshape({c, -1});
-  const double n = static_cast<double>(xd.size(1));
-  const at::Tensor mean = xd.mean(1);
-  const at::Tensor m2 = (xd - mean.unsqueeze(1)).pow(2).sum(1);
-  // On x's device: the statistics are exchanged in device memory (NCCL), never staged.
-  const at::Tensor local = at::cat({mean, m2, at::full({1}, n, mean.options())});
-  std::vector<at::Tensor> all = comm.allgather(local);
-  if (skip) all = {local};  // injected fault: ignore what the others sent
-  GlobalStats s;
-  // Rank order, one rank at a time: every rank adds the same numbers in the same order.
-  at::Tensor count = at::zeros({1}, mean.options());
-  at::Tensor total_mean = at::zeros({c}, mean.options());
-  for (const auto& r : all) {
-    const at::Tensor nr = r.narrow(0, 2 * c, 1);
-    count += nr;
-    total_mean += r.narrow(0, 0, c) * nr;
-  }
-  total_mean /= count;
-  at::Tensor total_m2 = at::zeros({c}, mean.options());
-  for (const auto& r : all) {
-    const at::Tensor nr = r.narrow(0, 2 * c, 1);
-    total_m2 += r.narrow(0, c, c) + nr * (r.narrow(0, 0, c) - total_mean).pow(2);
-  }
-  s.count = count.item<double>();  // the one host read: the backward divides by it
-  s.mean = total_mean;
-  s.var_biased = total_m2 / s.count;
-  s.var_unbiased = total_m2 / std::max(s.count - 1.0, 1.0);
-  return s;
-}
-
-class SyncBnFunction : public torch::autograd::Function<SyncBnFunction> {
+// The exchange over `comm`. Under the injected fault the rank still joins every collective, so
+// nothing hangs, but keeps its own numbers as if the exchange had been skipped.
+class CommExchange : public BatchNormExchange {
  public:
-  static variable_list forward(AutogradContext* ctx, const at::Tensor& x, const at::Tensor& weight,
-                               const at::Tensor& bias, const at::Tensor& mean,
-                               const at::Tensor& invstd, double count, int64_t comm_address,
-                               bool skip) {
-    const at::Tensor xhat = (x - channel(mean)) * channel(invstd);
-    ctx->save_for_backward({xhat, weight, invstd});
-    ctx->saved_data["count"] = count;
-    ctx->saved_data["comm"] = comm_address;
-    ctx->saved_data["skip"] = skip;
-    return {xhat * channel(weight) + channel(bias)};
+  CommExchange(comm::Communicator& comm, std::shared_ptr<SyncBnControl> control)
+      : comm_(comm), control_(std::move(control)) {}
+
+  std::vector<at::Tensor> gather_rows(const at::Tensor& local) override {
+    std::vector<at::Tensor> all = comm_.allgather(local);
+    if (control_->skip_exchange) return {local};
+    return all;
   }
 
-  static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
-    const auto saved = ctx->get_saved_variables();
-    const at::Tensor& xhat = saved[0];
-    const at::Tensor& weight = saved[1];
-    const at::Tensor& invstd = saved[2];
-    auto* comm = reinterpret_cast<comm::Communicator*>(ctx->saved_data["comm"].toInt());
-    const at::Tensor dy = grad_outputs[0];
-    const at::Tensor sum_dy = dy.sum({0, 2, 3});
-    const at::Tensor sum_dy_xhat = (dy * xhat).sum({0, 2, 3});
-    at::Tensor sums = at::cat({sum_dy, sum_dy_xhat});
-    comm::allreduce_sum_blocking(*comm, sums);
-    double count = ctx->saved_data["count"].toDouble();
-    if (ctx->saved_data["skip"].toBool()) {
-      sums = at::cat({sum_dy, sum_dy_xhat});
-      count = static_cast<double>(dy.numel() / dy.size(1));
-    }
-    const int64_t c = dy.size(1);
-    const at::Tensor mean_dy = sums.narrow(0, 0, c) / count;
-    const at::Tensor mean_dy_xhat = sums.narrow(0, c, c) / count;
-    const at::Tensor dx =
-        (dy - channel(mean_dy) - xhat * channel(mean_dy_xhat)) * channel(invstd * weight);
-    return {dx,           sum_dy_xhat,  sum_dy,       at::Tensor(),
-            at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor()};
+  void sum(at::Tensor& sums) override {
+    at::Tensor summed = control_->skip_exchange ? sums.clone() : sums;
+    comm::allreduce_sum_blocking(comm_, summed);
   }
+
+ private:
+  comm::Communicator& comm_;
+  std::shared_ptr<SyncBnControl> control_;
 };
-
-at::Tensor sync_forward(scenarios::models::BatchNorm2dImpl& bn, const at::Tensor& x,
-                        comm::Communicator& comm, const SyncBnControl& control) {
-  if (!bn.is_training()) {
-    return torch::batch_norm(x, bn.weight, bn.bias, bn.running_mean, bn.running_var, false,
-                             bn.momentum, bn.eps, false);
-  }
-  const GlobalStats s = exchange_statistics(x, comm, control.skip_exchange);
-  {
-    torch::NoGradGuard no_grad;
-    bn.num_batches_tracked.add_(1);
-    const double m = bn.momentum;
-    bn.running_mean.mul_(1 - m).add_(s.mean.to(bn.running_mean.scalar_type()), m);
-    bn.running_var.mul_(1 - m).add_(s.var_unbiased.to(bn.running_var.scalar_type()), m);
-  }
-  const at::Tensor mean = s.mean.to(x.scalar_type());
-  const at::Tensor invstd = (s.var_biased + bn.eps).rsqrt().to(x.scalar_type());
-  return SyncBnFunction::apply(x, bn.weight, bn.bias, mean, invstd, s.count,
-                               reinterpret_cast<int64_t>(&comm), control.skip_exchange)[0];
-}
 
 }  // namespace
 
 int convert_sync_batchnorm(torch::nn::Module& model, comm::Communicator& comm,
                            std::shared_ptr<SyncBnControl> control) {
+  // One exchange for the model's layers, owned by their forward overrides.
+  auto exchange = std::make_shared<CommExchange>(comm, std::move(control));
   int converted = 0;
   for (const auto& m : model.modules(/*include_self=*/false)) {
     if (auto* bn = m->as<scenarios::models::BatchNorm2d>()) {
       bn->set_forward_override(
-          [&comm, control](scenarios::models::BatchNorm2dImpl& self, const torch::Tensor& x) {
-            return sync_forward(self, x, comm, *control);
+          [exchange](scenarios::models::BatchNorm2dImpl& self, const torch::Tensor& x) {
+            return global_batch_norm_forward(self, x, exchange.get());
           });
       ++converted;
     }

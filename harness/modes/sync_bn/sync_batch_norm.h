@@ -1,11 +1,9 @@
 // sync_batch_norm.h — SyncBatchNorm for DDP, in ddpbench's own code because PyTorch 1.13's
-// SyncBatchNorm refuses CPU tensors; it runs on the CPU and on CUDA devices alike. Forward:
-// per-channel local mean, M2 and count -> all-gather (counts may differ per rank) -> global mean
-// and biased variance for normalisation, combined with Chan's parallel formula in float64 (no
-// catastrophic cancellation of E[x^2] - E[x]^2); running statistics move with the global mean and
-// the UNBIASED global variance. Backward: allreduce of per-channel sum(dy) and sum(dy * x_hat),
-// then the input gradient; weight and bias gradients stay local and reach the other ranks through
-// DDP's allreduce. Eval mode uses the running statistics and communicates nothing.
+// SyncBatchNorm refuses CPU tensors; it runs on the CPU and on CUDA devices alike. The arithmetic
+// is modes/common/global_batch_norm.h; this file supplies its exchange: an all-gather of every
+// rank's per-channel (mean, M2, count) rows (counts may differ per rank) in the forward, an
+// allreduce of sum(dy) and sum(dy * x_hat) in the backward. Weight and bias gradients stay local
+// and reach the other ranks through DDP's allreduce. Eval mode communicates nothing.
 #pragma once
 
 #include <memory>

@@ -1,0 +1,57 @@
+// global_batch_norm.h — the arithmetic of SyncBN, apart from its communication: BatchNorm2d in
+// training mode normalised with the statistics of a global batch that may be spread over ranks.
+// Forward: per-channel local mean, M2 and count in float64 -> every rank's rows (the exchange) ->
+// Chan's parallel combination in rank order (no E[x^2] - E[x]^2 cancellation) -> x_hat =
+// (x - mean) * invstd in the input's dtype; the running statistics move with the global mean and
+// the UNBIASED global variance. Backward: per-channel sum(dy) and sum(dy * x_hat) summed over
+// ranks (the exchange), then the input gradient; weight and bias gradients stay local.
+//
+// modes/sync_bn runs it with an exchange over a communicator (DDP's SyncBN). The exact reference
+// (modes/single) runs it with no exchange on the whole batch: Note [SyncBN arithmetic reference].
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <vector>
+
+namespace torch::nn {
+class Module;
+}
+
+namespace ddpbench::scenarios::models {
+class BatchNorm2dImpl;
+}
+
+namespace ddpbench::modes {
+
+// How the ranks of one global batch share their BatchNorm numbers. Every call is collective.
+class BatchNormExchange {
+ public:
+  virtual ~BatchNormExchange() = default;
+  // Every rank's [2C + 1] row (mean, M2, count), in rank order, given this rank's.
+  virtual std::vector<at::Tensor> gather_rows(const at::Tensor& local) = 0;
+  // `sums` summed over the ranks, in place.
+  virtual void sum(at::Tensor& sums) = 0;
+};
+
+// Note [SyncBN arithmetic reference]: in float32, SyncBN's normalisation, (x - mean) * invstd
+// with float64 statistics, and PyTorch's CPU BatchNorm kernel, x * a + b with float32 statistics,
+// round differently; a ReLU input within that rounding of 0 then takes opposite signs, and its
+// whole gradient moves. Measured: resnet18_syncbn, seed 1, batch 16 on 2 ranks, float32: one
+// element of layer3.0.bn1's output flips, 6.9% of layer3.0.conv1.weight's gradient at step 0,
+// with DDP's statistics exchange exact. So below float64, DDP with SyncBN is judged against
+// single-device training whose BatchNorm layers compute this same arithmetic on the whole batch
+// (training/exact_reference.h); plain single-device training stays in the report as a figure.
+
+// The forward of `bn` on `x` (NCHW): in training mode with the global batch's statistics,
+// in eval mode with the running statistics (nothing exchanged).
+// `exchange` nullptr = `x` is the whole batch (one rank, nothing communicated). `exchange` must
+// outlive the backward.
+at::Tensor global_batch_norm_forward(scenarios::models::BatchNorm2dImpl& bn, const at::Tensor& x,
+                                     BatchNormExchange* exchange);
+
+// Makes every ddpbench BatchNorm2d of `model` compute global_batch_norm_forward on its whole
+// input in training mode (the exact reference's SyncBN model). Returns how many.
+int use_global_batch_norm_arithmetic(torch::nn::Module& model);
+
+}  // namespace ddpbench::modes
