@@ -324,7 +324,8 @@ TEST_F(CliE2E, LinearMseFloat64SeveralStepsMatchesPyTorch) {
 
 TEST_F(CliE2E, ResNet18StateLoadsInPythonWithTorchvisionNames) {
   const std::string out = tmp_ + "/r18";
-  const auto r = ddpbench({"run", "--steps", "1", "--batch-size", "32", "--out", out});
+  const auto r = ddpbench(
+      {"run", "--modes", "single", "--steps", "1", "--batch-size", "8", "--check-only", "--out", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("cifar_resnet18"), std::string::npos);
   const auto py = python({"-c",

@@ -51,6 +51,13 @@ const reports::CheckRecord& find(const std::vector<reports::CheckRecord>& checks
   throw std::runtime_error("no check " + name);
 }
 
+// "auto": ResNet-18 (11.2M elements) is recorded as fingerprints, tiny_resnet (0.3M) in full.
+TEST(GradRecordChoice, LargeModelsAreFingerprintedUnderAuto) {
+  EXPECT_EQ(modes::choose_grad_record(11'181'642), modes::GradRecordKind::kFingerprint);
+  EXPECT_EQ(modes::choose_grad_record(modes::kFullGradientLimit), modes::GradRecordKind::kFull);
+  EXPECT_EQ(modes::choose_grad_record(300'000), modes::GradRecordKind::kFull);
+}
+
 TEST(ModeComparison, IdenticalTracesPassEveryCheck) {
   const ModeTrace ref = trace(1);
   const auto judged = compare_modes(ref, deep_copy(ref), policy());
