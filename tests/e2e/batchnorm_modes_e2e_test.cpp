@@ -64,6 +64,14 @@ TEST_F(BatchNormModes, SyncBnInFloat32PassesOverTwoSteps) {
                            "--steps", "2", "--batch-size", "16", "--dtype", "float32",
                            "--check-only", "--out", path("f32")});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  // The same run with rank 1 normalising by its own statistics at step 1 fails there.
+  const auto bad = ddpbench({"run", "--scenario", "tiny_resnet", "--sync-bn", "--gpus", "2",
+                             "--steps", "2", "--batch-size", "16", "--dtype", "float32",
+                             "--check-only", "--inject-fault", "syncbn:rank=1,step=1", "--out",
+                             path("f32bad")});
+  EXPECT_EQ(bad.exit_code, 1) << bad.out << bad.err;
+  const auto report = read_json(path("f32bad") + "/report.json");
+  EXPECT_EQ(report.at("results")[1].at("first_divergence").at("step"), 1);
 }
 
 // Note [SyncBN arithmetic reference]: with seed 1 at batch 16, one element of layer3.0.bn1's
