@@ -90,8 +90,9 @@ std::string throughput_table(const RunReport& r) {
     }
     if (!flag.empty()) flag = "<span class=\"badge weak\">weak</span> " + flag;
     rows += fmt::format(
-        "<tr{}><td>{} K={}</td><td>{}</td><td>{:.1f}</td><td>{:.3f}</td><td>{:.3f}</td>"
-        "<td>{:.2f}</td><td>{}</td><td>{}</td></tr>\n",
+        "<tr{}><td>{} K={}</td><td class=\"num\">{}</td><td class=\"num\">{:.1f}</td>"
+        "<td class=\"num\">{:.3f}</td><td class=\"num\">{:.3f}</td><td class=\"num\">{:.2f}</td>"
+        "<td class=\"num\">{}</td><td>{}</td></tr>\n",
         flag.empty() ? "" : " class=\"weak\"", name_of(m.mode), m.world_size, t.timed_steps,
         t.samples_per_s, 1e3 * t.step_time_p50_s, 1e3 * t.step_time_mean_s, t.step_time_cv,
         xml_escape(describe_efficiency(m)), flag.empty() ? "-" : flag);
@@ -184,8 +185,16 @@ std::string loss_section(const RunReport& r) {
     return "<section><h2>Loss per step</h2><p class=\"none\">No checked steps: this run only "
            "measured throughput (--perf-only, or `ddpbench scale`).</p></section>\n";
   }
+  // Steps are whole numbers: a short run gets a tick at every step, not at 0.5.
+  std::vector<double> step_ticks;
+  size_t steps = 0;
+  for (const auto& c : curves) steps = std::max(steps, c.points.size());
+  if (steps <= 10) {
+    for (size_t i = 0; i < steps; ++i) step_ticks.push_back(double(i));
+  }
   return "<section><h2>Loss per step</h2>\n" +
-         line_chart({"chart-loss", "Training loss (global mean) per checked step", "step", "loss"},
+         line_chart({"chart-loss", "Training loss (global mean) per checked step", "step", "loss",
+                     step_ticks},
                     curves) +
          "</section>\n";
 }
@@ -195,11 +204,11 @@ std::string sampler_section(const RunReport& r) {
   std::string out = fmt::format(
       "<section id=\"sampler-partition\"><h2>Sampler partition (epoch "
       "0)</h2><p>DistributedSampler: "
-      "{} samples over {} ranks, shuffle={}, drop_last={}: {} per rank, <span class=\"pad\">{} "
+      "{} samples over {} ranks, shuffle={}, drop_last={}: {} per rank, <span{}>{} "
       "duplicated by padding</span>, {} dropped per epoch. First {} indices per rank:</p>\n"
       "<div class=\"wide\"><table class=\"partition\">\n",
-      s.dataset_size, s.num_replicas, s.shuffle, s.drop_last, s.num_samples, s.padded, s.dropped,
-      kPartitionPreview);
+      s.dataset_size, s.num_replicas, s.shuffle, s.drop_last, s.num_samples,
+      s.padded > 0 ? " class=\"pad\"" : "", s.padded, s.dropped, kPartitionPreview);
   for (size_t rank = 0; rank < s.preview.size(); ++rank) {
     out += fmt::format("<tr><th>rank {}</th>", rank);
     for (size_t j = 0; j < s.preview[rank].size(); ++j) {
@@ -228,8 +237,9 @@ std::string checks_section(const RunReport& r) {
   for (const auto& m : r.results) {
     for (const auto& c : m.checks) {
       out += fmt::format(
-          "<tr class=\"{}\"><td>{} K={}</td><td>{}</td><td>{}</td><td>{:.3e}</td><td>{:.3e}</td>"
-          "<td><code>{}</code></td><td>{}</td><td>{}</td></tr>\n",
+          "<tr class=\"{}\"><td>{} K={}</td><td>{}</td><td>{}</td><td class=\"num\">{:.3e}</td>"
+          "<td class=\"num\">{:.3e}</td><td><code>{}</code></td><td class=\"num\">{}</td>"
+          "<td>{}</td></tr>\n",
           name_of(c.status), name_of(m.mode), m.world_size, name_of(c.name), name_of(c.status),
           c.max_abs_diff, c.max_rel_diff, xml_escape(c.tensor),
           c.step >= 0 ? std::to_string(c.step) : "-",
@@ -313,6 +323,7 @@ body{font-family:system-ui,sans-serif;margin:0 auto;padding:24px;box-sizing:bord
 h1{margin-bottom:4px} section{margin:18px 0}
 #verdict{padding:8px 16px;border-radius:6px} #verdict li{margin:6px 0} .ref{color:#555;font-size:13px} #verdict.pass{background:#e6f4ea} #verdict.fail{background:#fce8e6}
 table{border-collapse:collapse;font-size:13px} td,th{border:1px solid #ddd;padding:3px 6px;text-align:left}
+td.num{white-space:nowrap;overflow-wrap:normal}
 tr.fail td{background:#fce8e6} tr.expected_divergence td{background:#fff4e5} tr.weak td{background:#fff4e5}
 .badge{display:inline-block;padding:0 6px;border-radius:8px;font-weight:600;font-size:12px} .badge.weak{background:#e8a33d;color:#fff}
 .partition td{width:28px;text-align:center;white-space:nowrap;overflow-wrap:normal} .pad{background:#ffbb78}
