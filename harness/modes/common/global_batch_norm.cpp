@@ -112,14 +112,15 @@ at::Tensor global_batch_norm_forward(scenarios::models::BatchNorm2dImpl& bn, con
                                         reinterpret_cast<int64_t>(exchange))[0];
 }
 
-int use_global_batch_norm_arithmetic(torch::nn::Module& model) {
+int install_global_batch_norm(torch::nn::Module& model,
+                              std::shared_ptr<BatchNormExchange> exchange) {
   using scenarios::models::BatchNorm2d;
   using scenarios::models::BatchNorm2dImpl;
   int installed = 0;
   for (const auto& m : model.modules(/*include_self=*/false)) {
     if (auto* bn = m->as<BatchNorm2d>()) {
-      bn->set_forward_override([](BatchNorm2dImpl& self, const torch::Tensor& x) {
-        return global_batch_norm_forward(self, x, nullptr);
+      bn->set_forward_override([exchange](BatchNorm2dImpl& self, const torch::Tensor& x) {
+        return global_batch_norm_forward(self, x, exchange.get());
       });
       ++installed;
     }

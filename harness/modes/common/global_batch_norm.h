@@ -12,6 +12,7 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <memory>
 #include <vector>
 
 namespace torch::nn {
@@ -50,8 +51,10 @@ class BatchNormExchange {
 at::Tensor global_batch_norm_forward(scenarios::models::BatchNorm2dImpl& bn, const at::Tensor& x,
                                      BatchNormExchange* exchange);
 
-// Makes every ddpbench BatchNorm2d of `model` compute global_batch_norm_forward on its whole
-// input in training mode (the exact reference's SyncBN model). Returns how many.
-int use_global_batch_norm_arithmetic(torch::nn::Module& model);
+// Makes every ddpbench BatchNorm2d of `model` compute global_batch_norm_forward over `exchange`
+// (shared by the layers, kept alive by them): DDP's SyncBN (modes/sync_bn), or with nullptr on
+// its whole input (the exact reference's SyncBN model). Returns how many.
+int install_global_batch_norm(torch::nn::Module& model,
+                              std::shared_ptr<BatchNormExchange> exchange);
 
 }  // namespace ddpbench::modes

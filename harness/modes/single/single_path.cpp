@@ -22,7 +22,7 @@ class SinglePath : public GradientPath {
         chunk_sizes_(std::make_shared<std::vector<int64_t>>()) {
     context.place_model(*model_.ptr());
     if (rule_.forward_per_replica) install_ghost_batch_norm(*model_.ptr(), chunk_sizes_);
-    if (rule_.sync_bn_arithmetic) use_global_batch_norm_arithmetic(*model_.ptr());
+    if (rule_.sync_bn_arithmetic) install_global_batch_norm(*model_.ptr(), nullptr);
   }
 
   torch::nn::Module& module() override { return *model_.ptr(); }

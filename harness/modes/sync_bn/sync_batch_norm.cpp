@@ -36,19 +36,8 @@ class CommExchange : public BatchNormExchange {
 
 int convert_sync_batchnorm(torch::nn::Module& model, comm::Communicator& comm,
                            std::shared_ptr<SyncBnControl> control) {
-  // One exchange for the model's layers, owned by their forward overrides.
-  auto exchange = std::make_shared<CommExchange>(comm, std::move(control));
-  int converted = 0;
-  for (const auto& m : model.modules(/*include_self=*/false)) {
-    if (auto* bn = m->as<scenarios::models::BatchNorm2d>()) {
-      bn->set_forward_override(
-          [exchange](scenarios::models::BatchNorm2dImpl& self, const torch::Tensor& x) {
-            return global_batch_norm_forward(self, x, exchange.get());
-          });
-      ++converted;
-    }
-  }
-  return converted;
+  return install_global_batch_norm(model,
+                                   std::make_shared<CommExchange>(comm, std::move(control)));
 }
 
 int count_batchnorm(const torch::nn::Module& model) {
