@@ -9,12 +9,16 @@ torch.optim.SGD created after wrapping.
 
 --batches FILE (written by ddpbench without TorchScript type tags, so that
 torch.load reads it in 1.13 and, weights-only, in 2.6+) is a dict:
-  "meta"     {"model": "linear"|"toy_cnn"|"resnet18"|"tiny_resnet"|"gated_cnn", "num_classes", "world_size",
+  "meta"     {"model": "linear"|"toy_cnn"|"resnet18"|"tiny_resnet"|"gated_cnn"|"gated_heads",
+              "num_classes", "world_size",
               "steps", "loss": "mse"|"rmse"|"cross_entropy"|"bce_one_hot", "lr", "momentum",
               "dampening", "weight_decay", "nesterov", "dtype": "float32"|"float64",
               "bucket_cap_mb", "broadcast_buffers"; optional: "optimizer": "sgd"|"adam",
               "betas", "eps" (Adam), "clip_grad_norm" (clip_grad_norm_(max_norm) after backward,
-              0 = none)}
+              0 = none); DDP's constructor arguments "find_unused_parameters", "static_graph",
+              "gradient_as_bucket_view", "bucket_cap_given" (False: bucket_cap_mb is not passed,
+              as a user who keeps the default), "first_bucket_mb" (dist._DEFAULT_FIRST_BUCKET_BYTES),
+              "comm_hook": "allreduce"|"fp16"|"bf16" (default_hooks' compress hooks)}
   "init"     name -> tensor, the state_dict before training, in the run dtype
   "inputs"   one GLOBAL batch per step; rank r's local batch is inputs[s].chunk(world_size)[r]
              (int64 token ids for gated_cnn, padded with 0 to the global batch's longest)
@@ -89,6 +93,29 @@ class GatedCNN(torch.nn.Module):
         return self.fc2(self.fc1(x.mean(2)))
 
 
+class GatedHeads(torch.nn.Module):
+    """scenarios/models/gated_heads_net.h: a trunk and two heads; the last input column routes each
+    row to head_a (0) or head_b (1), and a head no row selects is not run (no gradient)."""
+
+    def __init__(self):
+        super().__init__()
+        self.trunk = torch.nn.Linear(9, 16)
+        self.head_a = torch.nn.Linear(16, 10)
+        self.head_b = torch.nn.Linear(16, 10)
+
+    def forward(self, x):
+        h = torch.tanh(self.trunk(x[:, :9]))
+        gate = x[:, 9]
+        out = torch.zeros(x.shape[0], 10, dtype=h.dtype, device=h.device)
+        rows_a = (gate == 0).nonzero().squeeze(1)
+        rows_b = (gate != 0).nonzero().squeeze(1)
+        if rows_a.numel() > 0:
+            out = out.index_copy(0, rows_a, self.head_a(h.index_select(0, rows_a)))
+        if rows_b.numel() > 0:
+            out = out.index_copy(0, rows_b, self.head_b(h.index_select(0, rows_b)))
+        return out
+
+
 class TinyResNet(torch.nn.Module):
     """scenarios/models/resnet.h's tiny_resnet_shape(): torchvision's ResNet layout (its BasicBlock,
     the same module names) with one block per stage at widths 16, 32, 64, 128. The weights come
@@ -132,6 +159,8 @@ def build_model(meta):
         return TinyResNet(int(meta["num_classes"]))
     if kind == "gated_cnn":
         return GatedCNN()
+    if kind == "gated_heads":
+        return GatedHeads()
     raise ValueError(f"unknown model {kind!r}")
 
 
@@ -153,9 +182,22 @@ def worker(rank, batches_path, out_path, rendezvous, device_kind="cpu"):
     model = build_model(meta).to(dtype)  # cast first so float64 init values are kept exactly
     model.load_state_dict(data["init"], strict=True)
     model = model.to(device)
-    ddp = torch.nn.parallel.DistributedDataParallel(
-        model, bucket_cap_mb=float(meta["bucket_cap_mb"]),
-        broadcast_buffers=bool(meta["broadcast_buffers"]))
+    # DDP's arguments as the ddpbench run had them. A run without --bucket-cap-mb leaves it out
+    # too: PyTorch 2.x makes the first bucket as large as the rest when bucket_cap_mb is passed.
+    options = {"broadcast_buffers": bool(meta["broadcast_buffers"]),
+               "find_unused_parameters": bool(meta.get("find_unused_parameters", False)),
+               "gradient_as_bucket_view": bool(meta.get("gradient_as_bucket_view", False))}
+    if meta.get("bucket_cap_given", True):
+        options["bucket_cap_mb"] = float(meta["bucket_cap_mb"])
+    if meta.get("static_graph", False):
+        options["static_graph"] = True
+    dist._DEFAULT_FIRST_BUCKET_BYTES = int(float(meta.get("first_bucket_mb", 1.0)) * 1024 * 1024)
+    ddp = torch.nn.parallel.DistributedDataParallel(model, **options)
+    hook = meta.get("comm_hook", "allreduce")
+    if hook != "allreduce":
+        from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+        ddp.register_comm_hook(None, {"fp16": default_hooks.fp16_compress_hook,
+                                      "bf16": default_hooks.bf16_compress_hook}[hook])
     if meta.get("optimizer", "sgd") == "adam":
         opt = torch.optim.Adam(ddp.parameters(), lr=float(meta["lr"]),
                                betas=tuple(float(b) for b in meta["betas"]),

@@ -104,6 +104,8 @@ DDPBENCH_RECORD_FIELDS(DdpSettings) {
   v("find_unused_parameters", r.find_unused_parameters, plain(kNumbers));
   v("sync_bn", r.sync_bn, plain(kNumbers));
   v("backend", r.backend, plain(kNumbers));
+  v("static_graph", r.static_graph, plain(kNumbers));
+  v("gradient_as_bucket_view", r.gradient_as_bucket_view, plain(kNumbers));
 }
 
 DDPBENCH_RECORD_FIELDS(RunConfig) {

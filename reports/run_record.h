@@ -59,7 +59,9 @@ inline constexpr int64_t kPartitionPreview = 24;
 // The DDP settings a run used: each changes what DDP computes or how fast, so reports record
 // them and the gate refuses to compare runs that differ in one.
 struct DdpSettings {
-  std::string impl = "bucketed";  // "bucketed" or "naive"
+  // "bucketed" or "naive" (ddpbench's engines), "c10d" (PyTorch's Reducer, of the libtorch the
+  // environment block names).
+  std::string impl = "bucketed";
   int64_t bucket_cap_bytes = 0;
   int64_t first_bucket_bytes = 0;
   std::string comm_hook = "allreduce";
@@ -67,6 +69,8 @@ struct DdpSettings {
   bool find_unused_parameters = false;
   bool sync_bn = false;
   std::string backend;  // the collective backend the DDP ranks used
+  bool static_graph = false;             // c10d only
+  bool gradient_as_bucket_view = false;  // c10d only (ddpbench's bucketed engine always is)
 };
 
 struct RunConfig {

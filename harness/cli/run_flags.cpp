@@ -79,9 +79,18 @@ void add_shared_run_flags(CLI::App& cmd, run::RunRequest& r) {
       ->check(CLI::IsMember(run::backend_choices()));
   cmd.add_option("--master-addr", r.master_addr, "Address the workers rendezvous on");
   cmd.add_option("--timeout", r.timeout, "Seconds without progress before a rank is declared hung");
-  cmd.add_option("--ddp-impl", r.ddp_impl, "bucketed (overlapping) or naive")
-      ->check(CLI::IsMember({"bucketed", "naive"}));
-  cmd.add_option("--bucket-cap-mb", r.bucket_cap_mb, "DDP bucket cap in MiB");
+  cmd.add_option("--ddp-impl", r.ddp_impl,
+                 "DDP engine: bucketed (ddpbench's, overlapping), naive, or c10d (PyTorch's own "
+                 "Reducer, as torch.nn.parallel.DistributedDataParallel drives it)")
+      ->check(CLI::IsMember({"bucketed", "naive", "c10d"}));
+  cmd.add_option("--bucket-cap-mb", r.bucket_cap_mb, "DDP bucket cap in MiB")
+      ->each([&r](const std::string&) { r.bucket_cap_given = true; });
+  cmd.add_flag("--static-graph", r.static_graph,
+               "DDP static_graph=True (--ddp-impl c10d): the first iteration's reduction is "
+               "delayed to the end of backward and the graph is assumed fixed after it");
+  cmd.add_flag("--gradient-as-bucket-view", r.gradient_as_bucket_view,
+               "DDP gradient_as_bucket_view=True (--ddp-impl c10d; ddpbench's bucketed engine "
+               "always works this way)");
   cmd.add_option("--first-bucket-mb", r.first_bucket_mb, "DDP first bucket size in MiB");
   cmd.add_flag("--no-broadcast-buffers", r.no_broadcast_buffers,
                "Do not broadcast rank 0's buffers before each forward");
@@ -187,8 +196,10 @@ std::vector<std::string> command_line(const run::RunRequest& r) {
   option("--master-addr", r.master_addr);
   number("--timeout", r.timeout);
   option("--ddp-impl", r.ddp_impl);
-  number("--bucket-cap-mb", r.bucket_cap_mb);
+  if (r.bucket_cap_given) number("--bucket-cap-mb", r.bucket_cap_mb);
   number("--first-bucket-mb", r.first_bucket_mb);
+  flag("--static-graph", r.static_graph);
+  flag("--gradient-as-bucket-view", r.gradient_as_bucket_view);
   flag("--no-broadcast-buffers", r.no_broadcast_buffers);
   flag("--find-unused-parameters", r.find_unused_parameters);
   if (r.accumulation_steps > 0) number("--accumulation-steps", r.accumulation_steps);

@@ -1,13 +1,14 @@
 // gloo_communicator.cpp — see gloo_communicator.h.
 #include "comm/gloo_communicator.h"
 
-#include <atomic>
 #include <stdexcept>
 #include <string>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/version.h>
 
 #include "comm/backend_support.h"
+#include "comm/c10d_process_group.h"
 #include "comm/reduce_scatter_blocks.h"
 #include "comm/store_impl.h"
 
@@ -34,6 +35,19 @@ class GlooCommunicator : public Communicator {
             : c10d::ProcessGroupGloo::createDeviceForHostname(o.interface_address));
     auto prefixed = c10::make_intrusive<c10d::PrefixStore>("gloo", store->impl().store);
     pg_ = c10::make_intrusive<c10d::ProcessGroupGloo>(prefixed, o.rank, o.world_size, opts);
+    // Every collective on the group advances its sequence number, also those of c10d's Reducer
+    // (c10d_process_group.h), so it is what collectives_issued() counts.
+    pg_->setSequenceNumberForGroup();
+    first_sequence_number_ = pg_->getSequenceNumberForGroup();
+#if TORCH_VERSION_MAJOR >= 2
+    group_ = c10::make_intrusive<c10d::ProcessGroup>(prefixed, o.rank, o.world_size);
+    for (const auto device : {c10::DeviceType::CPU, c10::DeviceType::CUDA}) {
+      group_->setBackend(device, c10d::ProcessGroup::BackendType::GLOO, pg_);
+    }
+    group_->setDefaultBackend(c10d::ProcessGroup::BackendType::GLOO);
+#else
+    group_ = pg_;  // 1.13: ProcessGroupGloo is the ProcessGroup
+#endif
   }
 
   int rank() const override { return rank_; }
@@ -41,14 +55,12 @@ class GlooCommunicator : public Communicator {
   std::string backend() const override { return backend_name(Backend::kGloo); }
 
   std::shared_ptr<Work> allreduce_sum(at::Tensor tensor) override {
-    ++issued_;
     std::vector<at::Tensor> v{std::move(tensor)};
     return std::make_shared<GlooWork>(pg_->allreduce(v));
   }
 
   void broadcast(std::vector<at::Tensor> tensors, int root) override {
     for (auto& t : tensors) {
-      ++issued_;
       std::vector<at::Tensor> v{t};
       c10d::BroadcastOptions opts;
       opts.rootRank = root;
@@ -57,7 +69,6 @@ class GlooCommunicator : public Communicator {
   }
 
   std::vector<at::Tensor> allgather(const at::Tensor& tensor) override {
-    ++issued_;
     std::vector<std::vector<at::Tensor>> out(1);
     for (int r = 0; r < world_size_; ++r) out[0].push_back(at::empty_like(tensor));
     std::vector<at::Tensor> in{tensor};
@@ -72,22 +83,29 @@ class GlooCommunicator : public Communicator {
     return reduce_scatter_by_allreduce(*this, input, "gloo");
   }
 
-  void barrier() override {
-    ++issued_;
-    pg_->barrier()->wait();
+  void barrier() override { pg_->barrier()->wait(); }
+
+  int64_t collectives_issued() const override {
+    return static_cast<int64_t>(pg_->getSequenceNumberForGroup() - first_sequence_number_);
   }
 
-  int64_t collectives_issued() const override { return issued_; }
+  const c10::intrusive_ptr<c10d::ProcessGroup>& group() const { return group_; }
 
  private:
   std::shared_ptr<Store> store_;
   int rank_;
   int world_size_;
   c10::intrusive_ptr<c10d::ProcessGroupGloo> pg_;
-  std::atomic<int64_t> issued_{0};
+  c10::intrusive_ptr<c10d::ProcessGroup> group_;
+  uint64_t first_sequence_number_ = 0;
 };
 
 }  // namespace
+
+c10::intrusive_ptr<c10d::ProcessGroup> c10d_process_group(Communicator& comm) {
+  auto* gloo = dynamic_cast<GlooCommunicator*>(&comm);
+  return gloo != nullptr ? gloo->group() : c10::intrusive_ptr<c10d::ProcessGroup>();
+}
 
 std::unique_ptr<Communicator> make_gloo_communicator(const std::shared_ptr<Store>& store,
                                                      const GlooOptions& options) {

@@ -147,14 +147,16 @@ int finish_run(const training::RunSetup& setup, const runtime::ExecutionContext&
                    setup.dtype_name(),
                    setup.request.data_dir,
                    sampler_record(run.plan->sampler())};
-  report.config.ddp = {setup.ddp.impl == modes::ddp::DdpImpl::kNaive ? "naive" : "bucketed",
+  report.config.ddp = {modes::ddp::ddp_impl_name(setup.ddp.impl),
                        setup.ddp.reducer.limits.bucket_cap_bytes,
                        setup.ddp.reducer.limits.first_bucket_bytes,
                        modes::ddp::comm_hook_name(setup.ddp.reducer.comm_hook),
                        setup.ddp.broadcast_buffers,
                        setup.ddp.reducer.find_unused_parameters,
                        setup.sync_bn,
-                       comm::backend_name(setup.backend)};
+                       comm::backend_name(setup.backend),
+                       setup.ddp.static_graph,
+                       setup.ddp.gradient_as_bucket_view};
   report.config.warmup_steps = setup.warmup_steps;
   report.config.scaling = setup.strong_scaling ? "strong" : "weak";
   report.config.scenario_config = spec.configured_by;

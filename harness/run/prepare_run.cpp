@@ -41,6 +41,16 @@ void check_join_fits(const training::RunSetup& setup, torch::nn::Module& model,
   const int64_t first_join = plan.rank_steps_per_epoch(0);  // rank 0's batch is the largest
   const bool joins = plan.uneven() && first_join < plan.steps_per_epoch() && steps > first_join &&
                      setup.has_mode(ModeKind::kDdp);
+  if (joins && setup.ddp.impl == modes::ddp::DdpImpl::kC10d) {
+    // PyTorch's Reducer shadows a joined rank only inside DDP's Join context manager, whose
+    // Python side (the joined rank's collectives) ddpbench does not drive.
+    throw InputError(fmt::format(
+        "global batch {} over {} ranks ({} per rank) makes rank 0 run out of batches at step {} "
+        "of each epoch (Join), which --ddp-impl c10d does not drive: pass --steps {} or fewer, "
+        "a --batch-size that {} divides, or --ddp-impl bucketed",
+        setup.global_batch, setup.world_size, fmt::join(plan.local_batches(), ","), first_join,
+        first_join, setup.world_size));
+  }
   if (joins && !model.buffers().empty()) {
     // A joined rank runs no forward, so its buffers (BatchNorm statistics) go stale while the
     // others' advance; PyTorch then broadcasts them from the highest rank still training, and

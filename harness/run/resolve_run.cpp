@@ -186,6 +186,31 @@ void check_fault(const training::RunSetup& s) {
 // Gradient accumulation: A micro-steps per optimizer step in dp and ddp, judged against single
 // trained on the whole A x B batch at once. That equality needs equal micro-batches of a loss that
 // is a mean of per-sample terms (the scaled micro-losses then sum to the global mean).
+// --ddp-impl c10d drives c10d's Reducer over c10d's process group, which only the gloo
+// communicator is; the options only PyTorch's engine has need it.
+void check_c10d_options(const RunRequest& o, training::RunSetup& s) {
+  const bool c10d = s.ddp.impl == modes::ddp::DdpImpl::kC10d;
+  for (const auto& [flag, set] : {std::pair{"--static-graph", o.static_graph},
+                                  std::pair{"--gradient-as-bucket-view", o.gradient_as_bucket_view}}) {
+    if (set && !c10d) {
+      throw InputError(fmt::format(
+          "{} is an option of PyTorch's own DDP engine, and --ddp-impl {} is ddpbench's: add "
+          "--ddp-impl c10d, or drop {}",
+          flag, o.ddp_impl, flag));
+    }
+  }
+  if (c10d && s.has_mode(modes::ModeKind::kDdp) && s.backend != comm::Backend::kGloo) {
+    throw InputError(fmt::format(
+        "--ddp-impl c10d runs PyTorch's Reducer on c10d's ProcessGroupGloo, and --backend {} is "
+        "ddpbench's own communicator, which that Reducer cannot drive: use --backend gloo (it "
+        "also reduces CUDA tensors), or --ddp-impl bucketed",
+        comm::backend_name(s.backend)));
+  }
+  s.ddp.static_graph = o.static_graph;
+  s.ddp.gradient_as_bucket_view = o.gradient_as_bucket_view;
+  s.ddp.reducer.limits.cap_given = o.bucket_cap_given;
+}
+
 void resolve_accumulation(const RunRequest& o, training::RunSetup& s) {
   s.accumulation_steps =
       o.accumulation_steps > 0 ? o.accumulation_steps : s.spec->accumulation_steps;
@@ -312,7 +337,10 @@ training::RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioReg
   }
   s.timeout = checked_timeout(o.timeout);
 
-  s.ddp.impl = o.ddp_impl == "naive" ? modes::ddp::DdpImpl::kNaive : modes::ddp::DdpImpl::kBucketed;
+  s.ddp.impl = o.ddp_impl == "naive"  ? modes::ddp::DdpImpl::kNaive
+               : o.ddp_impl == "c10d" ? modes::ddp::DdpImpl::kC10d
+                                      : modes::ddp::DdpImpl::kBucketed;
+  check_c10d_options(o, s);
   s.ddp.reducer.limits.bucket_cap_bytes = checked_bucket_bytes("--bucket-cap-mb", o.bucket_cap_mb);
   s.ddp.reducer.limits.first_bucket_bytes =
       checked_bucket_bytes("--first-bucket-mb", o.first_bucket_mb);

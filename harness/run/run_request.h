@@ -68,6 +68,9 @@ struct RunRequest {
   std::string ddp_impl = "bucketed";
   // Bucket cap and first bucket size in MiB.
   double bucket_cap_mb = 25;
+  bool bucket_cap_given = false;  // --bucket-cap-mb was on the command line
+  bool static_graph = false;
+  bool gradient_as_bucket_view = false;
   double first_bucket_mb = 1;
   bool no_broadcast_buffers = false;
   bool find_unused_parameters = false;

@@ -6,6 +6,7 @@
 
 #include "errors.h"
 #include "modes/common/model_state.h"
+#include "modes/ddp/comm_hook.h"
 
 namespace ddpbench::training {
 namespace {
@@ -58,6 +59,13 @@ std::vector<char> export_batches(const RunSetup& setup, const runtime::Execution
   meta.insert("bucket_cap_mb",
               static_cast<double>(setup.ddp.reducer.limits.bucket_cap_bytes) / (1 << 20));
   meta.insert("broadcast_buffers", setup.ddp.broadcast_buffers);
+  meta.insert("bucket_cap_given", setup.ddp.reducer.limits.cap_given);
+  meta.insert("first_bucket_mb",
+              static_cast<double>(setup.ddp.reducer.limits.first_bucket_bytes) / (1 << 20));
+  meta.insert("find_unused_parameters", setup.ddp.reducer.find_unused_parameters);
+  meta.insert("static_graph", setup.ddp.static_graph);
+  meta.insert("gradient_as_bucket_view", setup.ddp.gradient_as_bucket_view);
+  meta.insert("comm_hook", std::string(modes::ddp::comm_hook_name(setup.ddp.reducer.comm_hook)));
 
   c10::Dict<std::string, at::Tensor> init;
   for (const auto& [name, t] : initial_state) init.insert(name, t);

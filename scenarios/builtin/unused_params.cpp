@@ -64,6 +64,7 @@ ScenarioSpec unused_params_scenario() {
     torch::manual_seed(static_cast<uint64_t>(seed));
     return torch::nn::AnyModule(models::GatedHeads());
   };
+  s.torch_oracle_model = "gated_heads";  // reference/torch_ddp_oracle.py builds the same network
   return s;
 }
 

@@ -28,15 +28,19 @@ Buckets resnet18_buckets() {
     sizes.push_back(p.numel() * p.element_size());
     b.bytes += sizes.back();
   }
-  // Buckets in reverse registration order, as the reducer assigns them (backward order).
-  for (const auto& bucket : assign_buckets(sizes, BucketLimits{})) {
+  // The buckets the reducer rebuilds after the first step, for a backward that produces
+  // gradients in reverse registration order.
+  std::vector<int64_t> ready;
+  for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) ready.push_back(i);
+  const std::vector<std::vector<int64_t>> buckets = rebuilt_buckets(ready, sizes, BucketLimits{});
+  for (const auto& bucket : buckets) {
     int64_t numel = 0;
     for (int64_t i : bucket) numel += b.grads[static_cast<size_t>(i)].numel();
     b.flat.push_back(at::empty({numel}));
   }
   b.slots.resize(b.grads.size());
   size_t k = 0;
-  for (const auto& bucket : assign_buckets(sizes, BucketLimits{})) {
+  for (const auto& bucket : buckets) {
     int64_t offset = 0;
     for (int64_t i : bucket) {
       const at::Tensor& g = b.grads[static_cast<size_t>(i)];

@@ -73,6 +73,24 @@ TEST_F(TorchDdpOracle, ExactReferenceAgreesWithTorchDdpOnAResNet) {
   }
 }
 
+// Note [PyTorch's reduction arithmetic] (modes/ddp/reducer.h): ddpbench's own engine, free-running
+// float32, computes Python DDP's bits at three and four ranks, where x * (1/3) != x / 3 and the
+// allreduce's summation order depends on the bucket layout (before the fix: 1.2e-7 apart after
+// one step at world 3, 3.0e-8 at world 4, growing to 1.6e-3 by step 3).
+TEST_F(TorchDdpOracle, OwnEngineIsBitwisePythonDdpAtWorldsThreeAndFour) {
+  for (const auto& [k, batch] : {std::pair{"3", "12"}, std::pair{"4", "16"}}) {
+    const std::string dir = tmp_ + "/bits" + k;
+    const auto r = testing::ddpbench({"run", "--gpus", k, "--steps", "3", "--batch-size", batch,
+                                      "--modes", "ddp", "--check-only", "--eval-size", "0",
+                                      "--export-batches", "--out", dir});
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    const auto o = testing::python({testing::oracle("torch_ddp_oracle.py"), "--batches",
+                                    dir + "/batches.pt", "--check", dir + "/state_ddp.pt",
+                                    "--atol", "0", "--rtol", "0"});
+    EXPECT_EQ(o.exit_code, 0) << "K=" << k << "\n" << o.out << o.err;
+  }
+}
+
 TEST_F(TorchDdpOracle, ACorruptedRunIsRejected) {
   // Double rank 1's conv1.weight gradient at step 0: the oracle must see different weights.
   // (--modes ddp alone has no single-device reference, so ddpbench itself exits 0 here.)

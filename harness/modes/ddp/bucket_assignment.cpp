@@ -1,26 +1,60 @@
 // bucket_assignment.cpp — see bucket_assignment.h.
 #include "modes/ddp/bucket_assignment.h"
 
+#include <torch/version.h>
+
+#include <algorithm>
+#include <numeric>
+
 namespace ddpbench::modes::ddp {
 
-std::vector<std::vector<int64_t>> assign_buckets(const std::vector<int64_t>& param_bytes,
-                                                 const BucketLimits& limits) {
+int64_t first_bucket_limit(const BucketLimits& limits) {
+#if TORCH_VERSION_MAJOR >= 2
+  if (limits.cap_given) return limits.bucket_cap_bytes;  // bucket_bytes_cap_default is False
+#endif
+  return limits.first_bucket_bytes;
+}
+
+std::vector<std::vector<int64_t>> bucket_by_size(const std::vector<int64_t>& order,
+                                                 const std::vector<int64_t>& param_bytes,
+                                                 const std::vector<int64_t>& limits) {
   std::vector<std::vector<int64_t>> buckets;
   std::vector<int64_t> current;
   int64_t current_bytes = 0;
-  int64_t limit = limits.first_bucket_bytes;
-  for (auto i = static_cast<int64_t>(param_bytes.size()) - 1; i >= 0; --i) {
+  size_t limit = 0;
+  for (int64_t i : order) {
     current.push_back(i);
     current_bytes += param_bytes[static_cast<size_t>(i)];
-    if (current_bytes >= limit) {
+    if (current_bytes >= limits[limit]) {
       buckets.push_back(std::move(current));
       current.clear();
       current_bytes = 0;
-      limit = limits.bucket_cap_bytes;
+      limit = std::min(limit + 1, limits.size() - 1);
     }
   }
   if (!current.empty()) buckets.push_back(std::move(current));
   return buckets;
+}
+
+std::vector<std::vector<int64_t>> initial_buckets(const std::vector<int64_t>& param_bytes,
+                                                  const BucketLimits& limits,
+                                                  bool find_unused_parameters) {
+  std::vector<int64_t> order(param_bytes.size());
+  std::iota(order.begin(), order.end(), 0);
+  if (!find_unused_parameters) return {order};
+  // Walked in registration order, so the buckets are already sorted by their smallest index, as
+  // c10d sorts them; DDP reverses the list.
+  std::vector<std::vector<int64_t>> buckets =
+      bucket_by_size(order, param_bytes, {first_bucket_limit(limits), limits.bucket_cap_bytes});
+  std::reverse(buckets.begin(), buckets.end());
+  return buckets;
+}
+
+std::vector<std::vector<int64_t>> rebuilt_buckets(const std::vector<int64_t>& ready_order,
+                                                  const std::vector<int64_t>& param_bytes,
+                                                  const BucketLimits& limits) {
+  return bucket_by_size(ready_order, param_bytes,
+                        {first_bucket_limit(limits), limits.bucket_cap_bytes});
 }
 
 }  // namespace ddpbench::modes::ddp

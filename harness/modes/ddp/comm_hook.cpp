@@ -1,6 +1,7 @@
-// comm_hook.cpp — see comm_hook.h. Division by the world size happens BEFORE the allreduce, as in
-// PyTorch 1.13's reducer and its compression hooks: it keeps fp16 sums from overflowing, and it
-// makes ddpbench round the same way torch DDP does.
+// comm_hook.cpp — see comm_hook.h. The plain allreduce sums buckets the Reducer has already scaled
+// by 1/W (Note [PyTorch's reduction arithmetic] in reducer.h); the compression hooks divide by the
+// world size in their own precision BEFORE the allreduce, as PyTorch's fp16/bf16 hooks do: it
+// keeps 16-bit sums from overflowing, and rounds the way torch DDP does.
 #include "modes/ddp/comm_hook.h"
 
 #include <ATen/ATen.h>
@@ -14,7 +15,6 @@ namespace {
 class AllreduceReduction : public PendingReduction {
  public:
   AllreduceReduction(comm::Communicator& comm, at::Tensor bucket) : bucket_(std::move(bucket)) {
-    bucket_.div_(comm.world_size());
     work_ = comm.allreduce_sum(bucket_);
   }
   void finish() override { work_->wait(); }

@@ -85,10 +85,7 @@ bool DdpPath::checks_buffers() const {
   return options_.ddp.broadcast_buffers && !model_->module().buffers().empty();
 }
 
-int64_t DdpPath::num_buckets() const {
-  const Reducer* r = model_->reducer();
-  return r != nullptr ? static_cast<int64_t>(r->buckets().size()) : 0;
-}
+int64_t DdpPath::num_buckets() const { return model_->num_buckets(); }
 
 std::vector<std::vector<int64_t>> DdpPath::step_shards(const data::EpochPlan& epoch,
                                                        int64_t step_in_epoch) const {

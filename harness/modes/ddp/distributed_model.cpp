@@ -5,8 +5,21 @@
 
 #include "comm/broadcast_coalesced.h"
 #include "errors.h"
+#include "modes/ddp/c10d_engine.h"
 
 namespace ddpbench::modes::ddp {
+
+const char* ddp_impl_name(DdpImpl impl) {
+  switch (impl) {
+    case DdpImpl::kBucketed:
+      return "bucketed";
+    case DdpImpl::kNaive:
+      return "naive";
+    case DdpImpl::kC10d:
+      return "c10d";
+  }
+  return "?";
+}
 
 DistributedModel::DistributedModel(torch::nn::AnyModule module, comm::Communicator& comm,
                                    DdpOptions options)
@@ -14,6 +27,18 @@ DistributedModel::DistributedModel(torch::nn::AnyModule module, comm::Communicat
   for (const auto& p : module_.ptr()->named_parameters()) {
     names_.push_back(p.key());
     params_.push_back(p.value());
+  }
+  if (options_.impl == DdpImpl::kC10d) {
+    // PyTorch's own constructor: verification, state broadcast, buckets, Reducer.
+    C10dEngineOptions o;
+    o.limits = options_.reducer.limits;
+    o.comm_hook = options_.reducer.comm_hook;
+    o.find_unused_parameters = options_.reducer.find_unused_parameters;
+    o.gradient_as_bucket_view = options_.gradient_as_bucket_view;
+    o.static_graph = options_.static_graph;
+    o.broadcast_buffers = options_.broadcast_buffers;
+    c10d_ = std::make_unique<C10dEngine>(*module_.ptr(), comm_, o);
+    return;
   }
   {
     // Every rank starts from rank 0's weights, as DDP's constructor does; in-place writes to
@@ -28,30 +53,61 @@ DistributedModel::DistributedModel(torch::nn::AnyModule module, comm::Communicat
   }
 }
 
+DistributedModel::~DistributedModel() = default;
+
+void DistributedModel::sync_buffers(std::vector<at::Tensor>& buffers) {
+  torch::NoGradGuard no_grad;
+  auto broadcast = [this](std::vector<at::Tensor>& tensors) {
+    if (c10d_) {
+      c10d_->broadcast_from_rank0(tensors);
+    } else {
+      comm::broadcast_coalesced(comm_, tensors, 0);
+    }
+  };
+  if (keep_own_buffers_) {
+    std::vector<at::Tensor> lost;
+    for (const auto& b : buffers) lost.push_back(b.clone());
+    broadcast(lost);  // every rank must join the collective
+  } else {
+    broadcast(buffers);
+  }
+  // Device-side copies (no host synchronisation); digested only after checked steps.
+  buffers_at_forward_.clear();
+  if (record_buffers_) {
+    for (const auto& b : buffers) buffers_at_forward_.push_back(b.detach().clone());
+  }
+}
+
 at::Tensor DistributedModel::forward(const at::Tensor& input) {
+  if (c10d_) {
+    c10d_->before_forward(sync_, [this](std::vector<at::Tensor>& b) { sync_buffers(b); });
+    at::Tensor output = module_.forward(input);
+    c10d_->after_forward(output, sync_);
+    return output;
+  }
   if (options_.broadcast_buffers && sync_) {
     auto buffers = module_.ptr()->buffers();
-    if (!buffers.empty()) {
-      torch::NoGradGuard no_grad;
-      if (keep_own_buffers_) {
-        std::vector<at::Tensor> lost;
-        for (const auto& b : buffers) lost.push_back(b.clone());
-        comm::broadcast_coalesced(comm_, lost, 0);  // every rank must join the collective
-      } else {
-        comm::broadcast_coalesced(comm_, buffers, 0);
-      }
-      // Device-side copies (no host synchronisation); digested only after checked steps.
-      buffers_at_forward_.clear();
-      if (record_buffers_) {
-        for (const auto& b : buffers) buffers_at_forward_.push_back(b.detach().clone());
-      }
-    }
+    if (!buffers.empty()) sync_buffers(buffers);
   }
-  if (reducer_) reducer_->prepare_for_backward();
+  if (reducer_) {
+    if (torch::GradMode::is_enabled()) reducer_->prepare_for_forward();
+    reducer_->prepare_for_backward();
+  }
   return module_.forward(input);
 }
 
 at::Tensor DistributedModel::evaluation_forward(const at::Tensor& input, bool first) {
+  if (c10d_) {
+    // Python DDP's forward under no_grad: the engine syncs the buffers while
+    // require_forward_param_sync still holds from the last training forward, i.e. on the first.
+    c10d_->before_forward(true, [this](std::vector<at::Tensor>& b) {
+      torch::NoGradGuard no_grad;
+      c10d_->broadcast_from_rank0(b);
+    });
+    at::Tensor output = module_.forward(input);
+    c10d_->after_forward(output, true);
+    return output;
+  }
   if (first && options_.broadcast_buffers) {
     auto buffers = module_.ptr()->buffers();
     if (!buffers.empty()) comm::broadcast_coalesced(comm_, buffers, 0);
@@ -60,6 +116,9 @@ at::Tensor DistributedModel::evaluation_forward(const at::Tensor& input, bool fi
 }
 
 void DistributedModel::reduce_gradients() {
+  // c10d's Reducer finalized the reduction itself at the end of backward (a queued autograd
+  // callback): .grad holds the average already.
+  if (c10d_) return;
   if (reducer_) {
     reducer_->finalize();
     return;
@@ -123,6 +182,10 @@ void DistributedModel::set_sync(bool sync) {
 }
 
 void DistributedModel::reduce_gradients_joined() {
+  if (c10d_) {
+    // resolve_run refuses uneven batches with --ddp-impl c10d: reaching this is a bug.
+    throw std::logic_error("--ddp-impl c10d has no joined-rank step (Join)");
+  }
   if (reducer_) {
     reducer_->reduce_as_joined();
     return;
@@ -136,14 +199,26 @@ DistributedModel::NoSync::NoSync(DistributedModel& m) : model_(m) { model_.set_s
 DistributedModel::NoSync::~NoSync() { model_.set_sync(true); }
 
 void DistributedModel::set_gradient_tap(GradientTap tap) {
-  if (reducer_) {
+  if (c10d_) {
+    c10d_->set_gradient_tap(std::move(tap));
+  } else if (reducer_) {
     reducer_->set_gradient_tap(std::move(tap));
   } else {
     naive_tap_ = std::move(tap);
   }
 }
 
+int64_t DistributedModel::num_buckets() const {
+  if (c10d_) return c10d_->num_buckets();
+  return reducer_ ? static_cast<int64_t>(reducer_->buckets().size()) : 0;
+}
+
 int64_t DistributedModel::bytes_last_step() const {
+  if (c10d_) {
+    // What the Reducer's allreduces carried: its buckets, halved by a 16-bit compression hook.
+    const int64_t bytes = c10d_->bucket_bytes();
+    return options_.reducer.comm_hook == CommHookKind::kAllreduce ? bytes : bytes / 2;
+  }
   return reducer_ ? reducer_->bytes_last_step() : naive_bytes_;
 }
 

@@ -1,8 +1,9 @@
 // distributed_model.h — DistributedDataParallel semantics around a module: rank 0's parameters
 // and buffers are broadcast at construction, buffers again before every forward
-// (broadcast_buffers), and gradients are averaged across ranks after backward either by the
-// bucketed, overlapping Reducer or by the naive strategy (one blocking allreduce per gradient
-// after backward — slow and obviously correct, kept as a comparison point).
+// (broadcast_buffers), and gradients are averaged across ranks after backward by one of three
+// engines: ddpbench's bucketed, overlapping Reducer; the naive strategy (one blocking allreduce
+// per gradient after backward — slow and obviously correct, kept as a comparison point); or
+// PyTorch's own c10d Reducer (c10d_engine.h), which does all of the above itself.
 #pragma once
 
 #include <torch/nn/modules/container/any.h>
@@ -15,17 +16,26 @@
 
 namespace ddpbench::modes::ddp {
 
-enum class DdpImpl { kBucketed, kNaive };
+class C10dEngine;
+
+enum class DdpImpl { kBucketed, kNaive, kC10d };
+
+// "bucketed", "naive", "c10d".
+const char* ddp_impl_name(DdpImpl impl);
 
 struct DdpOptions {
   DdpImpl impl = DdpImpl::kBucketed;
   ReducerOptions reducer;
   bool broadcast_buffers = true;
+  // c10d only (resolve_run refuses them with the other engines).
+  bool static_graph = false;
+  bool gradient_as_bucket_view = false;
 };
 
 class DistributedModel {
  public:
   DistributedModel(torch::nn::AnyModule module, comm::Communicator& comm, DdpOptions options);
+  ~DistributedModel();
 
   at::Tensor forward(const at::Tensor& input);
   // The evaluation pass's forward (call under no_grad, module in eval mode). PyTorch 1.13's DDP
@@ -67,8 +77,10 @@ class DistributedModel {
   void set_record_buffers(bool record) { record_buffers_ = record; }
   const std::vector<at::Tensor>& buffers_at_last_forward() const { return buffers_at_forward_; }
   torch::nn::Module& module() { return *module_.ptr(); }
-  // nullptr for the naive strategy.
+  // ddpbench's own bucketed Reducer; nullptr for the naive strategy and c10d.
   const Reducer* reducer() const { return reducer_.get(); }
+  // Gradient buckets of the engine (the c10d Reducer's as rebuilt); 0 for the naive strategy.
+  int64_t num_buckets() const;
   int64_t bytes_last_step() const;
 
  private:
@@ -78,6 +90,9 @@ class DistributedModel {
   // Per parameter: whether some rank computed its gradient (with find_unused_parameters, one
   // allreduce of the ranks' flags; without it, all true).
   std::vector<bool> naive_used_anywhere(bool joined);
+  // Rank 0's buffers into every rank's (DDP's buffer sync), kept as the rank's own under the
+  // `buffers` fault, and recorded for the agreement check when asked.
+  void sync_buffers(std::vector<at::Tensor>& buffers);
 
   torch::nn::AnyModule module_;
   comm::Communicator& comm_;
@@ -85,6 +100,7 @@ class DistributedModel {
   std::vector<std::string> names_;
   std::vector<at::Tensor> params_;
   std::unique_ptr<Reducer> reducer_;
+  std::unique_ptr<C10dEngine> c10d_;
   GradientTap naive_tap_;
   bool sync_ = true;
   bool keep_own_buffers_ = false;

@@ -17,23 +17,7 @@ Reducer::Reducer(std::vector<std::string> names, std::vector<at::Tensor> params,
     : names_(std::move(names)), params_(std::move(params)), comm_(comm), options_(options) {
   std::vector<int64_t> bytes;
   for (const auto& p : params_) bytes.push_back(p.numel() * p.element_size());
-  bucket_params_ = assign_buckets(bytes, options_.limits);
-  bucket_of_.resize(params_.size());
-  slots_.resize(params_.size());
-  for (size_t b = 0; b < bucket_params_.size(); ++b) {
-    int64_t numel = 0;
-    for (int64_t i : bucket_params_[b]) numel += params_[static_cast<size_t>(i)].numel();
-    bucket_buffers_.push_back(
-        at::zeros({numel}, params_[static_cast<size_t>(bucket_params_[b][0])].options()));
-    int64_t offset = 0;
-    for (int64_t i : bucket_params_[b]) {
-      const at::Tensor& param = params_[static_cast<size_t>(i)];
-      bucket_of_[static_cast<size_t>(i)] = static_cast<int64_t>(b);
-      slots_[static_cast<size_t>(i)] =
-          bucket_buffers_.back().narrow(0, offset, param.numel()).view(param.sizes());
-      offset += param.numel();
-    }
-  }
+  allocate_buckets(initial_buckets(bytes, options_.limits, options_.find_unused_parameters));
   for (size_t i = 0; i < params_.size(); ++i) {
     const auto index = static_cast<int64_t>(i);
     // A post hook on the parameter's AccumulateGrad runs once the gradient is in .grad, which is
@@ -51,6 +35,45 @@ Reducer::Reducer(std::vector<std::string> names, std::vector<at::Tensor> params,
               return outputs;
             })));
   }
+}
+
+void Reducer::allocate_buckets(std::vector<std::vector<int64_t>> buckets) {
+  bucket_params_ = std::move(buckets);
+  bucket_buffers_.clear();
+  bucket_of_.assign(params_.size(), -1);
+  slots_.assign(params_.size(), at::Tensor());
+  for (size_t b = 0; b < bucket_params_.size(); ++b) {
+    int64_t numel = 0;
+    for (int64_t i : bucket_params_[b]) numel += params_[static_cast<size_t>(i)].numel();
+    bucket_buffers_.push_back(
+        at::zeros({numel}, params_[static_cast<size_t>(bucket_params_[b][0])].options()));
+    int64_t offset = 0;
+    for (int64_t i : bucket_params_[b]) {
+      const at::Tensor& param = params_[static_cast<size_t>(i)];
+      bucket_of_[static_cast<size_t>(i)] = static_cast<int64_t>(b);
+      slots_[static_cast<size_t>(i)] =
+          bucket_buffers_.back().narrow(0, offset, param.numel()).view(param.sizes());
+      offset += param.numel();
+    }
+  }
+}
+
+void Reducer::prepare_for_forward() {
+  if (rebuilt_ || synced_steps_ == 0 || options_.find_unused_parameters) return;
+  rebuilt_ = true;
+  // Rank 0's order, as c10d's sync_bucket_indices broadcasts it, so every rank buckets alike.
+  std::vector<int64_t> order = ready_order_;
+  order.resize(params_.size(), -1);
+  at::Tensor shared = at::tensor(order, at::kLong).to(params_.front().device());
+  comm_.broadcast({shared}, 0);
+  shared = shared.to(at::kCPU);
+  order.assign(shared.data_ptr<int64_t>(), shared.data_ptr<int64_t>() + shared.numel());
+  if (std::find(order.begin(), order.end(), -1) != order.end()) return;  // rank 0 saw no backward
+  std::vector<int64_t> bytes;
+  for (const auto& p : params_) bytes.push_back(p.numel() * p.element_size());
+  // The .grad tensors keep the old buckets alive and their values; the next synchronised
+  // prepare_for_backward copies them into the new slots.
+  allocate_buckets(rebuilt_buckets(order, bytes, options_.limits));
 }
 
 Reducer::~Reducer() {
@@ -109,6 +132,10 @@ void Reducer::mark_ready(int64_t index) {
     at::Tensor slot = slots_[static_cast<size_t>(index)];  // the tap cannot rebind the view
     tap_(index, slot);
   }
+  if (options_.comm_hook == CommHookKind::kAllreduce) {
+    // Note [PyTorch's reduction arithmetic]: scaled by the reciprocal on the way into the sum.
+    slots_[static_cast<size_t>(index)].mul_(1.0 / comm_.world_size());
+  }
   if (--bucket_pending_[static_cast<size_t>(bucket_of_[static_cast<size_t>(index)])] == 0) {
     launch_ready_buckets();
   }
@@ -129,6 +156,7 @@ void Reducer::launch_ready_buckets() {
 }
 
 void Reducer::reduce_as_joined() {
+  prepare_for_forward();  // the others' forwards join a bucket rebuild's broadcast
   if (!sync_) return;
   prepare_for_backward();
   for (auto& bucket : bucket_buffers_) bucket.zero_();
@@ -140,6 +168,7 @@ void Reducer::reduce_as_joined() {
 void Reducer::finalize() {
   if (!sync_) return;
   in_backward_ = false;
+  ++synced_steps_;
   std::vector<std::string> missing;
   for (size_t i = 0; i < params_.size(); ++i) {
     if (!param_ready_[i]) missing.push_back(names_[i]);

@@ -1,10 +1,19 @@
-// reducer.h — ddpbench's own DDP gradient reducer (PyTorch's reducer.hpp is not usable with
-// Debian's headers, and owning it is the point: it is what gets judged). Every parameter's .grad
-// is a view into its bucket's flat buffer (PyTorch's gradient_as_bucket_view), so autograd
-// accumulates straight into the bucket and nothing is copied in or out: a hook after each
-// parameter's gradient accumulation marks it ready; a full bucket starts its asynchronous
-// reduction at once (buckets launch in order) while backward continues; finalize() waits for
-// every bucket, whose contents are then the averaged gradients.
+// reducer.h — ddpbench's own DDP gradient reducer (owning it is the point: it is what gets judged;
+// `--ddp-impl c10d` judges PyTorch's, c10d_engine.h). Every parameter's .grad is a view into its
+// bucket's flat buffer (PyTorch's gradient_as_bucket_view), so autograd accumulates straight into
+// the bucket and nothing is copied in or out: a hook after each parameter's gradient accumulation
+// marks it ready; a full bucket starts its asynchronous reduction at once (buckets launch in
+// order) while backward continues; finalize() waits for every bucket, whose contents are then the
+// averaged gradients.
+//
+// Note [PyTorch's reduction arithmetic]: the engine computes Python DDP's bits (docs/DDP_ENGINES.md).
+// - Each gradient is multiplied by the reciprocal 1/W as it becomes ready, as c10d's
+//   mark_variable_ready_dense copies it into the bucket (at::mul_out with 1.0/W), and the
+//   buckets are then summed; x * (1/3) is not x / 3 in floating point. Compression hooks get the
+//   gradient unscaled and divide in their own precision, as c10d does when a hook is registered.
+// - Buckets are PyTorch's (bucket_assignment.h): one bucket in the first iteration, rebuilt once
+//   before the second in rank 0's gradient-ready order. At W >= 3 an allreduce sums an element in
+//   an order that depends on where it sits in its bucket, so the layout is part of the arithmetic.
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -51,6 +60,9 @@ class Reducer {
   bool sync() const { return sync_; }
   void set_gradient_tap(GradientTap tap) { tap_ = std::move(tap); }
 
+  // Call at every forward with autograd on (DDP's _rebuild_buckets): after the first synchronised
+  // step, once, re-buckets in rank 0's gradient-ready order (a broadcast every rank joins).
+  void prepare_for_forward();
   // Call before each synchronised backward: points every .grad back at its bucket slot (an
   // optimizer's zero_grad(set_to_none) or a user may have replaced it), keeping its value.
   void prepare_for_backward();
@@ -71,6 +83,8 @@ class Reducer {
   int64_t bytes_last_step() const { return bytes_last_step_; }
 
  private:
+  // Buckets, their buffers and every parameter's slot for `buckets`.
+  void allocate_buckets(std::vector<std::vector<int64_t>> buckets);
   void on_gradient_accumulated(int64_t index);
   void mark_ready(int64_t index);
   void launch_ready_buckets();
@@ -91,6 +105,10 @@ class Reducer {
   bool sync_ = true;
   bool in_backward_ = false;
   bool joined_step_ = false;  // reduce_as_joined: no gradient is missing, all are zero
+  // Synchronised steps finalized (joined ones included: every rank counts the same), and whether
+  // the buckets were rebuilt after the first.
+  int64_t synced_steps_ = 0;
+  bool rebuilt_ = false;
   std::vector<bool> param_ready_;
   std::vector<bool> param_used_;
   std::vector<bool> had_grad_;           // .grad was defined before this backward (None stays None)

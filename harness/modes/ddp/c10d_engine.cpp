@@ -1,0 +1,243 @@
+// c10d_engine.cpp — see c10d_engine.h. Each step below names the line of Python DDP it stands for
+// (torch/nn/parallel/distributed.py, 1.13 and 2.11).
+#include "modes/ddp/c10d_engine.h"
+
+#include <fmt/format.h>
+#include <torch/csrc/autograd/engine.h>
+#include <torch/csrc/distributed/c10d/comm.hpp>
+#include <torch/csrc/distributed/c10d/logger.hpp>
+#include <torch/csrc/distributed/c10d/reducer.hpp>
+#include <torch/torch.h>
+#include <torch/version.h>
+
+#include <limits>
+
+#include "comm/c10d_process_group.h"
+#include "errors.h"
+
+namespace ddpbench::modes::ddp {
+namespace {
+
+// DistributedDataParallel.broadcast_bucket_size.
+constexpr size_t kBroadcastBucketBytes = size_t{250} * 1024 * 1024;
+
+// default_hooks.bf16_compress_hook: cast the bucket to bfloat16, divide by the world size, allreduce,
+// copy the sum back into the bucket. c10d has no built-in bf16 hook (ALLREDUCE and FP16_COMPRESS
+// only), so this is Python's hook in C++ — the same operations in the same order.
+// (CommHookInterface, not CppCommHookInterface: the latter's parseHookResult calls a function
+// libtorch 1.13 does not export.)
+class Bf16CompressHook : public c10d::CommHookInterface {
+ public:
+  explicit Bf16CompressHook(c10::intrusive_ptr<c10d::ProcessGroup> group)
+      : state_(std::move(group)) {}
+
+  at::Tensor parseHookResult(const c10::IValue& result) override { return result.toTensor(); }
+
+  c10::intrusive_ptr<c10::ivalue::Future> runHook(c10d::GradBucket& bucket) override {
+    at::Tensor compressed = bucket.getBufferRef().to(at::kBFloat16).div_(state_->getSize());
+    std::vector<at::Tensor> tensors{compressed};
+    auto fut = state_->allreduce(tensors)->getFuture();
+    at::Tensor decompressed = bucket.getBufferRef();
+    return fut->then(
+        [decompressed](c10::ivalue::Future& done) {
+          decompressed.copy_(done.value().toTensorVector()[0]);
+          return c10::IValue(decompressed);
+        },
+        c10::TensorType::get());
+  }
+
+ private:
+  c10::intrusive_ptr<c10d::ProcessGroup> state_;
+};
+
+// DDP's constructor: the parameters it reduces (requires_grad, each once, in named_parameters
+// order) and their names for the Reducer's messages.
+void collect_parameters(torch::nn::Module& module, std::vector<at::Tensor>& params,
+                        std::unordered_map<size_t, std::string>& names) {
+  for (const auto& p : module.named_parameters()) {
+    if (!p.value().requires_grad()) continue;
+    bool seen = false;
+    for (const auto& q : params) seen = seen || q.is_same(p.value());
+    if (seen) continue;
+    names[params.size()] = p.key();
+    params.push_back(p.value());
+  }
+}
+
+}  // namespace
+
+struct C10dEngine::State {
+  C10dEngineOptions options;
+  c10::intrusive_ptr<c10d::ProcessGroup> group;
+  torch::nn::Module* module = nullptr;
+  std::vector<at::Tensor> params;
+  std::shared_ptr<c10d::Reducer> reducer;
+  // DDP's dist.Logger: the Reducer reports to it and (unchecked) needs one. Declared after the
+  // Reducer so that it is destroyed first, as Python's DDP drops it.
+  std::shared_ptr<c10d::Logger> logger;
+  // DDP's require_forward_param_sync: the last forward was a synchronised training forward (or
+  // none ran yet), so this one broadcasts the buffers.
+  bool require_forward_param_sync = true;
+  int64_t num_iterations = 0;  // synchronised training forwards (DDP.num_iterations)
+};
+
+C10dEngine::C10dEngine(torch::nn::Module& module, comm::Communicator& comm,
+                       C10dEngineOptions options)
+    : state_(std::make_unique<State>()) {
+  State& s = *state_;
+  s.options = options;
+  s.module = &module;
+  s.group = comm::c10d_process_group(comm);
+  if (!s.group) {
+    // resolve_run refuses this combination before any rank starts; reaching it is a bug.
+    throw std::logic_error(fmt::format(
+        "--ddp-impl c10d needs a communicator on a c10d process group, and --backend {} is not",
+        comm.backend()));
+  }
+  std::unordered_map<size_t, std::string> names;
+  collect_parameters(module, s.params, names);
+
+  // _verify_param_shape_across_processes, then _sync_module_states: parameters, then buffers.
+  c10d::verify_params_across_processes(s.group, s.params, {});
+  {
+    torch::NoGradGuard no_grad;
+    std::vector<at::Tensor> states;
+    for (const auto& p : module.named_parameters()) states.push_back(p.value().detach());
+    for (const auto& b : module.named_buffers()) states.push_back(b.value().detach());
+    if (!states.empty()) c10d::broadcast_coalesced(s.group, states, kBroadcastBucketBytes, 0);
+  }
+
+  // _ddp_init_helper: one bucket of everything for the first iteration unless unused parameters
+  // are searched (the Reducer rebuilds the buckets in gradient-ready order after it); otherwise the
+  // first bucket's limit, then the cap. PyTorch 2.x drops the small first bucket when the cap was
+  // given.
+  const auto first = static_cast<size_t>(options.limits.first_bucket_bytes);
+  const auto cap = static_cast<size_t>(options.limits.bucket_cap_bytes);
+#if TORCH_VERSION_MAJOR >= 2
+  const bool cap_default = !options.limits.cap_given;
+  const std::vector<size_t> limits =
+      options.static_graph || !options.find_unused_parameters
+          ? std::vector<size_t>{std::numeric_limits<size_t>::max()}
+          : (cap_default ? std::vector<size_t>{first, cap} : std::vector<size_t>{cap});
+  const int64_t first_bucket_bytes_cap = cap_default ? options.limits.first_bucket_bytes
+                                                     : options.limits.bucket_cap_bytes;
+#else
+  const std::vector<size_t> limits =
+      options.static_graph || !options.find_unused_parameters
+          ? std::vector<size_t>{std::numeric_limits<size_t>::max()}
+          : std::vector<size_t>{first, cap};
+  const int64_t first_bucket_bytes_cap = options.limits.first_bucket_bytes;
+#endif
+  const std::vector<bool> sparse(s.params.size(), false);
+  auto assignment = c10d::compute_bucket_assignment_by_size(s.params, limits, sparse);
+  std::vector<std::vector<size_t>> buckets = std::get<0>(assignment);
+  std::reverse(buckets.begin(), buckets.end());
+#if TORCH_VERSION_MAJOR >= 2
+  s.reducer = std::make_shared<c10d::Reducer>(
+      s.params, buckets, s.group, sparse, options.limits.bucket_cap_bytes,
+      options.find_unused_parameters, options.gradient_as_bucket_view, names,
+      first_bucket_bytes_cap, /*skip_all_reduce_unused_params=*/false,
+      /*use_python_reducer=*/false, /*bucket_bytes_cap_list=*/std::vector<int64_t>{});
+#else
+  std::vector<size_t> per_bucket_limits = std::get<1>(assignment);
+  std::reverse(per_bucket_limits.begin(), per_bucket_limits.end());
+  s.reducer = std::make_shared<c10d::Reducer>(
+      s.params, buckets, per_bucket_limits, s.group, sparse, options.limits.bucket_cap_bytes,
+      options.find_unused_parameters, options.gradient_as_bucket_view, names,
+      first_bucket_bytes_cap);
+#endif
+  switch (options.comm_hook) {
+    case CommHookKind::kAllreduce:
+      break;  // the Reducer's own allreduce of 1/W-scaled gradients
+    case CommHookKind::kFp16Compress:
+      // default_hooks.fp16_compress_hook, as c10d's built-in FP16_COMPRESS.
+      s.reducer->register_builtin_comm_hook(c10d::BuiltinCommHookType::FP16_COMPRESS);
+      break;
+    case CommHookKind::kBf16Compress:
+      s.reducer->register_comm_hook(std::make_unique<Bf16CompressHook>(s.group));
+      break;
+  }
+  s.logger = std::make_shared<c10d::Logger>(s.reducer);
+  s.reducer->set_logger(s.logger);
+  s.logger->set_construction_data_and_log(module.name(), {}, -1, options.broadcast_buffers,
+                                          /*has_sync_bn=*/false, options.static_graph);
+  if (options.static_graph) {  // DDP._set_static_graph()
+    s.reducer->set_static_graph();
+    s.logger->set_static_graph();
+  }
+}
+
+C10dEngine::~C10dEngine() = default;
+
+void C10dEngine::broadcast_from_rank0(std::vector<at::Tensor>& tensors) {
+  if (tensors.empty()) return;
+  torch::NoGradGuard no_grad;
+  c10d::broadcast_coalesced(state_->group, tensors, kBroadcastBucketBytes, 0);
+}
+
+void C10dEngine::before_forward(
+    bool sync, const std::function<void(std::vector<at::Tensor>&)>& buffers_broadcast) {
+  State& s = *state_;
+  if (torch::GradMode::is_enabled() && sync) {
+    s.logger->set_runtime_stats_and_log();
+    ++s.num_iterations;
+    s.reducer->prepare_for_forward();
+  }
+  if (torch::GradMode::is_enabled()) s.reducer->rebuild_buckets();  // DDP._rebuild_buckets
+  // _check_sync_bufs_pre_fwd: require_forward_param_sync and broadcast_buffers and buffers.
+  if (s.require_forward_param_sync && s.options.broadcast_buffers) {
+    std::vector<at::Tensor> buffers = s.module->buffers();
+    if (!buffers.empty()) buffers_broadcast(buffers);
+  }
+}
+
+void C10dEngine::after_forward(const at::Tensor& output, bool sync) {
+  State& s = *state_;
+  if (!(torch::GradMode::is_enabled() && sync)) {
+    s.require_forward_param_sync = false;
+    return;
+  }
+  s.require_forward_param_sync = true;
+  if (s.options.find_unused_parameters && !s.options.static_graph) {
+    s.reducer->prepare_for_backward({output});  // _find_tensors(output)
+  } else {
+    s.reducer->prepare_for_backward({});
+  }
+  if (s.options.static_graph && s.num_iterations == 1) {
+    // _DDPSink.backward on a static graph's first iteration: the Reducer only learns which
+    // parameters are used then, and reduces everything in one delayed allreduce queued to run
+    // when backward ends. Without it the gradients of that iteration are never averaged.
+    std::shared_ptr<c10d::Reducer> reducer = s.reducer;
+    at::Tensor(output).register_hook([reducer](const at::Tensor& grad) {
+      torch::autograd::Engine::get_default_engine().queue_callback(
+          [reducer] { reducer->delay_all_reduce(); });
+      return grad;
+    });
+  }
+}
+
+void C10dEngine::set_gradient_tap(std::function<void(int64_t, at::Tensor&)> tap) {
+  State& s = *state_;
+  for (size_t i = 0; i < s.params.size(); ++i) {
+    s.params[i].register_hook([tap, index = static_cast<int64_t>(i)](const at::Tensor& grad) {
+      at::Tensor changed = grad.clone();
+      tap(index, changed);
+      return changed;
+    });
+  }
+}
+
+int64_t C10dEngine::num_buckets() const {
+  return static_cast<int64_t>(state_->reducer->get_grad_buckets(false).size());
+}
+
+int64_t C10dEngine::bucket_bytes() const {
+  int64_t bytes = 0;
+  for (auto b : state_->reducer->get_grad_buckets(false)) {
+    const at::Tensor& buffer = b.getBufferRef();
+    bytes += buffer.numel() * buffer.element_size();
+  }
+  return bytes;
+}
+
+}  // namespace ddpbench::modes::ddp

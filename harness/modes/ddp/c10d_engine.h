@@ -1,0 +1,77 @@
+// c10d_engine.h — `--ddp-impl c10d`: PyTorch's own DDP engine, c10d's C++ Reducer, driven per step
+// exactly as torch/nn/parallel/distributed.py of the linked libtorch drives it (1.13 and 2.x
+// differ; docs/DDP_ENGINES.md). What users run on their clusters is this Reducer under a thin
+// Python layer; ddpbench replaces only that layer, so its checks judge PyTorch's reduction itself.
+//
+// Construction (DistributedDataParallel.__init__): the parameters' shapes are verified across
+// ranks, rank 0's parameters and buffers are broadcast (broadcast_coalesced, 250 MiB buckets), the
+// initial buckets are computed by c10d (one bucket of everything unless unused parameters are
+// searched: the Reducer rebuilds them in gradient-ready order after the first iteration), reversed,
+// and handed to the Reducer with the comm hook and static graph. Per forward: prepare_for_forward,
+// the bucket rebuild, the buffer broadcast while require_forward_param_sync holds, the module, then
+// prepare_for_backward (with the outputs when unused parameters are searched) and, on a static
+// graph's first iteration, what _DDPSink does: queue delay_all_reduce at the end of backward. The
+// Reducer averages the gradients during backward and finalizes them itself, so after backward
+// .grad holds the average.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "comm/communicator.h"
+#include "modes/ddp/bucket_assignment.h"
+#include "modes/ddp/comm_hook.h"
+
+namespace torch::nn {
+class Module;
+}
+
+namespace ddpbench::modes::ddp {
+
+struct C10dEngineOptions {
+  // limits.cap_given: PyTorch 2.x then makes the first bucket as large as the others
+  // (bucket_bytes_cap_default is False); 1.13 keeps the 1 MiB first bucket.
+  BucketLimits limits;
+  CommHookKind comm_hook = CommHookKind::kAllreduce;
+  bool find_unused_parameters = false;
+  bool gradient_as_bucket_view = false;
+  bool static_graph = false;
+  bool broadcast_buffers = true;
+};
+
+class C10dEngine {
+ public:
+  // Throws InputError when `comm` is not built on a c10d process group (only gloo is).
+  C10dEngine(torch::nn::Module& module, comm::Communicator& comm, C10dEngineOptions options);
+  ~C10dEngine();
+  C10dEngine(const C10dEngine&) = delete;
+  C10dEngine& operator=(const C10dEngine&) = delete;
+
+  // DDP.forward, in two halves around the module's own forward. `sync` = not inside no_sync.
+  // before_forward calls `buffers_broadcast(buffers)` when this forward syncs rank 0's buffers
+  // (the caller broadcasts them with broadcast_from_rank0, or keeps a rank's own for a fault).
+  void before_forward(bool sync,
+                      const std::function<void(std::vector<at::Tensor>&)>& buffers_broadcast);
+  void after_forward(const at::Tensor& output, bool sync);
+  // Broadcasts `tensors` from rank 0 as DDP's _sync_module_buffers does.
+  void broadcast_from_rank0(std::vector<at::Tensor>& tensors);
+
+  // A deliberate fault: `tap(index, grad)` may change parameter `index`'s gradient before the
+  // Reducer reads it (a hook on the parameter, which autograd runs before accumulating).
+  void set_gradient_tap(std::function<void(int64_t, at::Tensor&)> tap);
+
+  // The Reducer's buckets now (after the first iteration: as rebuilt), and their bytes.
+  int64_t num_buckets() const;
+  int64_t bucket_bytes() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace ddpbench::modes::ddp
