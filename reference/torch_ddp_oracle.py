@@ -306,6 +306,10 @@ def main():
           f"{len(losses)} steps, losses {[float(f'{v:.6g}') for v in losses]}")
     if not args.check:
         return 0
+    if meta.get("lockstep", False):
+        print("NOTE: the run judged its modes in lockstep (single in --modes, below float64): its "
+              "state files are the states after the last lockstep step, not free-running "
+              "trajectories; run ddpbench with --modes ddp (or --comparison free) for those")
     all_ok = True
     for path in args.check:
         ok, msg = check(result["state"], torch.load(path, weights_only=True), args.atol, args.rtol)

@@ -288,6 +288,24 @@ std::string hosts_text(const RunReport& r) {
   return out;
 }
 
+// Which engine averaged the ddp mode's gradients, and with what: c10d's Reducer is the linked
+// libtorch's own code, so its version is part of the answer.
+std::string ddp_engine_text(const RunReport& r) {
+  const DdpSettings& d = r.config.ddp;
+  if (std::find(r.config.modes.begin(), r.config.modes.end(), "ddp") == r.config.modes.end()) {
+    return "-";
+  }
+  std::string engine = d.impl == "c10d" ? "PyTorch's c10d Reducer (libtorch " +
+                                              r.context.libtorch_version + ")"
+                       : d.impl == "naive" ? "ddpbench's naive allreduce"
+                                           : "ddpbench's bucketed reducer";
+  engine += ", " + d.backend + ", comm hook " + d.comm_hook;
+  if (d.find_unused_parameters) engine += ", find_unused_parameters";
+  if (d.static_graph) engine += ", static_graph";
+  if (d.gradient_as_bucket_view) engine += ", gradient_as_bucket_view";
+  return engine;
+}
+
 std::string environment_section(const RunReport& r) {
   const RunContext& c = r.context;
   std::string argv;
@@ -298,6 +316,7 @@ std::string environment_section(const RunReport& r) {
       {"ranks ran on", hosts_text(r)},
       {"compiler", c.compiler},
       {"libtorch", c.libtorch_version},
+      {"DDP engine", ddp_engine_text(r)},
       {"gloo / MPI / NCCL", c.gloo_version + " / " + c.mpi_version + " / " +
                                 (c.nccl_version.empty() ? "-" : c.nccl_version)},
       {"device", c.device.empty() ? "-" : c.device},

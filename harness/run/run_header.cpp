@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <thread>
 
+#include <torch/version.h>
+
 #include "run/version_line.h"
 #include "scenarios/training_recipe.h"
 
@@ -87,6 +89,11 @@ void print_run_header(const training::RunSetup& s, const runtime::ExecutionConte
         s.no_sync ? " (ddp: no_sync on all but the last)"
                   : " (ddp: no_sync OFF, every one allreduces)",
         s.global_batch);
+  }
+  if (s.has_mode(ModeKind::kDdp) && s.ddp.impl == modes::ddp::DdpImpl::kC10d) {
+    fmt::print("engine    ddp: PyTorch's own c10d Reducer of libtorch {}, driven as "
+               "DistributedDataParallel drives it{}\n",
+               TORCH_VERSION, s.ddp.static_graph ? " (static graph)" : "");
   }
   if (s.has_mode(ModeKind::kDdp) && s.sync_bn) {
     fmt::print("syncbn    BatchNorm layers synchronised under DDP\n");

@@ -90,6 +90,25 @@ TEST_F(GpuE2E, TorchDdpOracleAgreesOnCudaBatches) {
   EXPECT_EQ(py.exit_code, 0) << py.out << py.err;
 }
 
+// PyTorch's own c10d Reducer on CUDA tensors over c10d's gloo (which stages them through the host),
+// judged like ddpbench's engines and against Python's DDP on the same CUDA batches.
+TEST_F(GpuE2E, C10dReducerOnCudaTensorsAgreesWithPythonDdp) {
+  const auto report = run_cuda(
+      "c10d", {"--scenario", "cifar_resnet18", "--gpus", "2", "--share-gpus", "--modes",
+               "single,ddp", "--ddp-impl", "c10d", "--backend", "gloo", "--steps", "3",
+               "--batch-size", "64", "--check-only"});
+  EXPECT_EQ(find_check(report, "ddp", "gradients").at("status"), "pass");
+  run_cuda("c10d_oracle",
+           {"--scenario", "cifar_resnet18", "--gpus", "2", "--share-gpus", "--dtype", "float64",
+            "--ddp-impl", "c10d", "--modes", "ddp", "--steps", "2", "--batch-size", "16",
+            "--check-only", "--export-batches"});
+  const auto py = testing::python(
+      {testing::oracle("torch_ddp_oracle.py"), "--batches", path("c10d_oracle") + "/batches.pt",
+       "--check", path("c10d_oracle") + "/state_ddp.pt", "--atol", "1e-9", "--rtol", "1e-9",
+       "--device", "cuda"});
+  EXPECT_EQ(py.exit_code, 0) << py.out << py.err;
+}
+
 // Token ids stay int64 on the device; every mode pads to the global batch's longest sequence.
 TEST_F(GpuE2E, ImdbGcnnEveryModeOnOneGpu) {
   const auto report =

@@ -19,7 +19,8 @@ auto fields(const run::RunRequest& r) {
       r.first_bucket_mb, r.no_broadcast_buffers, r.find_unused_parameters, r.comm_hook,
       r.inject_fault, r.grad_check, r.comparison, r.warmup, r.check_only, r.perf_only, r.strong,
       r.sync_bn, r.quiet, r.export_batches, r.bisect, r.accumulation_steps, r.no_sync, r.config,
-      r.overrides, r.checkpoint_every, r.checkpoint_prefix, r.resume, r.eval_size, r.drop_last);
+      r.overrides, r.checkpoint_every, r.checkpoint_prefix, r.resume, r.eval_size, r.drop_last,
+      r.bucket_cap_given, r.static_graph, r.gradient_as_bucket_view);
 }
 
 run::RunRequest parse(const std::vector<std::string>& args) {
@@ -48,6 +49,9 @@ TEST(RunFlags, CommandLineRoundTripsEveryField) {
   r.timeout = 12.25;
   r.ddp_impl = "naive";
   r.bucket_cap_mb = 0.1;
+  r.bucket_cap_given = true;
+  r.static_graph = true;
+  r.gradient_as_bucket_view = true;
   r.first_bucket_mb = 1.0 / 3;
   r.no_broadcast_buffers = true;
   r.find_unused_parameters = true;
