@@ -34,12 +34,6 @@ TEST_F(TorchDdpOracle, LinearMseFourRanks) {
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
 }
 
-TEST_F(TorchDdpOracle, ToyCnnTwoRanks) {
-  const auto r =
-      compare("toy", {"--scenario", "toy_cnn", "--gpus", "2", "--steps", "5"}, 0, "1e-7");
-  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-}
-
 // The exact reference (one device, ghost BatchNorm statistics per rank chunk, rank 0's running
 // statistics) against PyTorch's DDP on the same batches: it must agree as ddpbench's DDP does.
 // 8-sample chunks (batch 24): with 4-sample BatchNorm chunks three free-running float64 steps
