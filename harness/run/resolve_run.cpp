@@ -183,12 +183,9 @@ void check_fault(const training::RunSetup& s) {
   training::require_detectable_fault(s);
 }
 
-// Gradient accumulation: A micro-steps per optimizer step in dp and ddp, judged against single
-// trained on the whole A x B batch at once. That equality needs equal micro-batches of a loss that
-// is a mean of per-sample terms (the scaled micro-losses then sum to the global mean).
 // --ddp-impl c10d drives c10d's Reducer over c10d's process group, which only the gloo
 // communicator is; the options only PyTorch's engine has need it.
-void check_c10d_options(const RunRequest& o, training::RunSetup& s) {
+void check_c10d_options(const RunRequest& o, const training::RunSetup& s) {
   const bool c10d = s.ddp.impl == modes::ddp::DdpImpl::kC10d;
   for (const auto& [flag, set] : {std::pair{"--static-graph", o.static_graph},
                                   std::pair{"--gradient-as-bucket-view", o.gradient_as_bucket_view}}) {
@@ -206,11 +203,11 @@ void check_c10d_options(const RunRequest& o, training::RunSetup& s) {
         "also reduces CUDA tensors), or --ddp-impl bucketed",
         comm::backend_name(s.backend)));
   }
-  s.ddp.static_graph = o.static_graph;
-  s.ddp.gradient_as_bucket_view = o.gradient_as_bucket_view;
-  s.ddp.reducer.limits.cap_given = o.bucket_cap_given;
 }
 
+// Gradient accumulation: A micro-steps per optimizer step in dp and ddp, judged against single
+// trained on the whole A x B batch at once. That equality needs equal micro-batches of a loss that
+// is a mean of per-sample terms (the scaled micro-losses then sum to the global mean).
 void resolve_accumulation(const RunRequest& o, training::RunSetup& s) {
   s.accumulation_steps =
       o.accumulation_steps > 0 ? o.accumulation_steps : s.spec->accumulation_steps;
@@ -344,6 +341,9 @@ training::RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioReg
   s.ddp.reducer.limits.bucket_cap_bytes = checked_bucket_bytes("--bucket-cap-mb", o.bucket_cap_mb);
   s.ddp.reducer.limits.first_bucket_bytes =
       checked_bucket_bytes("--first-bucket-mb", o.first_bucket_mb);
+  s.ddp.reducer.limits.cap_given = o.bucket_cap_given;
+  s.ddp.static_graph = o.static_graph;
+  s.ddp.gradient_as_bucket_view = o.gradient_as_bucket_view;
   s.ddp.reducer.comm_hook = modes::ddp::parse_comm_hook(o.comm_hook);
   if (s.ddp.reducer.comm_hook == modes::ddp::CommHookKind::kBf16Compress &&
       !comm::supports_sum(s.backend, at::kBFloat16)) {

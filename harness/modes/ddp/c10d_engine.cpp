@@ -109,25 +109,15 @@ C10dEngine::C10dEngine(torch::nn::Module& module, comm::Communicator& comm,
 
   // _ddp_init_helper: one bucket of everything for the first iteration unless unused parameters
   // are searched (the Reducer rebuilds the buckets in gradient-ready order after it); otherwise the
-  // first bucket's limit, then the cap. PyTorch 2.x drops the small first bucket when the cap was
-  // given.
-  const auto first = static_cast<size_t>(options.limits.first_bucket_bytes);
-  const auto cap = static_cast<size_t>(options.limits.bucket_cap_bytes);
-#if TORCH_VERSION_MAJOR >= 2
-  const bool cap_default = !options.limits.cap_given;
+  // first bucket's limit, then the cap. The first bucket's limit is the linked version's rule
+  // (first_bucket_limit: PyTorch 2.x drops the small first bucket when the cap was given; its
+  // [cap] buckets as [cap, cap] do).
+  const int64_t first_bucket_bytes_cap = first_bucket_limit(options.limits);
   const std::vector<size_t> limits =
       options.static_graph || !options.find_unused_parameters
           ? std::vector<size_t>{std::numeric_limits<size_t>::max()}
-          : (cap_default ? std::vector<size_t>{first, cap} : std::vector<size_t>{cap});
-  const int64_t first_bucket_bytes_cap = cap_default ? options.limits.first_bucket_bytes
-                                                     : options.limits.bucket_cap_bytes;
-#else
-  const std::vector<size_t> limits =
-      options.static_graph || !options.find_unused_parameters
-          ? std::vector<size_t>{std::numeric_limits<size_t>::max()}
-          : std::vector<size_t>{first, cap};
-  const int64_t first_bucket_bytes_cap = options.limits.first_bucket_bytes;
-#endif
+          : std::vector<size_t>{static_cast<size_t>(first_bucket_bytes_cap),
+                                static_cast<size_t>(options.limits.bucket_cap_bytes)};
   const std::vector<bool> sparse(s.params.size(), false);
   auto assignment = c10d::compute_bucket_assignment_by_size(s.params, limits, sparse);
   std::vector<std::vector<size_t>> buckets = std::get<0>(assignment);

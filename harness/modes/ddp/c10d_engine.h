@@ -46,7 +46,8 @@ struct C10dEngineOptions {
 
 class C10dEngine {
  public:
-  // Throws InputError when `comm` is not built on a c10d process group (only gloo is).
+  // `comm` must be built on a c10d process group (only gloo is; resolve_run refuses the others):
+  // std::logic_error otherwise.
   C10dEngine(torch::nn::Module& module, comm::Communicator& comm, C10dEngineOptions options);
   ~C10dEngine();
   C10dEngine(const C10dEngine&) = delete;

@@ -100,10 +100,8 @@ at::Tensor DistributedModel::evaluation_forward(const at::Tensor& input, bool fi
   if (c10d_) {
     // Python DDP's forward under no_grad: the engine syncs the buffers while
     // require_forward_param_sync still holds from the last training forward, i.e. on the first.
-    c10d_->before_forward(true, [this](std::vector<at::Tensor>& b) {
-      torch::NoGradGuard no_grad;
-      c10d_->broadcast_from_rank0(b);
-    });
+    c10d_->before_forward(true,
+                          [this](std::vector<at::Tensor>& b) { c10d_->broadcast_from_rank0(b); });
     at::Tensor output = module_.forward(input);
     c10d_->after_forward(output, true);
     return output;
