@@ -56,10 +56,18 @@ function(ddpbench_torch_base)
   # libstdc++ first among the shared libraries, before libtorch: PyPI's libtorch.so exports its
   # own copies of std::filesystem (64 symbols in torch 2.11) and the dynamic linker binds to the
   # first library that defines a symbol; its remove_all jumps to address 0 (every run crashed).
+  # Where the toolchain keeps libtorch ahead anyway (Ubuntu 24.04's, on the GPU machine), the
+  # start-up check in harness/runtime/libstdcxx_first.cpp re-runs the process with libstdc++
+  # preloaded; --undefined keeps that file in every program that links libtorch.
   # --no-as-needed keeps libtorch_cuda.so, which no project object references by symbol but which
   # CUDA tensors need at run time (Ubuntu's toolchain passes --as-needed by default).
   # tests/unit/runtime_libstdcxx_binding_test.cpp proves the binding.
-  target_link_options(ddpbench_torch INTERFACE "LINKER:--no-as-needed" "-lstdc++")
+  add_library(ddpbench_libstdcxx_first STATIC
+              ${PROJECT_SOURCE_DIR}/harness/runtime/libstdcxx_first.cpp)
+  target_link_libraries(ddpbench_libstdcxx_first PRIVATE ${CMAKE_DL_LIBS})
+  target_link_libraries(ddpbench_torch INTERFACE ddpbench_libstdcxx_first)
+  target_link_options(ddpbench_torch INTERFACE "LINKER:--no-as-needed" "-lstdc++"
+                      "LINKER:--undefined=ddpbench_libstdcxx_first")
   target_compile_options(ddpbench_torch INTERFACE ${TORCH_CXX_FLAGS})
   add_library(ddpbench_torch_pch OBJECT ${PROJECT_SOURCE_DIR}/cmake/torch_pch.cpp)
   target_link_libraries(ddpbench_torch_pch PRIVATE ddpbench_torch)
