@@ -47,9 +47,10 @@ class DataParallelPath : public GradientPath {
         master_device_(context.device()),
         k_(replicas),
         pool_(replicas),
-        fault_(std::move(fault)) {
+        fault_(std::move(fault)),
+        direct_(k_ == 1 && context.replica_device(0) == context.device()) {
     context.place_model(*master_.ptr(), master_device_);
-    for (int64_t r = 0; r < k_; ++r) {
+    for (int64_t r = 0; r < k_ && !direct_; ++r) {
       replicas_.push_back(master_.clone());
       replica_devices_.push_back(context.replica_device(r));
       context.place_model(*replicas_.back().ptr(), replica_devices_.back());
@@ -85,6 +86,12 @@ class DataParallelPath : public GradientPath {
   at::Tensor forward_loss(const std::vector<data::Batch>& shards, int64_t step) override {
     step_ = step;
     used_ = static_cast<int64_t>(shards.size());
+    if (direct_) {
+      // torch.nn.DataParallel.forward with one device: `return self.module(*inputs[0])` after
+      // the scatter; no replicate, no parallel_apply, no gather.
+      const at::Tensor output = master_.forward(shards.at(0).inputs);
+      return scenarios::compute_loss(spec_.loss, output, shards[0].targets);
+    }
     std::vector<at::Tensor> outputs(shards.size());
     pool_.run([&](int64_t r) {
       if (r >= used_) return;  // no chunk for this replica this step
@@ -114,6 +121,12 @@ class DataParallelPath : public GradientPath {
   // gather in replica order onto the master's device.
   at::Tensor eval_forward(const at::Tensor& inputs) override {
     torch::NoGradGuard no_grad;
+    if (direct_) {
+      master_.ptr()->eval();
+      const at::Tensor output = master_.forward(inputs.to(master_device_));
+      master_.ptr()->train();
+      return output;
+    }
     const std::vector<at::Tensor> chunks = inputs.chunk(k_);
     std::vector<at::Tensor> outputs(chunks.size());
     master_.ptr()->eval();
@@ -134,6 +147,9 @@ class DataParallelPath : public GradientPath {
   }
 
   void reduce_gradients() override {
+    // One replica that is the master: its backward accumulated into the master's .grad already
+    // and its forward updated the master's buffers (the dpbuffers fault's mean of one is itself).
+    if (direct_) return;
     torch::NoGradGuard no_grad;
     // DataParallel's reduce-add: the SUM of the replicas' gradients is accumulated into the
     // master's .grad, as autograd accumulates Broadcast's backward into the master's leaves: what
@@ -182,6 +198,8 @@ class DataParallelPath : public GradientPath {
   int64_t k_;
   runtime::WorkerPool pool_;  // the replicas' threads, made once (replica 0: the caller's)
   std::optional<FaultSpec> fault_;
+  // One replica on the master's device: DataParallel calls the module itself (below, forward_loss).
+  bool direct_;
   std::vector<at::Device> replica_devices_;
   std::vector<bool> shares_params_;  // replica on the master's device: parameters are the master's
   int64_t step_ = 0;

@@ -6,7 +6,9 @@
 // parallel, gathers the outputs in replica order, takes the loss on the gathered output,
 // backpropagates, SUMS the replicas' gradients into the master (DataParallel's reduce-add), and
 // the optimizer steps the master. Only replica 0's in-place buffer updates persist, as in
-// PyTorch. It shares neither the DDP gradient path nor the single-device one.
+// PyTorch. It shares neither the DDP gradient path nor the single-device one. With one replica on
+// the master's device it does what torch.nn.DataParallel does with one device id: scatter, then
+// call the module itself (no replica, no reduce-add, no gather).
 #pragma once
 
 #include <memory>
