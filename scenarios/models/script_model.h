@@ -1,0 +1,68 @@
+// script_model.h — a TorchScript module (a file written by torch.jit.script(model).save, see
+// reference/script_model.py) as a torch::nn::Module, so that every mode trains the user's model
+// through the same code as a built-in one: parameters(), buffers(), to(), train(), clone() and
+// forward(Tensor) -> Tensor.
+//
+// The jit submodule tree is mirrored as nn child modules that register the jit module's own tensors
+// (the same TensorImpls, not copies), under the names Python's state_dict uses: an in-place change
+// through either side (the optimizer's step, to(device or dtype), DP's parameter sharing, DDP's
+// gradient hooks) is seen by the other, and checkpoints and reports name tensors as the user's
+// Python code does.
+//
+// The graph executor's optimisation is off unless asked for: TorchScript then runs op by op and
+// autograd records the same operations as Python eager (bit-identical training, measured on 1.13),
+// where the optimising executor may fuse operations and change the bits. The setting is
+// thread-local in libtorch, so forward sets it on the calling thread (DP replicas run on threads).
+#pragma once
+
+#include <torch/nn/module.h>
+#include <torch/nn/pimpl.h>
+
+#include <memory>
+#include <string>
+
+namespace torch::jit {
+struct Module;
+}  // namespace torch::jit
+
+namespace ddpbench::scenarios::models {
+
+// What a loaded file holds, for the report and the refusals.
+struct ScriptModelFacts {
+  int64_t parameters = 0;     // tensors that require grad
+  int64_t frozen_parameters = 0;  // parameters with requires_grad=False (not trained)
+};
+
+class ScriptModelImpl : public torch::nn::Module {
+ public:
+  // `bytes`: the file's content. Throws InputError, one line naming `file` and the fix, when it
+  // is not TorchScript (a state dict, a pickled module), was written by a newer PyTorch, has no
+  // parameter that requires grad (frozen, optimize_for_inference), shares one tensor under two
+  // names, or has a forward that is not one tensor in, one tensor out.
+  ScriptModelImpl(std::shared_ptr<const std::string> bytes, std::string file,
+                  bool optimize_graph = false);
+  ~ScriptModelImpl() override;
+
+  at::Tensor forward(const at::Tensor& input);
+
+  // The jit module's `training` flags follow (dropout, BatchNorm).
+  void train(bool on = true) override;
+
+  // A fresh load of the same file with this module's tensors copied in (onto `device` if given):
+  // what DataParallel's replicas are made of.
+  std::shared_ptr<torch::nn::Module> clone(
+      const c10::optional<at::Device>& device = c10::nullopt) const override;
+
+  const ScriptModelFacts& facts() const { return facts_; }
+  bool optimizes_graph() const { return optimize_graph_; }
+
+ private:
+  std::shared_ptr<const std::string> bytes_;
+  std::string file_;
+  bool optimize_graph_;
+  std::shared_ptr<torch::jit::Module> script_;
+  ScriptModelFacts facts_;
+};
+TORCH_MODULE(ScriptModel);
+
+}  // namespace ddpbench::scenarios::models

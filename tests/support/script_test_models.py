@@ -1,0 +1,103 @@
+"""script_test_models.py — the TorchScript files the ScriptModel tests load, made at test time by
+the suite's Python (1.13 for the Debian build, the build's own torch for a PyPI build), with what
+Python eager training of the same module computed, for the C++ side to reproduce.
+
+    python3 tests/support/script_test_models.py DIR
+
+DIR/small.pt            Conv + BatchNorm + ReLU + Linear, scripted through reference/script_model.py
+DIR/small_expected.pt   dict: "parameter_names", "buffer_names" (Python's order), "init.<name>", three batches "x<i>"/"y<i>",
+                        "loss<i>", and "final.<name>" after three SGD steps (lr 0.1, momentum 0.9)
+                        of Python eager training on one thread
+DIR/state_dict.pt       torch.save(state_dict): not TorchScript
+DIR/frozen.pt           torch.jit.freeze of the scripted module: no parameters left to train
+DIR/no_grad.pt          every parameter has requires_grad=False
+DIR/two_inputs.pt       forward(x, y)
+DIR/tuple_out.pt        forward returns a tuple
+DIR/tied.pt             one weight tensor under two names
+"""
+import os
+import sys
+
+import torch
+import torch.nn as nn
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "reference"))
+from script_model import script  # noqa: E402
+
+
+class Small(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.bn = nn.BatchNorm2d(4)
+        self.head = nn.Sequential(nn.Flatten(), nn.Linear(4 * 8 * 8, 5))
+
+    def forward(self, x):
+        return self.head(torch.relu(self.bn(self.conv(x))))
+
+
+class TwoInputs(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x, y):
+        return self.fc(x) + y
+
+
+class TupleOut(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        out = self.fc(x)
+        return out, out
+
+
+class Tied(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(4, 4, bias=False)
+        self.b = nn.Linear(4, 4, bias=False)
+        self.b.weight = self.a.weight
+
+    def forward(self, x):
+        return self.b(self.a(x))
+
+
+def main():
+    out = sys.argv[1]
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    model = Small()
+    script(model).save(os.path.join(out, "small.pt"))
+    expected = {"parameter_names": [n for n, _ in model.named_parameters()],
+                "buffer_names": [n for n, _ in model.named_buffers()]}
+    expected.update({"init." + k: v.clone() for k, v in model.state_dict().items()})
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    for step in range(3):
+        torch.manual_seed(100 + step)
+        x, y = torch.randn(6, 3, 8, 8), torch.randint(0, 5, (6,))
+        loss = nn.functional.cross_entropy(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        expected.update({f"x{step}": x, f"y{step}": y, f"loss{step}": loss.detach()})
+    expected.update({"final." + k: v.clone() for k, v in model.state_dict().items()})
+    torch.save(expected, os.path.join(out, "small_expected.pt"))
+
+    torch.save(Small().state_dict(), os.path.join(out, "state_dict.pt"))
+    torch.jit.freeze(torch.jit.script(Small()).eval()).save(os.path.join(out, "frozen.pt"))
+    no_grad = Small()
+    for p in no_grad.parameters():
+        p.requires_grad_(False)
+    torch.jit.script(no_grad).save(os.path.join(out, "no_grad.pt"))
+    torch.jit.script(TwoInputs()).save(os.path.join(out, "two_inputs.pt"))
+    torch.jit.script(TupleOut()).save(os.path.join(out, "tuple_out.pt"))
+    torch.jit.script(Tied()).save(os.path.join(out, "tied.pt"))
+
+
+if __name__ == "__main__":
+    main()
