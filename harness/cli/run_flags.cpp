@@ -43,6 +43,10 @@ void add_shared_run_flags(CLI::App& cmd, run::RunRequest& r) {
   CLI::Option* scenario =
       cmd.add_option("--scenario", r.scenario, "Scenario name (see `ddpbench list`)");
   add_scenario_config_flags(cmd, r, scenario);
+  cmd.add_option("--model", r.model,
+                 "TorchScript file (torch.jit.script(model).save) trained instead of the "
+                 "scenario's model; the scenario still gives data, loss and optimizer")
+      ->check(non_empty_path("pass the .pt file torch.jit.script(model).save wrote"));
   cmd.add_option("--steps", r.steps,
                  "Training steps: checked steps, and timed steps after --warmup (default: the "
                  "scenario's)")
@@ -178,6 +182,7 @@ std::vector<std::string> command_line(const run::RunRequest& r) {
   auto flag = [&a](const char* name, bool set) {
     if (set) a.emplace_back(name);
   };
+  if (!r.model.empty()) option("--model", r.model);
   if (!r.modes.empty()) option("--modes", fmt::format("{}", fmt::join(r.modes, ",")));
   if (r.steps > 0) number("--steps", r.steps);
   if (r.batch_size > 0) number("--batch-size", r.batch_size);

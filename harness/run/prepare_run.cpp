@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <cctype>
 
 #include "comm/backend_support.h"
 #include "comm/mpi_communicator.h"
@@ -13,6 +14,7 @@
 #include "modes/sync_bn/sync_batch_norm.h"
 #include "run/resolve_run.h"
 #include "run/resume.h"
+#include "scenarios/models/script_model.h"
 #include "training/evaluation.h"
 #include "training/mode_phases.h"
 
@@ -91,9 +93,60 @@ void check_join_fits(const training::RunSetup& setup, torch::nn::Module& model,
   }
 }
 
+// A TorchScript model's BatchNorm layers are not ddpbench's, so no exact per-rank reference
+// (modes/single/ghost_batch_norm.h) and no SyncBN conversion reach them: refused where they would
+// be needed, instead of a FAIL that would be ddpbench's own.
+void check_script_model(const training::RunSetup& setup,
+                        const scenarios::models::ScriptModelImpl& script) {
+  const int64_t bn = script.facts().batch_norm_layers;
+  if (setup.sync_bn) {
+    throw InputError(
+        "--sync-bn does not apply to a --model file: ddpbench cannot convert a TorchScript "
+        "model's BatchNorm layers; drop --sync-bn");
+  }
+  const bool replicated = setup.world_size > 1 && (setup.has_mode(ModeKind::kDataParallel) ||
+                                                   setup.has_mode(ModeKind::kDdp));
+  if (bn > 0 && (replicated || setup.accumulation_steps > 1)) {
+    throw InputError(fmt::format(
+        "--model: the TorchScript model has {} BatchNorm layer(s), whose per-rank statistics "
+        "ddpbench cannot yet model for a TorchScript file in dp or ddp with 2 or more "
+        "replicas/ranks or with accumulation; run --modes single, --gpus 1, or a model "
+        "without BatchNorm",
+        bn));
+  }
+}
+
+// One forward of the first training sample, in eval mode and without autograd, before
+// anything starts: a model that does not fit the scenario's data says so here, naming the shape.
+void check_script_forward(const training::RunSetup& setup, const data::Dataset& dataset,
+                          torch::nn::AnyModule& model) {
+  const data::Example example = dataset.get(0, 0);
+  at::Tensor input = example.input.unsqueeze(0);
+  if (input.is_floating_point()) input = input.to(setup.context.dtype);
+  torch::NoGradGuard no_grad;
+  model.ptr()->to(setup.context.dtype);
+  model.ptr()->eval();
+  try {
+    model.forward(input);
+  } catch (const std::exception& e) {
+    // The TorchScript interpreter's message is its traceback; the error is its last line.
+    std::string why = e.what();
+    while (!why.empty() && std::isspace(static_cast<unsigned char>(why.back()))) why.pop_back();
+    why = why.substr(why.find_last_of('\n') + 1);
+    throw InputError(fmt::format(
+        "--model: forward fails on a batch of shape {} {} ({}'s data): {}; script a model that "
+        "takes that input",
+        input.sizes(), c10::toString(input.scalar_type()), setup.spec->name, why));
+  }
+  model.ptr()->train();
+}
+
 }  // namespace
 
 void check_model_fits(const training::RunSetup& setup, torch::nn::Module& model) {
+  if (const auto* script = dynamic_cast<const scenarios::models::ScriptModelImpl*>(&model)) {
+    check_script_model(setup, *script);
+  }
   if (setup.sync_bn && setup.has_mode(ModeKind::kDdp) &&
       modes::sync_bn::count_batchnorm(model) == 0) {
     throw InputError(
@@ -204,6 +257,7 @@ std::optional<PreparedRun> prepare_run(const RunRequest& request,
       training::make_plan(setup, *dataset, setup.world_size, setup.global_batch);
   const modes::GradRecordKind grad = training::resolve_grad_record(setup, *instance.model.ptr());
   check_model_fits(setup, *instance.model.ptr());
+  if (!request.model.empty()) check_script_forward(setup, *dataset, instance.model);
   check_micro_batches(setup, plan);
   if (!request.resume.empty()) {
     setup.resume = load_resume(request.resume, setup, registry, *instance.model.ptr(), plan);

@@ -18,6 +18,7 @@
 #include "run/device_choice.h"
 #include "run/shared_checks.h"
 #include "scenarios/scenario_config.h"
+#include "scenarios/script_scenario.h"
 #include "scenarios/training_recipe.h"
 #include "training/fault_detection.h"
 #include "training/progress_line.h"
@@ -266,7 +267,9 @@ training::RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioReg
                                std::optional<int64_t> world_size) {
   training::RunSetup s;
   s.spec = std::make_shared<const scenarios::ScenarioSpec>(
-      scenarios::configure_scenario(registry, scenario_source(o)));
+      o.model.empty() ? scenarios::configure_scenario(registry, scenario_source(o))
+                      : scenarios::with_script_model(
+                            scenarios::configure_scenario(registry, scenario_source(o)), o.model));
   s.world_size = world_size.value_or(o.world_size);
   s.modes = resolve_modes(o.modes, s.world_size);
   s.steps = o.steps > 0 ? o.steps : s.spec->steps;

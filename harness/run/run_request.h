@@ -20,6 +20,9 @@ struct RunRequest {
   std::string config;
   // KEY VALUE pairs over the scenario's keys (TRAIN.BATCH_SIZE 128), applied after the file.
   std::vector<std::string> overrides;
+  // A TorchScript file whose model replaces the scenario's (scenarios/script_scenario.h); empty =
+  // the scenario's own model.
+  std::string model;
   // Modes to run (single, dp, ddp); empty = single,dp,ddp when --gpus is not given either
   // (run/default_comparison.h), else single,ddp with a world size > 1, single with 1.
   std::vector<std::string> modes;

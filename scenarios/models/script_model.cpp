@@ -101,6 +101,12 @@ ScriptModelImpl::ScriptModelImpl(std::shared_ptr<const std::string> bytes, std::
     : bytes_(std::move(bytes)), file_(std::move(file)), optimize_graph_(optimize_graph) {
   script_ = std::make_shared<torch::jit::Module>(load_script(*bytes_, file_));
   mirror_tensors(*script_, *this, facts_);
+  for (const auto& module : script_->modules()) {
+    const auto name = module.type()->name();
+    if (name && name->qualifiedName().find("BatchNorm") != std::string::npos) {
+      ++facts_.batch_norm_layers;
+    }
+  }
   require_trainable(*script_, *this, facts_, file_);
   script_->train(is_training());
 }

@@ -31,6 +31,7 @@ namespace ddpbench::scenarios::models {
 struct ScriptModelFacts {
   int64_t parameters = 0;     // tensors that require grad
   int64_t frozen_parameters = 0;  // parameters with requires_grad=False (not trained)
+  int64_t batch_norm_layers = 0;  // submodules of a torch.nn BatchNorm class (by type name)
 };
 
 class ScriptModelImpl : public torch::nn::Module {

@@ -14,6 +14,8 @@ DIR/no_grad.pt          every parameter has requires_grad=False
 DIR/two_inputs.pt       forward(x, y)
 DIR/tuple_out.pt        forward returns a tuple
 DIR/tied.pt             one weight tensor under two names
+DIR/mlp.pt              Linear(10, 16) + Tanh + Linear(16, 10): fits linear_mse's data (e2e tests)
+DIR/mlp_bn.pt           the same with BatchNorm1d(16) after the first Linear
 """
 import os
 import sys
@@ -97,6 +99,11 @@ def main():
     torch.jit.script(TwoInputs()).save(os.path.join(out, "two_inputs.pt"))
     torch.jit.script(TupleOut()).save(os.path.join(out, "tuple_out.pt"))
     torch.jit.script(Tied()).save(os.path.join(out, "tied.pt"))
+    torch.manual_seed(1)
+    script(nn.Sequential(nn.Linear(10, 16), nn.Tanh(), nn.Linear(16, 10))).save(
+        os.path.join(out, "mlp.pt"))
+    script(nn.Sequential(nn.Linear(10, 16), nn.BatchNorm1d(16), nn.Tanh(),
+                         nn.Linear(16, 10))).save(os.path.join(out, "mlp_bn.pt"))
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ auto fields(const run::RunRequest& r) {
       r.inject_fault, r.grad_check, r.comparison, r.warmup, r.check_only, r.perf_only, r.strong,
       r.sync_bn, r.quiet, r.export_batches, r.bisect, r.accumulation_steps, r.no_sync, r.config,
       r.overrides, r.checkpoint_every, r.checkpoint_prefix, r.resume, r.eval_size, r.drop_last,
-      r.bucket_cap_given, r.static_graph, r.gradient_as_bucket_view);
+      r.bucket_cap_given, r.static_graph, r.gradient_as_bucket_view, r.model);
 }
 
 run::RunRequest parse(const std::vector<std::string>& args) {
@@ -41,6 +41,7 @@ TEST(RunFlags, CommandLineRoundTripsEveryField) {
   r.seed = 3;
   r.dtype = "float64";
   r.data_dir = "/tmp/some data";
+  r.model = "/tmp/my model.pt";
   r.out = "/tmp/out dir";
   r.threads = 2;
   r.world_size = 3;

@@ -1,0 +1,108 @@
+// script_model_e2e_test.cpp — `--model FILE.pt` end to end (issue 33): a model scripted by the
+// suite's Python at test time, trained on linear_mse's data in single, dp and ddp (both engines)
+// and judged like a built-in model; a gradient fault on one rank FAILS naming the step and the
+// Python name of the tensor; the report names the file by its SHA-256 and the gate refuses to
+// compare two files' runs; what cannot train is refused in one line, exit 2, nothing written.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "support/cli_runner.h"
+#include "support/subprocess.h"
+#include "support/temp_dir_test.h"
+#include "support/test_paths.h"
+
+namespace ddpbench {
+namespace {
+namespace fs = std::filesystem;
+using testing::ddpbench;
+using testing::find_check;
+using testing::read_json;
+
+class ScriptModelE2E : public testing::TempDirTest {
+ protected:
+  static void SetUpTestSuite() {
+    models_ = new std::string(testing::make_temp_dir("script-models"));
+    const auto r = testing::run_process(
+        {testing::kPython,
+         std::string(testing::kSourceDir) + "/tests/support/script_test_models.py", *models_});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  static void TearDownTestSuite() {
+    fs::remove_all(*models_);
+    delete models_;
+  }
+  static std::string model(const std::string& name) { return *models_ + "/" + name; }
+
+  testing::ProcessResult run(const std::string& out, std::vector<std::string> extra) {
+    std::vector<std::string> args = {"run", "--scenario", "linear_mse", "--steps", "3",
+                                     "--check-only", "--quiet", "--out", path(out)};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return ddpbench(args);
+  }
+
+  static std::string* models_;
+};
+std::string* ScriptModelE2E::models_ = nullptr;
+
+TEST_F(ScriptModelE2E, EveryModeAndEngineIsJudgedAFaultFailsAndTheGateKnowsTheFile) {
+  const auto r = run("all", {"--model", model("mlp.pt"), "--modes", "single,dp,ddp", "--gpus", "3"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto report = read_json(path("all") + "/report.json");
+  EXPECT_TRUE(report.at("passed").get<bool>());
+  const std::string name = report["config"]["model"];
+  EXPECT_EQ(name.rfind("TorchScript sha256:", 0), 0u) << name;
+  EXPECT_EQ(name.size(), std::string("TorchScript sha256:").size() + 64) << name;
+  for (const char* mode : {"dp", "ddp"}) {
+    EXPECT_EQ(find_check(report, mode, "gradients").at("status"), "pass") << mode;
+  }
+
+  // PyTorch's own Reducer, float64, with a gradient fault on rank 1 at step 1.
+  const auto fault =
+      run("fault", {"--model", model("mlp.pt"), "--modes", "single,ddp", "--gpus", "2",
+                    "--ddp-impl", "c10d", "--dtype", "float64", "--inject-fault",
+                    "grad:rank=1,step=1"});
+  EXPECT_EQ(fault.exit_code, 1) << fault.out << fault.err;
+  EXPECT_EQ(find_check(read_json(path("fault") + "/report.json"), "ddp", "gradients").at("status"),
+            "fail");
+  EXPECT_NE(fault.out.find("step 1, gradients of 0.weight"), std::string::npos) << fault.out;
+
+  // Another file's run (its hash in config.model): the gate refuses to compare.
+  report["config"]["model"] = "TorchScript sha256:" + std::string(64, '0');
+  std::ofstream(path("other.json")) << report.dump();
+  const auto g = ddpbench(
+      {"gate", "--baseline", path("other.json"), "--current", path("all") + "/report.json"});
+  EXPECT_EQ(g.exit_code, 2) << g.out << g.err;
+  EXPECT_NE(g.err.find("config.model"), std::string::npos) << g.err;
+}
+
+TEST_F(ScriptModelE2E, WhatCannotTrainIsRefusedInOneLineAndNothingIsWritten) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--model", model("state_dict.pt")}, "is not a TorchScript file"},
+      {{"--model", model("frozen.pt")}, "has no parameter that requires grad"},
+      {{"--model", model("tuple_out.pt")}, "ddpbench feeds one input tensor"},
+      {{"--model", model("no-such.pt")}, "cannot read it"},
+      {{"--model", model("small.pt"), "--modes", "single"},
+       "forward fails on a batch of shape [1, 10]"},
+      {{"--model", model("mlp_bn.pt"), "--modes", "single,ddp", "--gpus", "2"},
+       "1 BatchNorm layer(s)"},
+      {{"--model", model("mlp.pt"), "--modes", "single,ddp", "--gpus", "2", "--sync-bn"},
+       "--sync-bn does not apply to a --model file"},
+  };
+  for (const auto& [args, says] : cases) {
+    const auto r = run("refused", args);
+    EXPECT_EQ(r.exit_code, 2) << args[1] << r.out << r.err;
+    EXPECT_NE(r.err.find(says), std::string::npos) << args[1] << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(fs::exists(path("refused"))) << args[1];
+  }
+  // BatchNorm is fine where no per-rank statistics arise: single, and DDP at world size 1.
+  EXPECT_EQ(run("bn1", {"--model", model("mlp_bn.pt"), "--modes", "single,ddp", "--gpus", "1"})
+                .exit_code,
+            0);
+}
+
+}  // namespace
+}  // namespace ddpbench
