@@ -80,9 +80,10 @@ TEST_F(ScriptModelE2E, EveryModeAndEngineIsJudgedAFaultFailsAndTheGateKnowsTheFi
 
 TEST_F(ScriptModelE2E, WhatCannotTrainIsRefusedInOneLineAndNothingIsWritten) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      // What the file itself is (frozen, tied, the forward's signature) is refused by the model's
+      // constructor, one line each (tests/unit/scenarios_script_model_test.cpp); one such case
+      // here shows the line reaching the user.
       {{"--model", model("state_dict.pt")}, "is not a TorchScript file"},
-      {{"--model", model("frozen.pt")}, "has no parameter that requires grad"},
-      {{"--model", model("tuple_out.pt")}, "ddpbench feeds one input tensor"},
       {{"--model", model("no-such.pt")}, "cannot read it"},
       {{"--model", model("small.pt"), "--modes", "single"},
        "forward fails on a batch of shape [1, 10]"},
