@@ -15,10 +15,6 @@
 
 namespace ddpbench::scenarios {
 
-std::string script_model_name(const std::string& sha256) {
-  return "TorchScript sha256:" + sha256;
-}
-
 ScenarioSpec with_script_model(ScenarioSpec base, const std::string& file) {
   std::ifstream in(file, std::ios::binary);
   std::ostringstream content;
@@ -29,7 +25,7 @@ ScenarioSpec with_script_model(ScenarioSpec base, const std::string& file) {
   }
   auto bytes = std::make_shared<const std::string>(content.str());
   models::ScriptModel(bytes, file);  // refuses, before anything starts, what cannot train
-  base.model_name = script_model_name(sha256_hex(*bytes));
+  base.model_name = "TorchScript sha256:" + sha256_hex(*bytes);
   base.build_model = [bytes, file](int64_t /*seed: the weights are the file's*/) {
     return torch::nn::AnyModule(models::ScriptModel(bytes, file));
   };

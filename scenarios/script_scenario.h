@@ -11,11 +11,8 @@
 
 namespace ddpbench::scenarios {
 
-// `base` with the model of `file`. Throws InputError (one line) when the file cannot be read or
+// `base` with the model of `file`, named "TorchScript sha256:<the file's 64 hex digits>". Throws InputError (one line) when the file cannot be read or
 // cannot train (scenarios/models/script_model.h says which files).
 ScenarioSpec with_script_model(ScenarioSpec base, const std::string& file);
-
-// The model name a file's scenario carries: "TorchScript sha256:<64 hex digits>".
-std::string script_model_name(const std::string& sha256);
 
 }  // namespace ddpbench::scenarios

@@ -266,10 +266,9 @@ scenarios::ScenarioSource scenario_source(const RunRequest& request) {
 training::RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioRegistry& registry,
                                std::optional<int64_t> world_size) {
   training::RunSetup s;
-  s.spec = std::make_shared<const scenarios::ScenarioSpec>(
-      o.model.empty() ? scenarios::configure_scenario(registry, scenario_source(o))
-                      : scenarios::with_script_model(
-                            scenarios::configure_scenario(registry, scenario_source(o)), o.model));
+  scenarios::ScenarioSpec spec = scenarios::configure_scenario(registry, scenario_source(o));
+  if (!o.model.empty()) spec = scenarios::with_script_model(std::move(spec), o.model);
+  s.spec = std::make_shared<const scenarios::ScenarioSpec>(std::move(spec));
   s.world_size = world_size.value_or(o.world_size);
   s.modes = resolve_modes(o.modes, s.world_size);
   s.steps = o.steps > 0 ? o.steps : s.spec->steps;

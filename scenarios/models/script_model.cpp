@@ -5,7 +5,6 @@
 #include <torch/csrc/jit/runtime/graph_executor.h>
 #include <torch/script.h>
 
-#include <set>
 #include <sstream>
 #include <unordered_map>
 

@@ -5,14 +5,13 @@
 // compare two files' runs; what cannot train is refused in one line, exit 2, nothing written.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
 #include "support/cli_runner.h"
+#include "support/script_test_models.h"
 #include "support/subprocess.h"
 #include "support/temp_dir_test.h"
-#include "support/test_paths.h"
 
 namespace ddpbench {
 namespace {
@@ -23,13 +22,7 @@ using testing::read_json;
 
 class ScriptModelE2E : public testing::TempDirTest {
  protected:
-  static void SetUpTestSuite() {
-    models_ = new std::string(testing::make_temp_dir("script-models"));
-    const auto r = testing::run_process(
-        {testing::kPython,
-         std::string(testing::kSourceDir) + "/tests/support/script_test_models.py", *models_});
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-  }
+  static void SetUpTestSuite() { models_ = new std::string(testing::make_script_test_models()); }
   static void TearDownTestSuite() {
     fs::remove_all(*models_);
     delete models_;
@@ -96,7 +89,7 @@ TEST_F(ScriptModelE2E, WhatCannotTrainIsRefusedInOneLineAndNothingIsWritten) {
     const auto r = run("refused", args);
     EXPECT_EQ(r.exit_code, 2) << args[1] << r.out << r.err;
     EXPECT_NE(r.err.find(says), std::string::npos) << args[1] << ": " << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_EQ(testing::count_lines(r.err), 1) << r.err;
     EXPECT_FALSE(fs::exists(path("refused"))) << args[1];
   }
   // BatchNorm is fine where no per-rank statistics arise: single, and DDP at world size 1.

@@ -12,8 +12,7 @@
 
 #include "errors.h"
 #include "scenarios/models/script_model.h"
-#include "support/subprocess.h"
-#include "support/test_paths.h"
+#include "support/script_test_models.h"
 
 namespace ddpbench::scenarios {
 namespace {
@@ -23,11 +22,7 @@ using models::ScriptModel;
 class ScriptModelTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new std::string(testing::make_temp_dir("script-model"));
-    const auto r = testing::run_process(
-        {testing::kPython,
-         std::string(testing::kSourceDir) + "/tests/support/script_test_models.py", *dir_});
-    ASSERT_EQ(r.exit_code, 0) << r.err;
+    dir_ = new std::string(testing::make_script_test_models());
     expected_ = new c10::Dict<c10::IValue, c10::IValue>(
         torch::pickle_load(read_bytes("small_expected.pt")).toGenericDict());
   }
