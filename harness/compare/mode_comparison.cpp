@@ -177,13 +177,23 @@ void compare_gradients(const ModeTrace& ref, const ModeTrace& got, const Compari
                        CheckBuilder& b) {
   const auto n = static_cast<int64_t>(ref.param_names.size());
   for (size_t s = 0; s < ref.gradients.size(); ++s) {
+    // Note [Gradients at rounding level] (compare/tensor_diff.h).
+    double largest = 0.0;
+    for (const at::Tensor& r : ref.gradients[s]) {
+      largest = std::max(largest, gradient_max_abs(r, p.gradient_fingerprints));
+    }
+    const RoundingLevel floor =
+        ref.gradients[s].empty()
+            ? RoundingLevel{}
+            : rounding_level(largest, ref.gradients[s].front().scalar_type(),
+                             p.gradient_tolerance);
     for (int64_t i = n - 1; i >= 0; --i) {
       const auto k = static_cast<size_t>(i);
       const at::Tensor& r = ref.gradients[s][k];
       const at::Tensor g = s < got.gradients.size() && k < got.gradients[s].size()
                                ? got.gradients[s][k]
                                : at::Tensor();
-      const double err = normalized_gradient_error(g, r, p.gradient_fingerprints);
+      const double err = normalized_gradient_error(g, r, p.gradient_fingerprints, floor);
       b.add({ref.param_names[k], ref.first_step + static_cast<int64_t>(s), err, err, err},
             n - 1 - i);
     }

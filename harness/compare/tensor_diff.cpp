@@ -13,7 +13,29 @@ namespace {
 constexpr double kTiny = 1e-30;
 
 at::Tensor host_double(const at::Tensor& t) { return t.detach().to(at::kCPU, at::kDouble); }
+
+double epsilon_of(at::ScalarType t) {
+  return t == at::kDouble  ? 0x1p-52
+         : t == at::kFloat ? 0x1p-23
+         : t == at::kHalf  ? 0x1p-10
+                           : 0x1p-7;  // bfloat16
+}
+
 }  // namespace
+
+RoundingLevel rounding_level(double largest, at::ScalarType dtype, double limit) {
+  return {kRoundingUlps * epsilon_of(dtype) * largest, limit};
+}
+
+double gradient_max_abs(const at::Tensor& ref, bool fingerprint) {
+  if (!ref.defined() || ref.numel() == 0) return 0.0;
+  return fingerprint ? std::abs(ref[3].item<double>()) : ref.abs().max().item<double>();
+}
+
+double update_max_abs(const at::Tensor& ref, const at::Tensor& before) {
+  if (ref.numel() == 0 || !ref.sizes().equals(before.sizes())) return 0.0;
+  return (host_double(ref) - host_double(before)).abs().max().item<double>();
+}
 
 TensorDiff diff_tensors(const at::Tensor& got, const at::Tensor& ref, const Tolerance& tol) {
   TensorDiff d;
@@ -48,7 +70,8 @@ TensorDiff diff_tensors(const at::Tensor& got, const at::Tensor& ref, const Tole
   return d;
 }
 
-double normalized_gradient_error(const at::Tensor& got, const at::Tensor& ref, bool fingerprint) {
+double normalized_gradient_error(const at::Tensor& got, const at::Tensor& ref, bool fingerprint,
+                                 const RoundingLevel& floor) {
   if (!got.defined() || !ref.defined()) {
     return got.defined() == ref.defined() ? 0.0 : std::numeric_limits<double>::infinity();
   }
@@ -57,13 +80,13 @@ double normalized_gradient_error(const at::Tensor& got, const at::Tensor& ref, b
   const at::Tensor b = host_double(ref);
   if (!a.isfinite().all().item<bool>()) return std::numeric_limits<double>::infinity();
   if (!fingerprint) {
-    const double scale = std::max(b.abs().max().item<double>(), kTiny);
+    const double scale = std::max({b.abs().max().item<double>(), floor.scale_floor(), kTiny});
     return (a - b).abs().max().item<double>() / scale;
   }
   // Fingerprint = (sum, L1, L2, max|g|); a sum can cancel to ~0, so judge it against L1.
-  const double l1 = std::max(b[1].item<double>(), kTiny);
-  const double l2 = std::max(b[2].item<double>(), kTiny);
-  const double mx = std::max(b[3].item<double>(), kTiny);
+  const double l1 = std::max({b[1].item<double>(), floor.scale_floor(), kTiny});
+  const double l2 = std::max({b[2].item<double>(), floor.scale_floor(), kTiny});
+  const double mx = std::max({b[3].item<double>(), floor.scale_floor(), kTiny});
   return std::max({std::abs(a[0].item<double>() - b[0].item<double>()) / l1,
                    std::abs(a[1].item<double>() - b[1].item<double>()) / l1,
                    std::abs(a[2].item<double>() - b[2].item<double>()) / l2,
@@ -71,22 +94,20 @@ double normalized_gradient_error(const at::Tensor& got, const at::Tensor& ref, b
 }
 
 double normalized_update_error(const at::Tensor& got, const at::Tensor& ref,
-                               const at::Tensor& before) {
+                               const at::Tensor& before, const RoundingLevel& floor,
+                               const at::Tensor& compared) {
   if (!got.sizes().equals(ref.sizes()) || !ref.sizes().equals(before.sizes())) {
     return std::numeric_limits<double>::infinity();
   }
   if (ref.numel() == 0) return 0.0;
-  const at::ScalarType t = ref.scalar_type();
-  const double eps = t == at::kDouble  ? 0x1p-52
-                     : t == at::kFloat ? 0x1p-23
-                     : t == at::kHalf  ? 0x1p-10
-                                       : 0x1p-7;  // bfloat16
+  const double eps = epsilon_of(ref.scalar_type());
   const at::Tensor a = host_double(got);
   const at::Tensor b = host_double(ref);
   if (!a.isfinite().all().item<bool>()) return std::numeric_limits<double>::infinity();
-  const at::Tensor excess = ((a - b).abs() - 2 * eps * b.abs()).clamp_min(0);
-  const double scale = std::max((b - host_double(before)).abs().max().item<double>(), kTiny);
-  return excess.max().item<double>() / scale;
+  at::Tensor excess = ((a - b).abs() - 2 * eps * b.abs()).clamp_min(0);
+  if (compared.defined()) excess = excess * compared.to(at::kCPU, at::kDouble);
+  const double own = (b - host_double(before)).abs().max().item<double>();
+  return excess.max().item<double>() / std::max({own, floor.scale_floor(), kTiny});
 }
 
 }  // namespace ddpbench::compare

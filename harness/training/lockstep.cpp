@@ -78,7 +78,9 @@ void broadcast_state(comm::Communicator& comm, modes::TrainingState& s,
 LockstepDriver::LockstepDriver(const PhaseInputs& in, modes::ModeKind mode,
                                const torch::nn::Module& judged, comm::Communicator* comm)
     : in_(in), comm_(comm) {
-  tolerance_ = comparison_policy(in.setup, mode, "full").state;
+  const compare::ComparisonPolicy policy = comparison_policy(in.setup, mode, "full");
+  tolerance_ = policy.state;
+  gradient_limit_ = policy.gradient_tolerance;
   if (comm_ == nullptr || comm_->rank() == 0) {
     reference_ = std::make_unique<Reference>(in, exact_reference_for(in.setup, mode, judged).rule);
   }
@@ -91,10 +93,29 @@ void LockstepDriver::record(int64_t step, const torch::nn::Module& module) {
   torch::nn::Module& ref = reference_->loop.module();
   const auto ref_params = ref.named_parameters();
   const auto params = module.named_parameters();
+  // Note [Gradients at rounding level] (compare/tensor_diff.h): the updates' own level, and the
+  // elements whose reference gradient was at the gradients' level left out.
+  double largest_update = 0.0;
+  double largest_gradient = 0.0;
+  for (size_t i = 0; i < ref_params.size(); ++i) {
+    const at::Tensor& p = ref_params[i].value();
+    largest_update = std::max(largest_update, compare::update_max_abs(p, start_parameters_[i]));
+    if (p.grad().defined()) {
+      largest_gradient = std::max(largest_gradient, compare::gradient_max_abs(p.grad(), false));
+    }
+  }
+  const at::ScalarType dtype =
+      ref_params.is_empty() ? at::kFloat : ref_params[0].value().scalar_type();
+  const compare::RoundingLevel floor =
+      compare::rounding_level(largest_update, dtype, gradient_limit_);
+  const double gradient_level = compare::rounding_level(largest_gradient, dtype, 1.0).level;
   for (size_t i = 0; i < params.size(); ++i) {
     // Both started the step from start_parameters_: their updates are what differs.
+    const at::Tensor& grad = ref_params[i].value().grad();
+    const at::Tensor compared =
+        grad.defined() ? grad.detach().abs().ge(gradient_level) : at::Tensor();
     const double err = compare::normalized_update_error(params[i].value(), ref_params[i].value(),
-                                                        start_parameters_[i]);
+                                                        start_parameters_[i], floor, compared);
     diffs_.push_back({step, params[i].key(), false, err, err, 0});
   }
   const auto ref_buffers = ref.named_buffers();

@@ -47,6 +47,7 @@ class LockstepDriver {
   const PhaseInputs& in_;
   comm::Communicator* comm_;
   compare::Tolerance tolerance_;
+  double gradient_limit_ = 0.0;  // the updates check's limit (Note [Gradients at rounding level])
   std::unique_ptr<Reference> reference_;      // null on DDP ranks other than 0
   std::vector<at::Tensor> start_parameters_;  // the state both started the current step from
   int64_t steps_done_ = 0;
