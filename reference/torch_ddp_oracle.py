@@ -9,8 +9,9 @@ torch.optim.SGD created after wrapping.
 
 --batches FILE (written by ddpbench without TorchScript type tags, so that
 torch.load reads it in 1.13 and, weights-only, in 2.6+) is a dict:
-  "meta"     {"model": "linear"|"toy_cnn"|"resnet18"|"tiny_resnet"|"gated_cnn"|"gated_heads",
-              "num_classes", "world_size",
+  "meta"     {"model": "linear"|"toy_cnn"|"resnet18"|"tiny_resnet"|"gated_cnn"|"gated_heads"|
+              "torchscript" (with "model_file": the file of `ddpbench run --model`, loaded with
+              torch.jit.load), "num_classes", "world_size",
               "steps", "loss": "mse"|"rmse"|"cross_entropy"|"bce_one_hot", "lr", "momentum",
               "dampening", "weight_decay", "nesterov", "dtype": "float32"|"float64",
               "bucket_cap_mb", "broadcast_buffers"; optional: "optimizer": "sgd"|"adam",
@@ -23,6 +24,9 @@ torch.load reads it in 1.13 and, weights-only, in 2.6+) is a dict:
   "inputs"   one GLOBAL batch per step; rank r's local batch is inputs[s].chunk(world_size)[r]
              (int64 token ids for gated_cnn, padded with 0 to the global batch's longest)
   "targets"  same layout (int64 labels for cross_entropy, float for mse)
+  "forward_seeds" (optional) int64 [steps, world_size]: torch.manual_seed(forward_seeds[s][r])
+             right before rank r's forward of step s, as ddpbench seeds its ranks (dropout draws
+             the same masks; modes/common/forward_draws.h)
 Each step: zero_grad, forward on the local batch, mean loss, backward, step. The recorded loss is
 all_reduce(sum of local losses) / world_size.
 
@@ -161,6 +165,8 @@ def build_model(meta):
         return GatedCNN()
     if kind == "gated_heads":
         return GatedHeads()
+    if kind == "torchscript":  # ddpbench run --model FILE: the user's scripted model itself
+        return torch.jit.load(meta["model_file"])
     raise ValueError(f"unknown model {kind!r}")
 
 
@@ -226,6 +232,8 @@ def worker(rank, batches_path, out_path, rendezvous, device_kind="cpu"):
         if y.is_floating_point():
             y = y.to(dtype)
         opt.zero_grad()
+        if "forward_seeds" in data:  # the draws ddpbench's rank made (dropout): the same masks
+            torch.manual_seed(int(data["forward_seeds"][s][rank]))
         loss = loss_fn(ddp(x), y)
         loss.backward()
         if clip > 0:

@@ -368,6 +368,9 @@ std::string HtmlReporter::render(const RunReport& r) const {
              "global batch {} · {} checked step(s) · {} timed step(s)</p>\n",
              xml_escape(c.scenario), kStyle, xml_escape(c.scenario), xml_escape(c.model),
              xml_escape(c.dataset), xml_escape(c.dtype), c.global_batch, checked, timed) +
+         (c.model_file.empty() ? std::string()
+                               : fmt::format("<p>model file {}: {}</p>\n",
+                                             xml_escape(c.model_file), xml_escape(c.model_notes))) +
          verdict_section(r) + scaling_section(r) + phases_section(r) + loss_section(r) +
          sampler_section(r) + checks_section(r) + environment_section(r) + "</body></html>\n";
 }

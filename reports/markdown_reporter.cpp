@@ -24,6 +24,9 @@ std::string MarkdownReporter::render(const RunReport& report) const {
                                                                    : "NOT JUDGED (no check ran)");
   out += fmt::format("{} · {} · global batch {} · {} · git {}\n\n", md(c.model), md(c.dtype),
                      c.global_batch, md(report.context.host), md(report.context.git_revision));
+  if (!c.model_file.empty()) {
+    out += fmt::format("model file {}: {}\n\n", md(c.model_file), md(c.model_notes));
+  }
   out += "| mode | world | samples/s | p50 step (s) | scaling | checks |\n";
   out += "|---|---:|---:|---:|---:|---|\n";
   for (const auto& r : report.results) {

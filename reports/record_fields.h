@@ -139,6 +139,9 @@ DDPBENCH_RECORD_FIELDS(RunConfig) {
   v("inject_fault", r.inject_fault, plain(kNumbers));
   v("first_step", r.first_step, count(0, kMaxCount, kNumbers));
   v("eval_size", r.eval_size, count(0, kMaxCount, kNumbers));
+  // The file's path differs between machines and its content is `model`'s hash: report only.
+  v("model_file", r.model_file, plain());
+  v("model_notes", r.model_notes, plain());
 }
 
 // The rule a check applies (measure, tolerances, limit) is kNumbers: the gate refuses to compare

@@ -105,6 +105,10 @@ struct RunConfig {
   std::string inject_fault;        // --inject-fault as given; "" = none
   int64_t first_step = 0;          // the --resume checkpoint's step; 0 = trained from scratch
   int64_t eval_size = 0;           // held-out samples of the evaluation pass; 0 = none
+  // --model FILE as given ("" = the scenario's own model; `model` holds the file's hash), and
+  // what ddpbench found in it: scripted or traced, BatchNorm, random draws, graph executor.
+  std::string model_file;
+  std::string model_notes;
 };
 
 // One correctness check of a mode against its reference. Every field the verdict reads is a

@@ -120,9 +120,14 @@ struct ScenarioSpec {
   // Gradient accumulation micro-steps per optimizer step in dp and ddp (default
   // --accumulation-steps); global_batch is the batch of the whole optimizer step.
   int64_t accumulation_steps = 1;
-  // Model name understood by reference/torch_ddp_oracle.py ("linear", "toy_cnn", "resnet18");
-  // empty when the oracle cannot rebuild this model.
+  // Model name understood by reference/torch_ddp_oracle.py ("linear", "toy_cnn", "resnet18",
+  // "torchscript": torch.jit.load(model_file)); empty when the oracle cannot rebuild this model.
   std::string torch_oracle_model;
+  // --model FILE: the TorchScript file trained instead of the scenario's model, as given (the
+  // report names it by content hash in model_name); empty for a built-in model.
+  std::string model_file;
+  // What the report says of that file (models/script_model.h, describe_script_model).
+  std::string model_notes;
   // DDP converts every BatchNorm to SyncBN (like convert_sync_batchnorm), and the scenario
   // then declares equality with single-device training for DDP.
   bool sync_bn = false;

@@ -24,13 +24,16 @@ ScenarioSpec with_script_model(ScenarioSpec base, const std::string& file) {
                                  file, std::strerror(errno)));
   }
   auto bytes = std::make_shared<const std::string>(content.str());
-  models::ScriptModel(bytes, file);  // refuses, before anything starts, what cannot train
+  // Refuses, before anything starts, what cannot train.
+  const models::ScriptModel probe(bytes, file);
   base.model_name = "TorchScript sha256:" + sha256_hex(*bytes);
   base.build_model = [bytes, file](int64_t /*seed: the weights are the file's*/) {
     return torch::nn::AnyModule(models::ScriptModel(bytes, file));
   };
-  // The torch DDP oracle rebuilds built-in models by name; a file is not among them yet.
-  base.torch_oracle_model.clear();
+  // The torch DDP oracle loads the same file (reference/torch_ddp_oracle.py).
+  base.torch_oracle_model = "torchscript";
+  base.model_file = file;
+  base.model_notes = models::describe_script_model(probe->facts(), probe->optimizes_graph());
   return base;
 }
 

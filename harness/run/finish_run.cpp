@@ -173,6 +173,8 @@ int finish_run(const training::RunSetup& setup, const runtime::ExecutionContext&
   }
   report.config.first_step = setup.first_step();
   report.config.eval_size = setup.eval_size;
+  report.config.model_file = spec.model_file;
+  report.config.model_notes = spec.model_notes;
 
   const training::ModeOutcome* single = nullptr;
   for (const auto& o : outcomes) {

@@ -93,8 +93,10 @@ void check_join_fits(const training::RunSetup& setup, torch::nn::Module& model,
   }
 }
 
-// A TorchScript model's BatchNorm layers are not ddpbench's, so no exact per-rank reference
-// (modes/single/ghost_batch_norm.h) and no SyncBN conversion reach them: refused where they would
+// A TorchScript model's BatchNorm layers are not ddpbench's: the exact reference forwards each
+// rank chunk on its own to model them (training/exact_reference.h), which covers dp and ddp, but
+// no SyncBN conversion reaches them and no reference models their statistics per micro-batch;
+// random draws are seeded per (step, rank chunk), not per micro-batch. Refused where they would
 // be needed, instead of a FAIL that would be ddpbench's own.
 void check_script_model(const training::RunSetup& setup,
                         const scenarios::models::ScriptModelImpl& script) {
@@ -102,17 +104,24 @@ void check_script_model(const training::RunSetup& setup,
   if (setup.sync_bn) {
     throw InputError(
         "--sync-bn does not apply to a --model file: ddpbench cannot convert a TorchScript "
-        "model's BatchNorm layers; drop --sync-bn");
+        "model's BatchNorm layers, and a model converted with "
+        "torch.nn.SyncBatchNorm.convert_sync_batchnorm does not script (measured on 1.13); "
+        "drop --sync-bn (ddp is then judged against per-rank BatchNorm)");
+  }
+  if (setup.accumulation_steps > 1 && bn > 0) {
+    throw InputError(fmt::format(
+        "--accumulation-steps {}: the --model file has {} BatchNorm layer(s), whose "
+        "per-micro-batch statistics no exact reference models; use --accumulation-steps 1",
+        setup.accumulation_steps, bn));
   }
   const bool replicated = setup.world_size > 1 && (setup.has_mode(ModeKind::kDataParallel) ||
                                                    setup.has_mode(ModeKind::kDdp));
-  if (bn > 0 && (replicated || setup.accumulation_steps > 1)) {
+  if (setup.accumulation_steps > 1 && replicated && !script.facts().random_ops.empty()) {
     throw InputError(fmt::format(
-        "--model: the TorchScript model has {} BatchNorm layer(s), whose per-rank statistics "
-        "ddpbench cannot yet model for a TorchScript file in dp or ddp with 2 or more "
-        "replicas/ranks or with accumulation; run --modes single, --gpus 1, or a model "
-        "without BatchNorm",
-        bn));
+        "--accumulation-steps {}: the --model file draws random numbers in forward ({}), which "
+        "ddpbench seeds per step and rank, not per micro-batch; use --accumulation-steps 1 or "
+        "--gpus 1",
+        setup.accumulation_steps, fmt::join(script.facts().random_ops, ", ")));
   }
 }
 

@@ -79,6 +79,12 @@ std::shared_ptr<const modes::Checkpoint> load_resume(const std::string& path,
   // is refused for its --dtype, not for its first tensor's dtype.
   const auto check_meta = [&](const modes::CheckpointMeta& m) {
     require_scenario(path, m.scenario, setup, registry);
+    if (!m.model.empty() && m.model != setup.spec->model_name) {
+      throw InputError(fmt::format(
+          "--resume {}: saved by a run that trained {}, and this run trains {}: pass the --model "
+          "file that run trained (or none, for the scenario's own model)",
+          quoted_input(path), quoted_input(m.model), quoted_input(setup.spec->model_name)));
+    }
     require_same(path, "--seed", m.seed, setup.seed, m.seed >= 0);
     require_same(path, "--batch-size", m.global_batch, setup.global_batch,
                  m.global_batch >= 1 && m.global_batch <= kMaxBatch);

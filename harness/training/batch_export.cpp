@@ -4,7 +4,10 @@
 
 #include <torch/torch.h>
 
+#include <filesystem>
+
 #include "errors.h"
+#include "modes/common/forward_draws.h"
 #include "modes/common/model_state.h"
 #include "modes/ddp/comm_hook.h"
 
@@ -38,6 +41,9 @@ std::vector<char> export_batches(const RunSetup& setup, const runtime::Execution
   }
   c10::impl::GenericDict meta(c10::StringType::get(), c10::AnyType::get());
   meta.insert("model", spec.torch_oracle_model);
+  if (!spec.model_file.empty()) {
+    meta.insert("model_file", std::filesystem::absolute(spec.model_file).string());
+  }
   meta.insert("num_classes", int64_t{10});
   meta.insert("world_size", setup.world_size);
   meta.insert("steps", setup.check_steps);
@@ -86,7 +92,16 @@ std::vector<char> export_batches(const RunSetup& setup, const runtime::Execution
     inputs.push_back(b.inputs);
     targets.push_back(b.targets);
   }
+  // The generator seed of every rank's forward (Note [Same random draws in every mode]): the
+  // oracle seeds its ranks with them, so a model with dropout draws what ddpbench's ranks drew.
+  at::Tensor forward_seeds = at::empty({setup.check_steps, setup.world_size}, at::kLong);
+  for (int64_t step = 0; step < setup.check_steps; ++step) {
+    for (int64_t rank = 0; rank < setup.world_size; ++rank) {
+      forward_seeds[step][rank] = static_cast<int64_t>(modes::forward_draw_seed(step, rank));
+    }
+  }
   c10::impl::GenericDict doc(c10::StringType::get(), c10::AnyType::get());
+  doc.insert("forward_seeds", forward_seeds);
   doc.insert("meta", meta);
   doc.insert("init", init);
   doc.insert("inputs", inputs);

@@ -7,6 +7,7 @@
 
 #include "data/batch_plan.h"
 #include "modes/sync_bn/sync_batch_norm.h"
+#include "scenarios/models/script_model.h"
 #include "scenarios/training_recipe.h"
 
 namespace ddpbench::training {
@@ -16,6 +17,7 @@ using modes::ModeKind;
 std::string ExactReference::name() const {
   if (rule.plain()) return "single-device training";
   std::string s = fmt::format("exact reference: one device, {} rank chunks", rule.replicas);
+  if (rule.forward_chunk_by_chunk) s += ", each chunk forwarded on its own";
   if (rule.forward_per_replica) s += ", each chunk's own BatchNorm statistics";
   if (rule.sync_bn_arithmetic) s += ", BatchNorm in SyncBN's arithmetic over the whole batch";
   s += rule.mean_of_replica_losses ? ", mean of per-rank losses" : ", loss of the gathered output";
@@ -27,8 +29,12 @@ ExactReference exact_reference_for(const RunSetup& setup, ModeKind mode,
   ExactReference ref;
   const int64_t k = setup.world_size;
   if (mode == ModeKind::kSingle || k == 1) return ref;
-  // The BatchNorm2d layers SyncBN converts are the ones ghost BatchNorm models.
-  const int64_t bn = modes::sync_bn::count_batchnorm(model);
+  // The BatchNorm2d layers SyncBN converts are the ones ghost BatchNorm models; a TorchScript
+  // model's are its own, modelled by forwarding each rank chunk on its own.
+  const scenarios::models::ScriptModelFacts* script = scenarios::models::script_model_facts(model);
+  const int64_t script_bn = script != nullptr ? script->batch_norm_layers : 0;
+  const bool draws = script != nullptr && !script->random_ops.empty();
+  const int64_t bn = modes::sync_bn::count_batchnorm(model) + script_bn;
   const bool ddp = mode == ModeKind::kDdp;
   const std::vector<int64_t> sizes = data::split_sizes(setup.global_batch, k);
   const bool uneven = sizes.front() != sizes.back();
@@ -45,6 +51,13 @@ ExactReference exact_reference_for(const RunSetup& setup, ModeKind mode,
         "DataParallel BatchNorm: {} BatchNorm layers normalise each replica's {} samples with that "
         "replica's statistics, and the running statistics are replica 0's",
         bn, local));
+  }
+  if (draws) {
+    ref.causes.push_back(fmt::format(
+        "Random draws in forward ({}): each {} draws for its own {} samples from a generator "
+        "seeded for (step, rank) (Note [Same random draws in every mode]), not one draw for the "
+        "whole batch",
+        fmt::join(script->random_ops, ", "), ddp ? "rank" : "replica", local));
   }
   // Note [SyncBN arithmetic reference] (modes/common/global_batch_norm.h).
   const bool sync_arithmetic =
@@ -77,6 +90,7 @@ ExactReference exact_reference_for(const RunSetup& setup, ModeKind mode,
   ref.rule.replicas = k;
   ref.rule.forward_per_replica = bn > 0 && !(ddp && setup.sync_bn);
   ref.rule.sync_bn_arithmetic = sync_arithmetic;
+  ref.rule.forward_chunk_by_chunk = script_bn > 0 || draws;
   // For a per-sample mean loss and equal chunks the two loss rules are the same function; one
   // rule lets DP and DDP share one reference run. DP's loss is the gathered output's, the global
   // mean, whatever the chunks: uneven chunks change only DDP's.

@@ -79,9 +79,10 @@ std::function<void(int64_t, torch::nn::Module&, torch::optim::Optimizer&)> check
     const RunSetup& s = in.setup;
     const int64_t done = step + 1;
     if (done % s.checkpoint_every != 0) return;
-    const modes::CheckpointMeta meta{
+    modes::CheckpointMeta meta{
         s.spec->name,   modes::mode_name(mode), s.seed, s.world_size,
         s.global_batch, s.dtype_name(),         done,   in.plan.locate(done).epoch};
+    meta.model = s.spec->model_name;
     o.checkpoints.push_back(
         {done, modes::checkpoint_bytes(module, opt, s.spec->optimizer, meta, s.checkpoint_prefix)});
   };

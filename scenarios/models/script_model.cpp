@@ -2,10 +2,14 @@
 #include "scenarios/models/script_model.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <torch/csrc/jit/passes/inliner.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>
 #include <torch/script.h>
 
+#include <algorithm>
 #include <sstream>
+#include <unordered_set>
 #include <unordered_map>
 
 #include "errors.h"
@@ -58,6 +62,55 @@ void mirror_tensors(const torch::jit::Module& from, torch::nn::Module& into, Scr
   }
 }
 
+// ATen's random operations (native_functions.yaml's nondeterministic_seeded ones a model's
+// forward may call), by graph kind.
+bool is_random_op(const std::string& kind) {
+  static const std::unordered_set<std::string> kRandom = {
+      "aten::dropout",       "aten::dropout_",       "aten::feature_dropout",
+      "aten::feature_dropout_", "aten::alpha_dropout", "aten::alpha_dropout_",
+      "aten::feature_alpha_dropout", "aten::feature_alpha_dropout_", "aten::native_dropout",
+      "aten::bernoulli",     "aten::bernoulli_",     "aten::multinomial",
+      "aten::normal",        "aten::normal_",        "aten::uniform_",
+      "aten::exponential_",  "aten::geometric_",     "aten::cauchy_",
+      "aten::log_normal_",   "aten::random_",        "aten::rrelu",
+      "aten::rrelu_",        "aten::rrelu_with_noise", "aten::poisson"};
+  return kRandom.count(kind) > 0 || kind.rfind("aten::rand", 0) == 0;  // rand, randn, randint, ...
+}
+
+void collect_random_ops(const torch::jit::Block& block, std::vector<std::string>& found) {
+  for (const torch::jit::Node* node : block.nodes()) {
+    const std::string kind = node->kind().toQualString();
+    if (is_random_op(kind) && std::find(found.begin(), found.end(), kind) == found.end()) {
+      found.push_back(kind);
+    }
+    for (const torch::jit::Block* inner : node->blocks()) collect_random_ops(*inner, found);
+  }
+}
+
+// forward's graph with every method and function call inlined: what one forward runs.
+std::vector<std::string> random_ops_of_forward(const torch::jit::Module& script) {
+  std::shared_ptr<torch::jit::Graph> graph = script.get_method("forward").graph()->copy();
+  torch::jit::Inline(*graph);
+  std::vector<std::string> found;
+  collect_random_ops(*graph->block(), found);
+  return found;
+}
+
+// A scripted forward's nodes were generated from the Python file and line they were compiled from
+// (the file's debug records); a traced one's from no file (torch.jit.trace records operations, not
+// source). Measured on files saved by 1.13 and 2.11: scripted, ".../torch/nn/modules/container.py";
+// traced, "".
+bool forward_is_traced(const torch::jit::Module& script) {
+  const std::shared_ptr<torch::jit::Graph> graph = script.get_method("forward").graph();
+  for (const torch::jit::Node* node : graph->nodes()) {
+    const auto origin = node->sourceRange().findSourceRangeThatGenerated();
+    if (!origin || !origin->source()) continue;
+    const auto file = origin->source()->filename();
+    if (file && !file->empty()) return false;
+  }
+  return true;
+}
+
 void require_trainable(const torch::jit::Module& script, const torch::nn::Module& mirrored,
                        const ScriptModelFacts& facts, const std::string& file) {
   if (facts.parameters == 0) {
@@ -107,6 +160,8 @@ ScriptModelImpl::ScriptModelImpl(std::shared_ptr<const std::string> bytes, std::
     }
   }
   require_trainable(*script_, *this, facts_, file_);
+  facts_.random_ops = random_ops_of_forward(*script_);
+  facts_.traced = forward_is_traced(*script_);
   script_->train(is_training());
 }
 
@@ -138,6 +193,28 @@ std::shared_ptr<torch::nn::Module> ScriptModelImpl::clone(
   copy_tensors(named_buffers(true), copy->named_buffers(true));
   copy->train(is_training());
   return copy;
+}
+
+std::string describe_script_model(const ScriptModelFacts& facts, bool optimize_graph) {
+  std::string s = facts.traced ? "traced (torch.jit.trace: data-dependent branches follow the "
+                                 "example input's)"
+                               : "scripted";
+  s += fmt::format(", {} trained parameter(s)", facts.parameters);
+  if (facts.frozen_parameters > 0) s += fmt::format(", {} frozen", facts.frozen_parameters);
+  if (facts.batch_norm_layers > 0) {
+    s += fmt::format(", {} BatchNorm layer(s)", facts.batch_norm_layers);
+  }
+  if (!facts.random_ops.empty()) {
+    s += fmt::format(", random draws ({})", fmt::join(facts.random_ops, ", "));
+  }
+  s += optimize_graph ? ", graph executor optimisation on (may fuse operations)"
+                      : ", graph executor optimisation off (op by op, as Python eager)";
+  return s;
+}
+
+const ScriptModelFacts* script_model_facts(const torch::nn::Module& model) {
+  const auto* script = dynamic_cast<const ScriptModelImpl*>(&model);
+  return script != nullptr ? &script->facts() : nullptr;
 }
 
 }  // namespace ddpbench::scenarios::models

@@ -20,6 +20,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace torch::jit {
 struct Module;
@@ -32,7 +33,18 @@ struct ScriptModelFacts {
   int64_t parameters = 0;     // tensors that require grad
   int64_t frozen_parameters = 0;  // parameters with requires_grad=False (not trained)
   int64_t batch_norm_layers = 0;  // submodules of a torch.nn BatchNorm class (by type name)
+  // The random operations forward runs (aten::dropout, aten::bernoulli, ...), once each, in
+  // graph order: a model that draws needs the same draws in every mode
+  // (Note [Same random draws in every mode], modes/common/forward_draws.h).
+  std::vector<std::string> random_ops;
+  // Made by torch.jit.trace, not torch.jit.script: forward has no line of Python source (a traced
+  // graph records none), and data-dependent branches were frozen to the example input's.
+  bool traced = false;
 };
+
+// One line for the run header and the report: "scripted, 52 BatchNorm layer(s), random draws
+// (aten::dropout), graph executor optimisation off".
+std::string describe_script_model(const ScriptModelFacts& facts, bool optimize_graph);
 
 class ScriptModelImpl : public torch::nn::Module {
  public:
@@ -65,5 +77,8 @@ class ScriptModelImpl : public torch::nn::Module {
   ScriptModelFacts facts_;
 };
 TORCH_MODULE(ScriptModel);
+
+// The facts of `model` when it is a TorchScript file's model; null for a built-in one.
+const ScriptModelFacts* script_model_facts(const torch::nn::Module& model);
 
 }  // namespace ddpbench::scenarios::models

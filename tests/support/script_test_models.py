@@ -2,7 +2,9 @@
 the suite's Python (1.13 for the Debian build, the build's own torch for a PyPI build), with what
 Python eager training of the same module computed, for the C++ side to reproduce.
 
-    python3 tests/support/script_test_models.py DIR
+    python3 tests/support/script_test_models.py DIR [--zoo]
+
+Without --zoo, the small files:
 
 DIR/small.pt            Conv + BatchNorm + ReLU + Linear, scripted through reference/script_model.py
 DIR/small_expected.pt   dict: "parameter_names", "buffer_names" (Python's order), "init.<name>", three batches "x<i>"/"y<i>",
@@ -16,6 +18,14 @@ DIR/tuple_out.pt        forward returns a tuple
 DIR/tied.pt             one weight tensor under two names
 DIR/mlp.pt              Linear(10, 16) + Tanh + Linear(16, 10): fits linear_mse's data (e2e tests)
 DIR/mlp_bn.pt           the same with BatchNorm1d(16) after the first Linear
+DIR/traced_dropout.pt   torch.jit.trace of Linear + Dropout(0.5): traced, one random op
+With --zoo, instead, the real models (tests/e2e/script_model_zoo_e2e_test.cpp):
+DIR/mobilenet_v2.pt     torchvision's mobilenet_v2(num_classes=10, width_mult=0.25): BatchNorm,
+                        ReLU6, dropout in the classifier; fits cifar_resnet18's 3x32x32 images
+DIR/transformer.pt      Embedding + one nn.TransformerEncoderLayer (dropout 0.1) + mean pool +
+                        Linear: int64 tokens in, 2 logits out; fits imdb_gcnn's data
+DIR/unused_branch.pt    the mlp with a second head forward never calls (an always-unused parameter)
+DIR/resnet18.pt         torchvision's resnet18(num_classes=10): fits cifar_resnet18's images
 """
 import os
 import sys
@@ -58,6 +68,32 @@ class TupleOut(nn.Module):
         return out, out
 
 
+class TokenTransformer(nn.Module):
+    """Sized for imdb_gcnn's data: ids below 15000, two classes."""
+
+    def __init__(self):
+        super().__init__()
+        self.embedding = nn.Embedding(15000, 16)
+        self.encoder = nn.TransformerEncoder(
+            nn.TransformerEncoderLayer(16, 2, dim_feedforward=32, dropout=0.1), num_layers=1)
+        self.head = nn.Linear(16, 2)
+
+    def forward(self, tokens):
+        # nn.TransformerEncoderLayer takes (sequence, batch, features) without batch_first.
+        x = self.encoder(self.embedding(tokens).transpose(0, 1))
+        return self.head(x.mean(0))
+
+
+class UnusedBranch(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(10, 16), nn.Tanh(), nn.Linear(16, 10))
+        self.spare_head = nn.Linear(16, 10)  # never called: DDP needs find_unused_parameters
+
+    def forward(self, x):
+        return self.body(x)
+
+
 class Tied(nn.Module):
     def __init__(self):
         super().__init__()
@@ -69,9 +105,22 @@ class Tied(nn.Module):
         return self.b(self.a(x))
 
 
+def write_zoo(out):
+    import torchvision  # only here: the small files load without it, faster
+    torch.manual_seed(2)
+    script(torchvision.models.mobilenet_v2(num_classes=10, width_mult=0.25)).save(
+        os.path.join(out, "mobilenet_v2.pt"))
+    script(torchvision.models.resnet18(num_classes=10)).save(os.path.join(out, "resnet18.pt"))
+    script(TokenTransformer()).save(os.path.join(out, "transformer.pt"))
+    script(UnusedBranch()).save(os.path.join(out, "unused_branch.pt"))
+
+
 def main():
     out = sys.argv[1]
     torch.set_num_threads(1)
+    if sys.argv[2:] == ["--zoo"]:
+        write_zoo(out)
+        return
     torch.manual_seed(0)
     model = Small()
     script(model).save(os.path.join(out, "small.pt"))
@@ -104,6 +153,9 @@ def main():
         os.path.join(out, "mlp.pt"))
     script(nn.Sequential(nn.Linear(10, 16), nn.BatchNorm1d(16), nn.Tanh(),
                          nn.Linear(16, 10))).save(os.path.join(out, "mlp_bn.pt"))
+    torch.jit.trace(nn.Sequential(nn.Linear(10, 10), nn.Dropout(0.5)).train(),
+                    torch.randn(2, 10), check_trace=False).save(
+        os.path.join(out, "traced_dropout.pt"))
 
 
 if __name__ == "__main__":

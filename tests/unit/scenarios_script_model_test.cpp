@@ -17,6 +17,7 @@
 namespace ddpbench::scenarios {
 namespace {
 
+using models::describe_script_model;
 using models::ScriptModel;
 
 class ScriptModelTest : public ::testing::Test {
@@ -75,6 +76,21 @@ TEST_F(ScriptModelTest, NamesTensorsAsPythonDoesInPythonsOrder) {
     EXPECT_TRUE(p.value().requires_grad()) << p.key();
   }
   EXPECT_EQ(model->facts().parameters, 6);
+  EXPECT_EQ(model->facts().batch_norm_layers, 1);
+  EXPECT_TRUE(model->facts().random_ops.empty());
+  EXPECT_FALSE(model->facts().traced);
+}
+
+// What the report says of a file, and what makes every mode seed the forward's draws: a traced
+// file is known as traced (its graph has no Python source lines), dropout as a random op.
+TEST_F(ScriptModelTest, KnowsATracedFileAndItsRandomDraws) {
+  ScriptModel model = load("traced_dropout.pt");
+  EXPECT_TRUE(model->facts().traced);
+  EXPECT_EQ(model->facts().random_ops, std::vector<std::string>{"aten::dropout"});
+  const std::string notes = describe_script_model(model->facts(), false);
+  EXPECT_NE(notes.find("traced"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("random draws (aten::dropout)"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("graph executor optimisation off"), std::string::npos) << notes;
 }
 
 // Three SGD steps from C++ against Python eager training of the same module on the same batches,

@@ -325,6 +325,7 @@ CheckpointMeta read_meta(const c10::IValue& value, const std::string& path) {
   m.world_size = int_entry(r, "world_size", path);
   m.global_batch = int_entry(r, "global_batch", path);
   m.dtype = string_entry(r, "dtype", path);
+  if (r.contains("model")) m.model = string_entry(r, "model", path);
   m.step = int_entry(t.top, "step", path);
   m.epoch = int_entry(t.top, "epoch", path);
   if (m.step < 1 || m.epoch < 0) {
@@ -356,6 +357,7 @@ std::vector<char> checkpoint_bytes(const torch::nn::Module& module,
   run.insert("world_size", meta.world_size);
   run.insert("global_batch", meta.global_batch);
   run.insert("dtype", meta.dtype);
+  run.insert("model", meta.model);
   Dict out = string_dict();
   out.insert("model", model);
   out.insert("optimizer", optimizer_state_dict(s, spec));

@@ -32,6 +32,9 @@ struct CheckpointMeta {
   // epoch that step belongs to.
   int64_t step = 0;
   int64_t epoch = 0;
+  // The scenario's model_name: a built-in's, or "TorchScript sha256:<hex>" for --model FILE, so a
+  // resume with another file is refused. "" in files written before ddpbench saved it.
+  std::string model;
 };
 
 struct Checkpoint {

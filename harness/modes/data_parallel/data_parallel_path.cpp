@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <torch/torch.h>
 
+#include "modes/common/forward_draws.h"
 #include "runtime/replica_stream.h"
 #include "runtime/worker_pool.h"
 #include "scenarios/training_recipe.h"
@@ -48,7 +49,8 @@ class DataParallelPath : public GradientPath {
         k_(replicas),
         pool_(replicas),
         fault_(std::move(fault)),
-        direct_(k_ == 1 && context.replica_device(0) == context.device()) {
+        direct_(k_ == 1 && context.replica_device(0) == context.device()),
+        draws_(*master_.ptr()) {
     context.place_model(*master_.ptr(), master_device_);
     for (int64_t r = 0; r < k_ && !direct_; ++r) {
       replicas_.push_back(master_.clone());
@@ -89,7 +91,7 @@ class DataParallelPath : public GradientPath {
     if (direct_) {
       // torch.nn.DataParallel.forward with one device: `return self.module(*inputs[0])` after
       // the scatter; no replicate, no parallel_apply, no gather.
-      const at::Tensor output = master_.forward(shards.at(0).inputs);
+      const at::Tensor output = draws_.forward(master_, shards.at(0).inputs, step, 0);
       return scenarios::compute_loss(spec_.loss, output, shards[0].targets);
     }
     std::vector<at::Tensor> outputs(shards.size());
@@ -101,7 +103,7 @@ class DataParallelPath : public GradientPath {
       // nothing on the CPU.
       const runtime::ReplicaStream stream(replica_devices_[i], master_device_);
       copy_master_into(*master_.ptr(), *replica.ptr(), shares_params_[i]);
-      outputs[i] = replica.forward(shards[i].inputs);
+      outputs[i] = draws_.forward(replica, shards[i].inputs, step, r);
       stream.join();
     });
     // gather() onto the master's device in replica order, then the loss on the whole output.
@@ -200,6 +202,7 @@ class DataParallelPath : public GradientPath {
   std::optional<FaultSpec> fault_;
   // One replica on the master's device: DataParallel calls the module itself (below, forward_loss).
   bool direct_;
+  ForwardDraws draws_;  // replica r's forward of step s draws as rank r's (forward_draws.h)
   std::vector<at::Device> replica_devices_;
   std::vector<bool> shares_params_;  // replica on the master's device: parameters are the master's
   int64_t step_ = 0;

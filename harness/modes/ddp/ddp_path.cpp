@@ -62,6 +62,7 @@ DdpPath::DdpPath(const scenarios::ScenarioSpec& spec, scenarios::ScenarioInstanc
     sync_bn::convert_sync_batchnorm(*instance.model.ptr(), comm_, sync_bn_control_);
   }
   model_ = std::make_unique<DistributedModel>(instance.model, comm_, options_.ddp);
+  draws_ = std::make_unique<ForwardDraws>(model_->module());
   model_->set_record_buffers(options_.checking && checks_buffers());
 
   std::vector<std::string> names;
@@ -121,8 +122,9 @@ at::Tensor DdpPath::forward_loss(const std::vector<data::Batch>& shards, int64_t
     last_batch_ = shards.front();
   }
   const data::Batch& batch = last_batch_;
-  at::Tensor loss =
-      scenarios::compute_loss(spec_.loss, model_->forward(batch.inputs), batch.targets);
+  const at::Tensor output = draws_->forward([&] { return model_->forward(batch.inputs); },
+                                            batch.inputs.device(), step, rank);
+  at::Tensor loss = scenarios::compute_loss(spec_.loss, output, batch.targets);
   if (fault_fires(fault, FaultKind::kNan, rank, step)) {
     loss = loss * std::numeric_limits<double>::quiet_NaN();
   }

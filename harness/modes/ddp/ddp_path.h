@@ -26,6 +26,7 @@
 #include "comm/communicator.h"
 #include "metrics/step_statistics.h"
 #include "modes/common/fault_injection.h"
+#include "modes/common/forward_draws.h"
 #include "modes/common/gradient_path.h"
 #include "modes/ddp/distributed_model.h"
 #include "runtime/execution_context.h"
@@ -97,6 +98,7 @@ class DdpPath : public GradientPath {
   DdpPathOptions options_;
   std::shared_ptr<sync_bn::SyncBnControl> sync_bn_control_;
   std::unique_ptr<DistributedModel> model_;
+  std::unique_ptr<ForwardDraws> draws_;  // rank r's forward of step s draws as chunk r's
   int64_t current_step_ = 0;
   int64_t counted_step_ = -1;  // the step gradient_collectives_ counts
   int64_t gradient_collectives_ = 0;

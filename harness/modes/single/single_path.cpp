@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include "errors.h"
+#include "modes/common/forward_draws.h"
 #include "modes/common/global_batch_norm.h"
 #include "modes/single/ghost_batch_norm.h"
 #include "scenarios/training_recipe.h"
@@ -19,7 +20,8 @@ class SinglePath : public GradientPath {
       : spec_(spec),
         model_(instance.model),
         rule_(rule),
-        chunk_sizes_(std::make_shared<std::vector<int64_t>>()) {
+        chunk_sizes_(std::make_shared<std::vector<int64_t>>()),
+        draws_(*model_.ptr()) {
     context.place_model(*model_.ptr());
     if (rule_.forward_per_replica) install_ghost_batch_norm(*model_.ptr(), chunk_sizes_);
     if (rule_.sync_bn_arithmetic) install_global_batch_norm(*model_.ptr(), nullptr);
@@ -39,7 +41,8 @@ class SinglePath : public GradientPath {
   at::Tensor forward_loss(const std::vector<data::Batch>& shards, int64_t step) override {
     const data::Batch& batch = shards.front();
     if (rule_.plain()) {
-      return scenarios::compute_loss(spec_.loss, model_.forward(batch.inputs), batch.targets);
+      return scenarios::compute_loss(spec_.loss, draws_.forward(model_, batch.inputs, step, 0),
+                                     batch.targets);
     }
     const int64_t k = rule_.replicas;
     const std::vector<int64_t>& sizes = *chunk_sizes_;
@@ -51,7 +54,9 @@ class SinglePath : public GradientPath {
                       "rank chunks of the plan",
                       step, batch.inputs.size(0), k));
     }
-    const at::Tensor output = model_.forward(batch.inputs);
+    const at::Tensor output = rule_.forward_chunk_by_chunk
+                                  ? forward_chunk_by_chunk(batch.inputs, sizes, step)
+                                  : model_.forward(batch.inputs);
     if (!rule_.mean_of_replica_losses) {
       return scenarios::compute_loss(spec_.loss, output, batch.targets);
     }
@@ -83,6 +88,34 @@ class SinglePath : public GradientPath {
     return out;
   }
 
+  // ReferenceRule::forward_chunk_by_chunk: rank r's forward, r = 0..K-1, and the buffers as rank
+  // 0's forward left them (DDP broadcasts rank 0's before the next forward; DataParallel keeps
+  // replica 0's).
+  at::Tensor forward_chunk_by_chunk(const at::Tensor& inputs, const std::vector<int64_t>& sizes,
+                                    int64_t step) {
+    std::vector<at::Tensor> outputs;
+    std::vector<at::Tensor> rank0_buffers;
+    bool rank0_done = false;
+    int64_t begin = 0;
+    for (size_t r = 0; r < sizes.size(); ++r) {
+      if (sizes[r] == 0) continue;  // a rank that ran out has no forward (Join)
+      outputs.push_back(draws_.forward(model_, inputs.narrow(0, begin, sizes[r]), step,
+                                       static_cast<int64_t>(r)));
+      begin += sizes[r];
+      if (!rank0_done) {
+        torch::NoGradGuard no_grad;
+        for (const at::Tensor& b : model_.ptr()->buffers()) rank0_buffers.push_back(b.clone());
+        rank0_done = true;
+      }
+    }
+    // set_data, not copy_: BatchNorm's backward saved its running statistics, and an in-place
+    // copy would bump their version and fail that backward (BatchNorm's own update runs inside
+    // its kernel and bumps none).
+    std::vector<at::Tensor> buffers = model_.ptr()->buffers();
+    for (size_t i = 0; i < rank0_buffers.size(); ++i) buffers[i].set_data(rank0_buffers[i]);
+    return at::cat(outputs);
+  }
+
   // DDP records the sample-weighted mean of the ranks' losses; with chunks of unequal size that
   // is not the loss backpropagated above (sum / K).
   double finish_checked_step(int64_t /*step*/, double local_loss, int64_t /*samples*/) override {
@@ -95,6 +128,7 @@ class SinglePath : public GradientPath {
   ReferenceRule rule_;
   // This step's rank chunk sizes (written by step_shards, read by forward and ghost BatchNorm).
   std::shared_ptr<std::vector<int64_t>> chunk_sizes_;
+  ForwardDraws draws_;
   at::Tensor recorded_loss_;
 };
 

@@ -35,12 +35,18 @@ struct ReferenceRule {
   // BatchNorm computed with SyncBN's arithmetic on the whole batch (modes/common/
   // global_batch_norm.h), not PyTorch's kernel: Note [SyncBN arithmetic reference].
   bool sync_bn_arithmetic = false;
+  // Each rank chunk forwarded through the whole model on its own, in rank order, its random
+  // draws seeded as rank r's (Note [Same random draws in every mode]), the running statistics
+  // left as chunk 0's forward made them: per-rank BatchNorm and dropout for a model whose layers
+  // are not ddpbench's (a TorchScript file), where ghost BatchNorm cannot reach.
+  bool forward_chunk_by_chunk = false;
 
   bool plain() const { return replicas == 1; }
   bool operator==(const ReferenceRule& o) const {
     return replicas == o.replicas && forward_per_replica == o.forward_per_replica &&
            mean_of_replica_losses == o.mean_of_replica_losses &&
-           sync_bn_arithmetic == o.sync_bn_arithmetic;
+           sync_bn_arithmetic == o.sync_bn_arithmetic &&
+           forward_chunk_by_chunk == o.forward_chunk_by_chunk;
   }
 };
 
