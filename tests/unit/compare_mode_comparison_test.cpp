@@ -207,6 +207,34 @@ TEST(ModeComparison, UpdateErrorIgnoresTheRoundingOfTheParameterAdd) {
   EXPECT_TRUE(std::isinf(normalized_update_error(ref * NAN, ref, before)));
 }
 
+// Note [Gradients at rounding level]: a bias whose gradient cancelled to rounding noise (values
+// near eps x the step's largest gradient) passes with other noise, while a 1e-4 error on a real
+// gradient, and a "noise" tensor that came out large, still fail.
+TEST(ModeComparison, AGradientAtRoundingLevelIsJudgedAgainstTheStepsLevel) {
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(12);
+  ModeTrace ref;
+  ref.losses = {1.0};
+  ref.param_names = {"conv.weight", "bn.bias"};
+  const at::Tensor weight = at::randn({64}, gen);                 // largest entry ~2.5
+  const at::Tensor noise = 1e-7 * at::randn({16}, gen);           // ~0.4 eps of it
+  ref.gradients = {{weight, noise}};
+  ModeTrace got = deep_copy(ref);
+  got.gradients[0][1] = 1e-7 * at::randn({16}, gen);  // other noise: O(1) of its own size
+  ASSERT_GT(normalized_gradient_error(got.gradients[0][1], noise, false), 0.5);
+  EXPECT_EQ(find(compare_modes(ref, got, policy()).checks, "gradients").status,
+            reports::CheckStatus::kPass);
+
+  ModeTrace fault = deep_copy(got);
+  fault.gradients[0][0] = weight * (1 + 1e-4);
+  EXPECT_EQ(find(compare_modes(ref, fault, policy()).checks, "gradients").status,
+            reports::CheckStatus::kFail);
+
+  ModeTrace large = deep_copy(got);
+  large.gradients[0][1] = noise + 1e-3;  // far above the rounding level
+  EXPECT_EQ(find(compare_modes(ref, large, policy()).checks, "gradients").status,
+            reports::CheckStatus::kFail);
+}
+
 TEST(ModeComparison, RankAgreementCheck) {
   EXPECT_EQ(rank_agreement_check(5, -1, -1, "").status, reports::CheckStatus::kPass);
   const auto c = rank_agreement_check(5, 4, 2, "conv1.weight");
