@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,9 @@ struct ZooCase {
   const char* fault_tensor;       // the tensor the gradient fault scales
   const char* fault_eps;          // above the scenario's gradient tolerance x world size
 };
+
+// gtest names a case by its file (the default prints the struct's bytes).
+void PrintTo(const ZooCase& c, std::ostream* os) { *os << c.file; }
 
 // The smallest runs that prove it: two steps, batches of 4 and 6 per rank (BatchNorm's
 // per-rank statistics differ from the whole batch's), no evaluation pass.
