@@ -47,6 +47,11 @@ void add_shared_run_flags(CLI::App& cmd, run::RunRequest& r) {
                  "TorchScript file (torch.jit.script(model).save) trained instead of the "
                  "scenario's model; the scenario still gives data, loss and optimizer")
       ->check(non_empty_path("pass the .pt file torch.jit.script(model).save wrote"));
+  cmd.add_option("--data", r.data_file,
+                 "torch.save file of {\"inputs\": Tensor[N,...], \"targets\": Tensor[N]} "
+                 "trained on instead of the scenario's data (no evaluation split)")
+      ->check(non_empty_path(
+          "pass the .pt file torch.save({\"inputs\": x, \"targets\": y}, FILE) wrote"));
   cmd.add_option("--steps", r.steps,
                  "Training steps: checked steps, and timed steps after --warmup (default: the "
                  "scenario's)")
@@ -183,6 +188,7 @@ std::vector<std::string> command_line(const run::RunRequest& r) {
     if (set) a.emplace_back(name);
   };
   if (!r.model.empty()) option("--model", r.model);
+  if (!r.data_file.empty()) option("--data", r.data_file);
   if (!r.modes.empty()) option("--modes", fmt::format("{}", fmt::join(r.modes, ",")));
   if (r.steps > 0) number("--steps", r.steps);
   if (r.batch_size > 0) number("--batch-size", r.batch_size);

@@ -125,27 +125,43 @@ void check_script_model(const training::RunSetup& setup,
   }
 }
 
-// One forward of the first training sample, in eval mode and without autograd, before
-// anything starts: a model that does not fit the scenario's data says so here, naming the shape.
-void check_script_forward(const training::RunSetup& setup, const data::Dataset& dataset,
-                          torch::nn::AnyModule& model) {
+// The last line of an error (the TorchScript interpreter's message is its traceback).
+std::string last_line(std::string why) {
+  while (!why.empty() && std::isspace(static_cast<unsigned char>(why.back()))) why.pop_back();
+  return why.substr(why.find_last_of('\n') + 1);
+}
+
+// One forward and loss of the first training sample, in eval mode and without autograd, before
+// anything starts: a --model that does not fit the data, or --data that does not fit the model or
+// the loss, says so here, naming the shapes.
+void check_first_sample(const training::RunSetup& setup, const RunRequest& request,
+                        const data::Dataset& dataset, torch::nn::AnyModule& model) {
   const data::Example example = dataset.get(0, 0);
   at::Tensor input = example.input.unsqueeze(0);
+  at::Tensor target = example.target.unsqueeze(0);
   if (input.is_floating_point()) input = input.to(setup.context.dtype);
+  if (target.is_floating_point()) target = target.to(setup.context.dtype);
+  const std::string flag = request.model.empty() ? "--data" : "--model";
+  const std::string data = request.data_file.empty() ? setup.spec->name + "'s data" : "--data";
   torch::NoGradGuard no_grad;
   model.ptr()->to(setup.context.dtype);
   model.ptr()->eval();
+  at::Tensor output;
   try {
-    model.forward(input);
+    output = model.forward(input);
   } catch (const std::exception& e) {
-    // The TorchScript interpreter's message is its traceback; the error is its last line.
-    std::string why = e.what();
-    while (!why.empty() && std::isspace(static_cast<unsigned char>(why.back()))) why.pop_back();
-    why = why.substr(why.find_last_of('\n') + 1);
     throw InputError(fmt::format(
-        "--model: forward fails on a batch of shape {} {} ({}'s data): {}; script a model that "
-        "takes that input",
-        input.sizes(), c10::toString(input.scalar_type()), setup.spec->name, why));
+        "{}: forward fails on a batch of shape {} {} ({}): {}; pass a model and data that fit",
+        flag, input.sizes(), c10::toString(input.scalar_type()), data, last_line(e.what())));
+  }
+  try {
+    scenarios::compute_loss(setup.spec->loss, output, target);
+  } catch (const std::exception& e) {
+    throw InputError(fmt::format(
+        "{}: {}'s loss {} fails on an output of shape {} and a target of shape {} {} ({}): {}; "
+        "pass a model and data that fit the loss",
+        flag, setup.spec->name, scenarios::loss_name(setup.spec->loss), output.sizes(),
+        target.sizes(), c10::toString(target.scalar_type()), data, last_line(e.what())));
   }
   model.ptr()->train();
 }
@@ -266,7 +282,9 @@ std::optional<PreparedRun> prepare_run(const RunRequest& request,
       training::make_plan(setup, *dataset, setup.world_size, setup.global_batch);
   const modes::GradRecordKind grad = training::resolve_grad_record(setup, *instance.model.ptr());
   check_model_fits(setup, *instance.model.ptr());
-  if (!request.model.empty()) check_script_forward(setup, *dataset, instance.model);
+  if (!request.model.empty() || !request.data_file.empty()) {
+    check_first_sample(setup, request, *dataset, instance.model);
+  }
   check_micro_batches(setup, plan);
   if (!request.resume.empty()) {
     setup.resume = load_resume(request.resume, setup, registry, *instance.model.ptr(), plan);

@@ -15,6 +15,7 @@
 #include "launch/local_address.h"
 #include "modes/ddp/comm_hook.h"
 #include "quoted_input.h"
+#include "run/data_file.h"
 #include "run/device_choice.h"
 #include "run/shared_checks.h"
 #include "scenarios/scenario_config.h"
@@ -268,6 +269,12 @@ training::RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioReg
   training::RunSetup s;
   scenarios::ScenarioSpec spec = scenarios::configure_scenario(registry, scenario_source(o));
   if (!o.model.empty()) spec = scenarios::with_script_model(std::move(spec), o.model);
+  if (!o.data_file.empty()) {
+    if (!o.data_dir.empty()) {
+      throw InputError("--data and --data-dir both name the training data: pass one of them");
+    }
+    spec = with_data_file(std::move(spec), o.data_file);
+  }
   s.spec = std::make_shared<const scenarios::ScenarioSpec>(std::move(spec));
   s.world_size = world_size.value_or(o.world_size);
   s.modes = resolve_modes(o.modes, s.world_size);

@@ -23,6 +23,9 @@ struct RunRequest {
   // A TorchScript file whose model replaces the scenario's (scenarios/script_scenario.h); empty =
   // the scenario's own model.
   std::string model;
+  // A torch.save file of {"inputs", "targets"} trained on instead of the scenario's data
+  // (run/data_file.h); empty = the scenario's own data.
+  std::string data_file;
   // Modes to run (single, dp, ddp); empty = single,dp,ddp when --gpus is not given either
   // (run/default_comparison.h), else single,ddp with a world size > 1, single with 1.
   std::vector<std::string> modes;

@@ -29,9 +29,11 @@ class ScriptModelE2E : public testing::TempDirTest {
   }
   static std::string model(const std::string& name) { return *models_ + "/" + name; }
 
-  testing::ProcessResult run(const std::string& out, std::vector<std::string> extra) {
-    std::vector<std::string> args = {"run", "--scenario", "linear_mse", "--steps", "3",
-                                     "--check-only", "--quiet", "--out", path(out)};
+  // A short checked run of `scenario` (default linear_mse) with `extra`.
+  testing::ProcessResult run(const std::string& out, std::vector<std::string> extra,
+                             const std::string& scenario = "linear_mse") {
+    std::vector<std::string> args = {"run",          "--scenario", scenario, "--steps", "3",
+                                     "--check-only", "--quiet",    "--out",  path(out)};
     args.insert(args.end(), extra.begin(), extra.end());
     return ddpbench(args);
   }
@@ -117,6 +119,54 @@ TEST_F(ScriptModelE2E, ACheckpointResumesOnlyWithTheFileItTrained) {
   EXPECT_NE(other.err.find("saved by a run that trained"), std::string::npos) << other.err;
   EXPECT_EQ(testing::count_lines(other.err), 1) << other.err;
   EXPECT_FALSE(fs::exists(path("other")));
+}
+
+// --data FILE.pt: the user's tensors instead of the scenario's data, judged in every mode (and a
+// fault on them fails); the report names the data by the file's hash; what cannot be trained on
+// is refused in one line, exit 2, nothing written.
+TEST_F(ScriptModelE2E, DataFileTrainsEveryModeAndBadFilesAreRefused) {
+  // cifar_resnet18 gives cross entropy and SGD; the mlp and the file give 10 features, 10 classes.
+  const std::vector<std::string> own = {"--model", model("mlp.pt"), "--data",
+                                        model("data_classes.pt"), "--batch-size", "8"};
+  auto args = own;
+  args.insert(args.end(), {"--modes", "single,dp,ddp", "--gpus", "2"});
+  const auto r = run("data", args, "cifar_resnet18");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto report = read_json(path("data") + "/report.json");
+  EXPECT_TRUE(report.at("passed").get<bool>());
+  EXPECT_EQ(report["config"]["dataset"].get<std::string>().rfind("--data tensors sha256:", 0), 0u)
+      << report["config"]["dataset"];
+  args = own;
+  args.insert(args.end(), {"--modes", "single,ddp", "--gpus", "2", "--inject-fault",
+                           "grad:rank=1,step=1,eps=1e-3"});
+  EXPECT_EQ(run("data_fault", args, "cifar_resnet18").exit_code, 1);
+
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"data_keys.pt", "keys besides \"inputs\" and \"targets\""},
+      {"data_rows.pt", "\"inputs\" has 24 rows and \"targets\" 23"},
+      {"data_nan.pt", "\"inputs\" holds NaN or infinity"},
+      {"data_uint8.pt", "\"inputs\" is Byte"},
+      {"data_mse.pt", "takes int64 class indices"},
+      {"data_narrow.pt", "forward fails on a batch of shape [1, 7]"},
+      {"data_tensor.pt", "it holds no dict"},
+      {"mlp.pt", "cannot read it as a torch.load file"},
+      {"no-such.pt", "cannot read it"},
+  };
+  for (const auto& [file, says] : refused) {
+    auto bad = own;
+    bad[3] = model(file);
+    const auto b = run("refused", bad, "cifar_resnet18");
+    EXPECT_EQ(b.exit_code, 2) << file << b.out << b.err;
+    EXPECT_NE(b.err.find(says), std::string::npos) << file << ": " << b.err;
+    EXPECT_EQ(testing::count_lines(b.err), 1) << b.err;
+    EXPECT_FALSE(fs::exists(path("refused"))) << file;
+  }
+  auto both = own;
+  both.insert(both.end(), {"--data-dir", *models_});
+  const auto b = run("refused", both, "cifar_resnet18");
+  EXPECT_EQ(b.exit_code, 2) << b.out << b.err;
+  EXPECT_NE(b.err.find("--data and --data-dir both name the training data"), std::string::npos)
+      << b.err;
 }
 
 }  // namespace

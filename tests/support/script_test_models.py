@@ -19,6 +19,11 @@ DIR/tied.pt             one weight tensor under two names
 DIR/mlp.pt              Linear(10, 16) + Tanh + Linear(16, 10): fits linear_mse's data (e2e tests)
 DIR/mlp_bn.pt           the same with BatchNorm1d(16) after the first Linear
 DIR/traced_dropout.pt   torch.jit.trace of Linear + Dropout(0.5): traced, one random op
+DIR/data_classes.pt     --data: {"inputs": randn(24, 10), "targets": int64 classes < 10}
+DIR/data_mse.pt         --data: {"inputs": randn(24, 10), "targets": randn(24, 10)}
+DIR/data_<fault>.pt     --data files to refuse: keys (other keys), rows (23 targets), nan,
+                        uint8 (inputs), narrow (7 features: the mlp's forward fails),
+                        tensor (a bare tensor)
 With --zoo, instead, the real models (tests/e2e/script_model_zoo_e2e_test.cpp):
 DIR/mobilenet_v2.pt     torchvision's mobilenet_v2(num_classes=10, width_mult=0.25): BatchNorm,
                         ReLU6, dropout in the classifier; fits cifar_resnet18's 3x32x32 images
@@ -105,6 +110,25 @@ class Tied(nn.Module):
         return self.b(self.a(x))
 
 
+def write_data_files(out):
+    gen = torch.Generator().manual_seed(3)
+    x = torch.randn(24, 10, generator=gen)
+    classes = torch.randint(0, 10, (24,), generator=gen)
+    files = {
+        "classes": {"inputs": x, "targets": classes},
+        "mse": {"inputs": x, "targets": torch.randn(24, 10, generator=gen)},
+        "keys": {"inputs": x, "labels": classes},
+        "rows": {"inputs": x, "targets": classes[:23]},
+        "nan": {"inputs": x.clone().index_fill_(0, torch.tensor([5]), float("nan")),
+                "targets": classes},
+        "uint8": {"inputs": (x.abs() * 10).to(torch.uint8), "targets": classes},
+        "narrow": {"inputs": x[:, :7].clone(), "targets": classes},
+    }
+    for name, content in files.items():
+        torch.save(content, os.path.join(out, f"data_{name}.pt"))
+    torch.save(x, os.path.join(out, "data_tensor.pt"))  # a tensor, not the dict
+
+
 def write_zoo(out):
     import torchvision  # only here: the small files load without it, faster
     torch.manual_seed(2)
@@ -153,6 +177,7 @@ def main():
         os.path.join(out, "mlp.pt"))
     script(nn.Sequential(nn.Linear(10, 16), nn.BatchNorm1d(16), nn.Tanh(),
                          nn.Linear(16, 10))).save(os.path.join(out, "mlp_bn.pt"))
+    write_data_files(out)
     torch.jit.trace(nn.Sequential(nn.Linear(10, 10), nn.Dropout(0.5)).train(),
                     torch.randn(2, 10), check_trace=False).save(
         os.path.join(out, "traced_dropout.pt"))

@@ -23,18 +23,17 @@ namespace {
 // Records besides data.pkl and data/*: "version", ".data/version", "byteorder" and the like, a
 // few bytes each.
 constexpr uint64_t kSmallRecord = 4096;
-constexpr const char* kForeignHint =
-    "pass a checkpoint of this run's scenario written by `ddpbench run --checkpoint-every N`";
-
-[[noreturn]] void refuse_file(const std::string& path, const std::string& why) {
-  throw InputError(fmt::format("--resume {}: {}", quoted_input(path), why));
+[[noreturn]] void refuse_file(const std::string& path, const std::string& why,
+                              const TorchFileRole& role) {
+  throw InputError(fmt::format("{} {}: {}", role.flag, quoted_input(path), why));
 }
 
-[[noreturn]] void unreadable(const std::string& path, const std::string& what) {
+[[noreturn]] void unreadable(const std::string& path, const std::string& what,
+                             const TorchFileRole& role) {
   refuse_file(path,
-              fmt::format("cannot read it as a torch.load file ({}); pass a checkpoint written "
-                          "by `ddpbench run --checkpoint-every N`",
-                          what.substr(0, what.find('\n'))));
+              fmt::format("cannot read it as a torch.load file ({}); {}",
+                          what.substr(0, what.find('\n')), role.fix),
+              role);
 }
 
 // A record's name inside the archive's folder, as PyTorchStreamReader looks it up.
@@ -46,12 +45,12 @@ std::string record_name(const std::string& entry) {
 // Each entry's size against what its kind of record can hold; the sizes by record name.
 std::map<std::string, uint64_t> bounded_sizes(const std::vector<char>& bytes,
                                               const std::string& path, const RecordBounds& b,
-                                              bool with_tensors) {
+                                              bool with_tensors, const TorchFileRole& role) {
   std::vector<ZipEntry> entries;
   try {
     entries = zip_entries(bytes);
   } catch (const std::exception& e) {
-    unreadable(path, e.what());
+    unreadable(path, e.what(), role);
   }
   std::map<std::string, uint64_t> sizes;
   for (const ZipEntry& e : entries) {
@@ -60,10 +59,11 @@ std::map<std::string, uint64_t> bounded_sizes(const std::vector<char>& bytes,
     const uint64_t limit = name == "data.pkl" ? b.pickle : tensor ? b.largest_tensor : kSmallRecord;
     if (e.size > limit && (with_tensors || !tensor)) {
       refuse_file(
-          path, fmt::format("its record {} holds {} bytes, more than {} can ({} bytes): {}",
-                            quoted_input(e.name), e.size,
-                            tensor ? "any tensor of this scenario's model" : "such a record", limit,
-                            kForeignHint));
+          path,
+          fmt::format("its record {} holds {} bytes, more than {} can ({} bytes): {}",
+                      quoted_input(e.name), e.size,
+                      tensor ? role.one_tensor : "such a record", limit, role.fix),
+          role);
     }
     uint64_t& size = sizes[name];
     size = std::max(size, e.size);
@@ -79,8 +79,10 @@ uint64_t TorchFile::record_bytes(const at::Tensor& t) const {
 }
 
 TorchFile read_torch_file(const std::vector<char>& bytes, const std::string& path,
-                          const RecordBounds& bounds, bool with_tensors) {
-  const std::map<std::string, uint64_t> sizes = bounded_sizes(bytes, path, bounds, with_tensors);
+                          const RecordBounds& bounds, bool with_tensors,
+                          const TorchFileRole& role) {
+  const std::map<std::string, uint64_t> sizes =
+      bounded_sizes(bytes, path, bounds, with_tensors, role);
   TorchFile out;
   try {
     caffe2::serialize::PyTorchStreamReader reader(
@@ -104,9 +106,9 @@ TorchFile read_torch_file(const std::vector<char>& bytes, const std::string& pat
       total += size == sizes.end() ? 0 : size->second;
       if (total > bounds.all_tensors) {
         refuse_file(path,
-                    fmt::format("its tensor records add up to more than this scenario's model "
-                                "and optimizer state hold ({} bytes): {}",
-                                bounds.all_tensors, kForeignHint));
+                    fmt::format("its tensor records add up to more than {} hold ({} bytes): {}",
+                                role.all_tensors, bounds.all_tensors, role.fix),
+                    role);
       }
       auto [data, data_size] = reader.getRecord(name);
       out.records[data.get()] = data_size;
@@ -118,7 +120,7 @@ TorchFile read_torch_file(const std::vector<char>& bytes, const std::string& pat
   } catch (const InputError&) {
     throw;
   } catch (const std::exception& e) {
-    unreadable(path, e.what());
+    unreadable(path, e.what(), role);
   }
   return out;
 }
