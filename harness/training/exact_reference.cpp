@@ -53,11 +53,12 @@ ExactReference exact_reference_for(const RunSetup& setup, ModeKind mode,
         bn, local));
   }
   if (draws) {
+    // The cause's name is the text before its first colon: the op names come after it.
     ref.causes.push_back(fmt::format(
-        "Random draws in forward ({}): each {} draws for its own {} samples from a generator "
-        "seeded for (step, rank) (Note [Same random draws in every mode]), not one draw for the "
-        "whole batch",
-        fmt::join(script->random_ops, ", "), ddp ? "rank" : "replica", local));
+        "Random draws in forward: each {} draws for its own {} samples from a generator seeded "
+        "for (step, rank), not once for the whole batch (Note [Same random draws in every "
+        "mode]; {})",
+        ddp ? "rank" : "replica", local, fmt::join(script->random_ops, ", ")));
   }
   // Note [SyncBN arithmetic reference] (modes/common/global_batch_norm.h).
   const bool sync_arithmetic =
