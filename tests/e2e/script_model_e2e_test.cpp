@@ -80,6 +80,7 @@ TEST_F(ScriptModelE2E, WhatCannotTrainIsRefusedInOneLineAndNothingIsWritten) {
       // here shows the line reaching the user.
       {{"--model", model("state_dict.pt")}, "is not a TorchScript file"},
       {{"--model", model("no-such.pt")}, "cannot read it"},
+      {{"--model", model("newer.pt")}, "saved by a newer PyTorch than the linked libtorch"},
       {{"--model", model("small.pt"), "--modes", "single"},
        "forward fails on a batch of shape [1, 10]"},
       {{"--model", model("mlp_bn.pt"), "--modes", "single,ddp", "--gpus", "2",

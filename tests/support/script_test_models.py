@@ -18,6 +18,7 @@ DIR/tuple_out.pt        forward returns a tuple
 DIR/tied.pt             one weight tensor under two names
 DIR/mlp.pt              Linear(10, 16) + Tanh + Linear(16, 10): fits linear_mse's data (e2e tests)
 DIR/mlp_bn.pt           the same with BatchNorm1d(16) after the first Linear
+DIR/newer.pt            mlp.pt with its archive's format version set to 99: "saved by a newer PyTorch"
 DIR/traced_dropout.pt   torch.jit.trace of Linear + Dropout(0.5): traced, one random op
 DIR/data_classes.pt     --data: {"inputs": randn(24, 10), "targets": int64 classes < 10}
 DIR/data_mse.pt         --data: {"inputs": randn(24, 10), "targets": randn(24, 10)}
@@ -110,6 +111,18 @@ class Tied(nn.Module):
         return self.b(self.a(x))
 
 
+def write_newer_version(src, dst):
+    """A copy of `src` whose archive says format version 99: what a future PyTorch's file looks
+    like to the linked libtorch, which reads versions up to 10 (1.13) or a little more (2.x)."""
+    import zipfile
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_STORED) as zout:
+        for item in zin.infolist():
+            data = zin.read(item.filename)
+            if item.filename.count("/") == 1 and item.filename.endswith("/version"):
+                data = b"99\n"
+            zout.writestr(item, data)
+
+
 def write_data_files(out):
     gen = torch.Generator().manual_seed(3)
     x = torch.randn(24, 10, generator=gen)
@@ -177,6 +190,7 @@ def main():
         os.path.join(out, "mlp.pt"))
     script(nn.Sequential(nn.Linear(10, 16), nn.BatchNorm1d(16), nn.Tanh(),
                          nn.Linear(16, 10))).save(os.path.join(out, "mlp_bn.pt"))
+    write_newer_version(os.path.join(out, "mlp.pt"), os.path.join(out, "newer.pt"))
     write_data_files(out)
     torch.jit.trace(nn.Sequential(nn.Linear(10, 10), nn.Dropout(0.5)).train(),
                     torch.randn(2, 10), check_trace=False).save(
