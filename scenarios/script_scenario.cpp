@@ -27,8 +27,10 @@ ScenarioSpec with_script_model(ScenarioSpec base, const std::string& file) {
   // Refuses, before anything starts, what cannot train.
   const models::ScriptModel probe(bytes, file);
   base.model_name = "TorchScript sha256:" + sha256_hex(*bytes);
-  base.build_model = [bytes, file](int64_t /*seed: the weights are the file's*/) {
-    return torch::nn::AnyModule(models::ScriptModel(bytes, file));
+  // Every model of the run reuses the probe's analysis of forward (models/script_model.h).
+  // The seed is unused: the weights are the file's.
+  base.build_model = [bytes, file, facts = probe->facts()](int64_t /*seed*/) {
+    return torch::nn::AnyModule(models::ScriptModel(bytes, file, false, &facts));
   };
   // The torch DDP oracle loads the same file (reference/torch_ddp_oracle.py).
   base.torch_oracle_model = "torchscript";

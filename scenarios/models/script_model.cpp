@@ -149,7 +149,7 @@ void require_trainable(const torch::jit::Module& script, const torch::nn::Module
 }  // namespace
 
 ScriptModelImpl::ScriptModelImpl(std::shared_ptr<const std::string> bytes, std::string file,
-                                 bool optimize_graph)
+                                 bool optimize_graph, const ScriptModelFacts* known)
     : bytes_(std::move(bytes)), file_(std::move(file)), optimize_graph_(optimize_graph) {
   script_ = std::make_shared<torch::jit::Module>(load_script(*bytes_, file_));
   mirror_tensors(*script_, *this, facts_);
@@ -160,8 +160,8 @@ ScriptModelImpl::ScriptModelImpl(std::shared_ptr<const std::string> bytes, std::
     }
   }
   require_trainable(*script_, *this, facts_, file_);
-  facts_.random_ops = random_ops_of_forward(*script_);
-  facts_.traced = forward_is_traced(*script_);
+  facts_.random_ops = known != nullptr ? known->random_ops : random_ops_of_forward(*script_);
+  facts_.traced = known != nullptr ? known->traced : forward_is_traced(*script_);
   script_->train(is_training());
 }
 
@@ -180,7 +180,7 @@ void ScriptModelImpl::train(bool on) {
 std::shared_ptr<torch::nn::Module> ScriptModelImpl::clone(
     const c10::optional<at::Device>& device) const {
   torch::NoGradGuard no_grad;
-  auto copy = std::make_shared<ScriptModelImpl>(bytes_, file_, optimize_graph_);
+  auto copy = std::make_shared<ScriptModelImpl>(bytes_, file_, optimize_graph_, &facts_);
   const auto copy_tensors = [&](const torch::OrderedDict<std::string, at::Tensor>& from,
                                 const torch::OrderedDict<std::string, at::Tensor>& into) {
     for (const auto& t : from) {

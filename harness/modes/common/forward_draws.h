@@ -42,8 +42,6 @@ class ForwardDraws {
   at::Tensor forward(const std::function<at::Tensor()>& run, const at::Device& device,
                      int64_t step, int64_t chunk);
 
-  bool seeds() const { return seeds_; }
-
  private:
   bool seeds_;
   std::unique_ptr<std::mutex> lock_;
