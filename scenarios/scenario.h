@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "data/dataset.h"
+#include "data/synthetic_tensors.h"
 
 namespace ddpbench::scenarios {
 
@@ -128,6 +129,12 @@ struct ScenarioSpec {
   std::string model_file;
   // What the report says of that file (models/script_model.h, describe_script_model).
   std::string model_notes;
+  // --data FILE (or DATA.FILE): the torch.save file of tensors trained on instead of the
+  // scenario's data (run/data_file.h); empty: the scenario's data.
+  std::string data_file;
+  // --input-shape and its companions (or the DATA.* keys): synthetic data of the declared shape
+  // instead of the scenario's (run/synthetic_data.h); not requested() on every built-in.
+  data::SyntheticTensorsShape synthetic;
   // DDP converts every BatchNorm to SyncBN (like convert_sync_batchnorm), and the scenario
   // then declares equality with single-device training for DDP.
   bool sync_bn = false;

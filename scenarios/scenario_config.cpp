@@ -158,12 +158,17 @@ std::string unknown_key_message(const Assignment& a) {
                      quoted_input(a.key), a.where, hint);
 }
 
-void apply_assignment(ScenarioSpec& spec, const Assignment& a) {
+// `config_dir`: the folder of the file the assignment comes from, which a relative path in it
+// is relative to; empty for the command line (relative to the working directory).
+void apply_assignment(ScenarioSpec& spec, const Assignment& a,
+                      const std::filesystem::path& config_dir = {}) {
   const ScenarioKey* key = find_scenario_key(a.key);
   if (key == nullptr) throw InputError(unknown_key_message(a));
   try {
     if (!a.scalar) throw std::invalid_argument(key->type);
-    key->set(spec, a.value);
+    const bool rebase = key->path && !config_dir.empty() && !a.value.empty() &&
+                        std::filesystem::path(a.value).is_relative();
+    key->set(spec, rebase ? (config_dir / a.value).lexically_normal().string() : a.value);
   } catch (const std::invalid_argument&) {
     throw InputError(fmt::format("scenario key {} ({}): {} is not {}", a.key, a.where,
                                  a.scalar ? quoted_input(a.value) : "a list or mapping",
@@ -178,8 +183,58 @@ bool regression_loss(LossKind loss) {
   return loss != LossKind::kCrossEntropy && loss != LossKind::kBceOneHot;
 }
 
-void check_combinations(const ScenarioSpec& spec, const ScenarioSpec& base,
-                        const ScenarioRegistry& registry) {
+// Synthetic data (the DATA.* keys of data/synthetic_tensors.h): described whole or not at all,
+// beside no data file, with a loss its targets take. `loss_set`: LOSS.NAME (or --loss) was given;
+// when it was not, the targets pick the loss.
+void check_synthetic_data(ScenarioSpec& spec, bool loss_set) {
+  const data::SyntheticTensorsShape& d = spec.synthetic;
+  const data::SyntheticTensorsShape none;
+  if (!d.requested()) {
+    const char* stray = d.input_dtype != none.input_dtype ? "DATA.INPUT_DTYPE (--input-dtype)"
+                        : d.vocab_size != none.vocab_size ? "DATA.VOCAB_SIZE (--vocab-size)"
+                        : d.num_classes != none.num_classes ? "DATA.NUM_CLASSES (--num-classes)"
+                        : !d.target_shape.empty()           ? "DATA.TARGET_SHAPE (--target-shape)"
+                        : d.samples != none.samples         ? "DATA.SAMPLES"
+                                                            : nullptr;
+    if (stray != nullptr) {
+      throw InputError(fmt::format(
+          "{} describes synthetic data, which needs DATA.INPUT_SHAPE (--input-shape) too: add "
+          "the input shape, or drop it",
+          stray));
+    }
+    return;
+  }
+  if (!spec.data_file.empty()) {
+    throw InputError(
+        "DATA.FILE (--data) and DATA.INPUT_SHAPE (--input-shape) both name the training data: "
+        "pass one of them");
+  }
+  if ((d.num_classes > 0) == !d.target_shape.empty()) {
+    throw InputError(fmt::format(
+        "synthetic data needs one kind of target, {}: --num-classes N (class labels for "
+        "cross_entropy or bce_one_hot) or --target-shape (regression targets for mse or rmse)",
+        d.num_classes > 0 ? "and has two" : "and has none"));
+  }
+  if ((d.input_dtype == "int64") != (d.vocab_size > 0)) {
+    throw InputError(d.vocab_size > 0
+                         ? "DATA.VOCAB_SIZE (--vocab-size) bounds int64 token ids: add "
+                           "--input-dtype int64, or drop --vocab-size"
+                         : "int64 synthetic inputs are token ids drawn below a vocabulary size: "
+                           "add --vocab-size N (the model's embedding rows)");
+  }
+  const bool classes = d.num_classes > 0;
+  if (!loss_set) {
+    spec.loss = classes ? LossKind::kCrossEntropy : LossKind::kMse;
+  } else if (regression_loss(spec.loss) == classes) {
+    throw InputError(fmt::format(
+        "LOSS.NAME (--loss) does not fit the synthetic targets: {} take {}; pick one of those",
+        classes ? "class labels (--num-classes)" : "regression targets (--target-shape)",
+        classes ? "cross_entropy or bce_one_hot" : "mse or rmse"));
+  }
+}
+
+void check_combinations(ScenarioSpec& spec, const ScenarioSpec& base,
+                        const ScenarioRegistry& registry, bool loss_set) {
   const OptimizerSpec& o = spec.optimizer;
   // torch.optim.SGD: "Nesterov momentum requires a momentum and zero dampening".
   if (o.nesterov && (o.momentum <= 0 || o.dampening != 0)) {
@@ -187,10 +242,14 @@ void check_combinations(const ScenarioSpec& spec, const ScenarioSpec& base,
         "OPTIM.NESTEROV true needs OPTIM.MOMENTUM > 0 and OPTIM.DAMPENING 0 (torch.optim.SGD "
         "refuses it otherwise): set both, or OPTIM.NESTEROV false");
   }
-  // The data is the base's: class labels feed cross-entropy, regression targets feed (R)MSE.
-  if (regression_loss(spec.loss) != regression_loss(base.loss)) {
+  check_synthetic_data(spec, loss_set);
+  // The data is the base's: class labels feed cross-entropy, regression targets feed (R)MSE. A
+  // data file's targets are checked against the loss when it is read (run/data_file.h).
+  const bool own_data = spec.synthetic.requested() || !spec.data_file.empty();
+  if (!own_data && regression_loss(spec.loss) != regression_loss(base.loss)) {
     throw InputError(fmt::format(
-        "LOSS.NAME does not fit {}'s data ({}): its targets are {}; keep a loss for them",
+        "LOSS.NAME (--loss) does not fit {}'s data ({}): its targets are {}; keep a loss for "
+        "them",
         base.name, base.dataset_name,
         regression_loss(base.loss) ? "regression values (mse or rmse)"
                                    : "class labels (cross_entropy or bce_one_hot)"));
@@ -251,11 +310,23 @@ ScenarioSpec configure_scenario(const ScenarioRegistry& registry, const Scenario
   const ScenarioSpec& base = registry.get(
       source.config.empty() ? source.scenario : base_name(file, registry, source.config));
   ScenarioSpec spec = base;
+  const std::filesystem::path config_dir =
+      source.config.empty() ? std::filesystem::path()
+                            : std::filesystem::absolute(source.config).parent_path();
+  bool loss_set = false;
   for (const Assignment& a : file) {
-    if (a.key != kBaseKey) apply_assignment(spec, a);
+    if (a.key != kBaseKey) apply_assignment(spec, a, config_dir);
+    loss_set = loss_set || a.key == "LOSS.NAME";
   }
-  for (const Assignment& a : overrides) apply_assignment(spec, a);
-  check_combinations(spec, base, registry);
+  for (const Assignment& a : overrides) {
+    apply_assignment(spec, a);
+    loss_set = loss_set || a.key == "LOSS.NAME";
+  }
+  for (const FlagKey& f : source.flags) {
+    apply_assignment(spec, {f.key, f.value, f.flag, true});
+    loss_set = loss_set || f.key == "LOSS.NAME";
+  }
+  check_combinations(spec, base, registry, loss_set);
   spec.base = base.name;
   spec.configured_by = describe_source(source);
   return spec;
@@ -264,6 +335,7 @@ ScenarioSpec configure_scenario(const ScenarioRegistry& registry, const Scenario
 std::string describe_source(const ScenarioSource& source) {
   std::vector<std::string> words;
   if (!source.config.empty()) words = {"--config", source.config};
+  for (const FlagKey& f : source.flags) words.insert(words.end(), {f.flag, f.value});
   words.insert(words.end(), source.overrides.begin(), source.overrides.end());
   return fmt::format("{}", fmt::join(words, " "));
 }
@@ -287,7 +359,10 @@ std::string scenario_yaml(const ScenarioSpec& spec) {
                                        spec.model_name, spec.dataset_name));
       }
     }
-    e << YAML::Key << k.name.substr(section.size() + 1) << YAML::Value << k.get(spec)
+    // A path as the run resolved it, wherever the file is read again.
+    std::string value = k.get(spec);
+    if (k.path && !value.empty()) value = std::filesystem::absolute(value).lexically_normal();
+    e << YAML::Key << k.name.substr(section.size() + 1) << YAML::Value << value
       << YAML::Comment(k.help);
   }
   e << YAML::EndMap << YAML::EndMap;

@@ -3,9 +3,10 @@
 // OPTIM.BASE_LR 0.01`), and a scenario written back as such a file (`ddpbench list --yaml`).
 // The keys, their types and their fields are scenario_keys.h's one table.
 //
-// Precedence, lowest first: the base built-in, the file, the overrides in the order given; the
-// run's flags (--steps, --batch-size, --seed, --dtype, --sync-bn) then override the scenario's
-// defaults as they do for a built-in. A key set twice in one place (twice in the file, twice on
+// Precedence, lowest first: the base built-in, the file, the overrides in the order given, the
+// flags that set a key (--model, --data, --input-shape, --loss, ...); the run's flags (--steps,
+// --batch-size, --seed, --dtype, --sync-bn) then override the scenario's defaults as they do
+// for a built-in. A key set twice in one place (twice in the file, twice on
 // the command line) is an error: which one wins would be an accident.
 #pragma once
 
@@ -20,6 +21,13 @@ namespace ddpbench::scenarios {
 // The key a file names its built-in base with (the model and data are code).
 inline constexpr const char* kBaseKey = "SCENARIO.BASE";
 
+// A run flag that sets a scenario key (--model sets MODEL.FILE, --input-shape DATA.INPUT_SHAPE).
+struct FlagKey {
+  std::string flag;  // "--input-shape"
+  std::string key;   // "DATA.INPUT_SHAPE"
+  std::string value;
+};
+
 struct ScenarioSource {
   // A built-in's name; with a config file, the file names its base instead.
   std::string scenario;
@@ -27,8 +35,10 @@ struct ScenarioSource {
   std::string config;
   // KEY VALUE KEY VALUE ... applied after the file.
   std::vector<std::string> overrides;
+  // Flags given, applied last: a flag wins over the same key in the file or the overrides.
+  std::vector<FlagKey> flags;
 
-  bool configured() const { return !config.empty() || !overrides.empty(); }
+  bool configured() const { return !config.empty() || !overrides.empty() || !flags.empty(); }
 };
 
 // The scenario `source` describes: the built-in itself when nothing configures it, else a copy
@@ -37,7 +47,10 @@ struct ScenarioSource {
 // was expected: unknown key (with near matches), wrong type, unreadable file, YAML syntax error,
 // missing or unknown base, a key set twice, an odd number of override words, and combinations
 // torch would refuse (Nesterov without momentum) or that would not mean what they say (a loss
-// for other targets than the base's data, tolerances changed without a new reason).
+// for other targets than the data's, synthetic data half described or beside a data file,
+// tolerances changed without a new reason). A relative path key in the file is made relative to
+// the file's folder. Synthetic data whose loss was not set gets the loss its targets take
+// (cross_entropy for classes, mse for regression targets).
 ScenarioSpec configure_scenario(const ScenarioRegistry& registry, const ScenarioSource& source);
 
 // "--config f.yaml TRAIN.STEPS 2": the arguments that configured the scenario; empty when

@@ -4,11 +4,13 @@
 #include "scenarios/scenario_keys.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <algorithm>
 #include <limits>
 #include <optional>
 #include <regex>
@@ -144,6 +146,50 @@ ScenarioKey text_key(std::string name, Field field, std::string help, std::strin
           }};
 }
 
+// A path, or empty for none (scenario_keys.h says how a relative one is read).
+template <class Field>
+ScenarioKey path_key(std::string name, Field field, std::string help) {
+  ScenarioKey key = text_key(std::move(name), field, std::move(help),
+                             "a file path, or empty for none");
+  key.path = true;
+  return key;
+}
+
+// A tensor shape per sample, "3,32,32", or none (the field's vector is empty). Far past any real
+// sample, the bound keeps one generated sample inside memory.
+constexpr int64_t kMaxSampleElements = int64_t{1} << 24;
+
+template <class Field>
+ScenarioKey shape_key(std::string name, Field field, std::string help) {
+  const std::string type = fmt::format(
+      "a shape such as 3,32,32 (sizes >= 1, at most {} elements in all), or none",
+      kMaxSampleElements);
+  return {std::move(name), type, std::move(help),
+          [field](const ScenarioSpec& s) {
+            return field(s).empty() ? std::string("none") : fmt::format("{}", fmt::join(field(s), ","));
+          },
+          [field, type](ScenarioSpec& s, const std::string& text) {
+            std::vector<int64_t> dims;
+            if (text != "none") {
+              int64_t elements = 1;
+              size_t begin = 0;
+              while (true) {
+                const size_t end = std::min(text.find(',', begin), text.size());
+                int64_t v = 0;
+                const auto [ptr, ec] = std::from_chars(text.data() + begin, text.data() + end, v);
+                if (begin == end || ec != std::errc() || ptr != text.data() + end || v < 1 ||
+                    v > kMaxSampleElements || (elements *= v) > kMaxSampleElements) {
+                  throw std::invalid_argument(type);
+                }
+                dims.push_back(v);
+                if (end == text.size()) break;
+                begin = end + 1;
+              }
+            }
+            field(s) = dims;
+          }};
+}
+
 // One of a fixed list of names, each standing for a value of the field's type.
 template <class Field, class Value>
 ScenarioKey choice_key(std::string name, Field field,
@@ -198,6 +244,24 @@ std::vector<ScenarioKey> make_table() {
                   "DistributedSampler(drop_last=...)"),
       integer_key("TRAIN.ACCUMULATION_STEPS", DDPBENCH_FIELD(accumulation_steps), 1, 1024,
                   "micro-steps per optimizer step in dp and ddp (--accumulation-steps sets it)"),
+      path_key("DATA.FILE", DDPBENCH_FIELD(data_file),
+               "torch.save file of {inputs, targets} trained on instead of the base's data "
+               "(--data sets it)"),
+      shape_key("DATA.INPUT_SHAPE", DDPBENCH_FIELD(synthetic.input_shape),
+                "synthetic data instead of the base's: one sample's input shape (--input-shape)"),
+      choice_key("DATA.INPUT_DTYPE", DDPBENCH_FIELD(synthetic.input_dtype),
+                 std::vector<std::pair<std::string, std::string>>{{"float32", "float32"},
+                                                                  {"int64", "int64"}},
+                 "synthetic inputs: normal floats (in the run's dtype) or int64 token ids "
+                 "(--input-dtype)"),
+      integer_key("DATA.VOCAB_SIZE", DDPBENCH_FIELD(synthetic.vocab_size), 0, int64_t{1} << 31,
+                  "synthetic int64 inputs: ids are drawn below it (--vocab-size); 0 for floats"),
+      integer_key("DATA.NUM_CLASSES", DDPBENCH_FIELD(synthetic.num_classes), 0, int64_t{1} << 24,
+                  "synthetic class-label targets (--num-classes); 0 for regression targets"),
+      shape_key("DATA.TARGET_SHAPE", DDPBENCH_FIELD(synthetic.target_shape),
+                "synthetic regression targets' shape per sample (--target-shape)"),
+      integer_key("DATA.SAMPLES", DDPBENCH_FIELD(synthetic.samples), 1, kMaxBatch,
+                  "samples in the synthetic training split"),
       choice_key(
           "LOSS.NAME", DDPBENCH_FIELD(loss),
           std::vector<std::pair<std::string, LossKind>>{{"cross_entropy", LossKind::kCrossEntropy},
@@ -205,7 +269,7 @@ std::vector<ScenarioKey> make_table() {
                                                         {"rmse", LossKind::kRmse},
                                                         {"bce_one_hot", LossKind::kBceOneHot}},
           "CrossEntropyLoss, MSELoss, sqrt(MSELoss) or binary_cross_entropy(sigmoid(x), "
-          "one_hot(y)); mse and rmse need regression data"),
+          "one_hot(y)) (--loss sets it); mse and rmse need regression targets"),
       choice_key("OPTIM.NAME", DDPBENCH_FIELD(optimizer.kind),
                  std::vector<std::pair<std::string, OptimizerKind>>{{"sgd", OptimizerKind::kSgd},
                                                                     {"adam", OptimizerKind::kAdam}},
@@ -226,6 +290,8 @@ std::vector<ScenarioKey> make_table() {
                   "samples of the held-out set the evaluation pass uses (--eval-size sets it)"),
       integer_key("EVAL.BATCH_SIZE", DDPBENCH_FIELD(eval_batch), 1, kMaxBatch,
                   "samples per evaluation batch (per rank under DDP)"),
+      path_key("MODEL.FILE", DDPBENCH_FIELD(model_file),
+               "TorchScript file trained instead of the base's model (--model sets it)"),
       boolean_key("MODEL.SYNC_BN", DDPBENCH_FIELD(sync_bn),
                   "DDP converts BatchNorm to SyncBN (--sync-bn sets it too)"),
       number_key("TOL.FLOAT32_RTOL", DDPBENCH_FIELD(tolerances.float32.rtol), kTolerance,

@@ -26,6 +26,9 @@ struct ScenarioKey {
   std::function<std::string(const ScenarioSpec&)> get;
   // Sets the field from text; throws std::invalid_argument when the text is not of `type`.
   std::function<void(ScenarioSpec&, const std::string&)> set;
+  // A file path: a relative one in a --config file is relative to that file's folder (a
+  // scenario file and its model travel together), and `list --yaml` writes it absolute.
+  bool path = false;
 };
 
 // Every settable key, grouped by section in the order `list --yaml` writes them.

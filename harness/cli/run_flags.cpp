@@ -35,6 +35,28 @@ CLI::Validator non_empty_path(const std::string& fix) {
       "FILE");
 }
 
+// Synthetic data for a model that comes without any, and the loss. Each sets a scenario key,
+// whose parser checks the text (scenarios/scenario_keys.cpp), so a flag and a file cannot
+// disagree on what a value means.
+void add_synthetic_data_flags(CLI::App& cmd, run::RunRequest& r) {
+  cmd.add_option("--input-shape", r.input_shape,
+                 "Train on synthetic data: one sample's input shape, e.g. 3,32,32 (with "
+                 "--num-classes or --target-shape)");
+  cmd.add_option("--input-dtype", r.input_dtype,
+                 "Synthetic inputs: float32 (normal, in the run's dtype) or int64 token ids "
+                 "below --vocab-size")
+      ->check(CLI::IsMember({"float32", "int64"}));
+  cmd.add_option("--vocab-size", r.vocab_size, "Synthetic int64 inputs: ids are drawn below it");
+  cmd.add_option("--num-classes", r.num_classes,
+                 "Synthetic class-label targets in [0, N) (loss cross_entropy by default)");
+  cmd.add_option("--target-shape", r.target_shape,
+                 "Synthetic regression targets of this shape per sample, e.g. 10 (loss mse by "
+                 "default)");
+  cmd.add_option("--loss", r.loss, "Loss: cross_entropy, mse, rmse, bce_one_hot (default: the "
+                                   "scenario's, or the synthetic targets')")
+      ->check(CLI::IsMember({"cross_entropy", "mse", "rmse", "bce_one_hot"}));
+}
+
 }  // namespace
 
 void add_shared_run_flags(CLI::App& cmd, run::RunRequest& r) {
@@ -52,6 +74,7 @@ void add_shared_run_flags(CLI::App& cmd, run::RunRequest& r) {
                  "trained on instead of the scenario's data (no evaluation split)")
       ->check(non_empty_path(
           "pass the .pt file torch.save({\"inputs\": x, \"targets\": y}, FILE) wrote"));
+  add_synthetic_data_flags(cmd, r);
   cmd.add_option("--steps", r.steps,
                  "Training steps: checked steps, and timed steps after --warmup (default: the "
                  "scenario's)")
@@ -189,6 +212,13 @@ std::vector<std::string> command_line(const run::RunRequest& r) {
   };
   if (!r.model.empty()) option("--model", r.model);
   if (!r.data_file.empty()) option("--data", r.data_file);
+  const std::pair<const char*, const std::string&> data_flags[] = {
+      {"--input-shape", r.input_shape},   {"--input-dtype", r.input_dtype},
+      {"--vocab-size", r.vocab_size},     {"--num-classes", r.num_classes},
+      {"--target-shape", r.target_shape}, {"--loss", r.loss}};
+  for (const auto& [name, value] : data_flags) {
+    if (!value.empty()) option(name, value);
+  }
   if (!r.modes.empty()) option("--modes", fmt::format("{}", fmt::join(r.modes, ",")));
   if (r.steps > 0) number("--steps", r.steps);
   if (r.batch_size > 0) number("--batch-size", r.batch_size);

@@ -17,6 +17,7 @@ enum class RngStream : std::uint64_t {
   kSyntheticPrototype = 3,
   kAugment = 4,
   kSyntheticText = 5,
+  kSyntheticTensors = 6,
 };
 
 // SplitMix64 finaliser: a bijective 64-bit mixer, good enough to decorrelate adjacent keys.

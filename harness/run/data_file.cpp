@@ -116,6 +116,7 @@ scenarios::ScenarioSpec with_data_file(scenarios::ScenarioSpec spec, const std::
       fmt::join(target_shape, ","), c10::toString(targets.scalar_type()));
   auto dataset = std::make_shared<const data::TensorDataset>(inputs, targets, description);
   spec.dataset_name = description;
+  spec.data_file = file;
   spec.reads_data_dir = false;
   spec.unavailable_reason = {};  // the scenario's own data (a package it needs) is not used
   spec.build_dataset = [dataset](const scenarios::BuildRequest&) { return dataset; };

@@ -134,15 +134,20 @@ std::string last_line(std::string why) {
 // One forward and loss of the first training sample, in eval mode and without autograd, before
 // anything starts: a --model that does not fit the data, or --data that does not fit the model or
 // the loss, says so here, naming the shapes.
-void check_first_sample(const training::RunSetup& setup, const RunRequest& request,
-                        const data::Dataset& dataset, torch::nn::AnyModule& model) {
+void check_first_sample(const training::RunSetup& setup, const data::Dataset& dataset,
+                        torch::nn::AnyModule& model) {
   const data::Example example = dataset.get(0, 0);
   at::Tensor input = example.input.unsqueeze(0);
   at::Tensor target = example.target.unsqueeze(0);
   if (input.is_floating_point()) input = input.to(setup.context.dtype);
   if (target.is_floating_point()) target = target.to(setup.context.dtype);
-  const std::string flag = request.model.empty() ? "--data" : "--model";
-  const std::string data = request.data_file.empty() ? setup.spec->name + "'s data" : "--data";
+  const scenarios::ScenarioSpec& spec = *setup.spec;
+  const std::string flag = !spec.model_file.empty() ? "--model"
+                           : !spec.data_file.empty() ? "--data"
+                                                     : "--input-shape";
+  const std::string data = !spec.data_file.empty()       ? "--data"
+                           : spec.synthetic.requested() ? spec.dataset_name
+                                                        : spec.name + "'s data";
   torch::NoGradGuard no_grad;
   model.ptr()->to(setup.context.dtype);
   model.ptr()->eval();
@@ -153,6 +158,14 @@ void check_first_sample(const training::RunSetup& setup, const RunRequest& reque
     throw InputError(fmt::format(
         "{}: forward fails on a batch of shape {} {} ({}): {}; pass a model and data that fit",
         flag, input.sizes(), c10::toString(input.scalar_type()), data, last_line(e.what())));
+  }
+  // One sample's label cannot show that a later one is past the model's outputs.
+  const int64_t classes = spec.synthetic.num_classes;
+  if (classes > 0 && (output.dim() != 2 || output.size(1) < classes)) {
+    throw InputError(fmt::format(
+        "--num-classes {}: the model's output for one sample has shape {}, not [1, N] with N >= "
+        "{}; pass the number of classes the model's last layer outputs",
+        classes, output.sizes(), classes));
   }
   try {
     scenarios::compute_loss(setup.spec->loss, output, target);
@@ -282,8 +295,9 @@ std::optional<PreparedRun> prepare_run(const RunRequest& request,
       training::make_plan(setup, *dataset, setup.world_size, setup.global_batch);
   const modes::GradRecordKind grad = training::resolve_grad_record(setup, *instance.model.ptr());
   check_model_fits(setup, *instance.model.ptr());
-  if (!request.model.empty() || !request.data_file.empty()) {
-    check_first_sample(setup, request, *dataset, instance.model);
+  if (!setup.spec->model_file.empty() || !setup.spec->data_file.empty() ||
+      setup.spec->synthetic.requested()) {
+    check_first_sample(setup, *dataset, instance.model);
   }
   check_micro_batches(setup, plan);
   if (!request.resume.empty()) {

@@ -16,6 +16,7 @@
 #include "modes/ddp/comm_hook.h"
 #include "quoted_input.h"
 #include "run/data_file.h"
+#include "run/synthetic_data.h"
 #include "run/device_choice.h"
 #include "run/shared_checks.h"
 #include "scenarios/scenario_config.h"
@@ -261,20 +262,39 @@ void check_checkpoint_flags(const RunRequest& o) {
 }  // namespace
 
 scenarios::ScenarioSource scenario_source(const RunRequest& request) {
-  return {request.scenario, request.config, request.overrides};
+  scenarios::ScenarioSource source{request.scenario, request.config, request.overrides, {}};
+  const struct {
+    const char* flag;
+    const char* key;
+    const std::string& value;
+  } flags[] = {{"--model", "MODEL.FILE", request.model},
+               {"--data", "DATA.FILE", request.data_file},
+               {"--input-shape", "DATA.INPUT_SHAPE", request.input_shape},
+               {"--input-dtype", "DATA.INPUT_DTYPE", request.input_dtype},
+               {"--vocab-size", "DATA.VOCAB_SIZE", request.vocab_size},
+               {"--num-classes", "DATA.NUM_CLASSES", request.num_classes},
+               {"--target-shape", "DATA.TARGET_SHAPE", request.target_shape},
+               {"--loss", "LOSS.NAME", request.loss}};
+  for (const auto& f : flags) {
+    if (!f.value.empty()) source.flags.push_back({f.flag, f.key, f.value});
+  }
+  return source;
 }
 
 training::RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioRegistry& registry,
                                std::optional<int64_t> world_size) {
   training::RunSetup s;
+  // --model and --data set MODEL.FILE and DATA.FILE, which a scenario file may set too.
   scenarios::ScenarioSpec spec = scenarios::configure_scenario(registry, scenario_source(o));
-  if (!o.model.empty()) spec = scenarios::with_script_model(std::move(spec), o.model);
-  if (!o.data_file.empty()) {
-    if (!o.data_dir.empty()) {
-      throw InputError("--data and --data-dir both name the training data: pass one of them");
-    }
-    spec = with_data_file(std::move(spec), o.data_file);
+  const std::string model_file = spec.model_file;
+  const std::string data_file = spec.data_file;
+  if (!model_file.empty()) spec = scenarios::with_script_model(std::move(spec), model_file);
+  if ((!data_file.empty() || spec.synthetic.requested()) && !o.data_dir.empty()) {
+    throw InputError(fmt::format("{} and --data-dir both name the training data: pass one of them",
+                                 data_file.empty() ? "--input-shape" : "--data"));
   }
+  if (!data_file.empty()) spec = with_data_file(std::move(spec), data_file);
+  if (spec.synthetic.requested()) spec = with_synthetic_data(std::move(spec));
   s.spec = std::make_shared<const scenarios::ScenarioSpec>(std::move(spec));
   s.world_size = world_size.value_or(o.world_size);
   s.modes = resolve_modes(o.modes, s.world_size);

@@ -26,6 +26,15 @@ struct RunRequest {
   // A torch.save file of {"inputs", "targets"} trained on instead of the scenario's data
   // (run/data_file.h); empty = the scenario's own data.
   std::string data_file;
+  // Synthetic data of a declared shape instead of the scenario's (run/synthetic_data.h), and the
+  // loss: each sets its scenario key (DATA.INPUT_SHAPE, ..., LOSS.NAME), which parses and checks
+  // the text; empty = the key's value in the scenario.
+  std::string input_shape;
+  std::string input_dtype;
+  std::string vocab_size;
+  std::string num_classes;
+  std::string target_shape;
+  std::string loss;
   // Modes to run (single, dp, ddp); empty = single,dp,ddp when --gpus is not given either
   // (run/default_comparison.h), else single,ddp with a world size > 1, single with 1.
   std::vector<std::string> modes;

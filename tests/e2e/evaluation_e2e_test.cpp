@@ -17,15 +17,9 @@ namespace {
 using testing::ddpbench;
 using testing::find_check;
 using testing::read_json;
+using testing::result_of;
 
 class EvaluationE2E : public testing::TempDirTest {};
-
-const nlohmann::json& result_of(const nlohmann::json& report, const std::string& mode) {
-  for (const auto& r : report.at("results")) {
-    if (r.at("mode") == mode) return r;
-  }
-  throw std::runtime_error("no result for " + mode);
-}
 
 std::string read_text(const std::string& file) {
   std::ifstream in(file);

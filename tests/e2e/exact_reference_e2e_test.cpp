@@ -19,15 +19,9 @@ namespace {
 using testing::ddpbench;
 using testing::find_check;
 using testing::read_json;
+using testing::result_of;
 
 class ExactReference : public testing::TempDirTest {};
-
-const nlohmann::json& result_of(const nlohmann::json& report, const std::string& mode) {
-  for (const auto& r : report.at("results")) {
-    if (r.at("mode") == mode) return r;
-  }
-  throw std::runtime_error("no result for " + mode);
-}
 
 // 24 samples: at least 6 per rank chunk. Free-running float64 rounding compounds about 100x per
 // step through BatchNorm over 4-sample chunks (measured: 3.5e-8 after 5 steps at K=3, batch 12).

@@ -154,7 +154,7 @@ TEST_F(ScenarioConfigE2E, BadScenarioInputIsRefusedNamingTheKey) {
   // Without a subcommand, flags mean `run`.
   expect_refused({"--config", good, "OPTIM.BASE_LR", "-1"}, "OPTIM.BASE_LR");
   expect_refused({"scale", "--config", good, "--gpus", "1,2", "LOSS.NAME", "cross_entropy"},
-                 "LOSS.NAME does not fit linear_mse's data");
+                 "LOSS.NAME (--loss) does not fit linear_mse's data");
 }
 
 }  // namespace

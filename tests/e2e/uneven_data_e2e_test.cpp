@@ -18,15 +18,9 @@ namespace {
 using testing::ddpbench;
 using testing::find_check;
 using testing::read_json;
+using testing::result_of;
 
 class UnevenData : public testing::TempDirTest {};
-
-const nlohmann::json& result_of(const nlohmann::json& report, const std::string& mode) {
-  for (const auto& r : report.at("results")) {
-    if (r.at("mode") == mode) return r;
-  }
-  throw std::runtime_error("no result for " + mode);
-}
 
 void expect_every_check_passes(const nlohmann::json& report, const std::string& what) {
   for (const char* mode : {"dp", "ddp"}) {

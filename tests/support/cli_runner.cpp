@@ -76,6 +76,13 @@ void write_cifar_batch(const std::string& dir, int records, int salt) {
   }
 }
 
+const nlohmann::json& result_of(const nlohmann::json& report, const std::string& mode) {
+  for (const auto& r : report.at("results")) {
+    if (r.at("mode") == mode) return r;
+  }
+  throw std::runtime_error("report has no result for mode " + mode);
+}
+
 nlohmann::json find_check(const nlohmann::json& report, const std::string& mode,
                           const std::string& name) {
   for (const auto& r : report.at("results")) {

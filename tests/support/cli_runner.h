@@ -36,6 +36,8 @@ bool process_alive_with(const std::string& marker);
 // Writes `records` CIFAR-10 binary records (label r % 10, pixel p = (r * salt + p) % 251) to
 // dir/data_batch_1.bin, creating dir: a tiny real-format dataset for --data-dir.
 void write_cifar_batch(const std::string& dir, int records, int salt);
+// The result of `mode` in a report (its first, for a scale report's several).
+const nlohmann::json& result_of(const nlohmann::json& report, const std::string& mode);
 // The check named `name` of the result of `mode` in a report.
 nlohmann::json find_check(const nlohmann::json& report, const std::string& mode,
                           const std::string& name);

@@ -18,6 +18,7 @@ DIR/tuple_out.pt        forward returns a tuple
 DIR/tied.pt             one weight tensor under two names
 DIR/mlp.pt              Linear(10, 16) + Tanh + Linear(16, 10): fits linear_mse's data (e2e tests)
 DIR/mlp_bn.pt           the same with BatchNorm1d(16) after the first Linear
+DIR/tokens.pt           Embedding(50, 8) + mean over the sequence + Linear(8, 4): int64 tokens in
 DIR/newer.pt            mlp.pt with its archive's format version set to 99: "saved by a newer PyTorch"
 DIR/traced_dropout.pt   torch.jit.trace of Linear + Dropout(0.5): traced, one random op
 DIR/data_classes.pt     --data: {"inputs": randn(24, 10), "targets": int64 classes < 10}
@@ -88,6 +89,18 @@ class TokenTransformer(nn.Module):
         # nn.TransformerEncoderLayer takes (sequence, batch, features) without batch_first.
         x = self.encoder(self.embedding(tokens).transpose(0, 1))
         return self.head(x.mean(0))
+
+
+class Tokens(nn.Module):
+    """int64 token ids below 50 in, 4 values out: synthetic data's int64 inputs (e2e tests)."""
+
+    def __init__(self):
+        super().__init__()
+        self.embedding = nn.Embedding(50, 8)
+        self.head = nn.Linear(8, 4)
+
+    def forward(self, tokens):
+        return self.head(self.embedding(tokens).mean(1))
 
 
 class UnusedBranch(nn.Module):
@@ -190,6 +203,7 @@ def main():
         os.path.join(out, "mlp.pt"))
     script(nn.Sequential(nn.Linear(10, 16), nn.BatchNorm1d(16), nn.Tanh(),
                          nn.Linear(16, 10))).save(os.path.join(out, "mlp_bn.pt"))
+    script(Tokens()).save(os.path.join(out, "tokens.pt"))
     write_newer_version(os.path.join(out, "mlp.pt"), os.path.join(out, "newer.pt"))
     write_data_files(out)
     torch.jit.trace(nn.Sequential(nn.Linear(10, 10), nn.Dropout(0.5)).train(),

@@ -4,6 +4,7 @@
 // in their documented order, and each kind of bad input is refused with the key named.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <tuple>
@@ -27,7 +28,10 @@ auto fields(const ScenarioSpec& s) {
       t.float32.atol, t.float32.reason, t.float64.rtol, t.float64.atol, t.float64.reason,
       t.gradient_float32, t.gradient_float64, s.divergences.size(), s.torch_oracle_model, s.sync_bn,
       s.reads_data_dir, s.accumulation_steps, s.optimizer.kind, s.optimizer.beta1,
-      s.optimizer.beta2, s.optimizer.eps, s.clip_grad_norm, s.eval_size, s.eval_batch);
+      s.optimizer.beta2, s.optimizer.eps, s.clip_grad_norm, s.eval_size, s.eval_batch,
+      s.model_file, s.data_file, s.synthetic.input_shape, s.synthetic.input_dtype,
+      s.synthetic.vocab_size, s.synthetic.num_classes, s.synthetic.target_shape,
+      s.synthetic.samples);
 }
 
 class ScenarioConfig : public testing::TempDirTest {
@@ -119,6 +123,15 @@ TEST_F(ScenarioConfig, EveryKeyRoundTripsAChangedValue) {
           {"EVAL.BATCH_SIZE", "16"},
       },
       {{"OPTIM.DAMPENING", "0.25"}, {"OPTIM.NAME", "adam"}},
+      // Paths are absolute here: `list --yaml` writes them so.
+      {{"MODEL.FILE", "/models/net.pt"},
+       {"DATA.INPUT_SHAPE", "3,4"},
+       {"DATA.INPUT_DTYPE", "int64"},
+       {"DATA.VOCAB_SIZE", "9"},
+       {"DATA.TARGET_SHAPE", "2"},
+       {"DATA.SAMPLES", "64"}},
+      {{"DATA.INPUT_SHAPE", "5"}, {"DATA.NUM_CLASSES", "3"}},
+      {{"DATA.FILE", "/data/d.pt"}},
   };
   const ScenarioSpec& base = registry_.get("linear_mse");
   std::set<std::string> covered;
@@ -195,6 +208,27 @@ TEST_F(ScenarioConfig, EachKeySetsItsOwnField) {
                        "OPTIM.BETA2", "0.99", "OPTIM.EPS", "1e-6", "OPTIM.CLIP_GRAD_NORM", "0.5",
                        "EVAL.SIZE", "100", "EVAL.BATCH_SIZE", "16"}})),
       fields(want));
+  want = registry_.get("linear_mse");
+  want.model_file = "/m/net.pt";
+  want.synthetic = {{3, 4}, "int64", 9, 0, {2}, 64};
+  EXPECT_EQ(fields(configure_scenario(
+                registry_, {"linear_mse",
+                            "",
+                            {"MODEL.FILE", "/m/net.pt", "DATA.INPUT_SHAPE", "3,4",
+                             "DATA.INPUT_DTYPE", "int64", "DATA.VOCAB_SIZE", "9",
+                             "DATA.TARGET_SHAPE", "2", "DATA.SAMPLES", "64"}})),
+            fields(want));
+  want = registry_.get("linear_mse");
+  want.synthetic = {{5}, "float32", 0, 3, {}, 1024};
+  want.loss = LossKind::kCrossEntropy;  // the class labels' loss
+  EXPECT_EQ(fields(configure_scenario(registry_, {"linear_mse",
+                                                  "",
+                                                  {"DATA.INPUT_SHAPE", "5", "DATA.NUM_CLASSES", "3"}})),
+            fields(want));
+  want = registry_.get("linear_mse");
+  want.data_file = "d.pt";
+  EXPECT_EQ(fields(configure_scenario(registry_, {"linear_mse", "", {"DATA.FILE", "d.pt"}})),
+            fields(want));
   // none clears an optional number.
   want = registry_.get("imdb_gcnn");
   want.clip_grad_norm.reset();
@@ -225,6 +259,72 @@ TEST_F(ScenarioConfig, OverridesBeatTheFileWhichBeatsTheBase) {
   const ScenarioSpec plain = configure_scenario(registry_, {"toy_cnn", "", {}});
   EXPECT_EQ(fields(plain), fields(base));
   EXPECT_TRUE(plain.configured_by.empty());
+}
+
+// --model, --data, --input-shape, --loss ... set their keys last (the flags win), and a relative
+// path in a file is the file's neighbour wherever the run starts.
+TEST_F(ScenarioConfig, FlagsBeatKeysAndAFilesPathsAreRelativeToIt) {
+  std::filesystem::create_directories(path("sub"));
+  const std::string file = write(
+      "sub/f.yaml", "SCENARIO: {BASE: toy_cnn}\nMODEL: {FILE: net.pt}\nDATA:\n  FILE: ../d.pt\n");
+  ScenarioSpec s = from_file(file);
+  EXPECT_EQ(s.model_file, path("sub/net.pt"));
+  EXPECT_EQ(s.data_file, path("d.pt"));
+  EXPECT_NE(scenario_yaml(s).find("FILE: " + path("sub/net.pt")), std::string::npos);
+  ScenarioSource source{"", file, {"MODEL.FILE", "over.pt"}, {}};
+  EXPECT_EQ(configure_scenario(registry_, source).model_file, "over.pt");  // cwd-relative
+  source.flags = {{"--model", "MODEL.FILE", "flag.pt"}};
+  s = configure_scenario(registry_, source);
+  EXPECT_EQ(s.model_file, "flag.pt");
+  EXPECT_EQ(s.configured_by, "--config " + file + " --model flag.pt MODEL.FILE over.pt");
+  // A flag alone configures the built-in.
+  s = configure_scenario(registry_, {"toy_cnn", "", {}, {{"--loss", "LOSS.NAME", "bce_one_hot"}}});
+  EXPECT_EQ(s.loss, LossKind::kBceOneHot);
+  EXPECT_EQ(s.base, "toy_cnn");
+  const std::string e =
+      error_of({"toy_cnn", "", {}, {{"--input-shape", "DATA.INPUT_SHAPE", "3,0"}}});
+  EXPECT_NE(e.find("scenario key DATA.INPUT_SHAPE (--input-shape): '3,0' is not a shape"),
+            std::string::npos)
+      << e;
+}
+
+// Synthetic data is described whole (an input shape and one kind of target), beside no data
+// file, with a loss its targets take; the targets pick the loss when none was given.
+TEST_F(ScenarioConfig, SyntheticDataIsDescribedWholeWithALossItsTargetsTake) {
+  const auto with = [](std::vector<std::string> overrides) {
+    return ScenarioSource{"toy_cnn", "", std::move(overrides), {}};
+  };
+  EXPECT_EQ(configure_scenario(registry_, with({"DATA.INPUT_SHAPE", "4", "DATA.TARGET_SHAPE",
+                                                "2"}))
+                .loss,
+            LossKind::kMse);
+  EXPECT_EQ(configure_scenario(registry_, with({"DATA.INPUT_SHAPE", "4", "DATA.TARGET_SHAPE", "2",
+                                                "LOSS.NAME", "rmse"}))
+                .loss,
+            LossKind::kRmse);
+  const std::vector<std::pair<std::vector<std::string>, std::string>> refused = {
+      {{"DATA.NUM_CLASSES", "3"}, "DATA.NUM_CLASSES (--num-classes) describes synthetic data"},
+      {{"DATA.INPUT_DTYPE", "int64"}, "DATA.INPUT_DTYPE (--input-dtype) describes"},
+      {{"DATA.SAMPLES", "8"}, "DATA.SAMPLES describes synthetic data"},
+      {{"DATA.INPUT_SHAPE", "4"}, "needs one kind of target, and has none"},
+      {{"DATA.INPUT_SHAPE", "4", "DATA.NUM_CLASSES", "3", "DATA.TARGET_SHAPE", "2"},
+       "needs one kind of target, and has two"},
+      {{"DATA.INPUT_SHAPE", "4", "DATA.NUM_CLASSES", "3", "DATA.INPUT_DTYPE", "int64"},
+       "add --vocab-size N"},
+      {{"DATA.INPUT_SHAPE", "4", "DATA.NUM_CLASSES", "3", "DATA.VOCAB_SIZE", "9"},
+       "add --input-dtype int64"},
+      {{"DATA.INPUT_SHAPE", "4", "DATA.NUM_CLASSES", "3", "LOSS.NAME", "mse"},
+       "LOSS.NAME (--loss) does not fit the synthetic targets"},
+      {{"DATA.INPUT_SHAPE", "4", "DATA.TARGET_SHAPE", "3", "LOSS.NAME", "cross_entropy"},
+       "regression targets (--target-shape) take mse or rmse"},
+      {{"DATA.INPUT_SHAPE", "4", "DATA.NUM_CLASSES", "3", "DATA.FILE", "d.pt"},
+       "DATA.FILE (--data) and DATA.INPUT_SHAPE (--input-shape) both name the training data"},
+      {{"DATA.INPUT_SHAPE", "4096,4097"}, "is not a shape such as 3,32,32"},
+  };
+  for (const auto& [overrides, message] : refused) {
+    const std::string e = error_of(with(overrides));
+    EXPECT_NE(e.find(message), std::string::npos) << e;
+  }
 }
 
 TEST_F(ScenarioConfig, UnknownKeysAreNamedWithNearMatches) {
@@ -298,7 +398,7 @@ TEST_F(ScenarioConfig, CombinationsThatWouldNotMeanWhatTheySayAreRefused) {
   EXPECT_NE(e.find("OPTIM.NESTEROV true needs OPTIM.MOMENTUM > 0"), std::string::npos) << e;
   EXPECT_NO_THROW(configure_scenario(registry_, {"toy_cnn", "", {"OPTIM.NESTEROV", "true"}}));
   e = error_of({"toy_cnn", "", {"LOSS.NAME", "mse"}});
-  EXPECT_NE(e.find("LOSS.NAME does not fit toy_cnn's data"), std::string::npos) << e;
+  EXPECT_NE(e.find("LOSS.NAME (--loss) does not fit toy_cnn's data"), std::string::npos) << e;
   EXPECT_NO_THROW(configure_scenario(registry_, {"linear_mse", "", {"LOSS.NAME", "rmse"}}));
   e = error_of({"toy_cnn", "", {"TOL.FLOAT32_RTOL", "0.5"}});
   EXPECT_NE(e.find("set TOL.FLOAT32_REASON"), std::string::npos) << e;

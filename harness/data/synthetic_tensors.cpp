@@ -1,0 +1,61 @@
+// synthetic_tensors.cpp — see synthetic_tensors.h.
+#include "data/synthetic_tensors.h"
+
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "data/keyed_rng.h"
+
+namespace ddpbench::data {
+
+std::string describe_shape(const SyntheticTensorsShape& shape) {
+  const std::string inputs =
+      shape.input_dtype == "int64"
+          ? fmt::format("inputs [{}] int64 < {}", fmt::join(shape.input_shape, ","),
+                        shape.vocab_size)
+          : fmt::format("inputs [{}] float32", fmt::join(shape.input_shape, ","));
+  const std::string targets =
+      shape.num_classes > 0 ? fmt::format("{} classes", shape.num_classes)
+                            : fmt::format("targets [{}] float32", fmt::join(shape.target_shape, ","));
+  return inputs + " -> " + targets;
+}
+
+SyntheticTensors::SyntheticTensors(SyntheticTensorsShape shape, int64_t size, int64_t seed,
+                                   int64_t first_key)
+    : shape_(std::move(shape)), size_(size), seed_(seed), first_key_(first_key) {}
+
+Example SyntheticTensors::get(int64_t index, int64_t /*epoch*/) const {
+  // One generator per sample: the input's values, then the target's, from the same key.
+  KeyedRng rng(static_cast<uint64_t>(seed_), RngStream::kSyntheticTensors,
+               {static_cast<uint64_t>(first_key_ + index)});
+  Example e;
+  if (shape_.input_dtype == "int64") {
+    e.input = at::empty(shape_.input_shape, at::kLong);
+    int64_t* p = e.input.data_ptr<int64_t>();
+    for (int64_t i = 0; i < e.input.numel(); ++i) {
+      p[i] = static_cast<int64_t>(rng.uniform_int(static_cast<uint64_t>(shape_.vocab_size)));
+    }
+  } else {
+    e.input = at::empty(shape_.input_shape, at::kFloat);
+    float* p = e.input.data_ptr<float>();
+    for (int64_t i = 0; i < e.input.numel(); ++i) p[i] = static_cast<float>(rng.normal());
+  }
+  if (shape_.num_classes > 0) {
+    e.target = at::scalar_tensor(
+        static_cast<int64_t>(rng.uniform_int(static_cast<uint64_t>(shape_.num_classes))),
+        at::kLong);
+  } else {
+    e.target = at::empty(shape_.target_shape, at::kFloat);
+    float* p = e.target.data_ptr<float>();
+    for (int64_t i = 0; i < e.target.numel(); ++i) p[i] = static_cast<float>(rng.normal());
+  }
+  return e;
+}
+
+std::string SyntheticTensors::describe() const {
+  return fmt::format("synthetic {} ({} samples, seed {}{})", describe_shape(shape_), size_, seed_,
+                     first_key_ > 0 ? fmt::format(", keys from {}", first_key_) : "");
+}
+
+}  // namespace ddpbench::data
