@@ -100,19 +100,12 @@ void check_join_fits(const training::RunSetup& setup, torch::nn::Module& model,
 // be needed, instead of a FAIL that would be ddpbench's own.
 void check_script_model(const training::RunSetup& setup,
                         const scenarios::models::ScriptModelImpl& script) {
-  const int64_t bn = script.facts().batch_norm_layers;
   if (setup.sync_bn) {
     throw InputError(
         "--sync-bn does not apply to a --model file: ddpbench cannot convert a TorchScript "
         "model's BatchNorm layers, and a model converted with "
         "torch.nn.SyncBatchNorm.convert_sync_batchnorm does not script (measured on 1.13); "
         "drop --sync-bn (ddp is then judged against per-rank BatchNorm)");
-  }
-  if (setup.accumulation_steps > 1 && bn > 0) {
-    throw InputError(fmt::format(
-        "--accumulation-steps {}: the --model file has {} BatchNorm layer(s), whose "
-        "per-micro-batch statistics no exact reference models; use --accumulation-steps 1",
-        setup.accumulation_steps, bn));
   }
   const bool replicated = setup.world_size > 1 && (setup.has_mode(ModeKind::kDataParallel) ||
                                                    setup.has_mode(ModeKind::kDdp));
@@ -182,22 +175,25 @@ void check_first_sample(const training::RunSetup& setup, const data::Dataset& da
 }  // namespace
 
 void check_model_fits(const training::RunSetup& setup, torch::nn::Module& model) {
-  if (const auto* script = dynamic_cast<const scenarios::models::ScriptModelImpl*>(&model)) {
-    check_script_model(setup, *script);
-  }
+  const auto* script = dynamic_cast<const scenarios::models::ScriptModelImpl*>(&model);
+  if (script != nullptr) check_script_model(setup, *script);
   if (setup.sync_bn && setup.has_mode(ModeKind::kDdp) &&
       modes::sync_bn::count_batchnorm(model) == 0) {
     throw InputError(
         fmt::format("--sync-bn: scenario {} has no BatchNorm layer to convert", setup.spec->name));
   }
   // Accumulating micro-steps normalise BatchNorm per micro-batch and update its running
-  // statistics A times a step: no exact reference models that yet.
-  if (setup.accumulation_steps > 1 && modes::sync_bn::count_batchnorm(model) > 0) {
+  // statistics A times a step: no exact reference models that yet. A TorchScript model's layers
+  // are not ddpbench's modules: its own analysis counts them.
+  const int64_t bn = script != nullptr ? script->facts().batch_norm_layers
+                                       : modes::sync_bn::count_batchnorm(model);
+  if (setup.accumulation_steps > 1 && bn > 0) {
     throw InputError(fmt::format(
-        "--accumulation-steps {}: scenario {} has BatchNorm layers, whose per-micro-batch "
-        "statistics no exact reference models; use --accumulation-steps 1 or a scenario "
-        "without BatchNorm (e.g. grad_accum)",
-        setup.accumulation_steps, setup.spec->name));
+        "--accumulation-steps {}: {} has {} BatchNorm layer(s), whose per-micro-batch "
+        "statistics no exact reference models; use --accumulation-steps 1{}",
+        setup.accumulation_steps,
+        script != nullptr ? "the --model file" : "scenario " + setup.spec->name, bn,
+        script != nullptr ? "" : " or a scenario without BatchNorm (e.g. grad_accum)"));
   }
   if (setup.fault &&
       (setup.fault->kind == modes::FaultKind::kBuffers ||
