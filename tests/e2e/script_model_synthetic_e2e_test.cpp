@@ -26,7 +26,6 @@ class SyntheticDataE2E : public testing::TempDirTest {
  protected:
   static void SetUpTestSuite() { models_ = new std::string(testing::make_script_test_models()); }
   static void TearDownTestSuite() {
-    fs::remove_all(*models_);
     delete models_;
   }
   static std::string model(const std::string& name) { return *models_ + "/" + name; }

@@ -58,7 +58,6 @@ class ScriptModelZoo : public testing::TempDirTest,
     models_ = new std::string(testing::make_script_test_models(testing::ScriptTestModels::kZoo));
   }
   static void TearDownTestSuite() {
-    fs::remove_all(*models_);
     delete models_;
   }
 

@@ -11,8 +11,9 @@ enum class ScriptTestModels {
   kZoo,    // torchvision's mobilenet_v2 and resnet18, a transformer, an unused branch
 };
 
-// A fresh folder holding the files; the caller removes it. Throws std::runtime_error with
-// Python's stderr when the script fails.
+// The folder holding the files, made once per build folder and content of the scripts and
+// Python (every test process of a suite run shares it: ~2 s of Python each otherwise); read it,
+// never write or remove it. Throws std::runtime_error with Python's stderr when the script fails.
 std::string make_script_test_models(ScriptTestModels which = ScriptTestModels::kSmall);
 
 }  // namespace ddpbench::testing

@@ -28,7 +28,6 @@ class ScriptModelTest : public ::testing::Test {
         torch::pickle_load(read_bytes("small_expected.pt")).toGenericDict());
   }
   static void TearDownTestSuite() {
-    std::filesystem::remove_all(*dir_);
     delete dir_;
     delete expected_;
   }
