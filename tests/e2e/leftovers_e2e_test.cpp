@@ -70,8 +70,9 @@ TEST_F(LeftoversE2E, AKilledOrStalledRankDuringShmSetUpLeavesNoSegment) {
   EXPECT_EQ(killed[2], 0) << "segments left after a rank was killed";
 
   std::vector<std::string> args = shm_run(path("o"));
-  // Long enough for slow rank start-ups to reach the set-up before the parent gives up.
-  args.insert(args.end(), {"--timeout", "20"});
+  // Long enough for slow rank start-ups (~2 s under a -j2 suite) to reach the set-up before the
+  // parent gives up, short enough not to idle a test slot for long.
+  args.insert(args.end(), {"--timeout", "8"});
   const auto stalled = stall_then(args, "");
   EXPECT_EQ(stalled[0], 2) << "the set-up window was not reached";
   EXPECT_EQ(stalled[1], 3);
