@@ -54,8 +54,12 @@ Example SyntheticTensors::get(int64_t index, int64_t /*epoch*/) const {
 }
 
 std::string SyntheticTensors::describe() const {
-  return fmt::format("synthetic {} ({} samples, seed {}{})", describe_shape(shape_), size_, seed_,
-                     first_key_ > 0 ? fmt::format(", keys from {}", first_key_) : "");
+  // A held-out split is as large as any --eval-size (generated on demand): its size says nothing.
+  if (first_key_ > 0) {
+    return fmt::format("held-out synthetic {} (seed {}, keys from {})", describe_shape(shape_),
+                       seed_, first_key_);
+  }
+  return fmt::format("synthetic {} ({} samples, seed {})", describe_shape(shape_), size_, seed_);
 }
 
 }  // namespace ddpbench::data

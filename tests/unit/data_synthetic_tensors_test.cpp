@@ -27,6 +27,9 @@ TEST(SyntheticTensors, ASampleIsTheSameBytesWhereverItIsAskedFor) {
   // The held-out split starts past the training split: its sample 0 is training key 64.
   const SyntheticTensors held_out(shape, 16, 7, 64);
   EXPECT_TRUE(torch::equal(held_out.get(0, 0).input, SyntheticTensors(shape, 65, 7).get(64, 0).input));
+  EXPECT_EQ(held_out.describe(),
+            "held-out synthetic inputs [3,4,4] float32 -> 10 classes (seed 7, keys from 64)");
+  EXPECT_EQ(a.describe(), "synthetic inputs [3,4,4] float32 -> 10 classes (64 samples, seed 7)");
   for (int64_t i = 0; i < 64; ++i) {
     EXPECT_FALSE(torch::equal(held_out.get(0, 0).input, a.get(i, 0).input)) << i;
   }
