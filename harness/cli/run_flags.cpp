@@ -46,9 +46,11 @@ void add_synthetic_data_flags(CLI::App& cmd, run::RunRequest& r) {
                  "Synthetic inputs: float32 (normal, in the run's dtype) or int64 token ids "
                  "below --vocab-size")
       ->check(CLI::IsMember({"float32", "int64"}));
-  cmd.add_option("--vocab-size", r.vocab_size, "Synthetic int64 inputs: ids are drawn below it");
+  cmd.add_option("--vocab-size", r.vocab_size, "Synthetic int64 inputs: ids are drawn below it")
+      ->type_name("INT");
   cmd.add_option("--num-classes", r.num_classes,
-                 "Synthetic class-label targets in [0, N) (loss cross_entropy by default)");
+                 "Synthetic class-label targets in [0, N) (loss cross_entropy by default)")
+      ->type_name("INT");
   cmd.add_option("--target-shape", r.target_shape,
                  "Synthetic regression targets of this shape per sample, e.g. 10 (loss mse by "
                  "default)");
@@ -67,7 +69,8 @@ void add_shared_run_flags(CLI::App& cmd, run::RunRequest& r) {
   add_scenario_config_flags(cmd, r, scenario);
   cmd.add_option("--model", r.model,
                  "TorchScript file (torch.jit.script(model).save) trained instead of the "
-                 "scenario's model; the scenario still gives data, loss and optimizer")
+                 "scenario's model; the scenario still gives the optimizer, and the data and loss "
+                 "unless --data or --input-shape replace them")
       ->check(non_empty_path("pass the .pt file torch.jit.script(model).save wrote"));
   cmd.add_option("--data", r.data_file,
                  "torch.save file of {\"inputs\": Tensor[N,...], \"targets\": Tensor[N]} "
