@@ -17,6 +17,7 @@
 #include "quoted_input.h"
 #include "scenarios/plain_yaml.h"
 #include "scenarios/scenario_keys.h"
+#include "scenarios/training_recipe.h"
 
 namespace ddpbench::scenarios {
 namespace {
@@ -179,10 +180,6 @@ void apply_assignment(ScenarioSpec& spec, const Assignment& a,
 // ---------------------------------------------------------------------------------------------
 // Checks across keys
 
-bool regression_loss(LossKind loss) {
-  return loss != LossKind::kCrossEntropy && loss != LossKind::kBceOneHot;
-}
-
 // Synthetic data (the DATA.* keys of data/synthetic_tensors.h): described whole or not at all,
 // beside no data file, with a loss its targets take. `loss_set`: LOSS.NAME (or --loss) was given;
 // when it was not, the targets pick the loss.
@@ -225,7 +222,7 @@ void check_synthetic_data(ScenarioSpec& spec, bool loss_set) {
   const bool classes = d.num_classes > 0;
   if (!loss_set) {
     spec.loss = classes ? LossKind::kCrossEntropy : LossKind::kMse;
-  } else if (regression_loss(spec.loss) == classes) {
+  } else if (loss_takes_class_labels(spec.loss) != classes) {
     throw InputError(fmt::format(
         "LOSS.NAME (--loss) does not fit the synthetic targets: {} take {}; pick one of those",
         classes ? "class labels (--num-classes)" : "regression targets (--target-shape)",
@@ -246,13 +243,13 @@ void check_combinations(ScenarioSpec& spec, const ScenarioSpec& base,
   // The data is the base's: class labels feed cross-entropy, regression targets feed (R)MSE. A
   // data file's targets are checked against the loss when it is read (run/data_file.h).
   const bool own_data = spec.synthetic.requested() || !spec.data_file.empty();
-  if (!own_data && regression_loss(spec.loss) != regression_loss(base.loss)) {
+  if (!own_data && loss_takes_class_labels(spec.loss) != loss_takes_class_labels(base.loss)) {
     throw InputError(fmt::format(
         "LOSS.NAME (--loss) does not fit {}'s data ({}): its targets are {}; keep a loss for "
         "them",
         base.name, base.dataset_name,
-        regression_loss(base.loss) ? "regression values (mse or rmse)"
-                                   : "class labels (cross_entropy or bce_one_hot)"));
+        loss_takes_class_labels(base.loss) ? "class labels (cross_entropy or bce_one_hot)"
+                                           : "regression values (mse or rmse)"));
   }
   // Contract 6: tolerances are widened only with a written reason.
   const Tolerances& t = spec.tolerances;

@@ -49,6 +49,10 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const OptimizerSpec& spe
 // BCE on one-hot targets averages B x C elements, C the same for every sample: a per-sample mean.
 bool loss_is_sample_mean(LossKind kind) { return kind != LossKind::kRmse; }
 
+bool loss_takes_class_labels(LossKind kind) {
+  return kind == LossKind::kCrossEntropy || kind == LossKind::kBceOneHot;
+}
+
 std::string describe_optimizer(const OptimizerSpec& o, std::optional<double> clip_grad_norm) {
   std::string s;
   if (o.kind == OptimizerKind::kAdam) {

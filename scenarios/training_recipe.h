@@ -22,6 +22,10 @@ at::Tensor compute_loss(LossKind kind, const at::Tensor& output, const at::Tenso
 // targets, not for RMSE). The exact reference of DDP reads it (training/exact_reference.cpp).
 bool loss_is_sample_mean(LossKind kind);
 
+// Whether the loss takes int64 class labels (cross-entropy, BCE on one-hot) rather than
+// regression targets (MSE, RMSE): what data a loss fits, for scenario files and --data.
+bool loss_takes_class_labels(LossKind kind);
+
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(const OptimizerSpec& spec,
                                                         std::vector<at::Tensor> parameters);
 

@@ -213,14 +213,8 @@ std::vector<std::string> command_line(const run::RunRequest& r) {
   auto flag = [&a](const char* name, bool set) {
     if (set) a.emplace_back(name);
   };
-  if (!r.model.empty()) option("--model", r.model);
-  if (!r.data_file.empty()) option("--data", r.data_file);
-  const std::pair<const char*, const std::string&> data_flags[] = {
-      {"--input-shape", r.input_shape},   {"--input-dtype", r.input_dtype},
-      {"--vocab-size", r.vocab_size},     {"--num-classes", r.num_classes},
-      {"--target-shape", r.target_shape}, {"--loss", r.loss}};
-  for (const auto& [name, value] : data_flags) {
-    if (!value.empty()) option(name, value);
+  for (const run::KeyFlag& f : run::key_flags(r)) {
+    if (!f.value.empty()) option(f.flag, f.value);
   }
   if (!r.modes.empty()) option("--modes", fmt::format("{}", fmt::join(r.modes, ",")));
   if (r.steps > 0) number("--steps", r.steps);

@@ -92,8 +92,7 @@ scenarios::ScenarioSpec with_data_file(scenarios::ScenarioSpec spec, const std::
     refuse(file, fmt::format("\"inputs\" is {}: pass floating inputs, or int64 token ids",
                              c10::toString(inputs.scalar_type())));
   }
-  const bool classes = spec.loss == scenarios::LossKind::kCrossEntropy ||
-                       spec.loss == scenarios::LossKind::kBceOneHot;
+  const bool classes = scenarios::loss_takes_class_labels(spec.loss);
   if (classes && (targets.scalar_type() != at::kLong || targets.dim() != 1 ||
                   targets.min().item<int64_t>() < 0)) {
     refuse(file, fmt::format("\"targets\" is {} of shape {}, and {}'s loss {} takes int64 class "

@@ -263,19 +263,7 @@ void check_checkpoint_flags(const RunRequest& o) {
 
 scenarios::ScenarioSource scenario_source(const RunRequest& request) {
   scenarios::ScenarioSource source{request.scenario, request.config, request.overrides, {}};
-  const struct {
-    const char* flag;
-    const char* key;
-    const std::string& value;
-  } flags[] = {{"--model", "MODEL.FILE", request.model},
-               {"--data", "DATA.FILE", request.data_file},
-               {"--input-shape", "DATA.INPUT_SHAPE", request.input_shape},
-               {"--input-dtype", "DATA.INPUT_DTYPE", request.input_dtype},
-               {"--vocab-size", "DATA.VOCAB_SIZE", request.vocab_size},
-               {"--num-classes", "DATA.NUM_CLASSES", request.num_classes},
-               {"--target-shape", "DATA.TARGET_SHAPE", request.target_shape},
-               {"--loss", "LOSS.NAME", request.loss}};
-  for (const auto& f : flags) {
+  for (const KeyFlag& f : key_flags(request)) {
     if (!f.value.empty()) source.flags.push_back({f.flag, f.key, f.value});
   }
   return source;

@@ -125,6 +125,26 @@ struct RunRequest {
   int64_t eval_size = -1;
 };
 
+// A run flag that sets a scenario key, and its value here (empty: not given).
+struct KeyFlag {
+  const char* flag;  // "--input-shape"
+  const char* key;   // "DATA.INPUT_SHAPE"
+  const std::string& value;
+};
+
+// The flags of `r` that set scenario keys: the one list scenario_source() applies and the CLI's
+// command_line() writes back.
+inline std::vector<KeyFlag> key_flags(const RunRequest& r) {
+  return {{"--model", "MODEL.FILE", r.model},
+          {"--data", "DATA.FILE", r.data_file},
+          {"--input-shape", "DATA.INPUT_SHAPE", r.input_shape},
+          {"--input-dtype", "DATA.INPUT_DTYPE", r.input_dtype},
+          {"--vocab-size", "DATA.VOCAB_SIZE", r.vocab_size},
+          {"--num-classes", "DATA.NUM_CLASSES", r.num_classes},
+          {"--target-shape", "DATA.TARGET_SHAPE", r.target_shape},
+          {"--loss", "LOSS.NAME", r.loss}};
+}
+
 // The command line that makes this binary execute `request` (argv[0] is only the name ps shows):
 // how `scale` and --bisect start a run as a child process. The CLI provides it, since only the
 // CLI knows how each field is spelled as a flag.
