@@ -21,6 +21,18 @@ std::string describe_shape(const SyntheticTensorsShape& shape) {
   return inputs + " -> " + targets;
 }
 
+namespace {
+
+// Standard normal float32 values of `shape`, drawn in order from `rng`.
+at::Tensor normal_tensor(const std::vector<int64_t>& shape, KeyedRng& rng) {
+  at::Tensor t = at::empty(shape, at::kFloat);
+  float* p = t.data_ptr<float>();
+  for (int64_t i = 0; i < t.numel(); ++i) p[i] = static_cast<float>(rng.normal());
+  return t;
+}
+
+}  // namespace
+
 SyntheticTensors::SyntheticTensors(SyntheticTensorsShape shape, int64_t size, int64_t seed,
                                    int64_t first_key)
     : shape_(std::move(shape)), size_(size), seed_(seed), first_key_(first_key) {}
@@ -37,18 +49,14 @@ Example SyntheticTensors::get(int64_t index, int64_t /*epoch*/) const {
       p[i] = static_cast<int64_t>(rng.uniform_int(static_cast<uint64_t>(shape_.vocab_size)));
     }
   } else {
-    e.input = at::empty(shape_.input_shape, at::kFloat);
-    float* p = e.input.data_ptr<float>();
-    for (int64_t i = 0; i < e.input.numel(); ++i) p[i] = static_cast<float>(rng.normal());
+    e.input = normal_tensor(shape_.input_shape, rng);
   }
   if (shape_.num_classes > 0) {
     e.target = at::scalar_tensor(
         static_cast<int64_t>(rng.uniform_int(static_cast<uint64_t>(shape_.num_classes))),
         at::kLong);
   } else {
-    e.target = at::empty(shape_.target_shape, at::kFloat);
-    float* p = e.target.data_ptr<float>();
-    for (int64_t i = 0; i < e.target.numel(); ++i) p[i] = static_cast<float>(rng.normal());
+    e.target = normal_tensor(shape_.target_shape, rng);
   }
   return e;
 }
