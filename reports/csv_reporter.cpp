@@ -22,7 +22,7 @@ std::string field(const std::string& s) {
 std::string CsvReporter::render(const RunReport& report) const {
   const RunConfig& c = report.config;
   std::string out =
-      "scenario,mode,world_size,backend,dtype,global_batch,samples_per_s,"
+      "scenario,mode,world_size,backend,dtype,amp,global_batch,samples_per_s,"
       "samples_per_s_per_device,step_time_p50_s,step_time_p90_s,step_time_p99_s,"
       "scaling_efficiency,checks_passed,checks_failed,checks_expected_divergence,"
       "step_time_mean_s,step_time_cv,weak_reasons\n";
@@ -42,9 +42,9 @@ std::string CsvReporter::render(const RunReport& report) const {
     std::string weak;  // "" when the figures are sound
     for (const std::string& why : t.weak_reasons) weak += (weak.empty() ? "" : "; ") + why;
     out += fmt::format(
-        "{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{},{},{},{:.9g},{:.9g},{}\n",
+        "{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{},{},{},{:.9g},{:.9g},{}\n",
         field(c.scenario), field(name_str(r.mode)), r.world_size,
-        field(r.backend.empty() ? "none" : r.backend), field(c.dtype), global_batch,
+        field(r.backend.empty() ? "none" : r.backend), field(c.dtype), field(c.amp), global_batch,
         t.samples_per_s, t.samples_per_s_per_device, t.step_time_p50_s, t.step_time_p90_s,
         t.step_time_p99_s,
         r.scaling_efficiency < 0 ? std::string() : fmt::format("{:.9g}", r.scaling_efficiency),

@@ -24,6 +24,9 @@ const char* phase_of(Stage stage) {
       return "evaluation after training";
     case Stage::kInjectedFault:
       return "the injected fault";
+    case Stage::kLossScale:
+    case Stage::kRanksScaleEqual:
+      return "GradScaler update after the step";
     case Stage::kParameters:
     case Stage::kNone:
       break;
@@ -38,7 +41,8 @@ std::string describe_first_divergence(const DivergenceRecord& d) {
   const std::string when =
       d.step >= 0 ? fmt::format("step {}", d.step) : std::string("after the last step");
   std::string s;
-  if (d.stage == Stage::kRanksBitwiseEqual || d.stage == Stage::kRanksBuffersEqual) {
+  if (d.stage == Stage::kRanksBitwiseEqual || d.stage == Stage::kRanksBuffersEqual ||
+      d.stage == Stage::kLossScale || d.stage == Stage::kRanksScaleEqual) {
     // Ranks parting from rank 0 have no size, only what differs (`measure` says it).
     s = fmt::format("{}, {} failed first ({}): {}", when, name_of(d.stage), phase_of(d.stage),
                     d.measure);
@@ -60,6 +64,10 @@ std::string describe_reference(const ReferenceRecord& r) {
 
 std::string describe_efficiency(const ModeResult& r) {
   return r.scaling_efficiency < 0 ? "-" : fmt::format("{:.1f}%", 100 * r.scaling_efficiency);
+}
+
+std::string describe_precision(const RunConfig& c) {
+  return c.amp.empty() || c.amp == "off" ? c.dtype : fmt::format("{}, autocast {}", c.dtype, c.amp);
 }
 
 std::string describe_evaluation(const EvaluationRecord& e) {

@@ -23,4 +23,7 @@ std::string describe_evaluation(const EvaluationRecord& e);
 // "87.5%", or "-" when the mode has no scaling efficiency (the baseline, or nothing timed).
 std::string describe_efficiency(const ModeResult& r);
 
+// The run's arithmetic: "float32", or "float32, autocast bf16" under --amp.
+std::string describe_precision(const RunConfig& c);
+
 }  // namespace ddpbench::reports

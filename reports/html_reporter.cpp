@@ -367,7 +367,7 @@ std::string HtmlReporter::render(const RunReport& r) const {
              "{}</title><style>{}</style></head><body>\n<h1>ddpbench: {}</h1><p>{} · {} · {} · "
              "global batch {} · {} checked step(s) · {} timed step(s)</p>\n",
              xml_escape(c.scenario), kStyle, xml_escape(c.scenario), xml_escape(c.model),
-             xml_escape(c.dataset), xml_escape(c.dtype), c.global_batch, checked, timed) +
+             xml_escape(c.dataset), xml_escape(describe_precision(c)), c.global_batch, checked, timed) +
          (c.model_file.empty() ? std::string()
                                : fmt::format("<p>model file {}: {}</p>\n",
                                              xml_escape(c.model_file), xml_escape(c.model_notes))) +

@@ -22,7 +22,7 @@ std::string MarkdownReporter::render(const RunReport& report) const {
                                 report.verdict == Verdict::kPass   ? "PASS"
                                 : report.verdict == Verdict::kFail ? "FAIL"
                                                                    : "NOT JUDGED (no check ran)");
-  out += fmt::format("{} · {} · global batch {} · {} · git {}\n\n", md(c.model), md(c.dtype),
+  out += fmt::format("{} · {} · global batch {} · {} · git {}\n\n", md(c.model), md(describe_precision(c)),
                      c.global_batch, md(report.context.host), md(report.context.git_revision));
   if (!c.model_file.empty()) {
     out += fmt::format("model file {}: {}\n\n", md(c.model_file), md(c.model_notes));

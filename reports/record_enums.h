@@ -32,6 +32,8 @@ enum class Stage {
   kRanksBitwiseEqual,
   kRanksBuffersEqual,
   kEvaluation,
+  kLossScale,        // --amp fp16: the GradScaler's scale and skipped steps against the reference
+  kRanksScaleEqual,  // --amp fp16 under DDP: every rank's scale equals rank 0's
   kInjectedFault,  // an --inject-fault no other check caught (training/fault_detection.h)
 };
 
@@ -75,7 +77,7 @@ struct EnumNames<Mode> {
 template <>
 struct EnumNames<Stage> {
   static constexpr const char* kWhat = "stage";
-  static constexpr std::array<std::pair<Stage, std::string_view>, 10> kTable{{
+  static constexpr std::array<std::pair<Stage, std::string_view>, 12> kTable{{
       {Stage::kNone, ""},
       {Stage::kLoss, "loss"},
       {Stage::kBuffers, "buffers"},
@@ -86,6 +88,8 @@ struct EnumNames<Stage> {
       {Stage::kRanksBuffersEqual, "ranks_buffers_equal"},
       {Stage::kEvaluation, "evaluation"},
       {Stage::kInjectedFault, "injected_fault"},
+      {Stage::kLossScale, "loss_scale"},
+      {Stage::kRanksScaleEqual, "ranks_scale_equal"},
   }};
 };
 

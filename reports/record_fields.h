@@ -123,6 +123,7 @@ DDPBENCH_RECORD_FIELDS(RunConfig) {
   v("seed", r.seed, count(0, kAnyInt64, kNumbers));
   v("threads", r.threads, count(1, kMaxCores, kNumbers));
   v("dtype", r.dtype, plain(kNumbers));
+  v("amp", r.amp, plain(kNumbers));
   v("data_dir", r.data_dir, plain(kNumbers));
   v("sampler", r.sampler, plain(kNumbers));
   v("ddp", r.ddp, plain(kNumbers));

@@ -12,7 +12,7 @@
 namespace ddpbench::reports {
 
 // Bumped whenever a field changes meaning or disappears (additions keep the version).
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 struct RunContext {
   std::string ddpbench_version;
@@ -88,6 +88,8 @@ struct RunConfig {
   int64_t seed = 0;
   int64_t threads = 0;
   std::string dtype;
+  // --amp: "off", "bf16" (autocast to bfloat16) or "fp16" (float16 with a GradScaler).
+  std::string amp = "off";
   std::string data_dir;  // empty: the scenario's default data
   SamplerRecord sampler;
   DdpSettings ddp;

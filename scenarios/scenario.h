@@ -16,6 +16,7 @@
 
 #include "data/dataset.h"
 #include "data/synthetic_tensors.h"
+#include "scenarios/optim/grad_scaler.h"
 
 namespace ddpbench::scenarios {
 
@@ -26,6 +27,10 @@ namespace ddpbench::scenarios {
 enum class LossKind { kCrossEntropy, kMse, kRmse, kBceOneHot };
 
 enum class OptimizerKind { kSgd, kAdam };
+
+// Automatic mixed precision (issue 34): forward and loss under autocast to bfloat16 or float16,
+// parameters, gradients and optimizer state in float32; kFp16 adds a GradScaler.
+enum class AmpKind { kOff, kBf16, kFp16 };
 
 // torch.optim.SGD's or torch.optim.Adam's hyper-parameters (libtorch's SGD and Adam implement the
 // same update rules).
@@ -108,6 +113,9 @@ struct ScenarioSpec {
   int64_t steps = 0;              // default --steps
   int64_t seed = 0;               // default --seed
   std::string dtype = "float32";  // default --dtype
+  AmpKind amp = AmpKind::kOff;    // --amp
+  // The GradScaler of --amp fp16 (torch.amp.GradScaler's defaults unless set).
+  GradScalerOptions grad_scaler;
   bool shuffle = true;            // DistributedSampler(shuffle=...)
   bool sampler_drop_last = false;
   LossKind loss = LossKind::kCrossEntropy;

@@ -83,4 +83,28 @@ const char* loss_name(LossKind kind) {
   return "?";
 }
 
+const char* amp_name(AmpKind kind) {
+  switch (kind) {
+    case AmpKind::kOff:
+      return "off";
+    case AmpKind::kBf16:
+      return "bf16";
+    case AmpKind::kFp16:
+      return "fp16";
+  }
+  return "?";
+}
+
+std::optional<at::ScalarType> autocast_dtype_of(AmpKind kind) {
+  switch (kind) {
+    case AmpKind::kOff:
+      return std::nullopt;
+    case AmpKind::kBf16:
+      return at::kBFloat16;
+    case AmpKind::kFp16:
+      return at::kHalf;
+  }
+  return std::nullopt;
+}
+
 }  // namespace ddpbench::scenarios

@@ -31,6 +31,11 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const OptimizerSpec& spe
 
 const char* loss_name(LossKind kind);
 
+// "off", "bf16", "fp16": the --amp spelling.
+const char* amp_name(AmpKind kind);
+// The dtype autocast computes in under `kind` (bfloat16, float16), or none when off.
+std::optional<at::ScalarType> autocast_dtype_of(AmpKind kind);
+
 // The optimizer as its Python constructor reads, e.g. "SGD(lr=0.01, momentum=0.9)", followed by
 // " + clip_grad_norm_(max_norm=M)" when the gradients are clipped before it steps.
 std::string describe_optimizer(const OptimizerSpec& spec,

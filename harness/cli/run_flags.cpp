@@ -97,6 +97,17 @@ void add_shared_run_flags(CLI::App& cmd, run::RunRequest& r) {
                "it with duplicates");
   cmd.add_option("--dtype", r.dtype, "float32 or float64 (default: the scenario's)")
       ->check(CLI::IsMember({"float32", "float64"}));
+  cmd.add_option("--amp", r.amp,
+                 "Automatic mixed precision in every mode: forward and loss under autocast to "
+                 "bf16, or fp16 with a GradScaler; parameters stay float32 (default: the "
+                 "scenario's, off)")
+      ->check(CLI::IsMember({"off", "bf16", "fp16"}));
+  cmd.add_option("--grad-scaler-init", r.grad_scaler_init,
+                 "--amp fp16: the GradScaler's initial scale (default 65536)")
+      ->type_name("NUMBER");
+  cmd.add_option("--growth-interval", r.growth_interval,
+                 "--amp fp16: clean steps before the GradScaler doubles its scale (default 2000)")
+      ->type_name("INT");
   cmd.add_option("--data-dir", r.data_dir, "Dataset directory (default: the scenario's data)");
   cmd.add_option("--out", r.out, "Output directory for the report files");
   cmd.add_option("--threads", r.threads, "Intra-op threads per process (default: cores / ranks)")

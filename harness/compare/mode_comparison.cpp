@@ -185,8 +185,7 @@ void compare_gradients(const ModeTrace& ref, const ModeTrace& got, const Compari
     const RoundingLevel floor =
         ref.gradients[s].empty()
             ? RoundingLevel{}
-            : rounding_level(largest, ref.gradients[s].front().scalar_type(),
-                             p.gradient_tolerance);
+            : rounding_level(largest, ref.gradients[s].front().scalar_type(), p.gradient_tolerance);
     for (int64_t i = n - 1; i >= 0; --i) {
       const auto k = static_cast<size_t>(i);
       const at::Tensor& r = ref.gradients[s][k];
@@ -271,6 +270,10 @@ ModeComparison compare_modes(const ModeTrace& reference, const ModeTrace& candid
   for (const CheckBuilder* b : {&loss, &buffers, &gradients, &params}) {
     b->offer_first_failure(first, out.first_divergence);
   }
+  if (!reference.loss_scales.empty()) {
+    out.checks.push_back(loss_scale_check(reference, candidate));
+    offer_ranks_check(out.checks.back(), out.first_divergence);
+  }
   return out;
 }
 
@@ -305,6 +308,40 @@ reports::CheckRecord rank_agreement_check(int64_t steps, int64_t step, int64_t r
       reports::Stage::kRanksBitwiseEqual, steps, step, tensor,
       "all ranks held bit-identical parameters after every step",
       fmt::format("rank {} differs from rank 0 in {} after step {}", rank, tensor, step));
+}
+
+reports::CheckRecord loss_scale_check(const ModeTrace& ref, const ModeTrace& got) {
+  int64_t skipped = 0;
+  for (const bool s : ref.skipped) skipped += s ? 1 : 0;
+  const auto steps = static_cast<int64_t>(ref.loss_scales.size());
+  for (size_t s = 0; s < ref.loss_scales.size(); ++s) {
+    const bool have = s < got.loss_scales.size() && s < got.skipped.size();
+    if (have && got.loss_scales[s] == ref.loss_scales[s] && got.skipped[s] == ref.skipped[s]) {
+      continue;
+    }
+    const int64_t step = ref.first_step + static_cast<int64_t>(s);
+    const std::string mine =
+        have ? fmt::format("scale {:g}{}", got.loss_scales[s], got.skipped[s] ? ", skipped" : "")
+             : std::string("no scale recorded");
+    return ranks_check(reports::Stage::kLossScale, steps, step, "GradScaler", "",
+                       fmt::format("step {}: {} against the reference's scale {:g}{}", step, mine,
+                                   ref.loss_scales[s], ref.skipped[s] ? ", skipped" : ""));
+  }
+  return ranks_check(reports::Stage::kLossScale, steps, -1, "",
+                     fmt::format("every step used the reference's GradScaler scale; {} of {} "
+                                 "steps skipped, the same ones",
+                                 skipped, steps),
+                     "");
+}
+
+reports::CheckRecord scale_agreement_check(int64_t steps, int64_t step, int64_t rank, double scale,
+                                           double rank0_scale) {
+  return ranks_check(
+      reports::Stage::kRanksScaleEqual, steps, step, "GradScaler",
+      "every rank held rank 0's GradScaler scale after every step",
+      fmt::format("rank {} held GradScaler scale {:g} after step {}, rank 0 {:g}: the ranks' "
+                  "scales diverged",
+                  rank, scale, step, rank0_scale));
 }
 
 void offer_ranks_check(const reports::CheckRecord& check, reports::DivergenceRecord& first) {

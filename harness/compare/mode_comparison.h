@@ -38,6 +38,10 @@ struct StateDiff {
 struct ModeTrace {
   std::vector<double> losses;
   std::vector<std::vector<at::Tensor>> gradients;
+  // --amp fp16, per step: the GradScaler's scale and whether the step was skipped (empty without
+  // a scaler). A skipped step's gradients are recorded as absent: they held an inf or NaN.
+  std::vector<double> loss_scales;
+  std::vector<bool> skipped;
   // The run-global step of losses[0] and gradients[0]: a --resume run starts at its checkpoint's.
   int64_t first_step = 0;
   std::vector<std::string> param_names;
@@ -78,6 +82,15 @@ reports::CheckRecord rank_agreement_check(int64_t steps, int64_t step, int64_t r
 // they always did.
 reports::CheckRecord buffer_agreement_check(int64_t steps, int64_t step, int64_t rank,
                                             const std::string& tensor);
+
+// --amp fp16: every step used the reference's GradScaler scale and was skipped exactly when the
+// reference's was (a step skipped in one and not the other changes the trajectory in a way no
+// tolerance should absorb).
+reports::CheckRecord loss_scale_check(const ModeTrace& reference, const ModeTrace& candidate);
+// --amp fp16 under DDP: every rank held rank 0's scale after every step (pytorch/pytorch#90057);
+// step < 0 means they always did.
+reports::CheckRecord scale_agreement_check(int64_t steps, int64_t step, int64_t rank,
+                                           double scale, double rank0_scale);
 
 // A failing ranks_* check becomes the first divergence when it comes before the one against the
 // reference (or there is none): ranks parting from rank 0 is where a mode parts too.

@@ -145,6 +145,7 @@ int finish_run(const training::RunSetup& setup, const runtime::ExecutionContext&
                    setup.seed,
                    context.threads(),
                    setup.dtype_name(),
+                   scenarios::amp_name(setup.spec->amp),
                    setup.request.data_dir,
                    sampler_record(run.plan->sampler())};
   report.config.ddp = {modes::ddp::ddp_impl_name(setup.ddp.impl),

@@ -16,9 +16,10 @@
 #include "modes/ddp/comm_hook.h"
 #include "quoted_input.h"
 #include "run/data_file.h"
-#include "run/synthetic_data.h"
 #include "run/device_choice.h"
 #include "run/shared_checks.h"
+#include "run/synthetic_data.h"
+#include "scenarios/optim/torch_version_compat.h"
 #include "scenarios/scenario_config.h"
 #include "scenarios/script_scenario.h"
 #include "scenarios/training_recipe.h"
@@ -158,6 +159,16 @@ void check_fault(const training::RunSetup& s) {
   } else if (!s.has_mode(modes::ModeKind::kDdp)) {
     throw InputError("--inject-fault needs the ddp mode (add ddp to --modes)");
   }
+  if (kind == modes::FaultKind::kScaler && s.spec->amp != scenarios::AmpKind::kFp16) {
+    throw InputError(
+        "--inject-fault scaler perturbs the GradScaler of --amp fp16, which this run does not "
+        "use: add --amp fp16");
+  }
+  if (kind == modes::FaultKind::kScaler && s.fault->rank == 0) {
+    throw InputError(
+        "--inject-fault scaler: every rank's scale is compared with rank 0's; pick rank=1 or "
+        "higher");
+  }
   if (kind == modes::FaultKind::kBuffers && s.fault->rank == 0) {
     throw InputError(
         "--inject-fault buffers: rank 0 is the broadcast's source and keeps its buffers anyway; "
@@ -190,8 +201,9 @@ void check_fault(const training::RunSetup& s) {
 // communicator is; the options only PyTorch's engine has need it.
 void check_c10d_options(const RunRequest& o, const training::RunSetup& s) {
   const bool c10d = s.ddp.impl == modes::ddp::DdpImpl::kC10d;
-  for (const auto& [flag, set] : {std::pair{"--static-graph", o.static_graph},
-                                  std::pair{"--gradient-as-bucket-view", o.gradient_as_bucket_view}}) {
+  for (const auto& [flag, set] :
+       {std::pair{"--static-graph", o.static_graph},
+        std::pair{"--gradient-as-bucket-view", o.gradient_as_bucket_view}}) {
     if (set && !c10d) {
       throw InputError(fmt::format(
           "{} is an option of PyTorch's own DDP engine, and --ddp-impl {} is ddpbench's: add "
@@ -205,6 +217,49 @@ void check_c10d_options(const RunRequest& o, const training::RunSetup& s) {
         "ddpbench's own communicator, which that Reducer cannot drive: use --backend gloo (it "
         "also reduces CUDA tensors), or --ddp-impl bucketed",
         comm::backend_name(s.backend)));
+  }
+}
+
+// --amp: autocast over float32 parameters, judged step by step from the reference's state (each
+// rank's gradients are rounded to the autocast dtype before the reduction, so trajectories
+// separate at that precision within a step: docs/ARCHITECTURE.md, "Mixed precision").
+void check_amp(const RunRequest& o, const training::RunSetup& s) {
+  const scenarios::AmpKind amp = s.spec->amp;
+  if (amp == scenarios::AmpKind::kOff) return;
+  const std::string flag = fmt::format("--amp {}", scenarios::amp_name(amp));
+  if (s.context.dtype == at::kDouble) {
+    throw InputError(fmt::format(
+        "{} autocasts float32 training, and this run is float64: drop --dtype float64 (or "
+        "TRAIN.DTYPE), or --amp",
+        flag));
+  }
+  const c10::DeviceType device =
+      s.context.device == runtime::DeviceKind::kCuda ? c10::DeviceType::CUDA : c10::DeviceType::CPU;
+  if (const auto why =
+          scenarios::compat::amp_unsupported(device, *scenarios::autocast_dtype_of(amp))) {
+    throw InputError(fmt::format("{}: {}", flag, *why));
+  }
+  if (s.sync_bn && s.has_mode(modes::ModeKind::kDdp)) {
+    throw InputError(fmt::format(
+        "{} with SyncBN is not judged yet (its reference needs the whole batch's statistics and "
+        "each rank's rounding at once): drop --sync-bn, or --amp",
+        flag));
+  }
+  if (s.accumulation_steps > 1) {
+    throw InputError(fmt::format(
+        "{} with gradient accumulation is not judged yet (each micro-step rounds its gradients "
+        "to the autocast dtype): pass --accumulation-steps 1, or drop --amp",
+        flag));
+  }
+  if (o.comparison == "free" && s.has_mode(modes::ModeKind::kSingle)) {
+    throw InputError(fmt::format(
+        "{} is judged step by step from the reference's state: free-running trajectories "
+        "separate at the autocast dtype's precision within a step; drop --comparison free",
+        flag));
+  }
+  if (o.bisect) {
+    throw InputError(fmt::format(
+        "--bisect re-runs in float64, which has no mixed precision: drop --bisect, or {}", flag));
   }
 }
 
@@ -381,6 +436,7 @@ training::RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioReg
       (o.comparison == "lockstep" || (o.comparison == "auto" && s.context.dtype != at::kDouble));
   s.sync_bn = o.sync_bn || s.spec->sync_bn;
   resolve_accumulation(o, s);
+  check_amp(o, s);
   if (o.check_only && o.perf_only) {
     throw InputError("--check-only and --perf-only exclude each other: pass at most one");
   }

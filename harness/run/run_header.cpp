@@ -3,12 +3,11 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <torch/version.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <thread>
-
-#include <torch/version.h>
 
 #include "run/version_line.h"
 #include "scenarios/training_recipe.h"
@@ -55,8 +54,11 @@ void print_run_header(const training::RunSetup& s, const runtime::ExecutionConte
       "duplicated by padding, {} dropped (drop_last={})\n",
       s.global_batch, s.world_size, per_rank, short_steps, plan.steps_per_epoch(), joins,
       sampler.padded_count(), sampler.dropped_count(), sampler.options().drop_last);
-  fmt::print("modes     {}; {}, {} thread(s) per process, gradients compared {}\n",
-             fmt::join(names, ","), context.dtype_name(), context.threads(),
+  const std::string amp = s.spec->amp == scenarios::AmpKind::kOff
+                              ? std::string()
+                              : fmt::format(" under autocast {}", scenarios::amp_name(s.spec->amp));
+  fmt::print("modes     {}; {}{}, {} thread(s) per process, gradients compared {}\n",
+             fmt::join(names, ","), context.dtype_name(), amp, context.threads(),
              modes::grad_record_name(grad));
   fmt::print("phases    check {} step(s); perf {} warm-up + {} timed step(s), {} scaling\n",
              s.check_steps, s.warmup_steps, s.perf_steps, s.strong_scaling ? "strong" : "weak");
@@ -72,8 +74,8 @@ void print_run_header(const training::RunSetup& s, const runtime::ExecutionConte
                  s.world_size > n ? " (shared: --share-gpus)" : "");
     }
     if (s.has_mode(ModeKind::kDdp)) {
-      fmt::print("ddp       rank r on cuda:(local rank mod {}) over {}{}\n", n, comm::backend_name(s.backend),
-                 s.world_size > n ? " (shared: --share-gpus)" : "");
+      fmt::print("ddp       rank r on cuda:(local rank mod {}) over {}{}\n", n,
+                 comm::backend_name(s.backend), s.world_size > n ? " (shared: --share-gpus)" : "");
     }
   } else {
     fmt::print("device    cpu ({})\n", gpu.status);
@@ -92,9 +94,10 @@ void print_run_header(const training::RunSetup& s, const runtime::ExecutionConte
         s.global_batch);
   }
   if (s.has_mode(ModeKind::kDdp) && s.ddp.impl == modes::ddp::DdpImpl::kC10d) {
-    fmt::print("engine    ddp: PyTorch's own c10d Reducer of libtorch {}, driven as "
-               "DistributedDataParallel drives it{}\n",
-               TORCH_VERSION, s.ddp.static_graph ? " (static graph)" : "");
+    fmt::print(
+        "engine    ddp: PyTorch's own c10d Reducer of libtorch {}, driven as "
+        "DistributedDataParallel drives it{}\n",
+        TORCH_VERSION, s.ddp.static_graph ? " (static graph)" : "");
   }
   if (s.has_mode(ModeKind::kDdp) && s.sync_bn) {
     fmt::print("syncbn    BatchNorm layers synchronised under DDP\n");

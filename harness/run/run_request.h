@@ -35,6 +35,11 @@ struct RunRequest {
   std::string num_classes;
   std::string target_shape;
   std::string loss;
+  // Automatic mixed precision: off, bf16, fp16 (sets TRAIN.AMP); empty = the scenario's.
+  std::string amp;
+  // --amp fp16's GradScaler: initial scale and growth interval (TRAIN.GRAD_SCALER_*).
+  std::string grad_scaler_init;
+  std::string growth_interval;
   // Modes to run (single, dp, ddp); empty = single,dp,ddp when --gpus is not given either
   // (run/default_comparison.h), else single,ddp with a world size > 1, single with 1.
   std::vector<std::string> modes;
@@ -142,7 +147,10 @@ inline std::vector<KeyFlag> key_flags(const RunRequest& r) {
           {"--vocab-size", "DATA.VOCAB_SIZE", r.vocab_size},
           {"--num-classes", "DATA.NUM_CLASSES", r.num_classes},
           {"--target-shape", "DATA.TARGET_SHAPE", r.target_shape},
-          {"--loss", "LOSS.NAME", r.loss}};
+          {"--loss", "LOSS.NAME", r.loss},
+          {"--amp", "TRAIN.AMP", r.amp},
+          {"--grad-scaler-init", "TRAIN.GRAD_SCALER_INIT", r.grad_scaler_init},
+          {"--growth-interval", "TRAIN.GRAD_SCALER_GROWTH_INTERVAL", r.growth_interval}};
 }
 
 // The command line that makes this binary execute `request` (argv[0] is only the name ps shows):

@@ -18,6 +18,8 @@ std::string ExactReference::name() const {
   if (rule.plain()) return "single-device training";
   std::string s = fmt::format("exact reference: one device, {} rank chunks", rule.replicas);
   if (rule.forward_chunk_by_chunk) s += ", each chunk forwarded on its own";
+  if (rule.autocast_per_chunk) s += " under autocast, with fresh weight casts";
+  if (rule.average_after_backward) s += ", gradients divided by K after backward";
   if (rule.forward_per_replica) s += ", each chunk's own BatchNorm statistics";
   if (rule.sync_bn_arithmetic) s += ", BatchNorm in SyncBN's arithmetic over the whole batch";
   s += rule.mean_of_replica_losses ? ", mean of per-rank losses" : ", loss of the gathered output";
@@ -61,8 +63,7 @@ ExactReference exact_reference_for(const RunSetup& setup, ModeKind mode,
         ddp ? "rank" : "replica", local, fmt::join(script->random_ops, ", ")));
   }
   // Note [SyncBN arithmetic reference] (modes/common/global_batch_norm.h).
-  const bool sync_arithmetic =
-      bn > 0 && ddp && setup.sync_bn && setup.context.dtype != at::kDouble;
+  const bool sync_arithmetic = bn > 0 && ddp && setup.sync_bn && setup.context.dtype != at::kDouble;
   if (sync_arithmetic) {
     ref.causes.push_back(fmt::format(
         "SyncBN arithmetic below float64: {} SyncBN layers normalise as (x - mean) * invstd with "
@@ -87,15 +88,31 @@ ExactReference exact_reference_for(const RunSetup& setup, ModeKind mode,
         "the initial world size)",
         setup.global_batch, k, fmt::join(sizes, ",")));
   }
+  const scenarios::AmpKind amp = setup.spec->amp;
+  if (amp != scenarios::AmpKind::kOff) {
+    ref.causes.push_back(fmt::format(
+        "Mixed precision: under autocast to {} each {} casts its own weights and its "
+        "gradients are rounded to {} before they are {}; the reference forwards each {}'s {} "
+        "samples on their own, with fresh casts, so its gradients are rounded the same way",
+        scenarios::amp_name(amp), ddp ? "rank" : "replica", scenarios::amp_name(amp),
+        ddp ? "averaged over the ranks" : "summed onto the master", ddp ? "rank" : "replica",
+        local));
+  }
   if (ref.causes.empty()) return ref;
   ref.rule.replicas = k;
-  ref.rule.forward_per_replica = bn > 0 && !(ddp && setup.sync_bn);
   ref.rule.sync_bn_arithmetic = sync_arithmetic;
-  ref.rule.forward_chunk_by_chunk = script_bn > 0 || draws;
+  ref.rule.forward_chunk_by_chunk = script_bn > 0 || draws || amp != scenarios::AmpKind::kOff;
+  // Forwarding chunk by chunk gives each chunk its own BatchNorm statistics already.
+  ref.rule.forward_per_replica =
+      bn > 0 && !(ddp && setup.sync_bn) && amp == scenarios::AmpKind::kOff;
+  ref.rule.autocast_per_chunk = amp != scenarios::AmpKind::kOff;
   // For a per-sample mean loss and equal chunks the two loss rules are the same function; one
   // rule lets DP and DDP share one reference run. DP's loss is the gathered output's, the global
-  // mean, whatever the chunks: uneven chunks change only DDP's.
-  ref.rule.mean_of_replica_losses = ddp && (!scenarios::loss_is_sample_mean(loss) || uneven);
+  // mean, whatever the chunks: uneven chunks change only DDP's. Under autocast they differ
+  // (each rank's gradient is that of its own loss, rounded, then divided by K).
+  ref.rule.mean_of_replica_losses =
+      ddp && (!scenarios::loss_is_sample_mean(loss) || uneven || ref.rule.autocast_per_chunk);
+  ref.rule.average_after_backward = ddp && ref.rule.autocast_per_chunk;
   return ref;
 }
 

@@ -34,6 +34,8 @@ void keep_check(ModeOutcome& o, modes::TrainResult r, const torch::nn::Module& m
   o.trace.first_step = first_step;
   o.trace.losses = std::move(r.losses);
   o.trace.gradients = std::move(r.gradients);
+  o.trace.loss_scales = std::move(r.loss_scales);
+  o.trace.skipped = std::move(r.skipped);
   o.trace.final_state = std::move(r.final_state);
   o.trace.param_names = parameter_names(model);
   o.check_times = std::move(r.step_times);
@@ -237,6 +239,10 @@ ModeOutcome run_ddp_rank(const PhaseInputs& in, comm::Communicator& comm,
     modes::ddp::DdpPath path(*s.spec, instance, comm, in.context, path_options);
     modes::TrainOptions options = accumulating(check_options(in), s, ModeKind::kDdp);
     options.on_phase = on_phase;
+    if (modes::fault_fires(s.fault, modes::FaultKind::kScaler, comm.rank(),
+                           s.fault ? s.fault->step : -1)) {
+      options.diverged_scale_step = s.fault->step;
+    }
     if (comm.rank() == 0) options.after_step = checkpoint_keeper(in, ModeKind::kDdp, o);
     keep_check(o, train_checked(in, ModeKind::kDdp, path, options, &comm, o.trace), path.module(),
                options.first_step);
@@ -249,6 +255,11 @@ ModeOutcome run_ddp_rank(const PhaseInputs& in, comm::Communicator& comm,
       const modes::ddp::RankDisagreement& b = path.buffer_disagreement();
       o.extra_checks.push_back(
           compare::buffer_agreement_check(s.check_steps, b.step, b.rank, b.tensor));
+    }
+    if (s.spec->amp == scenarios::AmpKind::kFp16) {
+      const modes::ddp::ScaleDisagreement& g = path.scale_disagreement();
+      o.extra_checks.push_back(
+          compare::scale_agreement_check(s.check_steps, g.step, g.rank, g.scale, g.rank0_scale));
     }
     evaluate_ddp_rank(s, in.context, path, comm, o.evaluation, o.extra_checks);
   }

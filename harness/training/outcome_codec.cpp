@@ -99,6 +99,10 @@ std::string encode_outcome(const ModeOutcome& o) {
   d.insert("gradients", encode_steps(o.trace.gradients));
   d.insert("param_names", c10::List<std::string>(o.trace.param_names));
   d.insert("comparison", o.trace.comparison);
+  d.insert("loss_scales", c10::List<double>(o.trace.loss_scales));
+  c10::List<bool> skipped;
+  for (const bool b : o.trace.skipped) skipped.push_back(b);
+  d.insert("skipped", skipped);
   c10::List<std::string> diff_names;
   std::vector<double> diff_values;  // step, buffer, error, max_rel, violations, ratio, ref_max_abs
   for (const auto& s : o.trace.state_diffs) {
@@ -158,6 +162,8 @@ ModeOutcome decode_outcome(const std::string& bytes) {
   for (const auto& n : d.at("param_names").toListRef())
     o.trace.param_names.push_back(n.toStringRef());
   o.trace.comparison = d.at("comparison").toStringRef();
+  for (const auto& v : d.at("loss_scales").toListRef()) o.trace.loss_scales.push_back(v.toDouble());
+  for (const auto& v : d.at("skipped").toListRef()) o.trace.skipped.push_back(v.toBool());
   const auto& diff_names = d.at("state_diff_names").toListRef();
   const auto diff_values = d.at("state_diffs").toDoubleVector();
   for (size_t i = 0; i < diff_names.size(); ++i) {

@@ -84,7 +84,7 @@ TEST_F(ReportAndGate, ScaleSweepWritesOnePointPerModeAndWorldSize) {
   std::vector<std::string> lines;
   for (std::string l; std::getline(csv, l);) lines.push_back(l);
   ASSERT_EQ(lines.size(), 1u + 1u + 2u * 2u) << "header, the baseline, 2 modes x 2 world sizes";
-  EXPECT_EQ(lines[0].rfind("scenario,mode,world_size,backend,dtype,global_batch,samples_per_s", 0),
+  EXPECT_EQ(lines[0].rfind("scenario,mode,world_size,backend,dtype,amp,global_batch,samples_per_s", 0),
             0u);
   const auto report = testing::read_json(path("scale") + "/report.json");
   for (const auto& point : report.at("results")) {

@@ -215,8 +215,8 @@ TEST(ModeComparison, AGradientAtRoundingLevelIsJudgedAgainstTheStepsLevel) {
   ModeTrace ref;
   ref.losses = {1.0};
   ref.param_names = {"conv.weight", "bn.bias"};
-  const at::Tensor weight = at::randn({64}, gen);                 // largest entry ~2.5
-  const at::Tensor noise = 1e-7 * at::randn({16}, gen);           // ~0.4 eps of it
+  const at::Tensor weight = at::randn({64}, gen);        // largest entry ~2.5
+  const at::Tensor noise = 1e-7 * at::randn({16}, gen);  // ~0.4 eps of it
   ref.gradients = {{weight, noise}};
   ModeTrace got = deep_copy(ref);
   got.gradients[0][1] = 1e-7 * at::randn({16}, gen);  // other noise: O(1) of its own size
@@ -240,6 +240,40 @@ TEST(ModeComparison, RankAgreementCheck) {
   const auto c = rank_agreement_check(5, 4, 2, "conv1.weight");
   EXPECT_EQ(c.status, reports::CheckStatus::kFail);
   EXPECT_NE(c.detail.find("rank 2"), std::string::npos);
+}
+
+// --amp fp16: the scale and skipped steps are compared exactly, with the reference and across
+// ranks.
+TEST(ModeComparison, LossScaleCheckFailsOnAnotherScaleOrSkip) {
+  ModeTrace ref = trace(1);
+  ref.loss_scales = {65536, 32768, 32768};
+  ref.skipped = {true, false, false};
+  ModeTrace got = deep_copy(ref);
+  const auto pass = compare_modes(ref, got, policy());
+  ASSERT_EQ(pass.checks.back().name, reports::Stage::kLossScale);
+  EXPECT_EQ(pass.checks.back().status, reports::CheckStatus::kPass);
+  EXPECT_NE(pass.checks.back().detail.find("1 of 3 steps skipped"), std::string::npos);
+
+  got.skipped = {false, false, false};  // the overflow went unnoticed at step 0
+  const auto fail = compare_modes(ref, got, policy());
+  EXPECT_EQ(fail.checks.back().status, reports::CheckStatus::kFail);
+  EXPECT_EQ(fail.checks.back().step, 0);
+  EXPECT_EQ(fail.first_divergence.stage, reports::Stage::kLossScale);
+
+  got = deep_copy(ref);
+  got.loss_scales[2] = 65536;
+  const auto scale = loss_scale_check(ref, got);
+  EXPECT_EQ(scale.status, reports::CheckStatus::kFail);
+  EXPECT_EQ(scale.step, 2);
+  EXPECT_NE(scale.detail.find("scale 65536 against the reference's scale 32768"), std::string::npos)
+      << scale.detail;
+
+  EXPECT_EQ(scale_agreement_check(3, -1, -1, 0, 0).status, reports::CheckStatus::kPass);
+  const auto ranks = scale_agreement_check(3, 1, 2, 131072, 65536);
+  EXPECT_EQ(ranks.status, reports::CheckStatus::kFail);
+  EXPECT_NE(ranks.detail.find("rank 2 held GradScaler scale 131072 after step 1"),
+            std::string::npos)
+      << ranks.detail;
 }
 
 }  // namespace

@@ -115,6 +115,8 @@ TEST(RegressionGate, EveryConfigurationDifferenceIsNamed) {
       {"config.scenario_yaml",
        [](auto& r) { r.config.scenario_yaml = "TOL:\n  GRAD_FLOAT32: 1e6"; }},
       {"config.inject_fault", [](auto& r) { r.config.inject_fault = "grad:rank=1,step=1"; }},
+      // Mixed precision is another computation: a bf16 run is not a float32 run's successor.
+      {"config.amp", [](auto& r) { r.config.amp = "bf16"; }},
   };
   for (const auto& [field, edit] : cases) {
     reports::RunReport other = run(1800);

@@ -31,7 +31,7 @@ auto fields(const ScenarioSpec& s) {
       s.optimizer.beta2, s.optimizer.eps, s.clip_grad_norm, s.eval_size, s.eval_batch,
       s.model_file, s.data_file, s.synthetic.input_shape, s.synthetic.input_dtype,
       s.synthetic.vocab_size, s.synthetic.num_classes, s.synthetic.target_shape,
-      s.synthetic.samples);
+      s.synthetic.samples, s.amp, s.grad_scaler.init_scale, s.grad_scaler.growth_interval);
 }
 
 class ScenarioConfig : public testing::TempDirTest {
@@ -132,6 +132,9 @@ TEST_F(ScenarioConfig, EveryKeyRoundTripsAChangedValue) {
        {"DATA.SAMPLES", "64"}},
       {{"DATA.INPUT_SHAPE", "5"}, {"DATA.NUM_CLASSES", "3"}},
       {{"DATA.FILE", "/data/d.pt"}},
+      {{"TRAIN.AMP", "fp16"},
+       {"TRAIN.GRAD_SCALER_INIT", "1024"},
+       {"TRAIN.GRAD_SCALER_GROWTH_INTERVAL", "100"}},
   };
   const ScenarioSpec& base = registry_.get("linear_mse");
   std::set<std::string> covered;

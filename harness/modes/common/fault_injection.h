@@ -10,7 +10,8 @@
 // every process forgets to scale the micro-step losses by 1/A (the classic accumulation bug; rank
 // is not used). eval: DDP rank R leaves its last evaluated sample out of its contribution to the
 // evaluation pass's allreduce, and DP leaves the last gathered sample out (training/evaluation.h;
-// no step).
+// no step). scaler (--amp fp16, ddp): rank R's GradScaler scale doubles at step S and stays apart
+// from the other ranks' (pytorch/pytorch#90057).
 #pragma once
 
 #include <cstdint>
@@ -29,7 +30,8 @@ enum class FaultKind {
   kDpBuffers,
   kNoScale,
   kEval,
-  kJoin
+  kJoin,
+  kScaler
 };
 
 struct FaultSpec {

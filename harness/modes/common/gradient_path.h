@@ -66,6 +66,10 @@ class GradientPath {
     return local_loss;
   }
 
+  // --amp fp16, after a checked step's finish_checked_step: the GradScaler's scale after the
+  // step's update. DDP checks that every rank holds the same; one process has nothing to check.
+  virtual void check_loss_scale(int64_t /*step*/, double /*scale*/) {}
+
   // The evaluation pass's forward (training/evaluation.h), after training: `inputs` on the
   // context's device, the model in eval mode (BatchNorm uses its running statistics) under no
   // autograd; returns the outputs in sample order on that device and leaves the model in train

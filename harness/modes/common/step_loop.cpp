@@ -10,7 +10,9 @@
 #include "modes/common/micro_batches.h"
 #include "modes/common/zero_gradients.h"
 #include "runtime/worker_pool.h"
+#include "scenarios/optim/autocast_scope.h"
 #include "scenarios/optim/clip_grad_norm.h"
+#include "scenarios/optim/grad_scaler.h"
 #include "scenarios/training_recipe.h"
 
 namespace ddpbench::modes {
@@ -76,8 +78,12 @@ StepLoop::StepLoop(GradientPath& path, const TrainInputs& in, TrainOptions optio
       options_(std::move(options)),
       optimizer_(scenarios::make_optimizer(in.spec.optimizer, path.module().parameters())),
       timer_(in.context.make_phase_timer()),
-      cursor_(in.plan) {
+      cursor_(in.plan),
+      autocast_(scenarios::autocast_dtype_of(in.spec.amp)) {
   in.context.enter_phase(options_.numerics);  // a no-op on the CPU
+  if (in.spec.amp == scenarios::AmpKind::kFp16) {
+    scaler_ = std::make_unique<scenarios::GradScaler>(in.spec.grad_scaler, in.context.device());
+  }
   path_.module().train();
   if (options_.start_state) load_training_state(path_.module(), *optimizer_, *options_.start_state);
 }
@@ -100,6 +106,12 @@ void StepLoop::run_step(int64_t step) {
   const std::vector<std::vector<data::Batch>> micro =
       load_shards(path_, in_, cursor_, step, micro_steps, shard_pool_);
   timer_->stop(Phase::kData);
+  if (scaler_ && step == options_.diverged_scale_step) {
+    // The `scaler` fault: this rank's scale parts from the others' (pytorch/pytorch#90057). DDP
+    // averages the scaled gradients, so each rank then unscales a mix of two scales by its own:
+    // the gradients part too, and the scale check names where it began.
+    scaler_->set_state(scaler_->scale_tensor() * 2, scaler_->growth_tracker_tensor());
+  }
 
   // Gradient accumulation (one pass without it): the loss of each micro-step is scaled by
   // 1/micro_steps, so the accumulated gradient is that of the mean over the whole step's batch.
@@ -109,14 +121,20 @@ void StepLoop::run_step(int64_t step) {
     path_.set_gradient_sync(!options_.no_sync || m == micro_steps - 1);
     enter(step, StepPhase::kForward);
     if (m == 0) zero_gradients(*optimizer_);
-    at::Tensor micro_loss = path_.forward_loss(micro[static_cast<size_t>(m)], step);
+    at::Tensor micro_loss;
+    {
+      // `with torch.autocast(...)`: forward and loss only; backward runs outside it.
+      std::optional<scenarios::AutocastScope> autocast;
+      if (autocast_) autocast.emplace(in_.context.device().type(), *autocast_);
+      micro_loss = path_.forward_loss(micro[static_cast<size_t>(m)], step);
+    }
     if (micro_steps > 1 && step != options_.unscaled_step) {
       micro_loss = micro_loss / static_cast<double>(micro_steps);
     }
     timer_->stop(Phase::kForward);
 
     enter(step, StepPhase::kBackward);
-    path_.backward(micro_loss);
+    path_.backward(scaler_ ? scaler_->scale(micro_loss) : micro_loss);
     timer_->stop(Phase::kBackward);
 
     enter(step, StepPhase::kCommWait);
@@ -125,8 +143,25 @@ void StepLoop::run_step(int64_t step) {
     loss = m == 0 ? micro_loss.detach() : loss + micro_loss.detach();
   }
   const std::vector<data::Batch>& shards = micro.back();
+  // scaler.unscale_(optimizer), as a user calls it before clipping: the gradients recorded and
+  // clipped are the unscaled ones. The scale this step used is read before update() changes it.
+  double loss_scale = 0;
+  if (scaler_) {
+    loss_scale = scaler_->current_scale();
+    std::vector<at::Tensor> grads;
+    for (const at::Tensor& p : module.parameters()) grads.push_back(p.grad());
+    scaler_->unscale(grads);
+  }
+  const bool skip = scaler_ && scaler_->found_inf();
   if (options_.checking) {
-    result_.gradients.push_back(record_gradients(module, options_.grad_record));
+    // A skipped step's gradients held an inf or NaN: recorded as absent, compared through the
+    // skipped step itself (compare::loss_scale_check).
+    result_.gradients.push_back(skip ? std::vector<at::Tensor>(module.parameters().size())
+                                     : record_gradients(module, options_.grad_record));
+    if (scaler_) {
+      result_.loss_scales.push_back(loss_scale);
+      result_.skipped.push_back(skip);
+    }
   }
 
   enter(step, StepPhase::kOptimizer);
@@ -135,10 +170,12 @@ void StepLoop::run_step(int64_t step) {
   // The gradients recorded above are those before clipping: what the mode's path computed, so a
   // wrong gradient is named by its own tensor rather than by the shared clip coefficient it moves;
   // the clipped update is judged through the parameters (lockstep: each step's update).
-  if (in_.spec.clip_grad_norm) {
+  // scaler.step(optimizer): no clipping and no step when a gradient overflowed; then update().
+  if (in_.spec.clip_grad_norm && !skip) {
     scenarios::clip_grad_norm(module.parameters(), *in_.spec.clip_grad_norm);
   }
-  optimizer_->step();
+  if (!skip) optimizer_->step();
+  if (scaler_) scaler_->update();
   timer_->stop(Phase::kOptimizer);
   result_.step_times.push_back(timer_->finish_step());
   if (options_.on_phase) options_.on_phase(step, StepPhase::kDone);
@@ -148,12 +185,14 @@ void StepLoop::run_step(int64_t step) {
   // before the checked-step collectives, so the launcher can name it.
   const double value = loss.item<double>();
   if (!std::isfinite(value)) {
-    throw WorkerFailure(fmt::format("{}: non-finite loss ({}) at step {}", path_.who(), value, step));
+    throw WorkerFailure(
+        fmt::format("{}: non-finite loss ({}) at step {}", path_.who(), value, step));
   }
   if (options_.checking) {
     int64_t samples = 0;
     for (const data::Batch& b : shards) samples += micro_steps * b.inputs.size(0);
     result_.losses.push_back(path_.finish_checked_step(step, value, samples));
+    if (scaler_) path_.check_loss_scale(step, scaler_->current_scale());
   }
   if (options_.on_step) options_.on_step(step, value);
   if (options_.after_step) options_.after_step(step, module, *optimizer_);

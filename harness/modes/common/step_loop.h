@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "data/batch_plan.h"
@@ -26,6 +27,9 @@
 
 namespace torch::optim {
 class Optimizer;
+}
+namespace ddpbench::scenarios {
+class GradScaler;
 }
 
 namespace ddpbench::modes {
@@ -64,6 +68,8 @@ struct TrainOptions {
   bool no_sync = true;
   // The `noscale` fault (fault_injection.h): at this step the micro-step losses are not scaled.
   int64_t unscaled_step = -1;
+  // The `scaler` fault (fault_injection.h): at this step this process's GradScaler scale doubles.
+  int64_t diverged_scale_step = -1;
   // Before each phase of a step, untimed.
   std::function<void(int64_t step, StepPhase phase)> on_phase;
   // After each step with its loss (progress display), untimed.
@@ -80,6 +86,10 @@ struct TrainOptions {
 
 struct TrainResult {
   std::vector<double> losses;                      // per checked step
+  // --amp fp16, per checked step: the GradScaler's scale that step's backward used, and whether
+  // the step was skipped (an inf or NaN among the unscaled gradients). Empty without a scaler.
+  std::vector<double> loss_scales;
+  std::vector<bool> skipped;
   std::vector<std::vector<at::Tensor>> gradients;  // per checked step, one record per parameter
   std::vector<metrics::PhaseTimes> step_times;     // per step, this process's
   NamedTensors final_state;                        // after the last step (checked runs only)
@@ -108,6 +118,8 @@ class StepLoop {
   void run_step(int64_t step);
   torch::nn::Module& module() { return path_.module(); }
   torch::optim::Optimizer& optimizer() { return *optimizer_; }
+  // --amp fp16's scaler (null otherwise): lockstep copies the reference's state into it.
+  scenarios::GradScaler* grad_scaler() { return scaler_.get(); }
   // What the steps recorded, and the final state on checked runs; call once, after the last step.
   TrainResult finish();
 
@@ -121,6 +133,10 @@ class StepLoop {
   std::unique_ptr<runtime::PhaseTimer> timer_;
   data::PlanCursor cursor_;
   std::unique_ptr<runtime::WorkerPool> shard_pool_;  // loads the shards, made at the first step
+  // --amp: the dtype the forward and loss autocast to, and fp16's GradScaler (this replica's or
+  // rank's own, as each DDP process has its own torch.amp.GradScaler).
+  std::optional<at::ScalarType> autocast_;
+  std::unique_ptr<scenarios::GradScaler> scaler_;
   TrainResult result_;
 };
 

@@ -7,6 +7,8 @@
 #include "modes/common/forward_draws.h"
 #include "runtime/replica_stream.h"
 #include "runtime/worker_pool.h"
+#include "scenarios/optim/autocast_scope.h"
+#include "scenarios/optim/torch_version_compat.h"
 #include "scenarios/training_recipe.h"
 
 namespace ddpbench::modes::data_parallel {
@@ -95,6 +97,11 @@ class DataParallelPath : public GradientPath {
       return scenarios::compute_loss(spec_.loss, output, shards[0].targets);
     }
     std::vector<at::Tensor> outputs(shards.size());
+    // Autocast is a per-thread setting: parallel_apply enters the caller's autocast state in
+    // every replica's thread, so each replica casts its own weights and rounds its own gradients.
+    const c10::DeviceType type = master_device_.type();
+    const bool autocast = scenarios::compat::autocast_enabled(type);
+    const at::ScalarType autocast_dtype = scenarios::compat::autocast_dtype(type);
     pool_.run([&](int64_t r) {
       if (r >= used_) return;  // no chunk for this replica this step
       const auto i = static_cast<size_t>(r);
@@ -102,6 +109,8 @@ class DataParallelPath : public GradientPath {
       // On CUDA each replica runs on a stream of its own (DataParallel's parallel_apply);
       // nothing on the CPU.
       const runtime::ReplicaStream stream(replica_devices_[i], master_device_);
+      std::optional<scenarios::AutocastScope> autocast_scope;
+      if (autocast) autocast_scope.emplace(replica_devices_[i].type(), autocast_dtype);
       copy_master_into(*master_.ptr(), *replica.ptr(), shares_params_[i]);
       outputs[i] = draws_.forward(replica, shards[i].inputs, step, r);
       stream.join();

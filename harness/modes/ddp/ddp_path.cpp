@@ -197,6 +197,17 @@ double DdpPath::finish_checked_step(int64_t step, double local_loss, int64_t sam
   return loss_sum[0].item<double>() / loss_sum[1].item<double>();
 }
 
+void DdpPath::check_loss_scale(int64_t step, double scale) {
+  // Each rank's GradScaler is its own (DDP shares no scaler state): equal scales follow only from
+  // equal found_inf decisions on the allreduced gradients, which is what this checks.
+  const std::vector<at::Tensor> all = comm_.allgather(at::tensor({scale}, at::kDouble));
+  const double rank0 = all[0].item<double>();
+  for (int r = 1; r < comm_.world_size() && scale_disagreement_.step < 0; ++r) {
+    const double theirs = all[static_cast<size_t>(r)].item<double>();
+    if (theirs != rank0) scale_disagreement_ = {step, r, theirs, rank0};
+  }
+}
+
 std::vector<metrics::PhaseTimes> slowest_rank_times(comm::Communicator& comm,
                                                     const std::vector<metrics::PhaseTimes>& times) {
   // An empty list still joins the allgather (every rank must), as one row of zeros.

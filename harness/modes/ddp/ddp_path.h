@@ -56,6 +56,15 @@ struct RankDisagreement {
   std::string tensor;
 };
 
+// --amp fp16: the first checked step after which some rank's GradScaler scale differed from
+// rank 0's, and the two scales.
+struct ScaleDisagreement {
+  int64_t step = -1;  // -1: the ranks always agreed (or no scaler)
+  int64_t rank = -1;
+  double scale = 0;
+  double rank0_scale = 0;
+};
+
 class DdpPath : public GradientPath {
  public:
   // Places the instance's model, converts SyncBN if asked, wraps it in DistributedModel (which
@@ -74,6 +83,7 @@ class DdpPath : public GradientPath {
   void set_gradient_sync(bool sync) override { model_->set_sync(sync); }
   void reduce_gradients() override;
   double finish_checked_step(int64_t step, double local_loss, int64_t samples) override;
+  void check_loss_scale(int64_t step, double scale) override;
   // This rank's replica in eval mode; the first call after training joins the buffer broadcast
   // (DistributedModel::evaluation_forward), so every rank must call it at least once.
   at::Tensor eval_forward(const at::Tensor& inputs) override;
@@ -91,6 +101,7 @@ class DdpPath : public GradientPath {
   // model has buffers), and the first checked step where one did not.
   bool checks_buffers() const;
   const RankDisagreement& buffer_disagreement() const { return buffer_disagreement_; }
+  const ScaleDisagreement& scale_disagreement() const { return scale_disagreement_; }
 
  private:
   const scenarios::ScenarioSpec& spec_;
@@ -107,6 +118,7 @@ class DdpPath : public GradientPath {
   data::Batch last_batch_;  // the last batch this rank trained on (the `join` fault replays it)
   RankDisagreement disagreement_;
   RankDisagreement buffer_disagreement_;
+  ScaleDisagreement scale_disagreement_;
 };
 
 // Per-step phase times, max over ranks (a step is as slow as its slowest rank). Collective: every

@@ -1,6 +1,7 @@
 // single_path.cpp — see single_path.h.
 #include "modes/single/single_path.h"
 
+#include <ATen/autocast_mode.h>
 #include <fmt/format.h>
 #include <torch/torch.h>
 
@@ -74,11 +75,21 @@ class SinglePath : public GradientPath {
     }
     recorded_loss_ = weighted / static_cast<double>(rows);
     // Over the initial world size K, not over the chunks present (divide_by_initial_world_size).
+    if (rule_.average_after_backward) return sum;  // reduce_gradients divides
     return sum / static_cast<double>(k);
   }
 
   void backward(const at::Tensor& loss) override { loss.backward(); }
-  void reduce_gradients() override {}  // one device: the gradients are already the gradients
+  // One device: the gradients are already the gradients, or their sum over the rank chunks
+  // (average_after_backward), which DDP's average divides by K.
+  void reduce_gradients() override {
+    if (!rule_.average_after_backward) return;
+    torch::NoGradGuard no_grad;
+    const double inv = 1.0 / static_cast<double>(rule_.replicas);
+    for (at::Tensor& p : model_.ptr()->parameters()) {
+      if (p.grad().defined()) p.mutable_grad().mul_(inv);
+    }
+  }
 
   at::Tensor eval_forward(const at::Tensor& inputs) override {
     torch::NoGradGuard no_grad;
@@ -99,8 +110,9 @@ class SinglePath : public GradientPath {
     int64_t begin = 0;
     for (size_t r = 0; r < sizes.size(); ++r) {
       if (sizes[r] == 0) continue;  // a rank that ran out has no forward (Join)
-      outputs.push_back(draws_.forward(model_, inputs.narrow(0, begin, sizes[r]), step,
-                                       static_cast<int64_t>(r)));
+      if (rule_.autocast_per_chunk) at::autocast::clear_cache();
+      outputs.push_back(
+          draws_.forward(model_, inputs.narrow(0, begin, sizes[r]), step, static_cast<int64_t>(r)));
       begin += sizes[r];
       if (!rank0_done) {
         torch::NoGradGuard no_grad;

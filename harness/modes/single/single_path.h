@@ -40,13 +40,24 @@ struct ReferenceRule {
   // left as chunk 0's forward made them: per-rank BatchNorm and dropout for a model whose layers
   // are not ddpbench's (a TorchScript file), where ghost BatchNorm cannot reach.
   bool forward_chunk_by_chunk = false;
+  // Mixed precision (--amp): each chunk's forward casts the weights afresh (autocast's cache of
+  // cast weights is dropped before it), so each chunk's gradients are rounded to the autocast
+  // dtype on their own and summed in float32, as DP's replicas and DDP's ranks do. With
+  // forward_chunk_by_chunk.
+  bool autocast_per_chunk = false;
+  // With mean_of_replica_losses: backpropagate the sum of the chunk losses and divide the
+  // gradients by K afterwards, as DDP divides each rank's gradients of its own loss; dividing the
+  // loss first changes what autocast rounds when K is not a power of two.
+  bool average_after_backward = false;
 
   bool plain() const { return replicas == 1; }
   bool operator==(const ReferenceRule& o) const {
     return replicas == o.replicas && forward_per_replica == o.forward_per_replica &&
            mean_of_replica_losses == o.mean_of_replica_losses &&
            sync_bn_arithmetic == o.sync_bn_arithmetic &&
-           forward_chunk_by_chunk == o.forward_chunk_by_chunk;
+           forward_chunk_by_chunk == o.forward_chunk_by_chunk &&
+           autocast_per_chunk == o.autocast_per_chunk &&
+           average_after_backward == o.average_after_backward;
   }
 };
 
