@@ -19,7 +19,10 @@ torch.load reads it in 1.13 and, weights-only, in 2.6+) is a dict:
               0 = none); DDP's constructor arguments "find_unused_parameters", "static_graph",
               "gradient_as_bucket_view", "bucket_cap_given" (False: bucket_cap_mb is not passed,
               as a user who keeps the default), "first_bucket_mb" (dist._DEFAULT_FIRST_BUCKET_BYTES),
-              "comm_hook": "allreduce"|"fp16"|"bf16" (default_hooks' compress hooks)}
+              "comm_hook": "allreduce"|"fp16"|"bf16" (default_hooks' compress hooks),
+              "amp": "off"|"bf16"|"fp16" (torch.autocast around forward and loss; fp16 with
+              torch.amp.GradScaler(init_scale="grad_scaler_init",
+              growth_interval="growth_interval"): unscale_ before clipping, step, update)}
   "init"     name -> tensor, the state_dict before training, in the run dtype
   "inputs"   one GLOBAL batch per step; rank r's local batch is inputs[s].chunk(world_size)[r]
              (int64 token ids for gated_cnn, padded with 0 to the global batch's longest)
@@ -28,7 +31,9 @@ torch.load reads it in 1.13 and, weights-only, in 2.6+) is a dict:
              right before rank r's forward of step s, as ddpbench seeds its ranks (dropout draws
              the same masks; modes/common/forward_draws.h)
 Each step: zero_grad, forward on the local batch, mean loss, backward, step. The recorded loss is
-all_reduce(sum of local losses) / world_size.
+all_reduce(sum of local losses) / world_size. Under fp16 the result also holds "scales" (the scale
+each step's backward used) and "skipped" (the steps GradScaler skipped), on every rank alike or the
+oracle fails.
 
 --out FILE gets torch.save({"state": rank 0's model.module.state_dict(), "losses": float64 [steps],
 "torch_version": str}). With --check STATE... (ddpbench states, e.g. state_ddp.pt; several are each
@@ -215,6 +220,16 @@ def worker(rank, batches_path, out_path, rendezvous, device_kind="cpu"):
                               weight_decay=float(meta["weight_decay"]),
                               nesterov=bool(meta["nesterov"]))
     clip = float(meta.get("clip_grad_norm", 0.0))
+    amp = meta.get("amp", "off")
+    autocast_dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(amp)
+    scaler = None
+    if amp == "fp16":
+        options = {"init_scale": float(meta["grad_scaler_init"]),
+                   "growth_interval": int(meta["growth_interval"])}
+        # torch.amp.GradScaler takes the device from 2.3 on; 1.13 has only CUDA's.
+        scaler = (torch.amp.GradScaler(device.type, **options) if hasattr(torch.amp, "GradScaler")
+                  else torch.cuda.amp.GradScaler(**options))
+    scales, skipped = [], []
     loss_fn = {"mse": F.mse_loss, "rmse": lambda out, y: F.mse_loss(out, y).sqrt(),
                "cross_entropy": F.cross_entropy, "bce_one_hot": bce_one_hot}[meta["loss"]]
     steps = int(meta["steps"])
@@ -235,17 +250,37 @@ def worker(rank, batches_path, out_path, rendezvous, device_kind="cpu"):
         opt.zero_grad()
         if "forward_seeds" in data:  # the draws ddpbench's rank made (dropout): the same masks
             torch.manual_seed(int(data["forward_seeds"][s][rank]))
-        loss = loss_fn(ddp(x), y)
-        loss.backward()
+        with torch.autocast(device.type, dtype=autocast_dtype or torch.bfloat16,
+                            enabled=autocast_dtype is not None):
+            loss = loss_fn(ddp(x), y)
+        if scaler is not None:
+            scales.append(scaler.get_scale())
+            scaler.scale(loss).backward()
+            scaler.unscale_(opt)
+        else:
+            loss.backward()
         if clip > 0:
             torch.nn.utils.clip_grad_norm_(ddp.parameters(), clip)
-        opt.step()
+        if scaler is not None:
+            scaler.step(opt)
+            scaler.update()
+            if scaler.get_scale() < scales[-1]:  # backed off: this step found an inf and skipped
+                skipped.append(s)
+        else:
+            opt.step()
         total = loss.detach().clone()
         dist.all_reduce(total)  # SUM
         losses.append(total.item() / world)
+    if scaler is not None:  # every rank's scaler must have seen the same steps
+        mine = torch.tensor(scales + [float(len(skipped))], dtype=torch.float64)
+        rank0 = mine.clone()
+        dist.broadcast(rank0, 0)
+        if not torch.equal(mine, rank0):
+            raise RuntimeError(f"rank {rank}'s GradScaler scales {scales} differ from rank 0's")
     if rank == 0:
         state = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
         torch.save({"state": state, "losses": torch.tensor(losses, dtype=torch.float64),
+                    "scales": scales, "skipped": skipped,
                     "torch_version": str(torch.__version__)}, out_path)
     dist.barrier()
     # Teardown order matters (torch 2.x): the DDP wrapper's C++ Reducer holds the process group and
@@ -317,6 +352,9 @@ def main():
     losses = result["losses"].tolist()
     print(f"torch {result['torch_version']} DDP world_size {world}, {meta['model']}, "
           f"{len(losses)} steps, losses {[float(f'{v:.6g}') for v in losses]}")
+    if result.get("scales"):
+        print(f"GradScaler scales {[float(f'{v:.6g}') for v in result['scales']]}, "
+              f"skipped steps {result['skipped']}")
     if not args.check:
         return 0
     if meta.get("lockstep", False):

@@ -76,6 +76,10 @@ std::vector<char> export_batches(const RunSetup& setup, const runtime::Execution
   meta.insert("static_graph", setup.ddp.static_graph);
   meta.insert("gradient_as_bucket_view", setup.ddp.gradient_as_bucket_view);
   meta.insert("comm_hook", std::string(modes::ddp::comm_hook_name(setup.ddp.reducer.comm_hook)));
+  // --amp: torch.autocast around forward and loss; fp16 adds torch.amp.GradScaler.
+  meta.insert("amp", std::string(scenarios::amp_name(spec.amp)));
+  meta.insert("grad_scaler_init", spec.grad_scaler.init_scale);
+  meta.insert("growth_interval", spec.grad_scaler.growth_interval);
 
   c10::Dict<std::string, at::Tensor> init;
   for (const auto& [name, t] : initial_state) init.insert(name, t);

@@ -119,5 +119,26 @@ TEST_F(GpuE2E, ImdbGcnnEveryModeOnOneGpu) {
   }
 }
 
+// --amp on CUDA (issue 34): autocast to the CUDA device type, the GradScaler's CUDA kernels, DP's
+// replica threads entering the caller's autocast state. cifar_resnet18's convolutions and
+// BatchNorm under bf16 and fp16, every mode on one shared GPU; fp16 from 2^20 skips its first
+// steps in every mode and rank.
+TEST_F(GpuE2E, CifarResNet18UnderAmpEveryModeOnOneGpu) {
+  for (const char* amp : {"bf16", "fp16"}) {
+    const auto report = run_cuda(
+        std::string("amp-") + amp,
+        {"--scenario", "cifar_resnet18", "--gpus", "2", "--share-gpus", "--backend", "gloo",
+         "--modes", "single,dp,ddp", "--steps", "4", "--batch-size", "32", "--check-only",
+         "--amp", amp, "--grad-scaler-init", "1048576"});
+    EXPECT_EQ(report.at("config").at("amp"), amp);
+    for (const char* mode : {"dp", "ddp"}) {
+      EXPECT_EQ(find_check(report, mode, "gradients").at("status"), "pass") << amp << mode;
+      if (std::string(amp) == "fp16") {
+        EXPECT_EQ(find_check(report, mode, "loss_scale").at("status"), "pass") << mode;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ddpbench
