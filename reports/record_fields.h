@@ -233,6 +233,8 @@ DDPBENCH_RECORD_FIELDS(ModeResult) {
   v("world_size", r.world_size, count(1, kMaxWorldSize, kNumbers));
   // A diverged run's losses are NaN or infinite, which JSON writes as null.
   v("losses", r.losses, number_or_nan(-kInf, kInf));
+  v("loss_scales", r.loss_scales, number(0, kInf));
+  v("skipped_steps", r.skipped_steps, count(0, kMaxCount));
   v("step_seconds", r.step_seconds, number(0, kInf));
   v("state_file", r.state_file, plain());
   v("checks", r.checks, plain());

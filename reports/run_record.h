@@ -216,6 +216,10 @@ struct ModeResult {
   std::vector<double> losses;         // per step
   std::vector<double> step_seconds;   // per step, wall time
   std::string state_file;             // file name of the final state, relative to the report
+  // --amp fp16, per checked step: the GradScaler scale its backward used, and the steps it
+  // skipped (an inf or NaN among the unscaled gradients); both empty without a scaler.
+  std::vector<double> loss_scales;
+  std::vector<int64_t> skipped_steps;
   std::vector<CheckRecord> checks;    // empty for the reference mode itself
   ReferenceRecord reference;          // what `checks` compared with (empty name: no checks)
   DivergenceRecord first_divergence;  // stage kNone when every check passed

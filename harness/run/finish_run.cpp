@@ -189,6 +189,11 @@ int finish_run(const training::RunSetup& setup, const runtime::ExecutionContext&
     r.mode = record_mode(o.mode);
     r.world_size = o.world_size;
     r.losses = o.trace.losses;
+    r.loss_scales = o.trace.loss_scales;
+    for (size_t s = 0; s < o.trace.skipped.size(); ++s) {
+      if (o.trace.skipped[s])
+        r.skipped_steps.push_back(o.trace.first_step + static_cast<int64_t>(s));
+    }
     for (const auto& t : o.check_times) r.step_seconds.push_back(t.total);
     r.throughput = throughput_of(setup, o);
     // In a lockstep run (single present, below float64) this is the state after the last lockstep

@@ -95,6 +95,15 @@ TEST_F(AmpE2E, Fp16SkipsTheSameStepsEverywhereAndNamesADivergedScale) {
         << "nothing trained: " << detail;
   }
   EXPECT_EQ(find_check(report, "ddp", "ranks_scale_equal").at("status"), "pass");
+  // The report keeps each mode's scale per step and the steps skipped: the same everywhere.
+  const auto& results = report.at("results");
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_FALSE(results[0].at("skipped_steps").empty());
+  EXPECT_EQ(results[0].at("loss_scales").size(), 6u);
+  for (const auto& r : results) {
+    EXPECT_EQ(r.at("skipped_steps"), results[0].at("skipped_steps")) << r.at("mode");
+    EXPECT_EQ(r.at("loss_scales"), results[0].at("loss_scales")) << r.at("mode");
+  }
 
   const std::string dir = path("fp16-scaler-fault");
   const auto r = ddpbench({"run", "--scenario", "toy_cnn", "--amp", "fp16", "--gpus", "2",

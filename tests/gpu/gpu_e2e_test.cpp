@@ -93,19 +93,18 @@ TEST_F(GpuE2E, TorchDdpOracleAgreesOnCudaBatches) {
 // PyTorch's own c10d Reducer on CUDA tensors over c10d's gloo (which stages them through the host),
 // judged like ddpbench's engines and against Python's DDP on the same CUDA batches.
 TEST_F(GpuE2E, C10dReducerOnCudaTensorsAgreesWithPythonDdp) {
-  const auto report = run_cuda(
-      "c10d", {"--scenario", "cifar_resnet18", "--gpus", "2", "--share-gpus", "--modes",
-               "single,ddp", "--ddp-impl", "c10d", "--backend", "gloo", "--steps", "3",
-               "--batch-size", "64", "--check-only"});
+  const auto report =
+      run_cuda("c10d", {"--scenario", "cifar_resnet18", "--gpus", "2", "--share-gpus", "--modes",
+                        "single,ddp", "--ddp-impl", "c10d", "--backend", "gloo", "--steps", "3",
+                        "--batch-size", "64", "--check-only"});
   EXPECT_EQ(find_check(report, "ddp", "gradients").at("status"), "pass");
-  run_cuda("c10d_oracle",
-           {"--scenario", "cifar_resnet18", "--gpus", "2", "--share-gpus", "--dtype", "float64",
-            "--ddp-impl", "c10d", "--modes", "ddp", "--steps", "2", "--batch-size", "16",
-            "--check-only", "--export-batches"});
-  const auto py = testing::python(
-      {testing::oracle("torch_ddp_oracle.py"), "--batches", path("c10d_oracle") + "/batches.pt",
-       "--check", path("c10d_oracle") + "/state_ddp.pt", "--atol", "1e-9", "--rtol", "1e-9",
-       "--device", "cuda"});
+  run_cuda("c10d_oracle", {"--scenario", "cifar_resnet18", "--gpus", "2", "--share-gpus", "--dtype",
+                           "float64", "--ddp-impl", "c10d", "--modes", "ddp", "--steps", "2",
+                           "--batch-size", "16", "--check-only", "--export-batches"});
+  const auto py = testing::python({testing::oracle("torch_ddp_oracle.py"), "--batches",
+                                   path("c10d_oracle") + "/batches.pt", "--check",
+                                   path("c10d_oracle") + "/state_ddp.pt", "--atol", "1e-9",
+                                   "--rtol", "1e-9", "--device", "cuda"});
   EXPECT_EQ(py.exit_code, 0) << py.out << py.err;
 }
 
@@ -125,11 +124,11 @@ TEST_F(GpuE2E, ImdbGcnnEveryModeOnOneGpu) {
 // steps in every mode and rank.
 TEST_F(GpuE2E, CifarResNet18UnderAmpEveryModeOnOneGpu) {
   for (const char* amp : {"bf16", "fp16"}) {
-    const auto report = run_cuda(
-        std::string("amp-") + amp,
-        {"--scenario", "cifar_resnet18", "--gpus", "2", "--share-gpus", "--backend", "gloo",
-         "--modes", "single,dp,ddp", "--steps", "4", "--batch-size", "32", "--check-only",
-         "--amp", amp, "--grad-scaler-init", "1048576"});
+    const auto report =
+        run_cuda(std::string("amp-") + amp,
+                 {"--scenario", "cifar_resnet18", "--gpus", "2", "--share-gpus", "--backend",
+                  "gloo", "--modes", "single,dp,ddp", "--steps", "4", "--batch-size", "32",
+                  "--check-only", "--amp", amp, "--grad-scaler-init", "1048576"});
     EXPECT_EQ(report.at("config").at("amp"), amp);
     for (const char* mode : {"dp", "ddp"}) {
       EXPECT_EQ(find_check(report, mode, "gradients").at("status"), "pass") << amp << mode;
