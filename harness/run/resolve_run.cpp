@@ -159,10 +159,12 @@ void check_fault(const training::RunSetup& s) {
   } else if (!s.has_mode(modes::ModeKind::kDdp)) {
     throw InputError("--inject-fault needs the ddp mode (add ddp to --modes)");
   }
-  if (kind == modes::FaultKind::kScaler && s.spec->amp != scenarios::AmpKind::kFp16) {
-    throw InputError(
-        "--inject-fault scaler perturbs the GradScaler of --amp fp16, which this run does not "
-        "use: add --amp fp16");
+  if ((kind == modes::FaultKind::kScaler || kind == modes::FaultKind::kInf) &&
+      s.spec->amp != scenarios::AmpKind::kFp16) {
+    throw InputError(fmt::format(
+        "--inject-fault {} tests the GradScaler of --amp fp16, which this run does not use: add "
+        "--amp fp16",
+        modes::fault_name(kind)));
   }
   if (kind == modes::FaultKind::kScaler && s.fault->rank == 0) {
     throw InputError(

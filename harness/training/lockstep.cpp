@@ -26,6 +26,7 @@ struct LockstepDriver::Reference {
     o.checking = false;  // the reference's own records come from its free-running check phase
     o.first_step = setup.first_step();  // --resume: from the checkpoint, as the judged mode
     o.start_state = setup.start_state();
+    o.overflow_step = setup.overflow_step();
     return o;
   }
 

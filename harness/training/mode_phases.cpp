@@ -138,6 +138,7 @@ void run_check_phase(const PhaseInputs& in, ModeKind mode, const MakePath& make_
   const auto path = make_path(instance);
   ProgressLine progress(in.setup.progress, name + " (check)", in.setup.check_steps);
   modes::TrainOptions options = accumulating(check_options(in), in.setup, mode);
+  options.overflow_step = in.setup.overflow_step();
   options.on_step = [&progress](int64_t step, double loss) { progress.update(step + 1, loss); };
   if (keep_checkpoints) options.after_step = checkpoint_keeper(in, mode, o);
   keep_check(o, train_checked(in, mode, *path, options, nullptr, o.trace), path->module(),

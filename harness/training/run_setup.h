@@ -76,6 +76,12 @@ struct RunSetup {
   // state it starts from (null: the fresh model's).
   int64_t first_step() const { return resume ? resume->meta.step : 0; }
   std::shared_ptr<const modes::TrainingState> start_state() const;
+  // The `inf` fault's step, at which the processes outside DDP (single, dp and every reference)
+  // overflow as DDP's allreduce makes every rank overflow (TrainOptions::overflow_step); -1
+  // without it.
+  int64_t overflow_step() const {
+    return fault && fault->kind == modes::FaultKind::kInf ? fault->step : -1;
+  }
 };
 
 // The run's plan over `dataset`: the scenario's sampler settings and seed, `replicas` ranks and

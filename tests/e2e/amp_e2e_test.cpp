@@ -105,6 +105,16 @@ TEST_F(AmpE2E, Fp16SkipsTheSameStepsEverywhereAndNamesADivergedScale) {
     EXPECT_EQ(r.at("loss_scales"), results[0].at("loss_scales")) << r.at("mode");
   }
 
+  // An inf in rank 1's gradient before the allreduce reaches every rank: all skip that step, as
+  // the references (overflowing there too) do, and the run passes.
+  const auto inf = run_amp("fp16-inf", {"--amp", "fp16", "--gpus", "2", "--modes", "single,ddp",
+                                        "--steps", "3", "--inject-fault", "inf:rank=1,step=1"});
+  EXPECT_TRUE(inf.at("passed").get<bool>()) << last_.out;
+  for (const auto& r : inf.at("results")) {
+    EXPECT_EQ(r.at("skipped_steps"), nlohmann::json::array({1})) << r.at("mode");
+  }
+  EXPECT_EQ(find_check(inf, "ddp", "ranks_scale_equal").at("status"), "pass");
+
   const std::string dir = path("fp16-scaler-fault");
   const auto r = ddpbench({"run", "--scenario", "toy_cnn", "--amp", "fp16", "--gpus", "2",
                            "--modes", "single,ddp", "--steps", "3", "--check-only", "--quiet",

@@ -15,7 +15,8 @@ namespace {
 
 constexpr const char* kSyntax =
     "expected KIND:rank=R,step=S[,eps=E][,tensor=NAME] with KIND one of grad, crash, hang, nan, "
-    "syncbn, buffers, join, scaler (ddp; scaler with --amp fp16), eval:rank=R (the evaluation pass "
+    "syncbn, buffers, join, scaler, inf (ddp; scaler and inf with --amp fp16), eval:rank=R (the "
+    "evaluation pass "
     "of dp and ddp), "
     "dpbuffers:step=S (dp), or noscale:step=S (dp, ddp with accumulation); eps and tensor apply "
     "to grad";
@@ -46,6 +47,8 @@ const char* fault_name(FaultKind kind) {
       return "join";
     case FaultKind::kScaler:
       return "scaler";
+    case FaultKind::kInf:
+      return "inf";
   }
   return "?";
 }
@@ -76,6 +79,8 @@ FaultSpec parse_fault(const std::string& text) {
     f.kind = FaultKind::kJoin;
   else if (kind == "scaler")
     f.kind = FaultKind::kScaler;
+  else if (kind == "inf")
+    f.kind = FaultKind::kInf;
   else
     throw InputError(fmt::format("--inject-fault {}: unknown kind {}; {}", quoted_input(text),
                                  quoted_input(kind), kSyntax));

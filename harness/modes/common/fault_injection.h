@@ -11,7 +11,9 @@
 // is not used). eval: DDP rank R leaves its last evaluated sample out of its contribution to the
 // evaluation pass's allreduce, and DP leaves the last gathered sample out (training/evaluation.h;
 // no step). scaler (--amp fp16, ddp): rank R's GradScaler scale doubles at step S and stays apart
-// from the other ranks' (pytorch/pytorch#90057).
+// from the other ranks' (pytorch/pytorch#90057). inf (--amp fp16, ddp): an inf in rank R's gradient
+// of the first parameter at step S, before the allreduce, which must make every rank skip the
+// step (the references overflow at that step too, so the run passes only if every rank skipped).
 #pragma once
 
 #include <cstdint>
@@ -31,7 +33,8 @@ enum class FaultKind {
   kNoScale,
   kEval,
   kJoin,
-  kScaler
+  kScaler,
+  kInf
 };
 
 struct FaultSpec {

@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <limits>
 
 #include "errors.h"
 #include "modes/common/micro_batches.h"
@@ -146,6 +147,10 @@ void StepLoop::run_step(int64_t step) {
   // scaler.unscale_(optimizer), as a user calls it before clipping: the gradients recorded and
   // clipped are the unscaled ones. The scale this step used is read before update() changes it.
   double loss_scale = 0;
+  if (step == options_.overflow_step) {
+    at::Tensor& g = module.parameters().front().mutable_grad();
+    if (g.defined() && g.numel() > 0) g.view(-1)[0].fill_(std::numeric_limits<double>::infinity());
+  }
   if (scaler_) {
     loss_scale = scaler_->current_scale();
     std::vector<at::Tensor> grads;

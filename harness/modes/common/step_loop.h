@@ -70,6 +70,9 @@ struct TrainOptions {
   int64_t unscaled_step = -1;
   // The `scaler` fault (fault_injection.h): at this step this process's GradScaler scale doubles.
   int64_t diverged_scale_step = -1;
+  // The `inf` fault's counterpart outside DDP (references, single, dp): at this step the first
+  // parameter's reduced gradient gets an inf, as DDP's allreduce gives every rank.
+  int64_t overflow_step = -1;
   // Before each phase of a step, untimed.
   std::function<void(int64_t step, StepPhase phase)> on_phase;
   // After each step with its loss (progress display), untimed.
