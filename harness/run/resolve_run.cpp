@@ -224,7 +224,7 @@ void check_c10d_options(const RunRequest& o, const training::RunSetup& s) {
 
 // --amp: autocast over float32 parameters, judged step by step from the reference's state (each
 // rank's gradients are rounded to the autocast dtype before the reduction, so trajectories
-// separate at that precision within a step: docs/ARCHITECTURE.md, "Mixed precision").
+// separate at that precision within a step: docs/ARCHITECTURE.md, contract 7).
 void check_amp(const RunRequest& o, const training::RunSetup& s) {
   const scenarios::AmpKind amp = s.spec->amp;
   if (amp == scenarios::AmpKind::kOff) return;
@@ -238,11 +238,11 @@ void check_amp(const RunRequest& o, const training::RunSetup& s) {
   // A checkpoint holds the model and optimizer, not yet the GradScaler's state, so a resumed fp16
   // run would restart from the initial scale where an unbroken one would not.
   if (amp == scenarios::AmpKind::kFp16 && (o.checkpoint_every > 0 || !o.resume.empty())) {
+    const char* given = o.resume.empty() ? "--checkpoint-every" : "--resume";
     throw InputError(fmt::format(
         "{} with {}: checkpoints do not hold the GradScaler's state yet; drop {}, or use --amp "
         "bf16 (no scaler)",
-        flag, o.resume.empty() ? "--checkpoint-every" : "--resume",
-        o.resume.empty() ? "--checkpoint-every" : "--resume"));
+        flag, given, given));
   }
   const c10::DeviceType device =
       s.context.device == runtime::DeviceKind::kCuda ? c10::DeviceType::CUDA : c10::DeviceType::CPU;

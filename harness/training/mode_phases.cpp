@@ -240,8 +240,7 @@ ModeOutcome run_ddp_rank(const PhaseInputs& in, comm::Communicator& comm,
     modes::ddp::DdpPath path(*s.spec, instance, comm, in.context, path_options);
     modes::TrainOptions options = accumulating(check_options(in), s, ModeKind::kDdp);
     options.on_phase = on_phase;
-    if (modes::fault_fires(s.fault, modes::FaultKind::kScaler, comm.rank(),
-                           s.fault ? s.fault->step : -1)) {
+    if (modes::fault_on_rank(s.fault, modes::FaultKind::kScaler, comm.rank())) {
       options.diverged_scale_step = s.fault->step;
     }
     if (comm.rank() == 0) options.after_step = checkpoint_keeper(in, ModeKind::kDdp, o);

@@ -24,13 +24,15 @@ bool cpu_fp16_supported() {
 
 class AmpE2E : public testing::TempDirTest {
  protected:
-  nlohmann::json run_amp(const std::string& name, std::vector<std::string> extra) {
+  // toy_cnn's check phase with `extra`, expected to exit with `exit_code` (1: a check failed).
+  nlohmann::json run_amp(const std::string& name, std::vector<std::string> extra,
+                         int exit_code = 0) {
     const std::string dir = path(name);
     std::vector<std::string> args = {"run",     "--scenario", "toy_cnn", "--check-only",
                                      "--quiet", "--out",      dir};
     args.insert(args.end(), extra.begin(), extra.end());
     last_ = ddpbench(args);
-    EXPECT_EQ(last_.exit_code, 0) << name << last_.out << last_.err;
+    EXPECT_EQ(last_.exit_code, exit_code) << name << last_.out << last_.err;
     return read_json(dir + "/report.json");
   }
   testing::ProcessResult last_;
@@ -60,12 +62,10 @@ TEST_F(AmpE2E, Bf16EveryModePassesAgainstItsExactReferenceAtWorldTwoAndThree) {
 }
 
 TEST_F(AmpE2E, Bf16OneRanksGradientOffByOnePercentFails) {
-  const std::string dir = path("bf16-fault");
-  const auto r = ddpbench({"run", "--scenario", "toy_cnn", "--amp", "bf16", "--gpus", "2",
-                           "--modes", "single,ddp", "--steps", "3", "--check-only", "--quiet",
-                           "--inject-fault", "grad:rank=1,step=1,eps=1e-2", "--out", dir});
-  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
-  const auto report = read_json(dir + "/report.json");
+  const auto report = run_amp("bf16-fault",
+                              {"--amp", "bf16", "--gpus", "2", "--modes", "single,ddp", "--steps",
+                               "3", "--inject-fault", "grad:rank=1,step=1,eps=1e-2"},
+                              1);
   EXPECT_FALSE(report.at("passed").get<bool>());
   const auto gradients = find_check(report, "ddp", "gradients");
   EXPECT_EQ(gradients.at("status"), "fail");
@@ -115,12 +115,10 @@ TEST_F(AmpE2E, Fp16SkipsTheSameStepsEverywhereAndNamesADivergedScale) {
   }
   EXPECT_EQ(find_check(inf, "ddp", "ranks_scale_equal").at("status"), "pass");
 
-  const std::string dir = path("fp16-scaler-fault");
-  const auto r = ddpbench({"run", "--scenario", "toy_cnn", "--amp", "fp16", "--gpus", "2",
-                           "--modes", "single,ddp", "--steps", "3", "--check-only", "--quiet",
-                           "--inject-fault", "scaler:rank=1,step=1", "--out", dir});
-  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
-  const auto faulty = read_json(dir + "/report.json");
+  const auto faulty = run_amp("fp16-scaler-fault",
+                              {"--amp", "fp16", "--gpus", "2", "--modes", "single,ddp", "--steps",
+                               "3", "--inject-fault", "scaler:rank=1,step=1"},
+                              1);
   const auto ranks = find_check(faulty, "ddp", "ranks_scale_equal");
   EXPECT_EQ(ranks.at("status"), "fail");
   EXPECT_EQ(ranks.at("step"), 1);

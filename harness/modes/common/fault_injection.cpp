@@ -16,8 +16,7 @@ namespace {
 constexpr const char* kSyntax =
     "expected KIND:rank=R,step=S[,eps=E][,tensor=NAME] with KIND one of grad, crash, hang, nan, "
     "syncbn, buffers, join, scaler, inf (ddp; scaler and inf with --amp fp16), eval:rank=R (the "
-    "evaluation pass "
-    "of dp and ddp), "
+    "evaluation pass of dp and ddp), "
     "dpbuffers:step=S (dp), or noscale:step=S (dp, ddp with accumulation); eps and tensor apply "
     "to grad";
 

@@ -56,10 +56,16 @@ inline bool fault_active(const std::optional<FaultSpec>& fault, FaultKind kind, 
   return fault && fault->kind == kind && fault->rank == rank && step >= fault->step;
 }
 
+// Whether `fault` is of `kind` and aimed at this rank, whatever its step (faults the path arms
+// once, before training: scaler, inf).
+inline bool fault_on_rank(const std::optional<FaultSpec>& fault, FaultKind kind, int64_t rank) {
+  return fault && fault->kind == kind && fault->rank == rank;
+}
+
 // Whether `fault` fires on this rank at this step.
 inline bool fault_fires(const std::optional<FaultSpec>& fault, FaultKind kind, int64_t rank,
                         int64_t step) {
-  return fault && fault->kind == kind && fault->rank == rank && fault->step == step;
+  return fault_on_rank(fault, kind, rank) && fault->step == step;
 }
 
 }  // namespace ddpbench::modes

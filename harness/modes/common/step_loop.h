@@ -88,7 +88,7 @@ struct TrainOptions {
 };
 
 struct TrainResult {
-  std::vector<double> losses;                      // per checked step
+  std::vector<double> losses;  // per checked step
   // --amp fp16, per checked step: the GradScaler's scale that step's backward used, and whether
   // the step was skipped (an inf or NaN among the unscaled gradients). Empty without a scaler.
   std::vector<double> loss_scales;
@@ -121,8 +121,6 @@ class StepLoop {
   void run_step(int64_t step);
   torch::nn::Module& module() { return path_.module(); }
   torch::optim::Optimizer& optimizer() { return *optimizer_; }
-  // --amp fp16's scaler (null otherwise): lockstep copies the reference's state into it.
-  scenarios::GradScaler* grad_scaler() { return scaler_.get(); }
   // What the steps recorded, and the final state on checked runs; call once, after the last step.
   TrainResult finish();
 

@@ -68,8 +68,7 @@ DdpPath::DdpPath(const scenarios::ScenarioSpec& spec, scenarios::ScenarioInstanc
   std::vector<std::string> names;
   for (const auto& p : model_->module().named_parameters()) names.push_back(p.key());
   const int64_t fault_tensor = resolve_fault_tensor(options_.fault, names);
-  if (options_.fault &&
-      fault_fires(options_.fault, FaultKind::kInf, comm_.rank(), options_.fault->step)) {
+  if (fault_on_rank(options_.fault, FaultKind::kInf, comm_.rank())) {
     // An overflow in this rank's first gradient, before the reduction spreads it.
     const int64_t fault_step = options_.fault->step;
     model_->set_gradient_tap([this, fault_step](int64_t index, at::Tensor& slot) {
