@@ -1,11 +1,13 @@
 // gloo_communicator.cpp — see gloo_communicator.h.
 #include "comm/gloo_communicator.h"
 
+#include <torch/version.h>
+
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
-#include <torch/version.h>
 
 #include "comm/backend_support.h"
 #include "comm/c10d_process_group.h"
@@ -14,6 +16,19 @@
 
 namespace ddpbench::comm {
 namespace {
+
+#if TORCH_VERSION_MAJOR >= 2
+// PyTorch 2.x keeps one flight recorder per process that records every gloo and NCCL collective,
+// and 2.11 adds each group's status to its map before taking its lock. Ranks that run as threads
+// of one process (the contract suite, thread_world.h) raced there: SIGSEGV in
+// FlightRecorder::recordWithResetEnabled under ProcessGroupGloo::enqueue, 1 run in ~30 under load
+// (CI, 2026-11-27). ddpbench never dumps those traces, so the recorder is off before any group
+// exists: the variable is read once, when the first group builds the recorder. This runs before
+// main, while the process has one thread (setenv is not thread-safe); a user's own setting is kept.
+__attribute__((constructor)) void flight_recorder_off_before_any_group() {
+  setenv("TORCH_FR_BUFFER_SIZE", "0", /*overwrite=*/0);
+}
+#endif
 
 class GlooWork : public Work {
  public:
