@@ -10,6 +10,7 @@
 #include "modes/common/forward_draws.h"
 #include "modes/common/model_state.h"
 #include "modes/ddp/comm_hook.h"
+#include "scenarios/training_recipe.h"
 
 namespace ddpbench::training {
 namespace {
