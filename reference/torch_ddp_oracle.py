@@ -35,6 +35,10 @@ all_reduce(sum of local losses) / world_size. Under fp16 the result also holds "
 each step's backward used) and "skipped" (the steps GradScaler skipped), on every rank alike or the
 oracle fails.
 
+--single trains PyTorch's single-device training instead: the plain model (no process group, no
+DDP wrapper, no comm hook) on each whole global batch, the oracle for ddpbench's `single` mode
+(state_single.pt of a run whose --modes is single alone, so that it trained free-running).
+
 --out FILE gets torch.save({"state": rank 0's model.module.state_dict(), "losses": float64 [steps],
 "torch_version": str}). With --check STATE... (ddpbench states, e.g. state_ddp.pt; several are each
 checked against the one training run) every tensor is compared with
@@ -176,16 +180,17 @@ def build_model(meta):
     raise ValueError(f"unknown model {kind!r}")
 
 
-def worker(rank, batches_path, out_path, rendezvous, device_kind="cpu"):
+def worker(rank, batches_path, out_path, rendezvous, device_kind="cpu", single=False):
     torch.set_num_threads(1)
     data = torch.load(batches_path)  # weights-only by default from torch 2.6 on
     meta = data["meta"]
-    world = int(meta["world_size"])
+    world = 1 if single else int(meta["world_size"])
     # A file rendezvous in a private folder: a "free" TCP port picked in advance can be taken by
     # another process before rank 0 binds it, and the ranks then wait for each other for torch's
     # default 30 minutes. The timeout bounds any other stall.
-    dist.init_process_group("gloo", init_method="file://" + rendezvous, rank=rank,
-                            world_size=world, timeout=datetime.timedelta(seconds=300))
+    if not single:
+        dist.init_process_group("gloo", init_method="file://" + rendezvous, rank=rank,
+                                world_size=world, timeout=datetime.timedelta(seconds=300))
     dtype = {"float32": torch.float32, "float64": torch.float64}[meta["dtype"]]
     # --device cuda: rank r on cuda:(r mod count), several ranks per GPU over gloo (NCCL refuses
     # two ranks on one GPU), as ddpbench --share-gpus does.
@@ -204,9 +209,9 @@ def worker(rank, batches_path, out_path, rendezvous, device_kind="cpu"):
     if meta.get("static_graph", False):
         options["static_graph"] = True
     dist._DEFAULT_FIRST_BUCKET_BYTES = int(float(meta.get("first_bucket_mb", 1.0)) * 1024 * 1024)
-    ddp = torch.nn.parallel.DistributedDataParallel(model, **options)
+    ddp = model if single else torch.nn.parallel.DistributedDataParallel(model, **options)
     hook = meta.get("comm_hook", "allreduce")
-    if hook != "allreduce":
+    if hook != "allreduce" and not single:
         from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
         ddp.register_comm_hook(None, {"fp16": default_hooks.fp16_compress_hook,
                                       "bf16": default_hooks.bf16_compress_hook}[hook])
@@ -269,9 +274,10 @@ def worker(rank, batches_path, out_path, rendezvous, device_kind="cpu"):
         else:
             opt.step()
         total = loss.detach().clone()
-        dist.all_reduce(total)  # SUM
+        if not single:
+            dist.all_reduce(total)  # SUM
         losses.append(total.item() / world)
-    if scaler is not None:  # every rank's scaler must have seen the same steps
+    if scaler is not None and not single:  # every rank's scaler must have seen the same steps
         mine = torch.tensor(scales + [float(len(skipped))], dtype=torch.float64)
         rank0 = mine.clone()
         dist.broadcast(rank0, 0)
@@ -282,6 +288,8 @@ def worker(rank, batches_path, out_path, rendezvous, device_kind="cpu"):
         torch.save({"state": state, "losses": torch.tensor(losses, dtype=torch.float64),
                     "scales": scales, "skipped": skipped,
                     "torch_version": str(torch.__version__)}, out_path)
+    if single:
+        return
     dist.barrier()
     # Teardown order matters (torch 2.x): the DDP wrapper's C++ Reducer holds the process group and
     # is destroyed with the GIL held. Were it the last owner, ProcessGroupGloo's destructor would
@@ -294,8 +302,9 @@ def worker(rank, batches_path, out_path, rendezvous, device_kind="cpu"):
     dist.destroy_process_group()
 
 
-def check(ref, got, atol, rtol):
-    """Compares ddpbench's state (got) with the oracle's (ref); returns (ok, message)."""
+def check(ref, got, atol, rtol, who):
+    """Compares ddpbench's state (got) with the oracle's (ref, trained by `who`); returns (ok,
+    message)."""
     missing, extra = sorted(set(ref) - set(got)), sorted(set(got) - set(ref))
     if missing or extra:
         return False, f"FAIL: tensor names differ: missing in ddpbench {missing}, extra {extra}"
@@ -306,7 +315,7 @@ def check(ref, got, atol, rtol):
         have = got[name]
         if have.dtype != want.dtype or have.shape != want.shape:
             return False, (f"FAIL: {name}: ddpbench {have.dtype}{list(have.shape)} vs "
-                           f"torch DDP {want.dtype}{list(want.shape)}")
+                           f"{who} {want.dtype}{list(want.shape)}")
         d = (have - want).abs().max().item() if want.numel() else 0.0
         diffs[name] = math.inf if math.isnan(d) else float(d)
         if want.is_floating_point():
@@ -317,9 +326,9 @@ def check(ref, got, atol, rtol):
             bad.append(name)
     worst = max(bad or diffs, key=diffs.get)
     if bad:
-        return False, (f"FAIL: max |ddpbench - torch DDP| = {diffs[worst]:.3e} (tensor {worst}); "
+        return False, (f"FAIL: max |ddpbench - {who}| = {diffs[worst]:.3e} (tensor {worst}); "
                        f"{len(bad)} of {len(ref)} tensors outside atol {atol} rtol {rtol}")
-    return True, (f"OK: max |ddpbench - torch DDP| = {diffs[worst]:.3e} (tensor {worst}, "
+    return True, (f"OK: max |ddpbench - {who}| = {diffs[worst]:.3e} (tensor {worst}, "
                   f"atol {atol} rtol {rtol})")
 
 
@@ -331,6 +340,8 @@ def main():
                     help="ddpbench states (e.g. state_ddp.pt) to compare, each against this run")
     ap.add_argument("--atol", type=float, default=1e-5)
     ap.add_argument("--rtol", type=float, default=1.3e-6)
+    ap.add_argument("--single", action="store_true",
+                    help="PyTorch's single-device training on each whole global batch, not DDP")
     ap.add_argument("--device", choices=["cpu", "cuda"], default="cpu",
                     help="train the ranks on CUDA devices (gloo, so ranks may share one GPU)")
     args = ap.parse_args()
@@ -346,24 +357,30 @@ def main():
     # On the CPU the ranks are forked: they start with torch already imported (1.3 s a process
     # saved; the parent has only unpickled the batches, no thread pool or process group yet).
     # CUDA cannot be used in a child forked after the parent touched it: those ranks are spawned.
-    mp.start_processes(worker, args=(args.batches, out, rendezvous, args.device), nprocs=world,
-                       join=True, start_method="spawn" if args.device == "cuda" else "fork")
+    if args.single:
+        worker(0, args.batches, out, rendezvous, args.device, single=True)
+    else:
+        mp.start_processes(worker, args=(args.batches, out, rendezvous, args.device),
+                           nprocs=world, join=True,
+                           start_method="spawn" if args.device == "cuda" else "fork")
     result = torch.load(out)
     losses = result["losses"].tolist()
-    print(f"torch {result['torch_version']} DDP world_size {world}, {meta['model']}, "
+    trained = "single device" if args.single else f"DDP world_size {world}"
+    print(f"torch {result['torch_version']} {trained}, {meta['model']}, "
           f"{len(losses)} steps, losses {[float(f'{v:.6g}') for v in losses]}")
     if result.get("scales"):
         print(f"GradScaler scales {[float(f'{v:.6g}') for v in result['scales']]}, "
               f"skipped steps {result['skipped']}")
     if not args.check:
         return 0
-    if meta.get("lockstep", False):
+    if meta.get("lockstep", False) and not args.single:  # single itself is never lockstepped
         print("NOTE: the run judged its modes in lockstep (single in --modes, below float64): its "
               "state files are the states after the last lockstep step, not free-running "
               "trajectories; run ddpbench with --modes ddp (or --comparison free) for those")
     all_ok = True
     for path in args.check:
-        ok, msg = check(result["state"], torch.load(path, weights_only=True), args.atol, args.rtol)
+        ok, msg = check(result["state"], torch.load(path, weights_only=True), args.atol, args.rtol,
+                        "torch single device" if args.single else "torch DDP")
         print(f"{os.path.basename(path)}: {msg}" if len(args.check) > 1 else msg)
         all_ok = all_ok and ok
     return 0 if all_ok else 1

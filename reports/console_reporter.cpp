@@ -48,6 +48,13 @@ std::string ConsoleReporter::render(const RunReport& report) const {
     eval_header = true;
     out += fmt::format("  {:<6} {}\n", name_of(r.mode), e);
   }
+  bool amp_header = false;
+  for (const ModeResult& r : report.results) {
+    if (r.amp_vs_float32.summary.empty()) continue;
+    if (!amp_header) out += "\nmixed precision against float32 (a figure, not a check):\n";
+    amp_header = true;
+    out += fmt::format("  {:<6} {}\n", name_of(r.mode), r.amp_vs_float32.summary);
+  }
   int failed = 0;
   for (const ModeResult& r : report.results) {
     if (r.checks.empty()) continue;

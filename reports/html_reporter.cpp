@@ -199,6 +199,19 @@ std::string loss_section(const RunReport& r) {
          "</section>\n";
 }
 
+// --amp: each mode's steps against float32 steps from the same state (a figure, not a verdict).
+std::string amp_section(const RunReport& r) {
+  std::string rows;
+  for (const auto& m : r.results) {
+    if (m.amp_vs_float32.summary.empty()) continue;
+    rows += fmt::format("<li><b>{} (world {})</b>: {}</li>\n", name_of(m.mode), m.world_size,
+                        xml_escape(m.amp_vs_float32.summary));
+  }
+  if (rows.empty()) return "";
+  return "<section id=\"amp\"><h2>Mixed precision against float32</h2><ul>\n" + rows +
+         "</ul></section>\n";
+}
+
 std::string sampler_section(const RunReport& r) {
   const SamplerRecord& s = r.config.sampler;
   std::string out = fmt::format(
@@ -295,8 +308,8 @@ std::string ddp_engine_text(const RunReport& r) {
   if (std::find(r.config.modes.begin(), r.config.modes.end(), "ddp") == r.config.modes.end()) {
     return "-";
   }
-  std::string engine = d.impl == "c10d" ? "PyTorch's c10d Reducer (libtorch " +
-                                              r.context.libtorch_version + ")"
+  std::string engine = d.impl == "c10d"
+                           ? "PyTorch's c10d Reducer (libtorch " + r.context.libtorch_version + ")"
                        : d.impl == "naive" ? "ddpbench's naive allreduce"
                                            : "ddpbench's bucketed reducer";
   engine += ", " + d.backend + ", comm hook " + d.comm_hook;
@@ -367,12 +380,14 @@ std::string HtmlReporter::render(const RunReport& r) const {
              "{}</title><style>{}</style></head><body>\n<h1>ddpbench: {}</h1><p>{} · {} · {} · "
              "global batch {} · {} checked step(s) · {} timed step(s)</p>\n",
              xml_escape(c.scenario), kStyle, xml_escape(c.scenario), xml_escape(c.model),
-             xml_escape(c.dataset), xml_escape(describe_precision(c)), c.global_batch, checked, timed) +
+             xml_escape(c.dataset), xml_escape(describe_precision(c)), c.global_batch, checked,
+             timed) +
          (c.model_file.empty() ? std::string()
-                               : fmt::format("<p>model file {}: {}</p>\n",
-                                             xml_escape(c.model_file), xml_escape(c.model_notes))) +
+                               : fmt::format("<p>model file {}: {}</p>\n", xml_escape(c.model_file),
+                                             xml_escape(c.model_notes))) +
          verdict_section(r) + scaling_section(r) + phases_section(r) + loss_section(r) +
-         sampler_section(r) + checks_section(r) + environment_section(r) + "</body></html>\n";
+         amp_section(r) + sampler_section(r) + checks_section(r) + environment_section(r) +
+         "</body></html>\n";
 }
 
 }  // namespace ddpbench::reports

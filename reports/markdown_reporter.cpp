@@ -22,8 +22,9 @@ std::string MarkdownReporter::render(const RunReport& report) const {
                                 report.verdict == Verdict::kPass   ? "PASS"
                                 : report.verdict == Verdict::kFail ? "FAIL"
                                                                    : "NOT JUDGED (no check ran)");
-  out += fmt::format("{} · {} · global batch {} · {} · git {}\n\n", md(c.model), md(describe_precision(c)),
-                     c.global_batch, md(report.context.host), md(report.context.git_revision));
+  out += fmt::format("{} · {} · global batch {} · {} · git {}\n\n", md(c.model),
+                     md(describe_precision(c)), c.global_batch, md(report.context.host),
+                     md(report.context.git_revision));
   if (!c.model_file.empty()) {
     out += fmt::format("model file {}: {}\n\n", md(c.model_file), md(c.model_notes));
   }
@@ -66,6 +67,10 @@ std::string MarkdownReporter::render(const RunReport& report) const {
     }
     if (const std::string e = describe_evaluation(r.evaluation); !e.empty()) {
       out += fmt::format("\n- **{} evaluation** {}", md(name_of(r.mode)), md(e));
+    }
+    if (!r.amp_vs_float32.summary.empty()) {
+      out += fmt::format("\n- **{} mixed precision**: {}", md(name_of(r.mode)),
+                         md(r.amp_vs_float32.summary));
     }
     if (r.first_divergence.stage != Stage::kNone) {
       out += fmt::format("\n- **{} first divergence**: {}", md(name_of(r.mode)),

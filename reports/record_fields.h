@@ -228,6 +228,16 @@ DDPBENCH_RECORD_FIELDS(EvaluationRecord) {
   v("summary", r.summary, plain());
 }
 
+DDPBENCH_RECORD_FIELDS(AmpErrorRecord) {
+  v("steps", r.steps, count(0, kMaxCount));
+  v("update_error", r.update_error, number_or_nan(0, kInf));
+  v("update_step", r.update_step, count(-1, kMaxCount));
+  v("update_tensor", r.update_tensor, plain());
+  v("loss_rel_error", r.loss_rel_error, number_or_nan(0, kInf));
+  v("loss_step", r.loss_step, count(-1, kMaxCount));
+  v("summary", r.summary, plain());
+}
+
 DDPBENCH_RECORD_FIELDS(ModeResult) {
   v("mode", r.mode, plain(kNumbers));
   v("world_size", r.world_size, count(1, kMaxWorldSize, kNumbers));
@@ -252,6 +262,7 @@ DDPBENCH_RECORD_FIELDS(ModeResult) {
   v("scaling_efficiency", r.scaling_efficiency, number(-1, kInf));
   v("scaling", r.scaling, plain());
   v("evaluation", r.evaluation, plain());
+  v("amp_vs_float32", r.amp_vs_float32, plain());
 }
 
 #undef DDPBENCH_RECORD_FIELDS

@@ -11,8 +11,9 @@
 
 namespace ddpbench::reports {
 
-// Bumped whenever a field changes meaning or disappears (additions keep the version).
-inline constexpr int kSchemaVersion = 3;
+// Bumped whenever a field changes meaning, disappears or is added: the reader requires every
+// field it knows (json_report_reader.h), so an older report is refused with its version named.
+inline constexpr int kSchemaVersion = 4;
 
 struct RunContext {
   std::string ddpbench_version;
@@ -68,7 +69,7 @@ struct DdpSettings {
   bool broadcast_buffers = true;
   bool find_unused_parameters = false;
   bool sync_bn = false;
-  std::string backend;  // the collective backend the DDP ranks used
+  std::string backend;                   // the collective backend the DDP ranks used
   bool static_graph = false;             // c10d only
   bool gradient_as_bucket_view = false;  // c10d only (ddpbench's bucketed engine always is)
 };
@@ -210,12 +211,25 @@ struct EvaluationRecord {
   std::string summary;  // one sentence: the figures and what padding changed
 };
 
+// --amp: what autocast changed in a mode's steps, measured against float32 from the same state
+// (training/float32_shadow.h). A figure, never a verdict: the checks judge the mode against a
+// reference that autocasts as it does. Steps the GradScaler skipped are left out.
+struct AmpErrorRecord {
+  int64_t steps = 0;         // steps compared; 0 without --amp
+  double update_error = 0;   // max |update - float32's| / the step's largest float32 update
+  int64_t update_step = -1;  // where it was largest, and in which parameter
+  std::string update_tensor;
+  double loss_rel_error = 0;  // max |loss - float32's| / |float32's loss|
+  int64_t loss_step = -1;
+  std::string summary;  // one sentence with the figures above ("" without --amp)
+};
+
 struct ModeResult {
   Mode mode = Mode::kSingle;
   int64_t world_size = 1;
-  std::vector<double> losses;         // per step
-  std::vector<double> step_seconds;   // per step, wall time
-  std::string state_file;             // file name of the final state, relative to the report
+  std::vector<double> losses;        // per step
+  std::vector<double> step_seconds;  // per step, wall time
+  std::string state_file;            // file name of the final state, relative to the report
   // --amp fp16, per checked step: the GradScaler scale its backward used, and the steps it
   // skipped (an inf or NaN among the unscaled gradients); both empty without a scaler.
   std::vector<double> loss_scales;
@@ -239,6 +253,7 @@ struct ModeResult {
   double scaling_efficiency = -1;
   std::string scaling;  // "weak" (same per-device batch as single) or "strong" (same global batch)
   EvaluationRecord evaluation;
+  AmpErrorRecord amp_vs_float32;
 };
 
 struct RunReport {

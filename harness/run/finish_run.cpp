@@ -206,6 +206,7 @@ int finish_run(const training::RunSetup& setup, const runtime::ExecutionContext&
     r.peak_device_memory_bytes = o.peak_device_memory_bytes;
     r.hosts = o.hosts;
     r.evaluation = o.evaluation;
+    r.amp_vs_float32 = o.amp_vs_float32;
     if (single != nullptr && &o != single && single->throughput_defined() && o.world_size > 0) {
       r.scaling = setup.strong_scaling ? "strong" : "weak";
       r.scaling_efficiency =

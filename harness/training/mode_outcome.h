@@ -38,9 +38,10 @@ struct ModeOutcome {
   // Peak CUDA memory allocated over the mode's phases: one per DDP rank (rank order), one per DP
   // replica device, one for single. Empty on the CPU.
   std::vector<int64_t> peak_device_memory_bytes;
-  std::vector<std::string> hosts;  // ddp: the host of each rank, in rank order
+  std::vector<std::string> hosts;            // ddp: the host of each rank, in rank order
   std::vector<SavedCheckpoint> checkpoints;  // check phase, in step order (ddp: rank 0's)
   reports::EvaluationRecord evaluation;      // the evaluation pass (training/evaluation.h)
+  reports::AmpErrorRecord amp_vs_float32;    // --amp: training/float32_shadow.h
 
   bool throughput_defined() const { return !perf_times.empty(); }
 };

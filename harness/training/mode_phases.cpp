@@ -9,7 +9,9 @@
 #include "modes/data_parallel/data_parallel_path.h"
 #include "modes/ddp/ddp_path.h"
 #include "modes/single/single_path.h"
+#include "scenarios/training_recipe.h"
 #include "training/evaluation.h"
+#include "training/float32_shadow.h"
 #include "training/lockstep.h"
 #include "training/progress_line.h"
 
@@ -111,20 +113,42 @@ modes::TrainOptions accumulating(modes::TrainOptions o, const RunSetup& s, ModeK
 }
 
 // Lockstep: every step of `path` starts from its exact reference's state (training/lockstep.h); the
-// per-step state differences go into the trace. `comm` as for LockstepDriver.
+// per-step state differences go into the trace. Under --amp (on DDP rank 0, or in this process),
+// every step is also taken in float32 from the same state (training/float32_shadow.h). `comm` as
+// for LockstepDriver.
 modes::TrainResult train_checked(const PhaseInputs& in, ModeKind mode, modes::GradientPath& path,
                                  modes::TrainOptions options, comm::Communicator* comm,
-                                 compare::ModeTrace& trace) {
-  if (mode == ModeKind::kSingle || !in.setup.lockstep) {
-    return modes::train(path, train_inputs(in, in.plan), options);
+                                 bool measure_amp, ModeOutcome& o) {
+  std::unique_ptr<LockstepDriver> driver;
+  if (mode != ModeKind::kSingle && in.setup.lockstep) {
+    driver = std::make_unique<LockstepDriver>(in, mode, path.module(), comm);
+    options.before_step = [&driver](int64_t step, torch::nn::Module& m,
+                                    torch::optim::Optimizer& opt) {
+      driver->before_step(step, m, opt);
+    };
   }
-  LockstepDriver driver(in, mode, path.module(), comm);
-  options.before_step = [&driver](int64_t step, torch::nn::Module& m, torch::optim::Optimizer& o) {
-    driver.before_step(step, m, o);
-  };
+  std::unique_ptr<Float32Shadow> shadow;
+  if (measure_amp && in.setup.spec->amp != scenarios::AmpKind::kOff &&
+      (comm == nullptr || comm->rank() == 0)) {
+    shadow = std::make_unique<Float32Shadow>(in, mode, path.module());
+    // After lockstep has loaded the step's state; before anything else sees the step's result.
+    options.before_step = [before = std::move(options.before_step), &shadow](
+                              int64_t step, torch::nn::Module& m, torch::optim::Optimizer& opt) {
+      if (before) before(step, m, opt);
+      shadow->before_step(step, m, opt);
+    };
+    options.after_step = [after = std::move(options.after_step), &shadow](
+                             int64_t step, torch::nn::Module& m, torch::optim::Optimizer& opt) {
+      shadow->after_step(step, m);
+      if (after) after(step, m, opt);
+    };
+  }
   modes::TrainResult r = modes::train(path, train_inputs(in, in.plan), options);
-  trace.comparison = "lockstep";
-  trace.state_diffs = driver.finish(path.module());
+  if (driver) {
+    o.trace.comparison = "lockstep";
+    o.trace.state_diffs = driver->finish(path.module());
+  }
+  if (shadow) o.amp_vs_float32 = shadow->finish(r, scenarios::amp_name(in.setup.spec->amp));
   return r;
 }
 
@@ -132,8 +156,8 @@ modes::TrainResult train_checked(const PhaseInputs& in, ModeKind mode, modes::Gr
 // then, for a mode (not an exact reference), the evaluation pass of the trained model.
 template <typename MakePath>
 void run_check_phase(const PhaseInputs& in, ModeKind mode, const MakePath& make_path,
-                     const std::string& name, ModeOutcome& o, bool keep_checkpoints,
-                     bool evaluate) {
+                     const std::string& name, ModeOutcome& o, bool keep_checkpoints, bool evaluate,
+                     bool measure_amp) {
   scenarios::ScenarioInstance instance = fresh_instance(in);
   const auto path = make_path(instance);
   ProgressLine progress(in.setup.progress, name + " (check)", in.setup.check_steps);
@@ -141,7 +165,7 @@ void run_check_phase(const PhaseInputs& in, ModeKind mode, const MakePath& make_
   options.overflow_step = in.setup.overflow_step();
   options.on_step = [&progress](int64_t step, double loss) { progress.update(step + 1, loss); };
   if (keep_checkpoints) options.after_step = checkpoint_keeper(in, mode, o);
-  keep_check(o, train_checked(in, mode, *path, options, nullptr, o.trace), path->module(),
+  keep_check(o, train_checked(in, mode, *path, options, nullptr, measure_amp, o), path->module(),
              options.first_step);
   if (evaluate) {
     evaluate_local_mode(in.setup, in.context, *path, mode == ModeKind::kDataParallel, o.evaluation,
@@ -182,7 +206,8 @@ ModeOutcome run_local_mode(const PhaseInputs& in, ModeKind mode) {
   const std::string name = modes::mode_name(mode);
   in.context.reset_peak_memory(o.world_size);
   if (s.check_steps > 0) {
-    run_check_phase(in, mode, make_path, name, o, /*keep_checkpoints=*/true, /*evaluate=*/true);
+    run_check_phase(in, mode, make_path, name, o, /*keep_checkpoints=*/true, /*evaluate=*/true,
+                    /*measure_amp=*/true);
   }
   if (s.perf_steps > 0) {
     // single is the scaling baseline: one device with the per-device batch of the K-rank run
@@ -214,7 +239,7 @@ ModeOutcome run_reference(const PhaseInputs& in, const modes::single::ReferenceR
     return modes::single::make_single_path(*in.setup.spec, instance, in.context, rule);
   };
   run_check_phase(in, ModeKind::kSingle, make_path, "reference", o, /*keep_checkpoints=*/false,
-                  /*evaluate=*/false);
+                  /*evaluate=*/false, /*measure_amp=*/false);
   return o;
 }
 
@@ -244,8 +269,8 @@ ModeOutcome run_ddp_rank(const PhaseInputs& in, comm::Communicator& comm,
       options.diverged_scale_step = s.fault->step;
     }
     if (comm.rank() == 0) options.after_step = checkpoint_keeper(in, ModeKind::kDdp, o);
-    keep_check(o, train_checked(in, ModeKind::kDdp, path, options, &comm, o.trace), path.module(),
-               options.first_step);
+    keep_check(o, train_checked(in, ModeKind::kDdp, path, options, &comm, /*measure_amp=*/true, o),
+               path.module(), options.first_step);
     check_times = std::move(o.check_times);
     record_path(path);
     const modes::ddp::RankDisagreement& d = path.disagreement();

@@ -147,6 +147,7 @@ std::string encode_outcome(const ModeOutcome& o) {
   d.insert("checkpoint_steps", c10::List<int64_t>(checkpoint_steps));
   d.insert("checkpoint_files", checkpoint_files);
   d.insert("evaluation", encode_record(o.evaluation));
+  d.insert("amp_vs_float32", encode_record(o.amp_vs_float32));
   const std::vector<char> bytes = torch::pickle_save(c10::IValue(d));
   return {bytes.begin(), bytes.end()};
 }
@@ -197,6 +198,7 @@ ModeOutcome decode_outcome(const std::string& bytes) {
     o.checkpoints.push_back({checkpoint_steps[i], std::vector<char>(b, b + t.numel())});
   }
   o.evaluation = decode_record<reports::EvaluationRecord>(d.at("evaluation").toGenericDict());
+  o.amp_vs_float32 = decode_record<reports::AmpErrorRecord>(d.at("amp_vs_float32").toGenericDict());
   return o;
 }
 

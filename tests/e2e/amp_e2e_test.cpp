@@ -58,6 +58,20 @@ TEST_F(AmpE2E, Bf16EveryModePassesAgainstItsExactReferenceAtWorldTwoAndThree) {
     }
     EXPECT_NE(causes.find("Mixed precision: under autocast to bf16 each rank"), std::string::npos)
         << causes;
+    // What autocast changed, per mode, against float32 steps from the same state: bf16 keeps 8
+    // bits, so every mode's updates and losses move (0 would mean the float32 step autocast too),
+    // and by far less than the step itself.
+    for (const auto& r : report.at("results")) {
+      const auto& amp = r.at("amp_vs_float32");
+      EXPECT_EQ(amp.at("steps"), 4) << world << r.at("mode");
+      EXPECT_GT(amp.at("update_error").get<double>(), 1e-5) << world << r.at("mode");
+      EXPECT_LT(amp.at("update_error").get<double>(), 0.5) << world << r.at("mode");
+      EXPECT_GT(amp.at("loss_rel_error").get<double>(), 0.0) << world << r.at("mode");
+      EXPECT_LT(amp.at("loss_rel_error").get<double>(), 0.05) << world << r.at("mode");
+    }
+    EXPECT_NE(last_.out.find("autocast bf16 against float32 from the same state, 4 step(s)"),
+              std::string::npos)
+        << last_.out;
   }
 }
 
@@ -103,6 +117,10 @@ TEST_F(AmpE2E, Fp16SkipsTheSameStepsEverywhereAndNamesADivergedScale) {
   for (const auto& r : results) {
     EXPECT_EQ(r.at("skipped_steps"), results[0].at("skipped_steps")) << r.at("mode");
     EXPECT_EQ(r.at("loss_scales"), results[0].at("loss_scales")) << r.at("mode");
+    // Skipped steps have no update to hold against float32's: only the others are compared.
+    EXPECT_EQ(r.at("amp_vs_float32").at("steps").get<size_t>(),
+              6 - results[0].at("skipped_steps").size())
+        << r.at("mode");
   }
 
   // An inf in rank 1's gradient before the allreduce reaches every rank: all skip that step, as
@@ -126,6 +144,33 @@ TEST_F(AmpE2E, Fp16SkipsTheSameStepsEverywhereAndNamesADivergedScale) {
       << ranks.at("detail");
 }
 
+// DDP's fp16 gradient compression (--comm-hook fp16) on top of autocast: judged against the same
+// reference within the hook's wire precision, and the 1e-2 fault still fails. Under fp16 the
+// compressed buckets hold scaled gradients: an overflow shows as a skipped step, and every mode and
+// rank must skip the same ones (2.x: measured at 2^20, steps 0 and 1 in single and ddp alike).
+TEST_F(AmpE2E, Fp16CommHookUnderAutocastIsJudgedAndStillCatchesAFault) {
+  const auto hooked = run_amp("hook-bf16", {"--amp", "bf16", "--comm-hook", "fp16", "--gpus", "2",
+                                            "--modes", "single,ddp", "--steps", "3"});
+  EXPECT_TRUE(hooked.at("passed").get<bool>()) << last_.out;
+  EXPECT_EQ(hooked.at("config").at("ddp").at("comm_hook"), "fp16");
+  const auto faulty =
+      run_amp("hook-bf16-fault",
+              {"--amp", "bf16", "--comm-hook", "fp16", "--gpus", "2", "--modes", "single,ddp",
+               "--steps", "3", "--inject-fault", "grad:rank=1,step=1,eps=1e-2"},
+              1);
+  EXPECT_EQ(find_check(faulty, "ddp", "gradients").at("status"), "fail");
+  EXPECT_EQ(find_check(faulty, "ddp", "gradients").at("step"), 1);
+  if (!cpu_fp16_supported()) return;
+  const auto scaled =
+      run_amp("hook-fp16", {"--amp", "fp16", "--comm-hook", "fp16", "--grad-scaler-init", "1048576",
+                            "--gpus", "2", "--modes", "single,ddp", "--steps", "4"});
+  EXPECT_TRUE(scaled.at("passed").get<bool>()) << last_.out;
+  EXPECT_EQ(find_check(scaled, "ddp", "loss_scale").at("status"), "pass");
+  for (const auto& r : scaled.at("results")) {
+    EXPECT_EQ(r.at("skipped_steps"), nlohmann::json::array({0, 1})) << r.at("mode");
+  }
+}
+
 // PyTorch itself (reference/torch_ddp_oracle.py): torch.autocast around DDP's forward and loss,
 // torch.amp.GradScaler for fp16, on the exported batches. Measured bitwise at world 2 (both
 // builds, both precisions); the float32 tolerance allows world 3's summation order.
@@ -144,6 +189,28 @@ TEST_F(AmpE2E, DdpAgreesWithPythonDdpUnderAutocastAndGradScaler) {
     EXPECT_NE(o.out.find("OK: max |ddpbench - torch DDP|"), std::string::npos) << o.out;
     // fp16 at 2^20: PyTorch's scaler skips the first steps too, so agreeing states mean the
     // same steps were skipped.
+    if (amp == "fp16") {
+      EXPECT_NE(o.out.find("skipped steps [0, 1"), std::string::npos) << o.out;
+    }
+  }
+}
+
+// PyTorch's single-device training (the oracle's --single: the plain model on each global batch
+// under torch.autocast, GradScaler for fp16) against ddpbench's single mode, free-running as the
+// run's only mode.
+TEST_F(AmpE2E, SingleAgreesWithPythonSingleDeviceUnderAutocastAndGradScaler) {
+  std::vector<std::string> precisions = {"bf16"};
+  if (cpu_fp16_supported()) precisions.push_back("fp16");
+  for (const std::string& amp : precisions) {
+    const std::string dir = path("oracle-single-" + amp);
+    const auto r = ddpbench({"run", "--scenario", "toy_cnn", "--amp", amp, "--grad-scaler-init",
+                             "1048576", "--gpus", "2", "--modes", "single", "--steps", "4",
+                             "--check-only", "--export-batches", "--quiet", "--out", dir});
+    ASSERT_EQ(r.exit_code, 0) << amp << r.out << r.err;
+    const auto o = testing::python({testing::oracle("torch_ddp_oracle.py"), "--single", "--batches",
+                                    dir + "/batches.pt", "--check", dir + "/state_single.pt"});
+    EXPECT_EQ(o.exit_code, 0) << amp << o.out << o.err;
+    EXPECT_NE(o.out.find("OK: max |ddpbench - torch single device|"), std::string::npos) << o.out;
     if (amp == "fp16") {
       EXPECT_NE(o.out.find("skipped steps [0, 1"), std::string::npos) << o.out;
     }
