@@ -235,15 +235,6 @@ void check_amp(const RunRequest& o, const training::RunSetup& s) {
         "TRAIN.DTYPE), or --amp",
         flag));
   }
-  // A checkpoint holds the model and optimizer, not yet the GradScaler's state, so a resumed fp16
-  // run would restart from the initial scale where an unbroken one would not.
-  if (amp == scenarios::AmpKind::kFp16 && (o.checkpoint_every > 0 || !o.resume.empty())) {
-    const char* given = o.resume.empty() ? "--checkpoint-every" : "--resume";
-    throw InputError(fmt::format(
-        "{} with {}: checkpoints do not hold the GradScaler's state yet; drop {}, or use --amp "
-        "bf16 (no scaler)",
-        flag, given, given));
-  }
   const c10::DeviceType device =
       s.context.device == runtime::DeviceKind::kCuda ? c10::DeviceType::CUDA : c10::DeviceType::CPU;
   if (const auto why =

@@ -12,6 +12,7 @@
 #include "errors.h"
 #include "input_bounds.h"
 #include "quoted_input.h"
+#include "scenarios/training_recipe.h"
 
 namespace ddpbench::run {
 namespace {
@@ -91,6 +92,8 @@ std::shared_ptr<const modes::Checkpoint> load_resume(const std::string& path,
     require_same(path, "--gpus", m.world_size, setup.world_size, m.world_size >= 1);
     require_same(path, "--dtype", m.dtype, std::string(setup.dtype_name()),
                  m.dtype == "float32" || m.dtype == "float64");
+    require_same(path, "--amp", m.amp, std::string(scenarios::amp_name(setup.spec->amp)),
+                 m.amp == "off" || m.amp == "bf16" || m.amp == "fp16");
   };
   auto c = std::make_shared<modes::Checkpoint>(
       modes::parse_checkpoint(bytes, path, model, setup.spec->optimizer, check_meta));

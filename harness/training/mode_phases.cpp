@@ -76,10 +76,12 @@ modes::TrainOptions check_options(const PhaseInputs& in) {
 
 // --checkpoint-every N: after every N-th run-global step, `mode`'s state as a checkpoint into `o`.
 // Null without the flag.
-std::function<void(int64_t, torch::nn::Module&, torch::optim::Optimizer&)> checkpoint_keeper(
-    const PhaseInputs& in, ModeKind mode, ModeOutcome& o) {
+std::function<void(int64_t, torch::nn::Module&, torch::optim::Optimizer&,
+                   const scenarios::GradScaler*)>
+checkpoint_keeper(const PhaseInputs& in, ModeKind mode, ModeOutcome& o) {
   if (in.setup.checkpoint_every <= 0) return nullptr;
-  return [&in, mode, &o](int64_t step, torch::nn::Module& module, torch::optim::Optimizer& opt) {
+  return [&in, mode, &o](int64_t step, torch::nn::Module& module, torch::optim::Optimizer& opt,
+                         const scenarios::GradScaler* scaler) {
     const RunSetup& s = in.setup;
     const int64_t done = step + 1;
     if (done % s.checkpoint_every != 0) return;
@@ -87,8 +89,9 @@ std::function<void(int64_t, torch::nn::Module&, torch::optim::Optimizer&)> check
         s.spec->name,   modes::mode_name(mode), s.seed, s.world_size,
         s.global_batch, s.dtype_name(),         done,   in.plan.locate(done).epoch};
     meta.model = s.spec->model_name;
-    o.checkpoints.push_back(
-        {done, modes::checkpoint_bytes(module, opt, s.spec->optimizer, meta, s.checkpoint_prefix)});
+    meta.amp = scenarios::amp_name(s.spec->amp);
+    o.checkpoints.push_back({done, modes::checkpoint_bytes(module, opt, s.spec->optimizer, meta,
+                                                           s.checkpoint_prefix, scaler)});
   };
 }
 
@@ -138,9 +141,10 @@ modes::TrainResult train_checked(const PhaseInputs& in, ModeKind mode, modes::Gr
       shadow->before_step(step, m, opt);
     };
     options.after_step = [after = std::move(options.after_step), &shadow](
-                             int64_t step, torch::nn::Module& m, torch::optim::Optimizer& opt) {
+                             int64_t step, torch::nn::Module& m, torch::optim::Optimizer& opt,
+                             const scenarios::GradScaler* scaler) {
       shadow->after_step(step, m);
-      if (after) after(step, m, opt);
+      if (after) after(step, m, opt, scaler);
     };
   }
   modes::TrainResult r = modes::train(path, train_inputs(in, in.plan), options);

@@ -54,6 +54,7 @@ class GradScaler {
   at::Tensor scale_tensor() const { return scale_; }
   at::Tensor growth_tracker_tensor() const { return growth_tracker_; }
   void set_state(const at::Tensor& scale, const at::Tensor& growth_tracker);
+  const GradScalerOptions& options() const { return options_; }
 
  private:
   GradScalerOptions options_;

@@ -6,12 +6,14 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "errors.h"
 #include "modes/common/checkpoint_file.h"
 #include "modes/common/model_state.h"
 #include "quoted_input.h"
+#include "scenarios/optim/grad_scaler.h"
 
 namespace ddpbench::modes {
 namespace {
@@ -326,6 +328,7 @@ CheckpointMeta read_meta(const c10::IValue& value, const std::string& path) {
   m.global_batch = int_entry(r, "global_batch", path);
   m.dtype = string_entry(r, "dtype", path);
   if (r.contains("model")) m.model = string_entry(r, "model", path);
+  if (r.contains("amp")) m.amp = string_entry(r, "amp", path);
   m.step = int_entry(t.top, "step", path);
   m.epoch = int_entry(t.top, "epoch", path);
   if (m.step < 1 || m.epoch < 0) {
@@ -336,12 +339,45 @@ CheckpointMeta read_meta(const c10::IValue& value, const std::string& path) {
   return m;
 }
 
+// torch.amp.GradScaler.state_dict(), as PyTorch's AMP recipe saves it beside the model.
+Dict scaler_state_dict(const scenarios::GradScaler& scaler) {
+  const scenarios::GradScalerOptions& o = scaler.options();
+  Dict d = string_dict();
+  d.insert("scale", scaler.current_scale());
+  d.insert("growth_factor", o.growth_factor);
+  d.insert("backoff_factor", o.backoff_factor);
+  d.insert("growth_interval", o.growth_interval);
+  d.insert("_growth_tracker", scaler.growth_tracker());
+  return d;
+}
+
+// An fp16 checkpoint's "scaler": the scale (finite, positive) and the growth tracker (>= 0).
+TrainingState::GradScalerState read_scaler(const Dict& top, const std::string& path) {
+  if (!top.contains("scaler")) {
+    refuse(path, fmt::format("it says --amp fp16 but holds no \"scaler\" entry: {}", kDamaged));
+  }
+  const c10::IValue v = entry(top, "scaler", path);
+  if (!v.isGenericDict()) refuse(path, "\"scaler\" must be a dict (GradScaler.state_dict())");
+  const Dict d = v.toGenericDict();
+  const c10::IValue scale = entry(d, "scale", path);
+  TrainingState::GradScalerState s;
+  s.scale = scale.isDouble() ? scale.toDouble() : -1.0;
+  s.growth_tracker = int_entry(d, "_growth_tracker", path);
+  if (!std::isfinite(s.scale) || s.scale <= 0 || s.growth_tracker < 0) {
+    refuse(path,
+           fmt::format("its GradScaler state (scale {}, growth tracker {}) is no scaler's: {}",
+                       scale.isDouble() ? fmt::format("{}", scale.toDouble()) : "not a float",
+                       s.growth_tracker, kDamaged));
+  }
+  return s;
+}
+
 }  // namespace
 
 std::vector<char> checkpoint_bytes(const torch::nn::Module& module,
                                    torch::optim::Optimizer& optimizer,
                                    const scenarios::OptimizerSpec& spec, const CheckpointMeta& meta,
-                                   const std::string& prefix) {
+                                   const std::string& prefix, const scenarios::GradScaler* scaler) {
   const TrainingState s = capture_training_state(module, optimizer);
   c10::Dict<std::string, at::Tensor> model;
   const auto params = module.named_parameters();
@@ -358,12 +394,14 @@ std::vector<char> checkpoint_bytes(const torch::nn::Module& module,
   run.insert("global_batch", meta.global_batch);
   run.insert("dtype", meta.dtype);
   run.insert("model", meta.model);
+  run.insert("amp", meta.amp);
   Dict out = string_dict();
   out.insert("model", model);
   out.insert("optimizer", optimizer_state_dict(s, spec));
   out.insert("epoch", meta.epoch);
   out.insert("step", meta.step);
   out.insert("ddpbench", run);
+  if (scaler != nullptr) out.insert("scaler", scaler_state_dict(*scaler));
   return pickle_for_torch_load(c10::IValue(out));
 }
 
@@ -395,6 +433,7 @@ Checkpoint parse_checkpoint(const std::vector<char>& bytes, const std::string& p
                              quoted_input(entries.begin()->first)));
   }
   read_optimizer_state(t.optimizer, optimizer_spec, names, c.meta.step, file, path, c.state);
+  if (c.meta.amp == "fp16") c.state.grad_scaler = read_scaler(t.top, path);
   return c;
 }
 

@@ -15,6 +15,10 @@
 #include "modes/common/training_state.h"
 #include "scenarios/scenario.h"
 
+namespace ddpbench::scenarios {
+class GradScaler;
+}
+
 namespace ddpbench::modes {
 
 // The prefix DistributedDataParallel puts before every state_dict key.
@@ -35,6 +39,9 @@ struct CheckpointMeta {
   // The scenario's model_name: a built-in's, or "TorchScript sha256:<hex>" for --model FILE, so a
   // resume with another file is refused. "" in files written before ddpbench saved it.
   std::string model;
+  // --amp: "off", "bf16" or "fp16" ("off" in files written before ddpbench saved it). An fp16
+  // checkpoint also holds the GradScaler's state (PyTorch's "scaler" entry).
+  std::string amp = "off";
 };
 
 struct Checkpoint {
@@ -42,11 +49,14 @@ struct Checkpoint {
   TrainingState state;  // in the module's registration order (training_state.h)
 };
 
-// The file's bytes for `module`'s state and the scenarios' SGD `optimizer`'s, keys with `prefix`.
+// The file's bytes for `module`'s state and the scenarios' SGD `optimizer`'s, keys with `prefix`;
+// with a `scaler` (--amp fp16) also its state_dict as PyTorch's AMP recipe saves it ("scaler":
+// scale, growth_factor, backoff_factor, growth_interval, _growth_tracker).
 std::vector<char> checkpoint_bytes(const torch::nn::Module& module,
                                    torch::optim::Optimizer& optimizer,
                                    const scenarios::OptimizerSpec& spec, const CheckpointMeta& meta,
-                                   const std::string& prefix);
+                                   const std::string& prefix,
+                                   const scenarios::GradScaler* scaler = nullptr);
 
 // Reads a checkpoint (`path` only names it in messages) for a model with `module`'s parameter and
 // buffer names, shapes and dtypes, keys bare or with "module.", trained by `optimizer`'s

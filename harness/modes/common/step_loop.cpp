@@ -86,7 +86,14 @@ StepLoop::StepLoop(GradientPath& path, const TrainInputs& in, TrainOptions optio
     scaler_ = std::make_unique<scenarios::GradScaler>(in.spec.grad_scaler, in.context.device());
   }
   path_.module().train();
-  if (options_.start_state) load_training_state(path_.module(), *optimizer_, *options_.start_state);
+  if (options_.start_state) {
+    load_training_state(path_.module(), *optimizer_, *options_.start_state);
+    if (scaler_ && options_.start_state->grad_scaler) {
+      const TrainingState::GradScalerState& g = *options_.start_state->grad_scaler;
+      scaler_->set_state(at::full({}, g.scale, at::kFloat),
+                         at::full({}, g.growth_tracker, at::kInt));
+    }
+  }
 }
 
 StepLoop::~StepLoop() = default;
@@ -200,7 +207,7 @@ void StepLoop::run_step(int64_t step) {
     if (scaler_) path_.check_loss_scale(step, scaler_->current_scale());
   }
   if (options_.on_step) options_.on_step(step, value);
-  if (options_.after_step) options_.after_step(step, module, *optimizer_);
+  if (options_.after_step) options_.after_step(step, module, *optimizer_, scaler_.get());
 }
 
 TrainResult StepLoop::finish() {

@@ -48,8 +48,9 @@ const char* step_phase_name(StepPhase phase);
 struct TrainOptions {
   int64_t steps = 1;
   // --resume (checkpoint.h): the run-global index of the first step (the plan, and so the
-  // sampler epoch, continue from there), and the state the model and optimizer start from, loaded
-  // once the optimizer exists. Null: the model's own state and a fresh optimizer.
+  // sampler epoch, continue from there), and the state the model and optimizer (and an fp16 run's
+  // GradScaler) start from, loaded once the optimizer exists. Null: the model's own state and a
+  // fresh optimizer.
   int64_t first_step = 0;
   std::shared_ptr<const TrainingState> start_state;
   // Checked steps record what the comparison needs: each step's loss (finish_checked_step), every
@@ -81,9 +82,10 @@ struct TrainOptions {
   // comparison loads the reference's state here (training/lockstep.h).
   std::function<void(int64_t step, torch::nn::Module& module, torch::optim::Optimizer& optimizer)>
       before_step;
-  // After each step (after on_step), untimed, with the model and optimizer it stepped:
-  // --checkpoint-every saves here.
-  std::function<void(int64_t step, torch::nn::Module& module, torch::optim::Optimizer& optimizer)>
+  // After each step (after on_step), untimed, with the model, optimizer and GradScaler (null
+  // without --amp fp16) it stepped: --checkpoint-every saves here.
+  std::function<void(int64_t step, torch::nn::Module& module, torch::optim::Optimizer& optimizer,
+                     const scenarios::GradScaler* scaler)>
       after_step;
 };
 

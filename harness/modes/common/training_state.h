@@ -7,6 +7,7 @@
 #include <ATen/core/Tensor.h>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,14 @@ struct TrainingState {
   // "step" (a scalar tensor), "exp_avg", "exp_avg_sq"); empty maps before the first step
   // (scenarios/optim/optimizer_state.h).
   std::vector<std::map<std::string, at::Tensor>> optimizer_state;
+  // --amp fp16: the GradScaler's scale and growth tracker, as torch.amp.GradScaler.state_dict()
+  // holds them ("scale", "_growth_tracker"). Only checkpoints carry it: lockstep copies the
+  // reference's model and optimizer, never its scaler (each scale is judged on its own).
+  struct GradScalerState {
+    double scale = 0;
+    int64_t growth_tracker = 0;
+  };
+  std::optional<GradScalerState> grad_scaler;
 };
 
 // Detached host copies. The optimizer must be one make_optimizer builds (training_recipe.h).
