@@ -91,30 +91,38 @@ TEST_F(LeftoversE2E, SigintDuringCommShmSetUpUnlinksEverySegment) {
 }
 
 // A parent killed outright cleans nothing up: its workers die with it, and the next run removes
-// the workers' folder and the segments it left; its --out was never made.
+// the workers' folder and the segments it left; its --out was never made. The folder is in this
+// test's own TMPDIR; the segments are in the one /dev/shm, where every ddpbench process reclaims
+// a dead owner's segments first (launch/stale_reclaim.h): a run of a test running beside this one
+// (ctest -j2) may remove them before the next run here does (CI, 2026-11-27: none left to count
+// after the kill). So the segments are counted before the kill, and after it they are either
+// still there or already reclaimed; after the next run, none.
 TEST_F(LeftoversE2E, TheNextRunReclaimsWhatAKilledParentLeft) {
   const std::string tmpdir = path("tmp");
   fs::create_directories(tmpdir);
   const std::string script =
       "export TMPDIR='" + tmpdir + "'\n" + kStall + " " + command(shm_run(path("killed"))) +
       " >/dev/null 2>&1 & pid=$!\n" + "for i in $(seq 2400); do [ " + segments_of_pid() +
-      " -ge 2 ] && break; sleep 0.05; done\n" +
-      "kids=$(pgrep -P $pid)\n"
+      " -ge 2 ] && break; sleep 0.05; done\n" + "kids=$(pgrep -P $pid); seen=" + segments_of_pid() +
+      "\n" +
       "kill -KILL $pid; wait $pid\n"
       // The workers die with the parent (a zombie holds no lock any more).
       "for k in $kids; do for i in $(seq 2400); do [ -e /proc/$k ] && ! grep -q "
       "'^State:.*Z' /proc/$k/status 2>/dev/null || break; sleep 0.05; done; done\n"
-      "echo $(ls \"$TMPDIR\" | grep -c \"^ddpbench-workers-$pid-\") " +
+      "echo $seen $(ls \"$TMPDIR\" | grep -c \"^ddpbench-workers-$pid-\") " +
       segments_of_pid() + "\n" + command(shm_run(path("next"))) +
       " >/dev/null 2>&1; rc=$?\n"
       "echo $(ls \"$TMPDIR\" | grep -c \"^ddpbench-workers-$pid-\") " +
       segments_of_pid() + " $rc";
   const auto r = testing::run_process({"bash", "-c", script});
   std::istringstream words(r.out);
-  int dirs_before = -1, segments_before = -1, dirs_after = -1, segments_after = -1, rc = -1;
-  words >> dirs_before >> segments_before >> dirs_after >> segments_after >> rc;
+  int seen = -1, dirs_before = -1, segments_before = -1, dirs_after = -1, segments_after = -1,
+      rc = -1;
+  words >> seen >> dirs_before >> segments_before >> dirs_after >> segments_after >> rc;
+  EXPECT_EQ(seen, 2) << r.out << "the set-up window was not reached";
   EXPECT_EQ(dirs_before, 1) << r.out << "the killed parent's workers' folder should be there";
-  EXPECT_EQ(segments_before, 2) << r.out;
+  // All left, or some already reclaimed by a concurrent run (never more than the two seen).
+  EXPECT_TRUE(segments_before >= 0 && segments_before <= 2) << r.out;
   EXPECT_EQ(rc, 0) << r.out;
   EXPECT_EQ(dirs_after, 0) << "the next run left the dead parent's workers' folder";
   EXPECT_EQ(segments_after, 0) << "the next run left the dead parent's segments";
