@@ -247,12 +247,6 @@ void check_amp(const RunRequest& o, const training::RunSetup& s) {
         "each rank's rounding at once): drop --sync-bn, or --amp",
         flag));
   }
-  if (s.accumulation_steps > 1) {
-    throw InputError(fmt::format(
-        "{} with gradient accumulation is not judged yet (each micro-step rounds its gradients "
-        "to the autocast dtype): pass --accumulation-steps 1, or drop --amp",
-        flag));
-  }
   if (o.comparison == "free" && s.has_mode(modes::ModeKind::kSingle)) {
     throw InputError(fmt::format(
         "{} is judged step by step from the reference's state: free-running trajectories "

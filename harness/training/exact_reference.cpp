@@ -19,6 +19,9 @@ std::string ExactReference::name() const {
   std::string s = fmt::format("exact reference: one device, {} rank chunks", rule.replicas);
   if (rule.forward_chunk_by_chunk) s += ", each chunk forwarded on its own";
   if (rule.autocast_per_chunk) s += " under autocast, with fresh weight casts";
+  if (rule.micro_steps > 1) {
+    s += fmt::format(", each chunk as {} accumulation micro-batches", rule.micro_steps);
+  }
   if (rule.average_after_backward) s += ", gradients divided by K after backward";
   if (rule.forward_per_replica) s += ", each chunk's own BatchNorm statistics";
   if (rule.sync_bn_arithmetic) s += ", BatchNorm in SyncBN's arithmetic over the whole batch";
@@ -30,7 +33,12 @@ ExactReference exact_reference_for(const RunSetup& setup, ModeKind mode,
                                    const torch::nn::Module& model) {
   ExactReference ref;
   const int64_t k = setup.world_size;
-  if (mode == ModeKind::kSingle || k == 1) return ref;
+  const scenarios::AmpKind amp = setup.spec->amp;
+  // Under autocast each accumulation micro-step rounds its own gradients: even one rank's
+  // micro-steps are not one single-device step.
+  const int64_t micro = amp != scenarios::AmpKind::kOff ? setup.accumulation_steps : 1;
+  if (mode == ModeKind::kSingle || (k == 1 && micro == 1)) return ref;
+  const bool split = k > 1;  // the per-rank causes below need more than one rank
   // The BatchNorm2d layers SyncBN converts are the ones ghost BatchNorm models; a TorchScript
   // model's are its own, modelled by forwarding each rank chunk on its own.
   const scenarios::models::ScriptModelFacts* script = scenarios::models::script_model_facts(model);
@@ -42,19 +50,19 @@ ExactReference exact_reference_for(const RunSetup& setup, ModeKind mode,
   const bool uneven = sizes.front() != sizes.back();
   const std::string local =
       uneven ? fmt::format("{} (rank by rank)", fmt::join(sizes, ",")) : std::to_string(sizes[0]);
-  if (bn > 0 && ddp && !setup.sync_bn) {
+  if (split && bn > 0 && ddp && !setup.sync_bn) {
     ref.causes.push_back(fmt::format(
         "BatchNorm without SyncBN: {} BatchNorm layers normalise each rank's {} samples with that "
         "rank's statistics, and the running statistics are rank 0's",
         bn, local));
   }
-  if (bn > 0 && !ddp) {
+  if (split && bn > 0 && !ddp) {
     ref.causes.push_back(fmt::format(
         "DataParallel BatchNorm: {} BatchNorm layers normalise each replica's {} samples with that "
         "replica's statistics, and the running statistics are replica 0's",
         bn, local));
   }
-  if (draws) {
+  if (split && draws) {
     // The cause's name is the text before its first colon: the op names come after it.
     ref.causes.push_back(fmt::format(
         "Random draws in forward: each {} draws for its own {} samples from a generator seeded "
@@ -63,7 +71,8 @@ ExactReference exact_reference_for(const RunSetup& setup, ModeKind mode,
         ddp ? "rank" : "replica", local, fmt::join(script->random_ops, ", ")));
   }
   // Note [SyncBN arithmetic reference] (modes/common/global_batch_norm.h).
-  const bool sync_arithmetic = bn > 0 && ddp && setup.sync_bn && setup.context.dtype != at::kDouble;
+  const bool sync_arithmetic =
+      split && bn > 0 && ddp && setup.sync_bn && setup.context.dtype != at::kDouble;
   if (sync_arithmetic) {
     ref.causes.push_back(fmt::format(
         "SyncBN arithmetic below float64: {} SyncBN layers normalise as (x - mean) * invstd with "
@@ -73,7 +82,7 @@ ExactReference exact_reference_for(const RunSetup& setup, ModeKind mode,
         bn));
   }
   const scenarios::LossKind loss = setup.spec->loss;
-  if (ddp && !scenarios::loss_is_sample_mean(loss)) {
+  if (split && ddp && !scenarios::loss_is_sample_mean(loss)) {
     ref.causes.push_back(fmt::format(
         "Per-rank {0}: {0} is not a mean of per-sample terms, and DDP averages the gradients of "
         "each rank's own loss",
@@ -88,15 +97,22 @@ ExactReference exact_reference_for(const RunSetup& setup, ModeKind mode,
         "the initial world size)",
         setup.global_batch, k, fmt::join(sizes, ",")));
   }
-  const scenarios::AmpKind amp = setup.spec->amp;
   if (amp != scenarios::AmpKind::kOff) {
+    const char* who = ddp ? "rank" : "replica";
+    const std::string pieces =
+        micro == 1 ? fmt::format("each {}'s {} samples", who, local)
+                   : fmt::format("each of a {}'s {} accumulation micro-batches ({} samples each)",
+                                 who, micro, sizes[0] / micro);
     ref.causes.push_back(fmt::format(
-        "Mixed precision: under autocast to {} each {} casts its own weights and its "
-        "gradients are rounded to {} before they are {}; the reference forwards each {}'s {} "
-        "samples on their own, with fresh casts, so its gradients are rounded the same way",
-        scenarios::amp_name(amp), ddp ? "rank" : "replica", scenarios::amp_name(amp),
-        ddp ? "averaged over the ranks" : "summed onto the master", ddp ? "rank" : "replica",
-        local));
+        "Mixed precision: under autocast to {} each {} casts its own weights{} and its "
+        "gradients are rounded to {} before they are {}; the reference forwards {} on their own, "
+        "with fresh casts, so its gradients are rounded the same way",
+        scenarios::amp_name(amp), who, micro == 1 ? "" : " in every micro-step",
+        scenarios::amp_name(amp),
+        micro == 1 ? (ddp ? "averaged over the ranks" : "summed onto the master")
+                   : (ddp ? "accumulated in float32 and averaged over the ranks"
+                          : "accumulated in float32 on the master"),
+        pieces));
   }
   if (ref.causes.empty()) return ref;
   ref.rule.replicas = k;
@@ -106,6 +122,7 @@ ExactReference exact_reference_for(const RunSetup& setup, ModeKind mode,
   ref.rule.forward_per_replica =
       bn > 0 && !(ddp && setup.sync_bn) && amp == scenarios::AmpKind::kOff;
   ref.rule.autocast_per_chunk = amp != scenarios::AmpKind::kOff;
+  ref.rule.micro_steps = micro;
   // For a per-sample mean loss and equal chunks the two loss rules are the same function; one
   // rule lets DP and DDP share one reference run. DP's loss is the gathered output's, the global
   // mean, whatever the chunks: uneven chunks change only DDP's. Under autocast they differ

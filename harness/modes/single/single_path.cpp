@@ -55,23 +55,25 @@ class SinglePath : public GradientPath {
                       "rank chunks of the plan",
                       step, batch.inputs.size(0), k));
     }
+    const std::vector<Piece> pieces = pieces_of(sizes, step);
     const at::Tensor output = rule_.forward_chunk_by_chunk
-                                  ? forward_chunk_by_chunk(batch.inputs, sizes, step)
+                                  ? forward_chunk_by_chunk(batch.inputs, pieces, step)
                                   : model_.forward(batch.inputs);
+    const int64_t a = rule_.micro_steps;
     if (!rule_.mean_of_replica_losses) {
-      return scenarios::compute_loss(spec_.loss, output, batch.targets);
+      if (a == 1) return scenarios::compute_loss(spec_.loss, output, batch.targets);
+      return gathered_micro_step_losses(output, batch.targets, pieces);
     }
     at::Tensor sum;
-    at::Tensor weighted;  // sum over chunks of samples x chunk loss, for the recorded loss
-    int64_t begin = 0;
-    for (const int64_t n : sizes) {
-      if (n == 0) continue;  // a rank that ran out adds zero gradients (Join)
-      const at::Tensor l = scenarios::compute_loss(spec_.loss, output.narrow(0, begin, n),
-                                                   batch.targets.narrow(0, begin, n));
-      sum = sum.defined() ? sum + l : l;
-      const at::Tensor w = l.detach() * static_cast<double>(n);
+    at::Tensor weighted;  // sum over pieces of samples x piece loss, for the recorded loss
+    for (const Piece& piece : pieces) {
+      if (piece.rows == 0) continue;  // a rank that ran out adds zero gradients (Join)
+      at::Tensor l = scenarios::compute_loss(spec_.loss, output.narrow(0, piece.begin, piece.rows),
+                                             batch.targets.narrow(0, piece.begin, piece.rows));
+      const at::Tensor w = l.detach() * static_cast<double>(piece.rows);
       weighted = weighted.defined() ? weighted + w : w;
-      begin += n;
+      if (a > 1) l = l / static_cast<double>(a);  // the step loop's 1/A, per micro-step
+      sum = sum.defined() ? sum + l : l;
     }
     recorded_loss_ = weighted / static_cast<double>(rows);
     // Over the initial world size K, not over the chunks present (divide_by_initial_world_size).
@@ -99,25 +101,72 @@ class SinglePath : public GradientPath {
     return out;
   }
 
-  // ReferenceRule::forward_chunk_by_chunk: rank r's forward, r = 0..K-1, and the buffers as rank
-  // 0's forward left them (DDP broadcasts rank 0's before the next forward; DataParallel keeps
-  // replica 0's).
-  at::Tensor forward_chunk_by_chunk(const at::Tensor& inputs, const std::vector<int64_t>& sizes,
+  // A rank chunk's micro-batch (the whole chunk without accumulation), in global order:
+  // rank-major, so rank r's micro-step m starts at the chunk's start plus m pieces.
+  struct Piece {
+    int64_t begin = 0;
+    int64_t rows = 0;
+    int64_t rank = 0;
+    int64_t micro = 0;
+  };
+
+  std::vector<Piece> pieces_of(const std::vector<int64_t>& sizes, int64_t step) const {
+    const int64_t a = rule_.micro_steps;
+    std::vector<Piece> pieces;
+    int64_t begin = 0;
+    for (size_t r = 0; r < sizes.size(); ++r) {
+      if (sizes[r] % a != 0) {
+        throw WorkerFailure(fmt::format(
+            "reference: step {}: rank {}'s {} samples do not split into {} micro-batches", step, r,
+            sizes[r], a));
+      }
+      for (int64_t m = 0; m < a; ++m) {
+        pieces.push_back({begin, sizes[r] / a, static_cast<int64_t>(r), m});
+        begin += sizes[r] / a;
+      }
+    }
+    return pieces;
+  }
+
+  // DataParallel with accumulation: micro-step m scatters piece m of every rank chunk to the
+  // replicas and takes the loss of their gathered outputs, divided by the micro-step count.
+  at::Tensor gathered_micro_step_losses(const at::Tensor& output, const at::Tensor& targets,
+                                        const std::vector<Piece>& pieces) {
+    at::Tensor sum;
+    for (int64_t m = 0; m < rule_.micro_steps; ++m) {
+      std::vector<at::Tensor> outs;
+      std::vector<at::Tensor> tgts;
+      for (const Piece& piece : pieces) {
+        if (piece.micro != m || piece.rows == 0) continue;
+        outs.push_back(output.narrow(0, piece.begin, piece.rows));
+        tgts.push_back(targets.narrow(0, piece.begin, piece.rows));
+      }
+      if (outs.empty()) continue;
+      const at::Tensor l = scenarios::compute_loss(spec_.loss, at::cat(outs), at::cat(tgts)) /
+                           static_cast<double>(rule_.micro_steps);
+      sum = sum.defined() ? sum + l : l;
+    }
+    return sum;
+  }
+
+  // ReferenceRule::forward_chunk_by_chunk: rank r's forward (each of its micro-batches on its
+  // own), r = 0..K-1, and the buffers as rank 0's forward left them (DDP broadcasts rank 0's
+  // before the next forward; DataParallel keeps replica 0's).
+  at::Tensor forward_chunk_by_chunk(const at::Tensor& inputs, const std::vector<Piece>& pieces,
                                     int64_t step) {
     std::vector<at::Tensor> outputs;
     std::vector<at::Tensor> rank0_buffers;
-    bool rank0_done = false;
-    int64_t begin = 0;
-    for (size_t r = 0; r < sizes.size(); ++r) {
-      if (sizes[r] == 0) continue;  // a rank that ran out has no forward (Join)
+    int64_t first_rank = -1;
+    for (const Piece& piece : pieces) {
+      if (piece.rows == 0) continue;  // a rank that ran out has no forward (Join)
+      if (first_rank < 0) first_rank = piece.rank;
       if (rule_.autocast_per_chunk) at::autocast::clear_cache();
       outputs.push_back(
-          draws_.forward(model_, inputs.narrow(0, begin, sizes[r]), step, static_cast<int64_t>(r)));
-      begin += sizes[r];
-      if (!rank0_done) {
+          draws_.forward(model_, inputs.narrow(0, piece.begin, piece.rows), step, piece.rank));
+      if (piece.rank == first_rank) {
         torch::NoGradGuard no_grad;
+        rank0_buffers.clear();
         for (const at::Tensor& b : model_.ptr()->buffers()) rank0_buffers.push_back(b.clone());
-        rank0_done = true;
       }
     }
     // set_data, not copy_: BatchNorm's backward saved its running statistics, and an in-place

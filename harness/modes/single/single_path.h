@@ -49,15 +49,22 @@ struct ReferenceRule {
   // gradients by K afterwards, as DDP divides each rank's gradients of its own loss; dividing the
   // loss first changes what autocast rounds when K is not a power of two.
   bool average_after_backward = false;
+  // Gradient accumulation under autocast_per_chunk: each rank chunk is cut into this many equal,
+  // contiguous micro-batches (modes/common/micro_batches.h), each forwarded on its own with
+  // fresh casts and its loss divided by the count, as DP's replicas and DDP's ranks run their
+  // micro-steps: micro-step m of rank r is the chunk's m-th piece. DP's loss is the gathered
+  // output of micro-step m (piece m of every chunk); DDP's, each piece's own.
+  int64_t micro_steps = 1;
 
-  bool plain() const { return replicas == 1; }
+  // With one chunk and micro-batches (--amp and accumulation at world 1) the rule is not plain.
+  bool plain() const { return replicas == 1 && micro_steps == 1; }
   bool operator==(const ReferenceRule& o) const {
     return replicas == o.replicas && forward_per_replica == o.forward_per_replica &&
            mean_of_replica_losses == o.mean_of_replica_losses &&
            sync_bn_arithmetic == o.sync_bn_arithmetic &&
            forward_chunk_by_chunk == o.forward_chunk_by_chunk &&
            autocast_per_chunk == o.autocast_per_chunk &&
-           average_after_backward == o.average_after_backward;
+           average_after_backward == o.average_after_backward && micro_steps == o.micro_steps;
   }
 };
 
