@@ -22,7 +22,10 @@ torch.load reads it in 1.13 and, weights-only, in 2.6+) is a dict:
               "comm_hook": "allreduce"|"fp16"|"bf16" (default_hooks' compress hooks),
               "amp": "off"|"bf16"|"fp16" (torch.autocast around forward and loss; fp16 with
               torch.amp.GradScaler(init_scale="grad_scaler_init",
-              growth_interval="growth_interval"): unscale_ before clipping, step, update)}
+              growth_interval="growth_interval"): unscale_ before clipping, step, update),
+              "accumulation_steps" (A, default 1: each rank's local batch is cut into A equal
+              micro-batches, each loss divided by A and backpropagated, the optimizer stepping
+              once), "no_sync" (default True: the first A-1 micro-steps inside ddp.no_sync())}
   "init"     name -> tensor, the state_dict before training, in the run dtype
   "inputs"   one GLOBAL batch per step; rank r's local batch is inputs[s].chunk(world_size)[r]
              (int64 token ids for gated_cnn, padded with 0 to the global batch's longest)
@@ -30,7 +33,8 @@ torch.load reads it in 1.13 and, weights-only, in 2.6+) is a dict:
   "forward_seeds" (optional) int64 [steps, world_size]: torch.manual_seed(forward_seeds[s][r])
              right before rank r's forward of step s, as ddpbench seeds its ranks (dropout draws
              the same masks; modes/common/forward_draws.h)
-Each step: zero_grad, forward on the local batch, mean loss, backward, step. The recorded loss is
+Each step: zero_grad, forward on the local batch (each micro-batch under accumulation), mean
+loss, backward, step. The recorded loss is
 all_reduce(sum of local losses) / world_size. Under fp16 the result also holds "scales" (the scale
 each step's backward used) and "skipped" (the steps GradScaler skipped), on every rank alike or the
 oracle fails.
@@ -48,6 +52,7 @@ prints one OK/FAIL line naming the worst tensor and exits 0/1.
     /usr/bin/python3 reference/torch_ddp_oracle.py --batches B.pt --out O.pt [--check S.pt]
 """
 import argparse
+import contextlib
 import datetime
 import gc
 import math
@@ -241,12 +246,15 @@ def worker(rank, batches_path, out_path, rendezvous, device_kind="cpu", single=F
     if len(data["inputs"]) < steps or len(data["targets"]) < steps:
         raise ValueError(f"meta.steps={steps} but {len(data['inputs'])} inputs / "
                          f"{len(data['targets'])} targets")
+    accumulation = int(meta.get("accumulation_steps", 1))
+    no_sync = bool(meta.get("no_sync", True))
     losses = []
     for s in range(steps):
         x, y = data["inputs"][s], data["targets"][s]
-        if x.shape[0] % world or y.shape[0] != x.shape[0]:
+        parts = world * (1 if single else accumulation)
+        if x.shape[0] % parts or y.shape[0] != x.shape[0]:
             raise ValueError(f"step {s}: global batch {x.shape[0]} (targets {y.shape[0]}) "
-                             f"not divisible into {world} equal parts")
+                             f"not divisible into {parts} equal parts")
         x = x.chunk(world)[rank]
         x = x.to(device, dtype) if x.is_floating_point() else x.to(device)  # token ids stay int64
         y = y.chunk(world)[rank].to(device)
@@ -255,15 +263,25 @@ def worker(rank, batches_path, out_path, rendezvous, device_kind="cpu", single=F
         opt.zero_grad()
         if "forward_seeds" in data:  # the draws ddpbench's rank made (dropout): the same masks
             torch.manual_seed(int(data["forward_seeds"][s][rank]))
-        with torch.autocast(device.type, dtype=autocast_dtype or torch.bfloat16,
-                            enabled=autocast_dtype is not None):
-            loss = loss_fn(ddp(x), y)
         if scaler is not None:
             scales.append(scaler.get_scale())
-            scaler.scale(loss).backward()
+        # Gradient accumulation as PyTorch's recipe writes it: micro-batches of the local batch,
+        # each loss / A, DDP's allreduce only on the last (no_sync). ddpbench's single mode trains
+        # the whole global batch at once, so --single never accumulates.
+        micro = 1 if single else accumulation
+        loss = None
+        for m, (xm, ym) in enumerate(zip(x.chunk(micro), y.chunk(micro))):
+            quiet = not single and no_sync and m < micro - 1
+            with ddp.no_sync() if quiet else contextlib.nullcontext():
+                with torch.autocast(device.type, dtype=autocast_dtype or torch.bfloat16,
+                                    enabled=autocast_dtype is not None):
+                    micro_loss = loss_fn(ddp(xm), ym)
+                if micro > 1:
+                    micro_loss = micro_loss / micro
+                (scaler.scale(micro_loss) if scaler is not None else micro_loss).backward()
+            loss = micro_loss.detach() if loss is None else loss + micro_loss.detach()
+        if scaler is not None:
             scaler.unscale_(opt)
-        else:
-            loss.backward()
         if clip > 0:
             torch.nn.utils.clip_grad_norm_(ddp.parameters(), clip)
         if scaler is not None:

@@ -81,6 +81,9 @@ std::vector<char> export_batches(const RunSetup& setup, const runtime::Execution
   meta.insert("amp", std::string(scenarios::amp_name(spec.amp)));
   meta.insert("grad_scaler_init", spec.grad_scaler.init_scale);
   meta.insert("growth_interval", spec.grad_scaler.growth_interval);
+  // Gradient accumulation: A micro-batches of each rank's local batch, no_sync on all but the last.
+  meta.insert("accumulation_steps", setup.accumulation_steps);
+  meta.insert("no_sync", setup.no_sync);
 
   c10::Dict<std::string, at::Tensor> init;
   for (const auto& [name, t] : initial_state) init.insert(name, t);
