@@ -11,6 +11,7 @@
 #include "modes/common/training_state.h"
 #include "modes/single/single_path.h"
 #include "training/exact_reference.h"
+#include "training/stepped_reference.h"
 
 namespace ddpbench::training {
 namespace {
@@ -36,37 +37,14 @@ at::Tensor host_double(const at::Tensor& t) { return t.detach().to(at::kCPU, at:
 
 }  // namespace
 
-// A float32 model of its own (the run's initial weights, replaced before every step), stepped one
-// step at a time; it records nothing itself.
-struct Float32Shadow::Model {
-  Model(const PhaseInputs& in, std::shared_ptr<const scenarios::ScenarioSpec> float32_spec,
-        const modes::single::ReferenceRule& rule, double& loss_out)
-      : spec(std::move(float32_spec)),
-        instance(scenarios::instantiate_model(*spec, in.setup.request, in.dataset)),
-        path(modes::single::make_single_path(*spec, instance, in.context, rule)),
-        inputs{*spec, *in.dataset, in.plan, in.context},
-        loop(*path, inputs, options(in.setup, loss_out)) {}
-
-  static modes::TrainOptions options(const RunSetup& setup, double& loss_out) {
-    modes::TrainOptions o;
-    o.checking = false;
-    o.first_step = setup.first_step();
-    o.on_step = [&loss_out](int64_t, double loss) { loss_out = loss; };
-    return o;
-  }
-
-  std::shared_ptr<const scenarios::ScenarioSpec> spec;
-  scenarios::ScenarioInstance instance;
-  std::unique_ptr<modes::GradientPath> path;
-  modes::TrainInputs inputs;
-  modes::StepLoop loop;
-};
-
 Float32Shadow::Float32Shadow(const PhaseInputs& in, modes::ModeKind mode,
                              const torch::nn::Module& judged) {
   auto spec = without_amp(*in.setup.spec);
   const modes::single::ReferenceRule rule = float32_rule(in.setup, mode, judged, spec);
-  model_ = std::make_unique<Model>(in, std::move(spec), rule, float32_loss_);
+  // A float32 model of its own (the run's initial weights, replaced before every step).
+  modes::TrainOptions options = SteppedReference::base_options(in.setup);
+  options.on_step = [this](int64_t, double loss) { float32_loss_ = loss; };
+  model_ = std::make_unique<SteppedReference>(in, std::move(spec), rule, options);
 }
 
 Float32Shadow::~Float32Shadow() = default;
@@ -74,25 +52,27 @@ Float32Shadow::~Float32Shadow() = default;
 void Float32Shadow::before_step(int64_t step, torch::nn::Module& module,
                                 torch::optim::Optimizer& optimizer) {
   modes::TrainingState state = modes::capture_training_state(module, optimizer);
-  modes::load_training_state(model_->loop.module(), model_->loop.optimizer(), state);
+  modes::load_training_state(model_->loop().module(), model_->loop().optimizer(), state);
   start_ = std::move(state.parameters);
-  model_->loop.run_step(step);
+  model_->loop().run_step(step);
 }
 
 void Float32Shadow::after_step(int64_t step, const torch::nn::Module& module) {
   const auto mode_params = module.named_parameters();
-  const std::vector<at::Tensor> float32_params = model_->loop.module().parameters();
+  const std::vector<at::Tensor> float32_params = model_->loop().module().parameters();
   // Both started from start_: the updates are what differs. The step's largest float32 update is
   // the scale, as gradients are judged (compare/tensor_diff.h, Note [Gradients at rounding level]).
   double largest = 0;
+  std::vector<at::Tensor> starts;
   std::vector<at::Tensor> float32_updates;
   for (size_t i = 0; i < float32_params.size(); ++i) {
-    float32_updates.push_back(host_double(float32_params[i]) - host_double(start_[i]));
+    starts.push_back(host_double(start_[i]));
+    float32_updates.push_back(host_double(float32_params[i]) - starts.back());
     largest = std::max(largest, float32_updates.back().abs().max().item<double>());
   }
   StepError e{step, 0.0, "", float32_loss_};
   for (size_t i = 0; i < mode_params.size(); ++i) {
-    const at::Tensor update = host_double(mode_params[i].value()) - host_double(start_[i]);
+    const at::Tensor update = host_double(mode_params[i].value()) - starts[i];
     const double diff = (update - float32_updates[i]).abs().max().item<double>();
     const double err = largest > 0 ? diff / largest : diff;
     if (err > e.update_error || e.tensor.empty()) {

@@ -33,11 +33,16 @@ struct TrainResult;
 
 namespace ddpbench::training {
 
+class SteppedReference;
+
 class Float32Shadow {
  public:
   // `judged` is the mode's model (its structure picks the exact reference, as for lockstep).
   Float32Shadow(const PhaseInputs& in, modes::ModeKind mode, const torch::nn::Module& judged);
   ~Float32Shadow();
+  // The float32 model's step reports its loss into this object.
+  Float32Shadow(const Float32Shadow&) = delete;
+  Float32Shadow& operator=(const Float32Shadow&) = delete;
 
   // TrainOptions::before_step, after anything else that sets the step's starting state
   // (lockstep): the float32 step from the mode's state.
@@ -49,7 +54,6 @@ class Float32Shadow {
   reports::AmpErrorRecord finish(const modes::TrainResult& result, const std::string& amp) const;
 
  private:
-  struct Model;
   struct StepError {
     int64_t step = 0;
     double update_error = 0;
@@ -57,7 +61,7 @@ class Float32Shadow {
     double float32_loss = 0;
   };
 
-  std::unique_ptr<Model> model_;
+  std::unique_ptr<SteppedReference> model_;
   std::vector<at::Tensor> start_;  // the mode's parameters before the current step (host)
   double float32_loss_ = 0;        // the float32 step's loss, from its on_step
   std::vector<StepError> steps_;

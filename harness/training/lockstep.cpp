@@ -13,29 +13,6 @@
 
 namespace ddpbench::training {
 
-// The exact reference, one step at a time, on its own fresh model (same initial weights).
-struct LockstepDriver::Reference {
-  Reference(const PhaseInputs& in, const modes::single::ReferenceRule& rule)
-      : instance(scenarios::instantiate_model(*in.setup.spec, in.setup.request, in.dataset)),
-        path(modes::single::make_single_path(*in.setup.spec, instance, in.context, rule)),
-        inputs{*in.setup.spec, *in.dataset, in.plan, in.context},
-        loop(*path, inputs, options(in.setup)) {}
-
-  static modes::TrainOptions options(const RunSetup& setup) {
-    modes::TrainOptions o;
-    o.checking = false;  // the reference's own records come from its free-running check phase
-    o.first_step = setup.first_step();  // --resume: from the checkpoint, as the judged mode
-    o.start_state = setup.start_state();
-    o.overflow_step = setup.overflow_step();
-    return o;
-  }
-
-  scenarios::ScenarioInstance instance;
-  std::unique_ptr<modes::GradientPath> path;
-  modes::TrainInputs inputs;
-  modes::StepLoop loop;
-};
-
 namespace {
 
 // Rank 0's parameters and optimizer state to every rank: which state entries each parameter has
@@ -83,7 +60,12 @@ LockstepDriver::LockstepDriver(const PhaseInputs& in, modes::ModeKind mode,
   tolerance_ = policy.state;
   gradient_limit_ = policy.gradient_tolerance;
   if (comm_ == nullptr || comm_->rank() == 0) {
-    reference_ = std::make_unique<Reference>(in, exact_reference_for(in.setup, mode, judged).rule);
+    // The exact reference, one step at a time, on its own fresh model (same initial weights).
+    modes::TrainOptions options = SteppedReference::base_options(in.setup);
+    options.start_state = in.setup.start_state();
+    options.overflow_step = in.setup.overflow_step();
+    reference_ = std::make_unique<SteppedReference>(
+        in, in.setup.spec, exact_reference_for(in.setup, mode, judged).rule, options);
   }
 }
 
@@ -91,7 +73,7 @@ LockstepDriver::~LockstepDriver() = default;
 
 void LockstepDriver::record(int64_t step, const torch::nn::Module& module) {
   if (!reference_) return;
-  torch::nn::Module& ref = reference_->loop.module();
+  torch::nn::Module& ref = reference_->loop().module();
   const auto ref_params = ref.named_parameters();
   const auto params = module.named_parameters();
   // Note [Gradients at rounding level] (compare/tensor_diff.h): the updates' own level, and the
@@ -134,7 +116,8 @@ void LockstepDriver::before_step(int64_t step, torch::nn::Module& module,
   if (steps_done_ > 0) record(step - 1, module);  // not before the first (--resume: step > 0)
   modes::TrainingState state;
   if (reference_) {
-    state = modes::capture_training_state(reference_->loop.module(), reference_->loop.optimizer());
+    state =
+        modes::capture_training_state(reference_->loop().module(), reference_->loop().optimizer());
   } else {
     // Shapes to receive into, and this rank's own buffers (kept).
     state = modes::capture_training_state(module, optimizer);
@@ -143,7 +126,7 @@ void LockstepDriver::before_step(int64_t step, torch::nn::Module& module,
   modes::load_training_state(module, optimizer, state);
   if (reference_) {
     start_parameters_ = std::move(state.parameters);
-    reference_->loop.run_step(step);
+    reference_->loop().run_step(step);
   }
   steps_done_ = step + 1;
 }

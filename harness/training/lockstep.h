@@ -16,6 +16,7 @@
 #include "compare/mode_comparison.h"
 #include "modes/common/mode_kind.h"
 #include "training/phase_inputs.h"
+#include "training/stepped_reference.h"
 
 namespace torch::nn {
 class Module;
@@ -41,15 +42,14 @@ class LockstepDriver {
   std::vector<compare::StateDiff> finish(const torch::nn::Module& module);
 
  private:
-  struct Reference;
   void record(int64_t step, const torch::nn::Module& module);
 
   const PhaseInputs& in_;
   comm::Communicator* comm_;
   compare::Tolerance tolerance_;
   double gradient_limit_ = 0.0;  // the updates check's limit (Note [Gradients at rounding level])
-  std::unique_ptr<Reference> reference_;      // null on DDP ranks other than 0
-  std::vector<at::Tensor> start_parameters_;  // the state both started the current step from
+  std::unique_ptr<SteppedReference> reference_;  // null on DDP ranks other than 0
+  std::vector<at::Tensor> start_parameters_;     // the state both started the current step from
   int64_t steps_done_ = 0;
   std::vector<compare::StateDiff> diffs_;
 };
