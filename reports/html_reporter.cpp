@@ -104,7 +104,23 @@ std::string throughput_table(const RunReport& r) {
          rows + "</table></div>\n";
 }
 
+// A run without timed steps (--check-only) has no figures to chart: said in words, as the loss
+// section says a run without checked steps, rather than empty axes.
+bool any_timed(const RunReport& r) {
+  for (const auto& m : r.results) {
+    if (m.throughput.timed_steps > 0) return true;
+  }
+  return false;
+}
+
+constexpr const char* kNoTimedSteps =
+    "<p class=\"none\">No timed steps: this run only checked correctness (--check-only), so "
+    "there is no throughput, scaling or phase time to chart.</p>";
+
 std::string scaling_section(const RunReport& r) {
+  if (!any_timed(r)) {
+    return std::string("<section><h2>Throughput and scaling</h2>") + kNoTimedSteps + "</section>\n";
+  }
   std::map<std::string, Series> rate, eff;
   double single_rate = 0;
   int64_t max_k = 1;
@@ -154,6 +170,10 @@ std::string scaling_section(const RunReport& r) {
 }
 
 std::string phases_section(const RunReport& r) {
+  if (!any_timed(r)) {
+    return std::string("<section><h2>Where a step's time goes</h2>") + kNoTimedSteps +
+           "</section>\n";
+  }
   std::vector<Bar> bars;
   for (const auto& m : r.results) {
     if (m.throughput.timed_steps == 0) continue;

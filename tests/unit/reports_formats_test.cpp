@@ -125,6 +125,20 @@ TEST(ReportFormats, PerfOnlyPointsAreTestcasesAndShowDashes) {
   EXPECT_NE(text.find("ddp        2      -            -            -"), std::string::npos) << text;
 }
 
+TEST(ReportFormats, HtmlOfACheckOnlyRunSaysThereIsNothingTimedInsteadOfEmptyCharts) {
+  RunReport r = sample();
+  const std::string timed = HtmlReporter().render(r);
+  EXPECT_NE(timed.find("id=\"chart-throughput\""), std::string::npos);
+  EXPECT_EQ(timed.find("No timed steps"), std::string::npos);
+  for (auto& m : r.results) m.throughput = {};
+  const std::string html = HtmlReporter().render(test::with_verdict(r));
+  for (const char* id : {"chart-throughput", "chart-efficiency", "chart-phases"}) {
+    EXPECT_EQ(html.find(std::string("id=\"") + id + "\""), std::string::npos) << id;
+  }
+  EXPECT_EQ(count(html, "No timed steps: this run only checked correctness"), 2) << html;
+  EXPECT_NE(html.find("id=\"chart-loss\""), std::string::npos);  // the checked steps still chart
+}
+
 TEST(ReportFormats, MarkdownSummarisesVerdictAndFailures) {
   const std::string md = MarkdownReporter().render(sample());
   EXPECT_NE(md.find("## ddpbench: toy_cnn — FAIL"), std::string::npos);
