@@ -264,10 +264,12 @@ std::map<std::string, at::Tensor> model_entries(const Dict& model, const std::st
   return out;
 }
 
-// Takes `name` from `entries` into `into`, checked against the model's tensor.
+// Takes `name` from `entries` into `into`, checked against the model's tensor: its shape, and its
+// dtype, which for a floating tensor is the run's (`run_float`, what the meta says and the run
+// checked: the model is cast to it only when it is placed, after this).
 void take(std::map<std::string, at::Tensor>& entries, const std::string& name,
-          const at::Tensor& like, const TorchFile& file, const std::string& path,
-          std::vector<at::Tensor>& into) {
+          const at::Tensor& like, at::ScalarType run_float, const TorchFile& file,
+          const std::string& path, std::vector<at::Tensor>& into) {
   const auto it = entries.find(name);
   if (it == entries.end()) {
     refuse(path, fmt::format("the model has {} and the checkpoint does not: pass a checkpoint of "
@@ -275,10 +277,11 @@ void take(std::map<std::string, at::Tensor>& entries, const std::string& name,
                              quoted_input(name)));
   }
   const at::Tensor& t = it->second;
-  if (t.sizes() != like.sizes() || t.scalar_type() != like.scalar_type()) {
+  const at::ScalarType want = like.is_floating_point() ? run_float : like.scalar_type();
+  if (t.sizes() != like.sizes() || t.scalar_type() != want) {
     refuse(path, fmt::format("{} is {} in the checkpoint and {} in the model: pass a checkpoint "
                              "of this run's scenario",
-                             name, tensor_kind(t), tensor_kind(like)));
+                             name, tensor_kind(t), tensor_kind(like.to(want))));
   }
   check_stored(file, t, name, path);
   into.push_back(t);
@@ -420,12 +423,13 @@ Checkpoint parse_checkpoint(const std::vector<char>& bytes, const std::string& p
 
   std::map<std::string, at::Tensor> entries = model_entries(t.model, path);
   std::vector<std::string> names;  // the parameters', for messages
+  const at::ScalarType run_float = c.meta.dtype == "float64" ? at::kDouble : at::kFloat;
   for (const auto& p : module.named_parameters()) {
-    take(entries, p.key(), p.value(), file, path, c.state.parameters);
+    take(entries, p.key(), p.value(), run_float, file, path, c.state.parameters);
     names.push_back(p.key());
   }
   for (const auto& b : module.named_buffers()) {
-    take(entries, b.key(), b.value(), file, path, c.state.buffers);
+    take(entries, b.key(), b.value(), run_float, file, path, c.state.buffers);
   }
   if (!entries.empty()) {
     refuse(path, fmt::format("the checkpoint has {}, which the model does not: pass a checkpoint "
