@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <iostream>
 
 #include "support/cli_runner.h"
 #include "support/temp_dir_test.h"
@@ -77,8 +78,10 @@ TEST_F(BatchNormModes, SyncBnInFloat32PassesOverTwoSteps) {
 // Note [SyncBN arithmetic reference]: with seed 1 at batch 16, one element of layer3.0.bn1's
 // output lies within float32 rounding of 0, and SyncBN and PyTorch's BatchNorm kernel round it to
 // opposite signs (6.9% of layer3.0.conv1.weight's gradient at step 0 against plain single-device
-// training, on libtorch 1.13 and 2.11 alike). Judged against single-device training in SyncBN's
-// arithmetic, DDP passes at rounding level; the plain difference stays in the report as a figure.
+// training, on libtorch 1.13 and 2.11 alike, on the Intel machines this was found on; on an AMD
+// EPYC (2026-11-27) the CPU's kernels round that element alike and no flip occurs: 3.6e-7).
+// Judged against single-device training in SyncBN's arithmetic, DDP passes at rounding level
+// either way; the plain difference stays in the report as a figure.
 TEST_F(BatchNormModes, AReluFlipByBatchNormRoundingIsNotADdpError) {
   const auto r = ddpbench({"run", "--scenario", "resnet18_syncbn", "--gpus", "2", "--steps", "1",
                            "--batch-size", "16", "--dtype", "float32", "--seed", "1",
@@ -90,7 +93,12 @@ TEST_F(BatchNormModes, AReluFlipByBatchNormRoundingIsNotADdpError) {
   EXPECT_NE(reference.at("name").get<std::string>().find("SyncBN's arithmetic"),
             std::string::npos)
       << reference.dump();
-  EXPECT_GT(reference.at("max_parameter_diff").get<double>(), 1e-5) << reference.dump();
+  // Whether the flip occurs depends on the CPU's convolution kernels (above); the report names the
+  // cause either way, and ddp passes against the reference either way.
+  if (reference.at("max_parameter_diff").get<double>() <= 1e-5) {
+    std::cout << "no ReLU flip on this CPU: " << reference.at("summary") << "\n";
+  }
+  EXPECT_EQ(reference.at("causes").size(), 1u) << reference.dump();
   EXPECT_LT(find_check(report, "ddp", "gradients").at("error").get<double>(), 2e-5);
 }
 
