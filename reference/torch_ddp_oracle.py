@@ -39,6 +39,12 @@ all_reduce(sum of local losses) / world_size. Under fp16 the result also holds "
 each step's backward used) and "skipped" (the steps GradScaler skipped), on every rank alike or the
 oracle fails.
 
+--zero wraps the optimizer in torch.distributed.optim.ZeroRedundancyOptimizer (ZeRO stage 1 as
+PyTorch's users run it: DDP's allreduce, each rank stepping only the parameters the sorted-greedy
+partition gives it, then every parameter broadcast from its owner): the oracle of ddpbench's zero
+mode (state_zero.pt). With --zero-state FILE, rank 0 also saves the optimizer's consolidated state
+dict (consolidate_state_dict(to=0), then state_dict()).
+
 --single trains PyTorch's single-device training instead: the plain model (no process group, no
 DDP wrapper, no comm hook) on each whole global batch, the oracle for ddpbench's `single` mode
 (state_single.pt of a run whose --modes is single alone, so that it trained free-running).
@@ -185,7 +191,8 @@ def build_model(meta):
     raise ValueError(f"unknown model {kind!r}")
 
 
-def worker(rank, batches_path, out_path, rendezvous, device_kind="cpu", single=False):
+def worker(rank, batches_path, out_path, rendezvous, device_kind="cpu", single=False, zero=False,
+           zero_state_path=None):
     torch.set_num_threads(1)
     data = torch.load(batches_path)  # weights-only by default from torch 2.6 on
     meta = data["meta"]
@@ -221,14 +228,20 @@ def worker(rank, batches_path, out_path, rendezvous, device_kind="cpu", single=F
         ddp.register_comm_hook(None, {"fp16": default_hooks.fp16_compress_hook,
                                       "bf16": default_hooks.bf16_compress_hook}[hook])
     if meta.get("optimizer", "sgd") == "adam":
-        opt = torch.optim.Adam(ddp.parameters(), lr=float(meta["lr"]),
-                               betas=tuple(float(b) for b in meta["betas"]),
-                               eps=float(meta["eps"]), weight_decay=float(meta["weight_decay"]))
+        opt_class = torch.optim.Adam
+        opt_args = {"lr": float(meta["lr"]), "betas": tuple(float(b) for b in meta["betas"]),
+                    "eps": float(meta["eps"]), "weight_decay": float(meta["weight_decay"])}
     else:
-        opt = torch.optim.SGD(ddp.parameters(), lr=float(meta["lr"]),
-                              momentum=float(meta["momentum"]), dampening=float(meta["dampening"]),
-                              weight_decay=float(meta["weight_decay"]),
-                              nesterov=bool(meta["nesterov"]))
+        opt_class = torch.optim.SGD
+        opt_args = {"lr": float(meta["lr"]), "momentum": float(meta["momentum"]),
+                    "dampening": float(meta["dampening"]),
+                    "weight_decay": float(meta["weight_decay"]),
+                    "nesterov": bool(meta["nesterov"])}
+    if zero:
+        from torch.distributed.optim import ZeroRedundancyOptimizer
+        opt = ZeroRedundancyOptimizer(ddp.parameters(), optimizer_class=opt_class, **opt_args)
+    else:
+        opt = opt_class(ddp.parameters(), **opt_args)
     clip = float(meta.get("clip_grad_norm", 0.0))
     amp = meta.get("amp", "off")
     autocast_dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(amp)
@@ -301,6 +314,10 @@ def worker(rank, batches_path, out_path, rendezvous, device_kind="cpu", single=F
         dist.broadcast(rank0, 0)
         if not torch.equal(mine, rank0):
             raise RuntimeError(f"rank {rank}'s GradScaler scales {scales} differ from rank 0's")
+    if zero and zero_state_path:
+        opt.consolidate_state_dict(to=0)  # collective
+        if rank == 0:
+            torch.save(opt.state_dict(), zero_state_path)
     if rank == 0:
         state = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
         torch.save({"state": state, "losses": torch.tensor(losses, dtype=torch.float64),
@@ -358,6 +375,10 @@ def main():
                     help="ddpbench states (e.g. state_ddp.pt) to compare, each against this run")
     ap.add_argument("--atol", type=float, default=1e-5)
     ap.add_argument("--rtol", type=float, default=1.3e-6)
+    ap.add_argument("--zero", action="store_true",
+                    help="DDP with torch's ZeroRedundancyOptimizer: the oracle of the zero mode")
+    ap.add_argument("--zero-state", metavar="FILE",
+                    help="with --zero: where rank 0 saves the consolidated optimizer state dict")
     ap.add_argument("--single", action="store_true",
                     help="PyTorch's single-device training on each whole global batch, not DDP")
     ap.add_argument("--device", choices=["cpu", "cuda"], default="cpu",
@@ -365,6 +386,10 @@ def main():
     args = ap.parse_args()
     if not args.out and not args.check:
         ap.error("give --out, --check or both")
+    if args.zero and args.single:
+        ap.error("--zero trains ranks and --single one device: pass one of them")
+    if args.zero_state and not args.zero:
+        ap.error("--zero-state saves ZeroRedundancyOptimizer's state: add --zero")
     meta = torch.load(args.batches)["meta"]
     world = int(meta["world_size"])
     tmp = tempfile.TemporaryDirectory(prefix="torch_ddp_oracle_")
@@ -378,12 +403,14 @@ def main():
     if args.single:
         worker(0, args.batches, out, rendezvous, args.device, single=True)
     else:
-        mp.start_processes(worker, args=(args.batches, out, rendezvous, args.device),
+        mp.start_processes(worker, args=(args.batches, out, rendezvous, args.device, False,
+                                         args.zero, args.zero_state),
                            nprocs=world, join=True,
                            start_method="spawn" if args.device == "cuda" else "fork")
     result = torch.load(out)
     losses = result["losses"].tolist()
-    trained = "single device" if args.single else f"DDP world_size {world}"
+    trained = ("single device" if args.single else
+               f"DDP{' + ZeroRedundancyOptimizer' if args.zero else ''} world_size {world}")
     print(f"torch {result['torch_version']} {trained}, {meta['model']}, "
           f"{len(losses)} steps, losses {[float(f'{v:.6g}') for v in losses]}")
     if result.get("scales"):
@@ -398,7 +425,8 @@ def main():
     all_ok = True
     for path in args.check:
         ok, msg = check(result["state"], torch.load(path, weights_only=True), args.atol, args.rtol,
-                        "torch single device" if args.single else "torch DDP")
+                        "torch single device" if args.single
+                        else "torch ZeroRedundancyOptimizer" if args.zero else "torch DDP")
         print(f"{os.path.basename(path)}: {msg}" if len(args.check) > 1 else msg)
         all_ok = all_ok and ok
     return 0 if all_ok else 1

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "reports/divergence_text.h"
+#include "reports/memory_rows.h"
 #include "reports/verdict.h"
 
 namespace ddpbench::reports {
@@ -54,6 +55,21 @@ std::string ConsoleReporter::render(const RunReport& report) const {
     if (!amp_header) out += "\nmixed precision against float32 (a figure, not a check):\n";
     amp_header = true;
     out += fmt::format("  {:<6} {}\n", name_of(r.mode), r.amp_vs_float32.summary);
+  }
+  const std::vector<MemoryRow> memory = memory_rows(report);
+  if (!memory.empty()) {
+    out += "\nmemory per rank after the last step (MiB; measured from the live tensors):\n";
+    out += fmt::format("  {:<6} {:>5} {:>11} {:>10} {:>16} {:>9}\n", "mode", "rank", "parameters",
+                       "gradients", "optimizer state", "peak RSS");
+    for (const MemoryRow& m : memory) {
+      const std::string vs =
+          m.optimizer_state_vs_ddp < 0
+              ? ""
+              : fmt::format("  ({:.3f} x ddp's / {})", m.optimizer_state_vs_ddp, m.world_size);
+      out +=
+          fmt::format("  {:<6} {:>5} {:>11.3f} {:>10.3f} {:>16.3f} {:>9.1f}{}\n", m.mode, m.rank,
+                      m.parameter_mib, m.gradient_mib, m.optimizer_state_mib, m.peak_rss_mib, vs);
+    }
   }
   int failed = 0;
   for (const ModeResult& r : report.results) {

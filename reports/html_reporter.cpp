@@ -10,6 +10,7 @@
 
 #include "reports/divergence_text.h"
 #include "reports/junit_reporter.h"  // xml_escape
+#include "reports/memory_rows.h"
 #include "reports/svg_chart.h"
 #include "reports/verdict.h"
 
@@ -19,6 +20,7 @@ namespace {
 const char* color_of(Mode mode) {
   if (mode == Mode::kSingle) return "#555555";
   if (mode == Mode::kDp) return "#1f77b4";
+  if (mode == Mode::kZero) return "#2ca02c";
   return "#d62728";  // ddp
 }
 
@@ -293,7 +295,7 @@ std::string peak_memory_text(const RunReport& r) {
           fmt::format("{}{:.1f}", values.empty() ? "" : " / ", static_cast<double>(b) / (1 << 20));
     }
     const size_t n = m.peak_device_memory_bytes.size();
-    const char* per = m.mode == Mode::kDdp ? "rank" : "device";
+    const char* per = m.mode == Mode::kDdp || m.mode == Mode::kZero ? "rank" : "device";
     out += fmt::format("{}{} {} MiB{}", out.empty() ? "" : "; ", name_of(m.mode), values,
                        n > 1 ? fmt::format(" ({} 0..{})", per, n - 1) : "");
   }
@@ -337,6 +339,27 @@ std::string ddp_engine_text(const RunReport& r) {
   if (d.static_graph) engine += ", static_graph";
   if (d.gradient_as_bucket_view) engine += ", gradient_as_bucket_view";
   return engine;
+}
+
+// Per rank of ddp and zero: what each held after the last step (reports/memory_rows.h).
+std::string memory_section(const RunReport& r) {
+  const std::vector<MemoryRow> rows = memory_rows(r);
+  if (rows.empty()) return "";
+  std::string out =
+      "<section id=\"memory\"><h2>Memory per rank</h2><p>After the last step, measured from "
+      "each rank's live tensors (MiB), and the rank process's peak RSS.</p><table><tr><th>mode"
+      "</th><th>rank</th><th>parameters</th><th>gradients</th><th>optimizer state</th><th>"
+      "optimizer state vs ddp's / K</th><th>peak RSS</th></tr>\n";
+  for (const MemoryRow& m : rows) {
+    out += fmt::format(
+        "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{:.3f}</td><td "
+        "class=\"num\">{:.3f}</td><td class=\"num\">{:.3f}</td><td class=\"num\">{}</td><td "
+        "class=\"num\">{:.1f}</td></tr>\n",
+        xml_escape(m.mode), m.rank, m.parameter_mib, m.gradient_mib, m.optimizer_state_mib,
+        m.optimizer_state_vs_ddp < 0 ? "-" : fmt::format("{:.3f}", m.optimizer_state_vs_ddp),
+        m.peak_rss_mib);
+  }
+  return out + "</table></section>\n";
 }
 
 std::string environment_section(const RunReport& r) {
@@ -406,8 +429,8 @@ std::string HtmlReporter::render(const RunReport& r) const {
                                : fmt::format("<p>model file {}: {}</p>\n", xml_escape(c.model_file),
                                              xml_escape(c.model_notes))) +
          verdict_section(r) + scaling_section(r) + phases_section(r) + loss_section(r) +
-         amp_section(r) + sampler_section(r) + checks_section(r) + environment_section(r) +
-         "</body></html>\n";
+         amp_section(r) + sampler_section(r) + checks_section(r) + memory_section(r) +
+         environment_section(r) + "</body></html>\n";
 }
 
 }  // namespace ddpbench::reports

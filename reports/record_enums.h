@@ -16,7 +16,7 @@ namespace ddpbench::reports {
 enum class CheckStatus { kPass, kFail, kExpectedDivergence };
 
 // The execution mode a result belongs to (modes::ModeKind is the same set, for running).
-enum class Mode { kSingle, kDp, kDdp };
+enum class Mode { kSingle, kDp, kDdp, kZero };
 
 // What a check judges, which is also where a failing run first parted from its reference: a
 // stage of the step in the order a step computes it (the forward's loss and buffers, backward's
@@ -34,7 +34,7 @@ enum class Stage {
   kEvaluation,
   kLossScale,        // --amp fp16: the GradScaler's scale and skipped steps against the reference
   kRanksScaleEqual,  // --amp fp16 under DDP: every rank's scale equals rank 0's
-  kInjectedFault,  // an --inject-fault no other check caught (training/fault_detection.h)
+  kInjectedFault,    // an --inject-fault no other check caught (training/fault_detection.h)
 };
 
 // How a check's `error` is computed, and so what its `limit` bounds (Note [Recomputable
@@ -67,10 +67,11 @@ struct EnumNames<CheckStatus> {
 template <>
 struct EnumNames<Mode> {
   static constexpr const char* kWhat = "mode";
-  static constexpr std::array<std::pair<Mode, std::string_view>, 3> kTable{{
+  static constexpr std::array<std::pair<Mode, std::string_view>, 4> kTable{{
       {Mode::kSingle, "single"},
       {Mode::kDp, "dp"},
       {Mode::kDdp, "ddp"},
+      {Mode::kZero, "zero"},
   }};
 };
 

@@ -228,6 +228,14 @@ DDPBENCH_RECORD_FIELDS(EvaluationRecord) {
   v("summary", r.summary, plain());
 }
 
+DDPBENCH_RECORD_FIELDS(RankMemoryRecord) {
+  v("rank", r.rank, count(0, kMaxWorldSize));
+  v("parameter_bytes", r.parameter_bytes, count(0, kMaxCount));
+  v("gradient_bytes", r.gradient_bytes, count(0, kMaxCount));
+  v("optimizer_state_bytes", r.optimizer_state_bytes, count(0, kMaxCount));
+  v("peak_rss_bytes", r.peak_rss_bytes, count(0, kMaxCount));
+}
+
 DDPBENCH_RECORD_FIELDS(AmpErrorRecord) {
   v("steps", r.steps, count(0, kMaxCount));
   v("update_error", r.update_error, number_or_nan(0, kInf));
@@ -263,6 +271,7 @@ DDPBENCH_RECORD_FIELDS(ModeResult) {
   v("scaling", r.scaling, plain());
   v("evaluation", r.evaluation, plain());
   v("amp_vs_float32", r.amp_vs_float32, plain());
+  v("memory", r.memory, plain());
 }
 
 #undef DDPBENCH_RECORD_FIELDS

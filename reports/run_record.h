@@ -13,7 +13,7 @@ namespace ddpbench::reports {
 
 // Bumped whenever a field changes meaning, disappears or is added: the reader requires every
 // field it knows (json_report_reader.h), so an older report is refused with its version named.
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 
 struct RunContext {
   std::string ddpbench_version;
@@ -211,6 +211,16 @@ struct EvaluationRecord {
   std::string summary;  // one sentence: the figures and what padding changed
 };
 
+// What one rank of a per-rank mode (ddp, zero) held for training after its last step, measured
+// from its live tensors (modes/common/memory_footprint.h), and its process's peak RSS.
+struct RankMemoryRecord {
+  int64_t rank = 0;
+  int64_t parameter_bytes = 0;
+  int64_t gradient_bytes = 0;
+  int64_t optimizer_state_bytes = 0;
+  int64_t peak_rss_bytes = 0;
+};
+
 // --amp: what autocast changed in a mode's steps, measured against float32 from the same state
 // (training/float32_shadow.h). A figure, never a verdict: the checks judge the mode against a
 // reference that autocasts as it does. Steps the GradScaler skipped are left out.
@@ -254,6 +264,8 @@ struct ModeResult {
   std::string scaling;  // "weak" (same per-device batch as single) or "strong" (same global batch)
   EvaluationRecord evaluation;
   AmpErrorRecord amp_vs_float32;
+  // ddp, zero: per rank, in rank order (empty for the other modes).
+  std::vector<RankMemoryRecord> memory;
 };
 
 struct RunReport {

@@ -54,8 +54,9 @@ void add_synthetic_data_flags(CLI::App& cmd, run::RunRequest& r) {
   cmd.add_option("--target-shape", r.target_shape,
                  "Synthetic regression targets of this shape per sample, e.g. 10 (loss mse by "
                  "default)");
-  cmd.add_option("--loss", r.loss, "Loss: cross_entropy, mse, rmse, bce_one_hot (default: the "
-                                   "scenario's, or the synthetic targets')")
+  cmd.add_option("--loss", r.loss,
+                 "Loss: cross_entropy, mse, rmse, bce_one_hot (default: the "
+                 "scenario's, or the synthetic targets')")
       ->check(CLI::IsMember({"cross_entropy", "mse", "rmse", "bce_one_hot"}));
 }
 
@@ -142,6 +143,11 @@ void add_shared_run_flags(CLI::App& cmd, run::RunRequest& r) {
                "Do not broadcast rank 0's buffers before each forward");
   cmd.add_flag("--find-unused-parameters", r.find_unused_parameters,
                "Reduce parameters without a gradient as zeros");
+  cmd.add_option("--zero-stage", r.zero_stage,
+                 "The zero mode's ZeRO stage: 1 (optimizer state sharded, as PyTorch's "
+                 "ZeroRedundancyOptimizer) or 2 (gradients reduce-scattered to their owners too)")
+      ->check(CLI::IsMember({1, 2}))
+      ->default_str("1");
   cmd.add_option("--accumulation-steps", r.accumulation_steps,
                  "Gradient accumulation: micro-steps per optimizer step in dp and ddp (default: "
                  "the scenario's); --batch-size is the global batch of the whole step")
@@ -163,7 +169,7 @@ void add_shared_run_flags(CLI::App& cmd, run::RunRequest& r) {
 
 void add_run_flags(CLI::App& cmd, run::RunRequest& r) {
   add_shared_run_flags(cmd, r);
-  add_list_option(cmd, "--modes", r.modes, "Comma-separated modes: single, dp, ddp")
+  add_list_option(cmd, "--modes", r.modes, "Comma-separated modes: single, dp, ddp, zero")
       ->allow_extra_args(false)  // the words after it are KEY VALUE overrides
       ->default_str("single,dp,ddp without --gpus; with --gpus K: single,ddp (single for K = 1)");
   cmd.add_option("--gpus,--world-size", r.world_size, "World size K: ranks, one process each")
@@ -251,6 +257,7 @@ std::vector<std::string> command_line(const run::RunRequest& r) {
   flag("--gradient-as-bucket-view", r.gradient_as_bucket_view);
   flag("--no-broadcast-buffers", r.no_broadcast_buffers);
   flag("--find-unused-parameters", r.find_unused_parameters);
+  if (r.zero_stage > 0) number("--zero-stage", r.zero_stage);
   if (r.accumulation_steps > 0) number("--accumulation-steps", r.accumulation_steps);
   option("--no-sync", r.no_sync);
   option("--comm-hook", r.comm_hook);

@@ -119,6 +119,7 @@ std::optional<WorldInfo> detect_world(const EnvLookup& env) {
       w.master_port = parse_port(env);
     }
     if (w.launcher == Launcher::kDdpbench && env(kShmPrefixEnv)) w.shm_prefix = *env(kShmPrefixEnv);
+    if (w.launcher == Launcher::kDdpbench && env(kRankModeEnv)) w.rank_mode = *env(kRankModeEnv);
     check_rank(w, "RANK");
     return w;
   }

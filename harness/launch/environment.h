@@ -30,6 +30,9 @@ struct WorldInfo {
   // The prefix of the run's shared-memory segment names (comm/shm_names.h), chosen by the ddpbench
   // parent so that it can remove them however the run ends; "" under other launchers.
   std::string shm_prefix;
+  // The one per-rank mode ("ddp", "zero") a ddpbench parent spawned this worker group for; ""
+  // under other launchers, whose ranks run every per-rank mode of --modes in turn.
+  std::string rank_mode;
 };
 
 // Environment variable set on workers spawned by ddpbench (the parent hosts the store and
@@ -41,6 +44,8 @@ inline constexpr const char* kStoreFileEnv = "DDPBENCH_STORE_FILE";
 inline constexpr const char* kResultFileEnv = "DDPBENCH_RESULT_FILE";
 // The parent's shm segment-name prefix for spawned workers (WorldInfo::shm_prefix).
 inline constexpr const char* kShmPrefixEnv = "DDPBENCH_SHM_PREFIX";
+// The mode a spawned worker group runs (WorldInfo::rank_mode).
+inline constexpr const char* kRankModeEnv = "DDPBENCH_RANK_MODE";
 
 // nullopt when no launcher variables are present. Throws InputError for inconsistent variables
 // (e.g. RANK without MASTER_PORT, rank outside the world), naming the variable.

@@ -29,15 +29,18 @@ namespace {
 
 using modes::ModeKind;
 
-// The DDP ranks as child processes of this one; returns rank 0's outcome.
-training::ModeOutcome spawn_ddp_ranks(const training::RunSetup& setup,
-                                      const std::vector<std::string>& argv) {
+// The ranks of a per-rank mode (ddp, zero) as child processes of this one, one group per mode;
+// returns rank 0's outcome.
+training::ModeOutcome spawn_ranks(const training::RunSetup& setup, ModeKind mode,
+                                  const std::vector<std::string>& argv) {
   launch::WorkerGroupOptions group;
   group.world_size = static_cast<int>(setup.world_size);
   group.master_addr = setup.master_addr;
   group.progress_timeout = setup.timeout;
   group.argv = argv;
-  training::ProgressLine progress(setup.progress, fmt::format("ddp x{}", setup.world_size),
+  group.extra_env.push_back(fmt::format("{}={}", launch::kRankModeEnv, modes::mode_name(mode)));
+  training::ProgressLine progress(setup.progress,
+                                  fmt::format("{} x{}", modes::mode_name(mode), setup.world_size),
                                   setup.check_steps + setup.warmup_steps + setup.perf_steps);
   group.on_rank0_steps = [&progress](int64_t done) { progress.update(done, std::nan("")); };
   return training::decode_outcome(launch::run_worker_group(group));
@@ -83,7 +86,9 @@ int execute_run(const RunRequest& given, const scenarios::ScenarioRegistry& regi
   if (setup.has_mode(ModeKind::kDataParallel)) {
     outcomes.push_back(training::run_local_mode(in, ModeKind::kDataParallel));
   }
-  if (setup.has_mode(ModeKind::kDdp)) outcomes.push_back(spawn_ddp_ranks(setup, argv));
+  for (ModeKind mode : modes::per_rank_modes(setup.modes)) {
+    outcomes.push_back(spawn_ranks(setup, mode, argv));
+  }
   RunDescription run{dataset->describe(), &plan, modes::grad_record_name(grad), argv,
                      instance.model.ptr().get()};
   if (setup.bisect) {

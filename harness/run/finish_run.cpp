@@ -90,6 +90,8 @@ reports::Mode record_mode(modes::ModeKind mode) {
       return reports::Mode::kDp;
     case modes::ModeKind::kDdp:
       return reports::Mode::kDdp;
+    case modes::ModeKind::kZero:
+      return reports::Mode::kZero;
   }
   return reports::Mode::kSingle;
 }
@@ -207,6 +209,7 @@ int finish_run(const training::RunSetup& setup, const runtime::ExecutionContext&
     r.hosts = o.hosts;
     r.evaluation = o.evaluation;
     r.amp_vs_float32 = o.amp_vs_float32;
+    r.memory = o.memory;
     if (single != nullptr && &o != single && single->throughput_defined() && o.world_size > 0) {
       r.scaling = setup.strong_scaling ? "strong" : "weak";
       r.scaling_efficiency =

@@ -41,8 +41,16 @@ void check_join_fits(const training::RunSetup& setup, torch::nn::Module& model,
                      const data::GlobalBatchPlan& plan) {
   const int64_t steps = std::max(setup.check_steps, setup.warmup_steps + setup.perf_steps);
   const int64_t first_join = plan.rank_steps_per_epoch(0);  // rank 0's batch is the largest
-  const bool joins = plan.uneven() && first_join < plan.steps_per_epoch() && steps > first_join &&
-                     setup.has_mode(ModeKind::kDdp);
+  const bool runs_out = plan.uneven() && first_join < plan.steps_per_epoch() && steps > first_join;
+  if (runs_out && setup.has_mode(ModeKind::kZero)) {
+    throw InputError(fmt::format(
+        "global batch {} over {} ranks ({} per rank) makes rank 0 run out of batches at step {} "
+        "of each epoch (Join), which the zero mode does not model: pass --steps {} or fewer, or "
+        "a --batch-size that {} divides",
+        setup.global_batch, setup.world_size, fmt::join(plan.local_batches(), ","), first_join,
+        first_join, setup.world_size));
+  }
+  const bool joins = runs_out && setup.has_mode(ModeKind::kDdp);
   if (joins && setup.ddp.impl == modes::ddp::DdpImpl::kC10d) {
     // PyTorch's Reducer shadows a joined rank only inside DDP's Join context manager, whose
     // Python side (the joined rank's collectives) ddpbench does not drive.
@@ -107,8 +115,8 @@ void check_script_model(const training::RunSetup& setup,
         "torch.nn.SyncBatchNorm.convert_sync_batchnorm does not script (measured on 1.13); "
         "drop --sync-bn (ddp is then judged against per-rank BatchNorm)");
   }
-  const bool replicated = setup.world_size > 1 && (setup.has_mode(ModeKind::kDataParallel) ||
-                                                   setup.has_mode(ModeKind::kDdp));
+  const bool replicated = setup.world_size > 1 &&
+                          (setup.has_mode(ModeKind::kDataParallel) || setup.has_per_rank_mode());
   if (setup.accumulation_steps > 1 && replicated && !script.facts().random_ops.empty()) {
     throw InputError(fmt::format(
         "--accumulation-steps {}: the --model file draws random numbers in forward ({}), which "
@@ -135,10 +143,10 @@ void check_first_sample(const training::RunSetup& setup, const data::Dataset& da
   if (input.is_floating_point()) input = input.to(setup.context.dtype);
   if (target.is_floating_point()) target = target.to(setup.context.dtype);
   const scenarios::ScenarioSpec& spec = *setup.spec;
-  const std::string flag = !spec.model_file.empty() ? "--model"
+  const std::string flag = !spec.model_file.empty()  ? "--model"
                            : !spec.data_file.empty() ? "--data"
                                                      : "--input-shape";
-  const std::string data = !spec.data_file.empty()       ? "--data"
+  const std::string data = !spec.data_file.empty()      ? "--data"
                            : spec.synthetic.requested() ? spec.dataset_name
                                                         : spec.name + "'s data";
   torch::NoGradGuard no_grad;
@@ -188,12 +196,12 @@ void check_model_fits(const training::RunSetup& setup, torch::nn::Module& model)
   const int64_t bn = script != nullptr ? script->facts().batch_norm_layers
                                        : modes::sync_bn::count_batchnorm(model);
   if (setup.accumulation_steps > 1 && bn > 0) {
-    throw InputError(fmt::format(
-        "--accumulation-steps {}: {} has {} BatchNorm layer(s), whose per-micro-batch "
-        "statistics no exact reference models; use --accumulation-steps 1{}",
-        setup.accumulation_steps,
-        script != nullptr ? "the --model file" : "scenario " + setup.spec->name, bn,
-        script != nullptr ? "" : " or a scenario without BatchNorm (e.g. grad_accum)"));
+    throw InputError(
+        fmt::format("--accumulation-steps {}: {} has {} BatchNorm layer(s), whose per-micro-batch "
+                    "statistics no exact reference models; use --accumulation-steps 1{}",
+                    setup.accumulation_steps,
+                    script != nullptr ? "the --model file" : "scenario " + setup.spec->name, bn,
+                    script != nullptr ? "" : " or a scenario without BatchNorm (e.g. grad_accum)"));
   }
   if (setup.fault &&
       (setup.fault->kind == modes::FaultKind::kBuffers ||
@@ -213,7 +221,7 @@ namespace {
 // than by the step loop when the step comes (exit 3).
 void check_micro_batches(const training::RunSetup& setup, const data::GlobalBatchPlan& plan) {
   const int64_t a = setup.accumulation_steps;
-  const bool parallel = setup.has_mode(ModeKind::kDdp) || setup.has_mode(ModeKind::kDataParallel);
+  const bool parallel = setup.has_per_rank_mode() || setup.has_mode(ModeKind::kDataParallel);
   if (a == 1 || !parallel) return;
   // Each phase walks the plan from step 0; every epoch has the same batch sizes.
   const int64_t steps = std::max(setup.check_steps, setup.warmup_steps + setup.perf_steps);
@@ -257,8 +265,9 @@ std::optional<PreparedRun> prepare_run(const RunRequest& request,
   training::RunSetup setup = resolve_run(
       request, registry, world ? std::optional<int64_t>(world->world_size) : std::nullopt);
   if (world) {
-    // A rank is a DDP rank whatever --modes says; rank 0 of an external launch also runs single.
-    if (!setup.has_mode(ModeKind::kDdp)) setup.modes.push_back(ModeKind::kDdp);
+    // A rank is a DDP rank unless --modes names zero; rank 0 of an external launch also runs
+    // single.
+    if (!setup.has_per_rank_mode()) setup.modes.push_back(ModeKind::kDdp);
     // Rank r trains on cuda:(LOCAL_RANK mod device count), torchrun's convention.
     setup.context.device_slot = world->local_rank;
   }
@@ -270,7 +279,7 @@ std::optional<PreparedRun> prepare_run(const RunRequest& request,
         "several ranks on one device (with --backend gloo or mpi), or start fewer ranks per node",
         world->rank, world->local_rank, context.gpus().usable_devices));
   }
-  if (setup.has_mode(ModeKind::kDdp)) {
+  if (setup.has_per_rank_mode()) {
     // The launching parent spawns the ranks itself, so it was not started by mpirun.
     comm::require_usable_backend(
         setup.backend, {context.gpus().usable_devices, world.has_value() && comm::mpi_launched()});

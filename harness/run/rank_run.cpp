@@ -55,9 +55,21 @@ int run_as_rank(const RunRequest& request, const scenarios::ScenarioRegistry& re
                       checking ? "check" : "perf", in_phase, of, modes::step_phase_name(phase)));
     };
   }
-  training::ModeOutcome ddp;
+  // A spawned group runs the one mode its parent spawned it for; an external launch every
+  // per-rank mode of --modes in turn, over the one world it joined.
+  std::vector<ModeKind> rank_modes = modes::per_rank_modes(setup.modes);
+  if (spawned && !world.rank_mode.empty()) {
+    const std::optional<ModeKind> mode = modes::parse_mode(world.rank_mode);
+    if (!mode || !modes::runs_per_rank(*mode)) {
+      throw std::logic_error("spawned for an unknown per-rank mode: " + world.rank_mode);
+    }
+    rank_modes = {*mode};
+  }
+  std::vector<training::ModeOutcome> ranked;
   try {
-    ddp = training::run_ddp_rank(in, *joined.comm, on_phase);
+    for (ModeKind mode : rank_modes) {
+      ranked.push_back(training::run_rank_mode(in, mode, *joined.comm, on_phase));
+    }
   } catch (const InputError&) {
     throw;
   } catch (const WorkerFailure&) {
@@ -72,7 +84,7 @@ int run_as_rank(const RunRequest& request, const scenarios::ScenarioRegistry& re
 
   if (world.rank != 0) return kExitOk;
   if (spawned) {
-    launch::send_result(*joined.store, training::encode_outcome(ddp));
+    launch::send_result(*joined.store, training::encode_outcome(ranked.front()));
     return kExitOk;
   }
   std::vector<training::ModeOutcome> outcomes;
@@ -82,7 +94,7 @@ int run_as_rank(const RunRequest& request, const scenarios::ScenarioRegistry& re
     outcomes.push_back(training::run_local_mode(in, ModeKind::kSingle));
     references = training::run_exact_references(in, *fresh.model.ptr());
   }
-  outcomes.push_back(std::move(ddp));
+  for (training::ModeOutcome& o : ranked) outcomes.push_back(std::move(o));
   return finish_run(
       setup, context,
       {dataset->describe(), &plan, modes::grad_record_name(grad), argv, fresh.model.ptr().get()},

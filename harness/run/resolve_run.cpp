@@ -147,14 +147,27 @@ void check_fault(const training::RunSetup& s) {
     }
   } else if (kind == modes::FaultKind::kNoScale) {
     if (s.accumulation_steps == 1 ||
-        (!s.has_mode(modes::ModeKind::kDataParallel) && !s.has_mode(modes::ModeKind::kDdp))) {
+        (!s.has_mode(modes::ModeKind::kDataParallel) && !s.has_per_rank_mode())) {
       throw InputError(
-          "--inject-fault noscale needs gradient accumulation in dp or ddp: add "
-          "--accumulation-steps 2 or more (or use grad_accum) and dp or ddp to --modes");
+          "--inject-fault noscale needs gradient accumulation in dp, ddp or zero: add "
+          "--accumulation-steps 2 or more (or use grad_accum) and dp, ddp or zero to --modes");
     }
   } else if (kind == modes::FaultKind::kEval) {
     if (!s.has_mode(modes::ModeKind::kDataParallel) && !s.has_mode(modes::ModeKind::kDdp)) {
       throw InputError("--inject-fault eval needs a data-parallel mode (add dp or ddp to --modes)");
+    }
+  } else if (kind == modes::FaultKind::kShard || kind == modes::FaultKind::kOwner ||
+             kind == modes::FaultKind::kGather) {
+    if (!s.has_mode(modes::ModeKind::kZero)) {
+      throw InputError(fmt::format("--inject-fault {} needs the zero mode (add zero to --modes)",
+                                   modes::fault_name(kind)));
+    }
+  } else if (kind == modes::FaultKind::kGrad || kind == modes::FaultKind::kCrash ||
+             kind == modes::FaultKind::kHang || kind == modes::FaultKind::kNan) {
+    if (!s.has_per_rank_mode()) {
+      throw InputError(
+          fmt::format("--inject-fault {} needs the ddp or zero mode (add one to --modes)",
+                      modes::fault_name(kind)));
     }
   } else if (!s.has_mode(modes::ModeKind::kDdp)) {
     throw InputError("--inject-fault needs the ddp mode (add ddp to --modes)");
@@ -267,12 +280,17 @@ void resolve_accumulation(const RunRequest& o, training::RunSetup& s) {
       o.accumulation_steps > 0 ? o.accumulation_steps : s.spec->accumulation_steps;
   s.no_sync = o.no_sync != "off";
   const int64_t a = s.accumulation_steps;
-  const bool parallel =
-      s.has_mode(modes::ModeKind::kDdp) || s.has_mode(modes::ModeKind::kDataParallel);
+  const bool parallel = s.has_per_rank_mode() || s.has_mode(modes::ModeKind::kDataParallel);
   if (!s.no_sync && (a == 1 || !s.has_mode(modes::ModeKind::kDdp))) {
     throw InputError(
         "--no-sync off only matters to ddp with gradient accumulation: add ddp to --modes and "
         "--accumulation-steps 2 or more, or drop --no-sync");
+  }
+  if (!s.no_sync && s.has_mode(modes::ModeKind::kZero)) {
+    throw InputError(
+        "--no-sync off: zero accumulates every micro-step locally and reduces once per step "
+        "(DDP's no_sync()); it has no per-micro-step reduction to judge: drop --no-sync off, or "
+        "zero from --modes");
   }
   if (a == 1 || !parallel) return;
   if (s.global_batch % (s.world_size * a) != 0) {
@@ -288,6 +306,26 @@ void resolve_accumulation(const RunRequest& o, training::RunSetup& s) {
         "with a mean loss, or --accumulation-steps 1",
         a, s.spec->name, scenarios::loss_name(s.spec->loss)));
   }
+}
+
+// The zero mode (ZeRO stages 1 and 2) and what it does not take yet.
+void resolve_zero(const RunRequest& o, training::RunSetup& s) {
+  const bool zero = s.has_mode(modes::ModeKind::kZero);
+  if (o.zero_stage > 0 && !zero) {
+    throw InputError(
+        "--zero-stage applies to the zero mode: add zero to --modes, or drop --zero-stage");
+  }
+  s.zero_stage = o.zero_stage > 0 ? o.zero_stage : 1;
+  if (!zero) return;
+  const auto refuse = [](const std::string& what, const std::string& fix) {
+    throw InputError(fmt::format("{} is not built for the zero mode yet: {}", what, fix));
+  };
+  if (s.spec->amp != scenarios::AmpKind::kOff) {
+    refuse(fmt::format("--amp {} (autocast, and fp16's GradScaler, over sharded gradients)",
+                       scenarios::amp_name(s.spec->amp)),
+           "drop --amp, or zero from --modes");
+  }
+  if (s.sync_bn) refuse("SyncBN", "drop --sync-bn (or use resnet18), or zero from --modes");
 }
 
 // Checkpoints are taken from, and resumes continue, the checked training: the perf phase trains
@@ -365,17 +403,16 @@ training::RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioReg
   s.context.threads = o.threads > 0 ? o.threads : std::max<int64_t>(1, cores / s.world_size);
   s.backend = comm::require_known_backend(o.backend);
   // Only a backend other than the default can have been asked for on purpose.
-  if (s.backend != comm::default_backend() && !s.has_mode(modes::ModeKind::kDdp)) {
+  if (s.backend != comm::default_backend() && !s.has_per_rank_mode()) {
     throw InputError(fmt::format(
-        "--backend {} only applies to the ddp mode, which this run does not have (modes {}): add "
-        "ddp to --modes, or drop --backend",
+        "--backend {} only applies to the ddp and zero modes, which this run does not have "
+        "(modes {}): add ddp or zero to --modes, or drop --backend",
         comm::backend_name(s.backend), mode_list(s.modes)));
   }
   s.master_addr = o.master_addr;
   // Spawned workers rendezvous through a private file and gloo listens on --master-addr: an
   // address that is not this machine's would fail inside every worker, after the launch.
-  if (!world_size && s.has_mode(modes::ModeKind::kDdp) &&
-      comm::traits(s.backend).listens_on_master_addr) {
+  if (!world_size && s.has_per_rank_mode() && comm::traits(s.backend).listens_on_master_addr) {
     if (const auto why = launch::why_not_local(s.master_addr)) {
       throw InputError(fmt::format(
           "--master-addr {} {}: spawned workers listen on it, so pass an address of this "
@@ -392,7 +429,7 @@ training::RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioReg
     q.backend = s.backend;
     q.world_size = s.world_size;
     q.dp = s.has_mode(modes::ModeKind::kDataParallel);
-    q.ddp = s.has_mode(modes::ModeKind::kDdp);
+    q.ddp = s.has_per_rank_mode();
     q.self_launched = !world_size.has_value();
     q.usable_devices = gpus.usable_devices;
     q.no_device_reason = gpus.status;
@@ -433,6 +470,7 @@ training::RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioReg
   s.sync_bn = o.sync_bn || s.spec->sync_bn;
   resolve_accumulation(o, s);
   check_amp(o, s);
+  resolve_zero(o, s);
   if (o.check_only && o.perf_only) {
     throw InputError("--check-only and --perf-only exclude each other: pass at most one");
   }

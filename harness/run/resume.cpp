@@ -105,7 +105,10 @@ std::shared_ptr<const modes::Checkpoint> load_resume(const std::string& path,
         "by `ddpbench run --checkpoint-every N`",
         quoted_input(path), quoted_input(m.mode), modes::known_mode_names()));
   }
-  if (!setup.has_mode(*mode)) {
+  // A zero checkpoint holds the consolidated optimizer state, a plain optimizer's as DDP's does:
+  // either resumes the other (modes/zero/consolidated_state.h).
+  const bool per_rank_twin = modes::runs_per_rank(*mode) && setup.has_per_rank_mode();
+  if (!setup.has_mode(*mode) && !per_rank_twin) {
     throw InputError(fmt::format(
         "--resume {}: saved by mode {}, which this run does not have: add {} to --modes (the "
         "run's other modes start from its state too)",

@@ -99,6 +99,13 @@ void print_run_header(const training::RunSetup& s, const runtime::ExecutionConte
         "DistributedDataParallel drives it{}\n",
         TORCH_VERSION, s.ddp.static_graph ? " (static graph)" : "");
   }
+  if (s.has_mode(ModeKind::kZero)) {
+    fmt::print(
+        "zero      ZeRO stage {}: optimizer state{} sharded over {} ranks ({}), parameters "
+        "broadcast from their owners after each step\n",
+        s.zero_stage, s.zero_stage >= 2 ? " and gradients" : "", s.world_size,
+        comm::backend_name(s.backend));
+  }
   if (s.has_mode(ModeKind::kDdp) && s.sync_bn) {
     fmt::print("syncbn    BatchNorm layers synchronised under DDP\n");
   }

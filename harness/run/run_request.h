@@ -94,6 +94,9 @@ struct RunRequest {
   double first_bucket_mb = 1;
   bool no_broadcast_buffers = false;
   bool find_unused_parameters = false;
+  // The zero mode's ZeRO stage: 1 (sharded optimizer state) or 2 (and sharded gradients); 0 =
+  // not given (stage 1).
+  int64_t zero_stage = 0;
   // Gradient accumulation micro-steps A per optimizer step (dp, ddp); 0 = the scenario's.
   int64_t accumulation_steps = 0;
   // DDP's no_sync() on the first A-1 micro-steps: on (default) or off (every micro-step reduces).

@@ -45,7 +45,7 @@ ExactReference exact_reference_for(const RunSetup& setup, ModeKind mode,
   const int64_t script_bn = script != nullptr ? script->batch_norm_layers : 0;
   const bool draws = script != nullptr && !script->random_ops.empty();
   const int64_t bn = modes::sync_bn::count_batchnorm(model) + script_bn;
-  const bool ddp = mode == ModeKind::kDdp;
+  const bool ddp = modes::runs_per_rank(mode);  // zero's ranks forward as DDP's
   const std::vector<int64_t> sizes = data::split_sizes(setup.global_batch, k);
   const bool uneven = sizes.front() != sizes.back();
   const std::string local =

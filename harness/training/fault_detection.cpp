@@ -47,7 +47,7 @@ std::string fault_text(const modes::FaultSpec& f) {
 
 bool judges_ddp_gradients(const RunSetup& s) {
   return s.fault && s.fault->kind == modes::FaultKind::kGrad &&
-         s.has_mode(modes::ModeKind::kSingle) && s.has_mode(modes::ModeKind::kDdp);
+         s.has_mode(modes::ModeKind::kSingle) && s.has_per_rank_mode();
 }
 
 double gradient_tolerance(const RunSetup& s) {
@@ -85,7 +85,7 @@ void require_detectable_fault(const RunSetup& setup) {
 
 std::optional<reports::CheckRecord> undetected_fault_check(
     const RunSetup& setup, modes::ModeKind mode, const std::vector<reports::CheckRecord>& checks) {
-  if (!judges_ddp_gradients(setup) || mode != modes::ModeKind::kDdp) return std::nullopt;
+  if (!judges_ddp_gradients(setup) || !modes::runs_per_rank(mode)) return std::nullopt;
   // Without a gradients check nothing judged this mode against a reference.
   const bool judged = std::any_of(checks.begin(), checks.end(), [](const reports::CheckRecord& c) {
     return c.name == reports::Stage::kGradients;

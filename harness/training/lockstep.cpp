@@ -6,6 +6,7 @@
 #include "compare/tensor_diff.h"
 #include "modes/common/step_loop.h"
 #include "modes/common/training_state.h"
+#include "modes/ranks/state_broadcast.h"
 #include "modes/single/single_path.h"
 #include "scenarios/optim/optimizer_state.h"
 #include "training/comparison_policy.h"
@@ -15,40 +16,13 @@ namespace ddpbench::training {
 
 namespace {
 
-// Rank 0's parameters and optimizer state to every rank: which state entries each parameter has
-// first (one bit per name of scenarios::state_names(), one int64 per parameter), then every tensor
-// in place. Buffers stay each rank's own: DDP's broadcast before the forward must bring rank 0's
-// (the `buffers` fault and the ranks_buffers_equal check depend on it).
+// Rank 0's parameters and optimizer state to every rank. Buffers stay each rank's own: DDP's
+// broadcast before the forward must bring rank 0's (the `buffers` fault and the
+// ranks_buffers_equal check depend on it).
 void broadcast_state(comm::Communicator& comm, modes::TrainingState& s,
                      const torch::nn::Module& module) {
-  const std::vector<std::string>& names = scenarios::state_names();
-  const std::vector<at::Tensor> params = module.parameters();
-  s.optimizer_state.resize(params.size());
-  at::Tensor present = at::zeros({static_cast<int64_t>(params.size())}, at::kLong);
-  int64_t* bits = present.data_ptr<int64_t>();
-  for (size_t i = 0; i < params.size(); ++i) {
-    for (size_t n = 0; n < names.size(); ++n) {
-      if (s.optimizer_state[i].count(names[n]) != 0) bits[i] |= int64_t{1} << n;
-    }
-  }
-  comm.broadcast({present}, 0);
-  std::vector<at::Tensor> all = s.parameters;
-  for (size_t i = 0; i < params.size(); ++i) {
-    auto& state = s.optimizer_state[i];
-    for (size_t n = 0; n < names.size(); ++n) {
-      if ((bits[i] & (int64_t{1} << n)) == 0) {
-        state.erase(names[n]);
-        continue;
-      }
-      auto it = state.find(names[n]);
-      if (it == state.end()) {
-        // Host, as every tensor of `s` is.
-        it = state.emplace(names[n], scenarios::empty_state_entry(names[n], params[i])).first;
-      }
-      all.push_back(it->second);
-    }
-  }
-  comm.broadcast(all, 0);
+  modes::ranks::broadcast_parameter_states(comm, 0, module.parameters(), s.optimizer_state,
+                                           s.parameters);
 }
 
 }  // namespace

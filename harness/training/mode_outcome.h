@@ -42,6 +42,8 @@ struct ModeOutcome {
   std::vector<SavedCheckpoint> checkpoints;  // check phase, in step order (ddp: rank 0's)
   reports::EvaluationRecord evaluation;      // the evaluation pass (training/evaluation.h)
   reports::AmpErrorRecord amp_vs_float32;    // --amp: training/float32_shadow.h
+  // ddp, zero: what each rank held after the last step of its last phase (memory_footprint.h).
+  std::vector<reports::RankMemoryRecord> memory;
 
   bool throughput_defined() const { return !perf_times.empty(); }
 };

@@ -6,9 +6,11 @@
 #include <cstring>
 
 #include "launch/environment.h"
+#include "modes/common/memory_footprint.h"
 #include "modes/data_parallel/data_parallel_path.h"
 #include "modes/ddp/ddp_path.h"
 #include "modes/single/single_path.h"
+#include "modes/zero/zero_path.h"
 #include "scenarios/training_recipe.h"
 #include "training/evaluation.h"
 #include "training/float32_shadow.h"
@@ -63,6 +65,65 @@ std::vector<std::string> rank_hosts(comm::Communicator& comm) {
   return hosts;
 }
 
+// Every rank's peak device memory, in rank order (empty on the CPU). Every rank trains on the same
+// kind of device (one request), so all or none join the gather.
+std::vector<int64_t> every_rank_peak_memory(const PhaseInputs& in, comm::Communicator& comm) {
+  if (!in.context.on_cuda()) return {};
+  const at::Tensor peak = at::tensor(in.context.peak_memory_bytes(1), at::kLong);
+  const at::Tensor all = at::cat(comm.allgather(peak)).cpu();
+  return {all.data_ptr<int64_t>(), all.data_ptr<int64_t>() + all.numel()};
+}
+
+// Wraps options.after_step: after `last_step`, this process's memory footprint into `out` (the
+// gradients are still those of the step's reduction there).
+void measure_after(modes::TrainOptions& options, int64_t last_step, modes::MemoryFootprint& out) {
+  options.after_step = [after = std::move(options.after_step), last_step, &out](
+                           int64_t step, torch::nn::Module& m, torch::optim::Optimizer& opt,
+                           const scenarios::GradScaler* scaler) {
+    if (after) after(step, m, opt, scaler);
+    if (step == last_step) out = modes::measure_footprint(m, opt);
+  };
+}
+
+// Collective: every rank's footprint, in rank order.
+std::vector<reports::RankMemoryRecord> every_rank_memory(comm::Communicator& comm,
+                                                         const modes::MemoryFootprint& f) {
+  const at::Tensor mine = at::tensor(
+      {f.parameter_bytes, f.gradient_bytes, f.optimizer_state_bytes, f.peak_rss_bytes}, at::kLong);
+  std::vector<reports::RankMemoryRecord> out;
+  const std::vector<at::Tensor> all = comm.allgather(mine);
+  for (size_t r = 0; r < all.size(); ++r) {
+    const at::Tensor c = all[r].cpu();
+    const int64_t* v = c.data_ptr<int64_t>();
+    out.push_back({static_cast<int64_t>(r), v[0], v[1], v[2], v[3]});
+  }
+  return out;
+}
+
+// A per-rank mode's outcome before its phases: what the setup says of it.
+ModeOutcome rank_outcome(const PhaseInputs& in, ModeKind mode) {
+  const RunSetup& s = in.setup;
+  ModeOutcome o;
+  o.mode = mode;
+  o.world_size = s.world_size;
+  o.backend = comm::backend_name(s.backend);
+  o.perf_samples_per_step = in.plan.mean_samples_per_step(s.warmup_steps, s.perf_steps);
+  return o;
+}
+
+// Collective, after a per-rank mode's phases: the slowest rank's times, the hosts, the device
+// peaks and every rank's footprint into `o`.
+void finish_rank_outcome(const PhaseInputs& in, comm::Communicator& comm, ModeOutcome& o,
+                         const std::vector<metrics::PhaseTimes>& check_times,
+                         const std::vector<metrics::PhaseTimes>& perf_times,
+                         const modes::MemoryFootprint& footprint) {
+  o.check_times = modes::ranks::slowest_rank_times(comm, check_times);
+  o.perf_times = modes::ranks::slowest_rank_times(comm, perf_times);
+  o.hosts = rank_hosts(comm);
+  o.peak_device_memory_bytes = every_rank_peak_memory(in, comm);
+  o.memory = every_rank_memory(comm, footprint);
+}
+
 // The check phase runs from the run's first step (--resume: the checkpoint's) to --steps.
 modes::TrainOptions check_options(const PhaseInputs& in) {
   modes::TrainOptions o;
@@ -75,23 +136,32 @@ modes::TrainOptions check_options(const PhaseInputs& in) {
 }
 
 // --checkpoint-every N: after every N-th run-global step, `mode`'s state as a checkpoint into `o`.
-// Null without the flag.
+// Null without the flag. With `consolidate` (zero), every rank calls the keeper, which first
+// gathers the whole optimizer state (collective), and only `keep` (rank 0) records it.
+using Consolidate =
+    std::function<std::unique_ptr<torch::optim::Optimizer>(torch::optim::Optimizer&)>;
 std::function<void(int64_t, torch::nn::Module&, torch::optim::Optimizer&,
                    const scenarios::GradScaler*)>
-checkpoint_keeper(const PhaseInputs& in, ModeKind mode, ModeOutcome& o) {
+checkpoint_keeper(const PhaseInputs& in, ModeKind mode, ModeOutcome& o,
+                  Consolidate consolidate = nullptr, bool keep = true) {
   if (in.setup.checkpoint_every <= 0) return nullptr;
-  return [&in, mode, &o](int64_t step, torch::nn::Module& module, torch::optim::Optimizer& opt,
-                         const scenarios::GradScaler* scaler) {
+  return [&in, mode, &o, consolidate = std::move(consolidate), keep](
+             int64_t step, torch::nn::Module& module, torch::optim::Optimizer& opt,
+             const scenarios::GradScaler* scaler) {
     const RunSetup& s = in.setup;
     const int64_t done = step + 1;
     if (done % s.checkpoint_every != 0) return;
+    std::unique_ptr<torch::optim::Optimizer> full;
+    if (consolidate) full = consolidate(opt);
+    if (!keep) return;
     modes::CheckpointMeta meta{
         s.spec->name,   modes::mode_name(mode), s.seed, s.world_size,
         s.global_batch, s.dtype_name(),         done,   in.plan.locate(done).epoch};
     meta.model = s.spec->model_name;
     meta.amp = scenarios::amp_name(s.spec->amp);
-    o.checkpoints.push_back({done, modes::checkpoint_bytes(module, opt, s.spec->optimizer, meta,
-                                                           s.checkpoint_prefix, scaler)});
+    o.checkpoints.push_back(
+        {done, modes::checkpoint_bytes(module, full ? *full : opt, s.spec->optimizer, meta,
+                                       s.checkpoint_prefix, scaler)});
   };
 }
 
@@ -113,6 +183,20 @@ modes::TrainOptions accumulating(modes::TrainOptions o, const RunSetup& s, ModeK
     o.unscaled_step = s.fault->step;
   }
   return o;
+}
+
+// A per-rank mode's perf phase options: run-wide step numbers for `on_phase` (perf steps follow
+// the checked ones), and the footprint after its last step.
+modes::TrainOptions rank_perf_options(
+    const PhaseInputs& in, ModeKind mode,
+    const std::function<void(int64_t, modes::StepPhase)>& on_phase,
+    modes::MemoryFootprint& footprint) {
+  modes::TrainOptions options = accumulating(perf_options(in), in.setup, mode);
+  options.on_phase = [&on_phase, offset = in.setup.check_steps](int64_t step, modes::StepPhase p) {
+    if (on_phase) on_phase(offset + step, p);
+  };
+  measure_after(options, options.steps - 1, footprint);
+  return options;
 }
 
 // Lockstep: every step of `path` starts from its exact reference's state (training/lockstep.h); the
@@ -250,11 +334,7 @@ ModeOutcome run_reference(const PhaseInputs& in, const modes::single::ReferenceR
 ModeOutcome run_ddp_rank(const PhaseInputs& in, comm::Communicator& comm,
                          const std::function<void(int64_t, modes::StepPhase)>& on_phase) {
   const RunSetup& s = in.setup;
-  ModeOutcome o;
-  o.mode = ModeKind::kDdp;
-  o.world_size = s.world_size;
-  o.backend = comm::backend_name(s.backend);
-  o.perf_samples_per_step = in.plan.mean_samples_per_step(s.warmup_steps, s.perf_steps);
+  ModeOutcome o = rank_outcome(in, ModeKind::kDdp);
   modes::ddp::DdpPathOptions path_options{s.ddp, s.fault, s.sync_bn};
   auto record_path = [&o](const modes::ddp::DdpPath& path) {
     o.bytes_per_step = path.bytes_per_step();
@@ -263,6 +343,7 @@ ModeOutcome run_ddp_rank(const PhaseInputs& in, comm::Communicator& comm,
   };
 
   in.context.reset_peak_memory(1);
+  modes::MemoryFootprint footprint;  // after the last step of the last phase
   std::vector<metrics::PhaseTimes> check_times;
   if (s.check_steps > 0) {
     scenarios::ScenarioInstance instance = fresh_instance(in);
@@ -273,15 +354,16 @@ ModeOutcome run_ddp_rank(const PhaseInputs& in, comm::Communicator& comm,
       options.diverged_scale_step = s.fault->step;
     }
     if (comm.rank() == 0) options.after_step = checkpoint_keeper(in, ModeKind::kDdp, o);
+    measure_after(options, s.check_steps - 1, footprint);
     keep_check(o, train_checked(in, ModeKind::kDdp, path, options, &comm, /*measure_amp=*/true, o),
                path.module(), options.first_step);
     check_times = std::move(o.check_times);
     record_path(path);
-    const modes::ddp::RankDisagreement& d = path.disagreement();
+    const modes::ranks::RankDisagreement& d = path.disagreement();
     o.extra_checks.push_back(
         compare::rank_agreement_check(s.check_steps, d.step, d.rank, d.tensor));
     if (path.checks_buffers()) {
-      const modes::ddp::RankDisagreement& b = path.buffer_disagreement();
+      const modes::ranks::RankDisagreement& b = path.buffer_disagreement();
       o.extra_checks.push_back(
           compare::buffer_agreement_check(s.check_steps, b.step, b.rank, b.tensor));
     }
@@ -292,7 +374,6 @@ ModeOutcome run_ddp_rank(const PhaseInputs& in, comm::Communicator& comm,
     }
     evaluate_ddp_rank(s, in.context, path, comm, o.evaluation, o.extra_checks);
   }
-  o.check_times = modes::ddp::slowest_rank_times(comm, check_times);
 
   std::vector<metrics::PhaseTimes> perf_times;
   if (s.perf_steps > 0) {
@@ -300,24 +381,64 @@ ModeOutcome run_ddp_rank(const PhaseInputs& in, comm::Communicator& comm,
     path_options.checking = false;
     scenarios::ScenarioInstance instance = fresh_instance(in);
     modes::ddp::DdpPath path(*s.spec, instance, comm, in.context, path_options);
-    modes::TrainOptions options = accumulating(perf_options(in), s, ModeKind::kDdp);
-    options.on_phase = [&on_phase, offset = s.check_steps](int64_t step, modes::StepPhase p) {
-      if (on_phase) on_phase(offset + step, p);
-    };
+    const modes::TrainOptions options = rank_perf_options(in, ModeKind::kDdp, on_phase, footprint);
     perf_times = timed_part(modes::train(path, train_inputs(in, in.plan), options).step_times,
                             s.warmup_steps);
     record_path(path);
   }
-  o.perf_times = modes::ddp::slowest_rank_times(comm, perf_times);
-  o.hosts = rank_hosts(comm);
-  // Every rank trains on the same kind of device (one request), so all or none join this gather.
-  if (in.context.on_cuda()) {
-    const at::Tensor peak = at::tensor(in.context.peak_memory_bytes(1), at::kLong);
-    const at::Tensor all = at::cat(comm.allgather(peak)).cpu();
-    o.peak_device_memory_bytes.assign(all.data_ptr<int64_t>(),
-                                      all.data_ptr<int64_t>() + all.numel());
-  }
+  finish_rank_outcome(in, comm, o, check_times, perf_times, footprint);
   return o;
+}
+
+ModeOutcome run_zero_rank(const PhaseInputs& in, comm::Communicator& comm,
+                          const std::function<void(int64_t, modes::StepPhase)>& on_phase) {
+  const RunSetup& s = in.setup;
+  ModeOutcome o = rank_outcome(in, ModeKind::kZero);
+  modes::zero::ZeroPathOptions path_options{s.zero_stage, s.fault};
+
+  in.context.reset_peak_memory(1);
+  modes::MemoryFootprint footprint;  // after the last step of the last phase
+  std::vector<metrics::PhaseTimes> check_times;
+  if (s.check_steps > 0) {
+    scenarios::ScenarioInstance instance = fresh_instance(in);
+    modes::zero::ZeroPath path(*s.spec, instance, comm, in.context, path_options);
+    modes::TrainOptions options = accumulating(check_options(in), s, ModeKind::kZero);
+    options.on_phase = on_phase;
+    options.after_step = checkpoint_keeper(
+        in, ModeKind::kZero, o,
+        [&path, &s](torch::optim::Optimizer& local) {
+          return path.consolidated_optimizer(local, s.spec->optimizer);
+        },
+        comm.rank() == 0);
+    measure_after(options, s.check_steps - 1, footprint);
+    keep_check(o,
+               train_checked(in, ModeKind::kZero, path, options, &comm, /*measure_amp=*/false, o),
+               path.module(), options.first_step);
+    check_times = std::move(o.check_times);
+    o.bytes_per_step = path.bytes_per_step();
+    const modes::ranks::RankDisagreement& d = path.disagreement();
+    o.extra_checks.push_back(
+        compare::rank_agreement_check(s.check_steps, d.step, d.rank, d.tensor));
+  }
+
+  std::vector<metrics::PhaseTimes> perf_times;
+  if (s.perf_steps > 0) {
+    path_options.fault.reset();  // faults belong to the check phase
+    scenarios::ScenarioInstance instance = fresh_instance(in);
+    modes::zero::ZeroPath path(*s.spec, instance, comm, in.context, path_options);
+    const modes::TrainOptions options = rank_perf_options(in, ModeKind::kZero, on_phase, footprint);
+    perf_times = timed_part(modes::train(path, train_inputs(in, in.plan), options).step_times,
+                            s.warmup_steps);
+    o.bytes_per_step = path.bytes_per_step();
+  }
+  finish_rank_outcome(in, comm, o, check_times, perf_times, footprint);
+  return o;
+}
+
+ModeOutcome run_rank_mode(const PhaseInputs& in, ModeKind mode, comm::Communicator& comm,
+                          const std::function<void(int64_t, modes::StepPhase)>& on_phase) {
+  return mode == ModeKind::kZero ? run_zero_rank(in, comm, on_phase)
+                                 : run_ddp_rank(in, comm, on_phase);
 }
 
 }  // namespace ddpbench::training

@@ -1,7 +1,8 @@
 // mode_phases.h — the two phases of every mode. The check phase trains a fresh model on the run's
 // plan with every step checked (losses, gradients, final state); the perf phase trains another
 // fresh model for --warmup + --steps steps and keeps the timed steps' phase times. Single and DP
-// run in this process; DDP runs on every rank (rank_run.h), and rank 0's outcome is reported.
+// run in this process; DDP and zero run on every rank (rank_run.h), and rank 0's outcome is
+// reported.
 #pragma once
 
 #include <functional>
@@ -37,5 +38,13 @@ ModeOutcome run_reference(const PhaseInputs& in, const modes::single::ReferenceR
 // phase of both phases with run-wide step numbers (perf steps follow the checked ones).
 ModeOutcome run_ddp_rank(const PhaseInputs& in, comm::Communicator& comm,
                          const std::function<void(int64_t step, modes::StepPhase)>& on_phase);
+
+// One zero rank's phases, as run_ddp_rank's (modes/zero/zero_path.h).
+ModeOutcome run_zero_rank(const PhaseInputs& in, comm::Communicator& comm,
+                          const std::function<void(int64_t step, modes::StepPhase)>& on_phase);
+
+// run_ddp_rank or run_zero_rank, by `mode` (one that runs per rank).
+ModeOutcome run_rank_mode(const PhaseInputs& in, modes::ModeKind mode, comm::Communicator& comm,
+                          const std::function<void(int64_t step, modes::StepPhase)>& on_phase);
 
 }  // namespace ddpbench::training

@@ -148,6 +148,9 @@ std::string encode_outcome(const ModeOutcome& o) {
   d.insert("checkpoint_files", checkpoint_files);
   d.insert("evaluation", encode_record(o.evaluation));
   d.insert("amp_vs_float32", encode_record(o.amp_vs_float32));
+  c10::impl::GenericList memory(c10::AnyType::get());
+  for (const auto& m : o.memory) memory.push_back(encode_record(m));
+  d.insert("memory", memory);
   const std::vector<char> bytes = torch::pickle_save(c10::IValue(d));
   return {bytes.begin(), bytes.end()};
 }
@@ -199,6 +202,9 @@ ModeOutcome decode_outcome(const std::string& bytes) {
   }
   o.evaluation = decode_record<reports::EvaluationRecord>(d.at("evaluation").toGenericDict());
   o.amp_vs_float32 = decode_record<reports::AmpErrorRecord>(d.at("amp_vs_float32").toGenericDict());
+  for (const auto& m : d.at("memory").toListRef()) {
+    o.memory.push_back(decode_record<reports::RankMemoryRecord>(m.toGenericDict()));
+  }
   return o;
 }
 

@@ -46,7 +46,7 @@ struct RunSetup {
   // Data-parallel modes start every checked step from their reference's state
   // (training/lockstep.h); their state files are then the state after the last lockstep step.
   bool lockstep = false;
-  bool sync_bn = false;      // DDP converts BatchNorm to SyncBN
+  bool sync_bn = false;  // DDP converts BatchNorm to SyncBN
   // Gradient accumulation micro-steps per optimizer step in dp and ddp (single trains the whole
   // global batch in one pass), and whether DDP's no_sync() covers all but the last of them.
   int64_t accumulation_steps = 1;
@@ -68,8 +68,12 @@ struct RunSetup {
   // --resume: the checkpoint the check phase of every mode and every reference starts from, at
   // its step (run/resume.h); null without --resume.
   std::shared_ptr<const modes::Checkpoint> resume;
+  // The zero mode's ZeRO stage (1 or 2).
+  int64_t zero_stage = 1;
 
   bool has_mode(modes::ModeKind mode) const { return modes::has_mode(modes, mode); }
+  // Whether a mode runs one process per rank (ddp, zero): the run has a backend and a launch.
+  bool has_per_rank_mode() const { return !modes::per_rank_modes(modes).empty(); }
   // "float32" or "float64".
   const char* dtype_name() const;
   // The run-global step the check phase starts at (the resumed checkpoint's, else 0), and the

@@ -221,7 +221,7 @@ TEST_F(Checkpoints, ADamagedOrForeignCheckpointIsRefusedAtLoad) {
       {"adam",
        "the optimizer state of weight has 'exp_avg', which SGD without momentum does not "
        "keep"},
-      {"tpu", "saved by mode 'tpu', which is no ddpbench mode (single, dp, ddp)"},
+      {"tpu", "saved by mode 'tpu', which is no ddpbench mode (single, dp, ddp, zero)"},
   };
   for (const auto& [how, message] : cases) {
     const std::string bad = path(how + ".pt");

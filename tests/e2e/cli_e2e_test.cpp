@@ -233,7 +233,7 @@ TEST_F(CliE2E, BadInputIsOneLineExitTwoAndNothingWritten) {
       {"inf first bucket", {"run", "--first-bucket-mb", "inf", "--out", out}, "--first-bucket-mb"},
       {"backend without ddp",
        {"run", "--scenario", "linear_mse", "--modes", "single", "--backend", "mpi", "--out", out},
-       "--backend mpi only applies to the ddp mode"},
+       "--backend mpi only applies to the ddp and zero modes"},
       {"fault without rank or step",
        {"run", "--scenario", "linear_mse", "--gpus", "2", "--inject-fault", "crash", "--out", out},
        "rank is missing"},
@@ -283,7 +283,7 @@ TEST_F(CliE2E, LinearMseReportAndStateMatchPyTorch) {
       {"run", "--scenario", "linear_mse", "--modes", "single", "--out", out, "--threads", "1"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto report = read_json(out + "/report.json");
-  EXPECT_EQ(report.at("schema_version"), 4);
+  EXPECT_EQ(report.at("schema_version"), 5);
   for (const char* key :
        {"host", "cores", "libtorch_version", "compiler", "git_revision", "argv"}) {
     EXPECT_TRUE(report.at("context").contains(key)) << key;
@@ -324,8 +324,8 @@ TEST_F(CliE2E, LinearMseFloat64SeveralStepsMatchesPyTorch) {
 
 TEST_F(CliE2E, ResNet18StateLoadsInPythonWithTorchvisionNames) {
   const std::string out = tmp_ + "/r18";
-  const auto r = ddpbench(
-      {"run", "--modes", "single", "--steps", "1", "--batch-size", "8", "--check-only", "--out", out});
+  const auto r = ddpbench({"run", "--modes", "single", "--steps", "1", "--batch-size", "8",
+                           "--check-only", "--out", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("cifar_resnet18"), std::string::npos);
   const auto py = python({"-c",

@@ -60,8 +60,9 @@ TEST(FaultInjection, RequiresRankAndStepAndRefusesRepeatsAndStrayFields) {
       {"noscale", "step is missing"},
       {"eval", "rank is missing"},
       {"eval:rank=1,step=0", "eval has no step"},
-      {"nan:rank=1,step=1,eps=2", "only apply to grad"},
-      {"crash:rank=1,step=1,tensor=fc.weight", "only apply to grad"},
+      {"nan:rank=1,step=1,eps=2", "eps= applies to grad and shard"},
+      {"crash:rank=1,step=1,tensor=fc.weight", "tensor= to grad"},
+      {"shard:rank=1,step=1,tensor=fc.weight", "drop tensor="},
   };
   for (const auto& [spec, expected] : cases) {
     try {

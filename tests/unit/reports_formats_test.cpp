@@ -168,6 +168,33 @@ TEST(ReportFormats, HtmlEnvironmentNamesPeakDeviceMemoryPerRank) {
       << gpu.substr(gpu.find("peak device memory"), 120);
 }
 
+// Per-rank memory: a table in HTML and the console, and zero's optimizer state held against ddp's
+// divided by the world size; nothing without memory records.
+TEST(ReportFormats, MemoryPerRankSetsZeroBesideDdp) {
+  RunReport r = sample();
+  EXPECT_EQ(HtmlReporter().render(r).find("Memory per rank"), std::string::npos);
+  EXPECT_EQ(ConsoleReporter().render(r).find("memory per rank"), std::string::npos);
+  constexpr int64_t kMiB = int64_t{1} << 20;
+  r.results[1].memory = {{0, 4 * kMiB, 4 * kMiB, 8 * kMiB, 300 * kMiB},
+                         {1, 4 * kMiB, 4 * kMiB, 8 * kMiB, 290 * kMiB}};
+  ModeResult zero = r.results[1];
+  zero.mode = Mode::kZero;
+  zero.checks.clear();
+  zero.memory = {{0, 4 * kMiB, 2 * kMiB, 5 * kMiB, 280 * kMiB},
+                 {1, 4 * kMiB, 2 * kMiB, 3 * kMiB, 270 * kMiB}};
+  r.results.push_back(zero);
+  const std::string html = HtmlReporter().render(r);
+  EXPECT_EQ(count(html, "<tr><td>ddp</td>"), 2) << html;
+  // 5 MiB against 8 / 2: 1.25; 3 MiB: 0.75.
+  EXPECT_NE(html.find("<tr><td>zero</td><td class=\"num\">0</td><td class=\"num\">4.000</td><td "
+                      "class=\"num\">2.000</td><td class=\"num\">5.000</td><td "
+                      "class=\"num\">1.250</td>"),
+            std::string::npos)
+      << html.substr(html.find("Memory per rank"), 900);
+  const std::string console = ConsoleReporter().render(r);
+  EXPECT_NE(console.find("(0.750 x ddp's / 2)"), std::string::npos) << console;
+}
+
 // A sweep's hosts row names the ranks of its widest DDP point, grouped per host, not its first.
 TEST(ReportFormats, HtmlHostsRowShowsTheWidestDdpPointPerHost) {
   RunReport r = sample();

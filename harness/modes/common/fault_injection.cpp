@@ -17,8 +17,9 @@ constexpr const char* kSyntax =
     "expected KIND:rank=R,step=S[,eps=E][,tensor=NAME] with KIND one of grad, crash, hang, nan, "
     "syncbn, buffers, join, scaler, inf (ddp; scaler and inf with --amp fp16), eval:rank=R (the "
     "evaluation pass of dp and ddp), "
-    "dpbuffers:step=S (dp), or noscale:step=S (dp, ddp with accumulation); eps and tensor apply "
-    "to grad";
+    "dpbuffers:step=S (dp), noscale:step=S (dp, ddp with accumulation), or shard, owner, gather "
+    "(zero; grad, crash, hang and nan apply to zero too); eps applies to grad and shard, tensor to "
+    "grad";
 
 }  // namespace
 
@@ -48,6 +49,12 @@ const char* fault_name(FaultKind kind) {
       return "scaler";
     case FaultKind::kInf:
       return "inf";
+    case FaultKind::kShard:
+      return "shard";
+    case FaultKind::kOwner:
+      return "owner";
+    case FaultKind::kGather:
+      return "gather";
   }
   return "?";
 }
@@ -80,6 +87,12 @@ FaultSpec parse_fault(const std::string& text) {
     f.kind = FaultKind::kScaler;
   else if (kind == "inf")
     f.kind = FaultKind::kInf;
+  else if (kind == "shard")
+    f.kind = FaultKind::kShard;
+  else if (kind == "owner")
+    f.kind = FaultKind::kOwner;
+  else if (kind == "gather")
+    f.kind = FaultKind::kGather;
   else
     throw InputError(fmt::format("--inject-fault {}: unknown kind {}; {}", quoted_input(text),
                                  quoted_input(kind), kSyntax));
@@ -145,9 +158,17 @@ FaultSpec parse_fault(const std::string& text) {
         "drop step=, keep rank=",
         quoted_input(text)));
   }
-  if (f.kind != FaultKind::kGrad && (seen.count("eps") || seen.count("tensor"))) {
-    throw InputError(fmt::format("--inject-fault {}: eps= and tensor= only apply to grad; {}",
-                                 quoted_input(text), kSyntax));
+  if (f.kind == FaultKind::kShard && seen.count("tensor")) {
+    throw InputError(fmt::format(
+        "--inject-fault {}: shard corrupts the first parameter rank R owns, which the partition "
+        "decides; drop tensor=",
+        quoted_input(text)));
+  }
+  if (f.kind != FaultKind::kGrad && f.kind != FaultKind::kShard &&
+      (seen.count("eps") || seen.count("tensor"))) {
+    throw InputError(
+        fmt::format("--inject-fault {}: eps= applies to grad and shard, tensor= to grad; {}",
+                    quoted_input(text), kSyntax));
   }
   if (f.rank < 0 || f.step < 0) {
     throw InputError(fmt::format("--inject-fault {}: rank and step must be >= 0; {}",

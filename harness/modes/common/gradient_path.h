@@ -9,6 +9,7 @@
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,12 @@
 
 namespace torch::nn {
 class Module;
+}
+namespace torch::optim {
+class Optimizer;
+}
+namespace ddpbench::scenarios {
+struct OptimizerSpec;
 }
 
 namespace ddpbench::modes {
@@ -58,6 +65,20 @@ class GradientPath {
   // trains with (dp: the sum of the replicas'; ddp: the average over ranks). Called after every
   // micro-step's backward; it adds to what earlier micro-steps of the step left in .grad.
   virtual void reduce_gradients() = 0;
+
+  // The optimizer the step loop steps, built once, after the path (which in DDP broadcast rank
+  // 0's state): the scenario's over module()'s parameters; zero: over this rank's own only.
+  virtual std::unique_ptr<torch::optim::Optimizer> make_optimizer(
+      const scenarios::OptimizerSpec& spec);
+  // The scenario's gradient clipping (clip_grad_norm_) of the gradients this mode trains with,
+  // before the optimizer step; zero stage 2 clips the shards it owns by the whole model's norm.
+  virtual void clip_gradients(double max_norm);
+  // The optimizer step: optimizer.step(); zero: then each rank's parameters from their owner.
+  virtual void step_optimizer(torch::optim::Optimizer& optimizer);
+  // What a checked step records as the mode's gradients, one per parameter of module(), after
+  // the reduction (undefined where a parameter has none): module()'s .grad; zero stage 2 gathers
+  // each from its owner (collective, untimed).
+  virtual std::vector<at::Tensor> gradients_to_record();
 
   // After a checked step, outside the timed region: the loss to record for the step, given this
   // process's mean loss over `samples` samples. DDP returns the global mean over ranks and checks

@@ -23,9 +23,15 @@ at::Tensor fingerprint(const at::Tensor& t) {
 }
 
 std::vector<at::Tensor> record_gradients(const torch::nn::Module& module, GradRecordKind kind) {
+  std::vector<at::Tensor> grads;
+  for (const auto& p : module.parameters()) grads.push_back(p.grad());
+  return record_gradients(grads, kind);
+}
+
+std::vector<at::Tensor> record_gradients(const std::vector<at::Tensor>& grads,
+                                         GradRecordKind kind) {
   std::vector<at::Tensor> out;
-  for (const auto& p : module.parameters()) {
-    const at::Tensor& g = p.grad();
+  for (const at::Tensor& g : grads) {
     if (!g.defined()) {
       out.emplace_back();
     } else {

@@ -26,6 +26,8 @@ GradRecordKind choose_grad_record(int64_t parameter_elements);
 // One entry per parameter (registration order): the gradient (full) or its [4] fingerprint.
 // A parameter without a gradient records an empty tensor.
 std::vector<at::Tensor> record_gradients(const torch::nn::Module& module, GradRecordKind kind);
+// The same of given gradients (an undefined one stays undefined).
+std::vector<at::Tensor> record_gradients(const std::vector<at::Tensor>& grads, GradRecordKind kind);
 
 at::Tensor fingerprint(const at::Tensor& t);
 

@@ -13,21 +13,33 @@ const char* mode_name(ModeKind mode) {
       return "dp";
     case ModeKind::kDdp:
       return "ddp";
+    case ModeKind::kZero:
+      return "zero";
   }
   return "?";
 }
 
 std::optional<ModeKind> parse_mode(const std::string& name) {
-  for (ModeKind m : {ModeKind::kSingle, ModeKind::kDataParallel, ModeKind::kDdp}) {
+  for (ModeKind m : {ModeKind::kSingle, ModeKind::kDataParallel, ModeKind::kDdp, ModeKind::kZero}) {
     if (name == mode_name(m)) return m;
   }
   return std::nullopt;
 }
 
-const char* known_mode_names() { return "single, dp, ddp"; }
+const char* known_mode_names() { return "single, dp, ddp, zero"; }
 
 bool has_mode(const std::vector<ModeKind>& modes, ModeKind mode) {
   return std::find(modes.begin(), modes.end(), mode) != modes.end();
+}
+
+bool runs_per_rank(ModeKind mode) { return mode == ModeKind::kDdp || mode == ModeKind::kZero; }
+
+std::vector<ModeKind> per_rank_modes(const std::vector<ModeKind>& modes) {
+  std::vector<ModeKind> out;
+  for (ModeKind m : modes) {
+    if (runs_per_rank(m)) out.push_back(m);
+  }
+  return out;
 }
 
 }  // namespace ddpbench::modes

@@ -77,7 +77,7 @@ StepLoop::StepLoop(GradientPath& path, const TrainInputs& in, TrainOptions optio
     : path_(path),
       in_(in),
       options_(std::move(options)),
-      optimizer_(scenarios::make_optimizer(in.spec.optimizer, path.module().parameters())),
+      optimizer_(path.make_optimizer(in.spec.optimizer)),
       timer_(in.context.make_phase_timer()),
       cursor_(in.plan),
       autocast_(scenarios::autocast_dtype_of(in.spec.amp)) {
@@ -128,7 +128,7 @@ void StepLoop::run_step(int64_t step) {
   for (int64_t m = 0; m < micro_steps; ++m) {
     path_.set_gradient_sync(!options_.no_sync || m == micro_steps - 1);
     enter(step, StepPhase::kForward);
-    if (m == 0) zero_gradients(*optimizer_);
+    if (m == 0) zero_gradients(module.parameters());
     at::Tensor micro_loss;
     {
       // `with torch.autocast(...)`: forward and loss only; backward runs outside it.
@@ -168,8 +168,9 @@ void StepLoop::run_step(int64_t step) {
   if (options_.checking) {
     // A skipped step's gradients held an inf or NaN: recorded as absent, compared through the
     // skipped step itself (compare::loss_scale_check).
-    result_.gradients.push_back(skip ? std::vector<at::Tensor>(module.parameters().size())
-                                     : record_gradients(module, options_.grad_record));
+    result_.gradients.push_back(
+        skip ? std::vector<at::Tensor>(module.parameters().size())
+             : record_gradients(path_.gradients_to_record(), options_.grad_record));
     if (scaler_) {
       result_.loss_scales.push_back(loss_scale);
       result_.skipped.push_back(skip);
@@ -184,9 +185,9 @@ void StepLoop::run_step(int64_t step) {
   // the clipped update is judged through the parameters (lockstep: each step's update).
   // scaler.step(optimizer): no clipping and no step when a gradient overflowed; then update().
   if (in_.spec.clip_grad_norm && !skip) {
-    scenarios::clip_grad_norm(module.parameters(), *in_.spec.clip_grad_norm);
+    path_.clip_gradients(*in_.spec.clip_grad_norm);
   }
-  if (!skip) optimizer_->step();
+  if (!skip) path_.step_optimizer(*optimizer_);
   if (scaler_) scaler_->update();
   timer_->stop(Phase::kOptimizer);
   result_.step_times.push_back(timer_->finish_step());

@@ -3,6 +3,8 @@
 
 #include <torch/torch.h>
 
+#include <set>
+
 #include "modes/common/model_state.h"
 #include "scenarios/optim/optimizer_state.h"
 
@@ -30,7 +32,13 @@ void load_training_state(torch::nn::Module& module, torch::optim::Optimizer& opt
   auto buffers = module.buffers();
   for (size_t i = 0; i < params.size(); ++i) params[i].copy_(s.parameters[i]);
   for (size_t i = 0; i < buffers.size(); ++i) buffers[i].copy_(s.buffers[i]);
+  // A zero rank's optimizer holds only the parameters it owns: it gets only their state.
+  std::set<const void*> held;
+  for (const auto& group : optimizer.param_groups()) {
+    for (const at::Tensor& p : group.params()) held.insert(p.unsafeGetTensorImpl());
+  }
   for (size_t i = 0; i < params.size(); ++i) {
+    if (held.count(params[i].unsafeGetTensorImpl()) == 0) continue;
     std::map<std::string, at::Tensor> placed;
     if (i < s.optimizer_state.size()) {
       for (const auto& [name, t] : s.optimizer_state[i]) {

@@ -42,8 +42,9 @@ TrainingState capture_training_state(const torch::nn::Module& module,
                                      torch::optim::Optimizer& optimizer);
 
 // Copies `state` into the module's tensors in place (they keep their identity, so a DDP reducer's
-// hooks stay valid) and sets the optimizer's state of every parameter (an empty map clears it;
-// no optimizer_state at all clears every parameter's).
+// hooks stay valid) and sets the optimizer's state of every parameter it holds (an empty map
+// clears it; no optimizer_state at all clears every parameter's): all of them, but for a zero
+// rank's optimizer, which holds only the parameters the rank owns.
 void load_training_state(torch::nn::Module& module, torch::optim::Optimizer& optimizer,
                          const TrainingState& state);
 

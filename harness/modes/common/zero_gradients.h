@@ -10,5 +10,8 @@
 namespace ddpbench::modes {
 
 void zero_gradients(torch::optim::Optimizer& optimizer);
+// The same for the gradients of `parameters` (the step loop's: the mode's module's, which under
+// zero are more than its optimizer holds).
+void zero_gradients(std::vector<at::Tensor> parameters);
 
 }  // namespace ddpbench::modes

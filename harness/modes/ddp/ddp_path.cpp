@@ -5,33 +5,15 @@
 #include <torch/torch.h>
 #include <unistd.h>
 
-#include <cstring>
 #include <limits>
 #include <stdexcept>
 
 #include "errors.h"
-#include "metrics/phase_times_tensor.h"
 #include "modes/sync_bn/sync_batch_norm.h"
 #include "scenarios/training_recipe.h"
 
 namespace ddpbench::modes::ddp {
 namespace {
-
-uint64_t digest_bytes(const at::Tensor& t) {
-  const at::Tensor c = t.to(at::kCPU).contiguous();  // bytes are read on the host
-  const auto* p = static_cast<const unsigned char*>(c.data_ptr());
-  const size_t n = static_cast<size_t>(c.numel() * c.element_size());
-  uint64_t h = 0xcbf29ce484222325ULL;
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t w;
-    std::memcpy(&w, p + i, 8);
-    h = (h ^ w) * 0x100000001b3ULL;
-    h ^= h >> 29;
-  }
-  for (; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ULL;
-  return h;
-}
 
 int64_t resolve_fault_tensor(const std::optional<FaultSpec>& fault,
                              const std::vector<std::string>& names) {
@@ -171,22 +153,19 @@ at::Tensor DdpPath::eval_forward(const at::Tensor& inputs) {
 }
 
 double DdpPath::finish_checked_step(int64_t step, double local_loss, int64_t samples) {
-  // The global loss is the sample-weighted mean of the local means.
-  const auto n = static_cast<double>(samples);
-  at::Tensor loss_sum = at::tensor({local_loss * n, n}, at::kDouble);
-  comm::allreduce_sum_blocking(comm_, loss_sum);
+  const double loss = ranks::global_mean_loss(comm_, local_loss, samples);
 
   // Parameters must agree bit for bit across ranks after every step: DDP's whole promise. With
   // broadcast_buffers, so must the buffers every forward started from. One allgather for both.
   std::vector<std::string> names;
-  at::Tensor digests = state_digests(model_->module(), &names);
+  at::Tensor digests = ranks::state_digests(model_->module(), &names);
   const auto num_params = static_cast<int64_t>(names.size());
   if (checks_buffers()) {
     const auto buffer_names = module().named_buffers().keys();
     names.insert(names.end(), buffer_names.begin(), buffer_names.end());
     std::vector<int64_t> buffer_digests;
     for (const auto& b : model_->buffers_at_last_forward()) {
-      buffer_digests.push_back(static_cast<int64_t>(digest_bytes(b)));
+      buffer_digests.push_back(static_cast<int64_t>(ranks::digest_bytes(b)));
     }
     digests = at::cat({digests, at::tensor(buffer_digests, at::kLong)});
   }
@@ -203,7 +182,7 @@ double DdpPath::finish_checked_step(int64_t step, double local_loss, int64_t sam
       buffer_disagreement_ = {step, r, names[static_cast<size_t>(idx)]};
     }
   }
-  return loss_sum[0].item<double>() / loss_sum[1].item<double>();
+  return loss;
 }
 
 void DdpPath::check_loss_scale(int64_t step, double scale) {
@@ -215,26 +194,6 @@ void DdpPath::check_loss_scale(int64_t step, double scale) {
     const double theirs = all[static_cast<size_t>(r)].item<double>();
     if (theirs != rank0) scale_disagreement_ = {step, r, theirs, rank0};
   }
-}
-
-std::vector<metrics::PhaseTimes> slowest_rank_times(comm::Communicator& comm,
-                                                    const std::vector<metrics::PhaseTimes>& times) {
-  // An empty list still joins the allgather (every rank must), as one row of zeros.
-  const at::Tensor local =
-      times.empty() ? at::zeros({1, 6}, at::kDouble) : metrics::phase_times_to_tensor(times);
-  std::vector<metrics::PhaseTimes> worst =
-      metrics::phase_times_from_tensor(at::stack(comm.allgather(local)).amax(0));
-  worst.resize(times.size());
-  return worst;
-}
-
-at::Tensor state_digests(const torch::nn::Module& module, std::vector<std::string>* names) {
-  std::vector<int64_t> digests;
-  for (const auto& p : module.named_parameters()) {
-    digests.push_back(static_cast<int64_t>(digest_bytes(p.value())));
-    if (names != nullptr) names->push_back(p.key());
-  }
-  return at::tensor(digests, at::kLong);
 }
 
 }  // namespace ddpbench::modes::ddp

@@ -29,6 +29,7 @@
 #include "modes/common/forward_draws.h"
 #include "modes/common/gradient_path.h"
 #include "modes/ddp/distributed_model.h"
+#include "modes/ranks/rank_agreement.h"
 #include "runtime/execution_context.h"
 #include "scenarios/scenario.h"
 
@@ -49,12 +50,7 @@ struct DdpPathOptions {
   bool checking = true;
 };
 
-// The first checked step after which some rank's parameters differed from rank 0's.
-struct RankDisagreement {
-  int64_t step = -1;  // -1: the ranks always agreed
-  int64_t rank = -1;
-  std::string tensor;
-};
+using ranks::RankDisagreement;
 
 // --amp fp16: the first checked step after which some rank's GradScaler scale differed from
 // rank 0's, and the two scales.
@@ -120,16 +116,5 @@ class DdpPath : public GradientPath {
   RankDisagreement buffer_disagreement_;
   ScaleDisagreement scale_disagreement_;
 };
-
-// Per-step phase times, max over ranks (a step is as slow as its slowest rank). Collective: every
-// rank calls it, also with no steps.
-std::vector<metrics::PhaseTimes> slowest_rank_times(comm::Communicator& comm,
-                                                    const std::vector<metrics::PhaseTimes>& times);
-
-// 64-bit digest of each parameter's bytes, for bitwise agreement checks without copying the
-// state. Buffers are left out on purpose: under DDP each rank updates its BatchNorm statistics
-// locally and they only agree again after the next forward's broadcast (PyTorch behaves the
-// same). Names go to `names` when it is not null.
-at::Tensor state_digests(const torch::nn::Module& module, std::vector<std::string>* names);
 
 }  // namespace ddpbench::modes::ddp

@@ -1,0 +1,67 @@
+// rank_agreement.cpp — see rank_agreement.h.
+#include "modes/ranks/rank_agreement.h"
+
+#include <torch/torch.h>
+
+#include <cstring>
+
+#include "metrics/phase_times_tensor.h"
+
+namespace ddpbench::modes::ranks {
+
+uint64_t digest_bytes(const at::Tensor& t) {
+  const at::Tensor c = t.to(at::kCPU).contiguous();  // bytes are read on the host
+  const auto* p = static_cast<const unsigned char*>(c.data_ptr());
+  const size_t n = static_cast<size_t>(c.numel() * c.element_size());
+  uint64_t h = 0xcbf29ce484222325ULL;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    h = (h ^ w) * 0x100000001b3ULL;
+    h ^= h >> 29;
+  }
+  for (; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ULL;
+  return h;
+}
+
+at::Tensor state_digests(const torch::nn::Module& module, std::vector<std::string>* names) {
+  std::vector<int64_t> digests;
+  for (const auto& p : module.named_parameters()) {
+    digests.push_back(static_cast<int64_t>(digest_bytes(p.value())));
+    if (names != nullptr) names->push_back(p.key());
+  }
+  return at::tensor(digests, at::kLong);
+}
+
+double global_mean_loss(comm::Communicator& comm, double local_loss, int64_t samples) {
+  const auto n = static_cast<double>(samples);
+  at::Tensor loss_sum = at::tensor({local_loss * n, n}, at::kDouble);
+  comm::allreduce_sum_blocking(comm, loss_sum);
+  return loss_sum[0].item<double>() / loss_sum[1].item<double>();
+}
+
+void note_disagreement(comm::Communicator& comm, const at::Tensor& digests,
+                       const std::vector<std::string>& names, int64_t step,
+                       RankDisagreement& first) {
+  const std::vector<at::Tensor> all = comm.allgather(digests);
+  for (int r = 1; r < comm.world_size() && first.step < 0; ++r) {
+    const at::Tensor differs = all[static_cast<size_t>(r)].ne(all[0]);
+    if (differs.any().item<bool>()) {
+      first = {step, r, names[static_cast<size_t>(differs.nonzero()[0][0].item<int64_t>())]};
+    }
+  }
+}
+
+std::vector<metrics::PhaseTimes> slowest_rank_times(comm::Communicator& comm,
+                                                    const std::vector<metrics::PhaseTimes>& times) {
+  // An empty list still joins the allgather (every rank must), as one row of zeros.
+  const at::Tensor local =
+      times.empty() ? at::zeros({1, 6}, at::kDouble) : metrics::phase_times_to_tensor(times);
+  std::vector<metrics::PhaseTimes> worst =
+      metrics::phase_times_from_tensor(at::stack(comm.allgather(local)).amax(0));
+  worst.resize(times.size());
+  return worst;
+}
+
+}  // namespace ddpbench::modes::ranks

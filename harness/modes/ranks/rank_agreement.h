@@ -1,0 +1,51 @@
+// rank_agreement.h — what every one-process-per-rank mode (ddp, zero) checks and reports across
+// its ranks: the global loss of a checked step, whether every rank holds the same parameters bit
+// for bit after it (64-bit digests, one allgather, no copies of the state), and a step's phase
+// times as its slowest rank took them.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "comm/communicator.h"
+#include "metrics/step_statistics.h"
+
+namespace torch::nn {
+class Module;
+}
+
+namespace ddpbench::modes::ranks {
+
+// The first checked step after which some rank's tensor differed from rank 0's.
+struct RankDisagreement {
+  int64_t step = -1;  // -1: the ranks always agreed
+  int64_t rank = -1;
+  std::string tensor;
+};
+
+// 64-bit digest of a tensor's bytes (read on the host).
+uint64_t digest_bytes(const at::Tensor& t);
+
+// One digest per parameter, in registration order. Buffers are left out on purpose: under DDP
+// each rank updates its BatchNorm statistics locally and they only agree again after the next
+// forward's broadcast (PyTorch behaves the same). Names go to `names` when it is not null.
+at::Tensor state_digests(const torch::nn::Module& module, std::vector<std::string>* names);
+
+// Collective: the sample-weighted mean of every rank's mean loss over its `samples` samples.
+double global_mean_loss(comm::Communicator& comm, double local_loss, int64_t samples);
+
+// Collective: records in `first` (when it is still unset) the lowest rank whose digests differ
+// from rank 0's after `step`, and the first differing entry of `names`.
+void note_disagreement(comm::Communicator& comm, const at::Tensor& digests,
+                       const std::vector<std::string>& names, int64_t step,
+                       RankDisagreement& first);
+
+// Per-step phase times, max over ranks (a step is as slow as its slowest rank). Collective: every
+// rank calls it, also with no steps.
+std::vector<metrics::PhaseTimes> slowest_rank_times(comm::Communicator& comm,
+                                                    const std::vector<metrics::PhaseTimes>& times);
+
+}  // namespace ddpbench::modes::ranks

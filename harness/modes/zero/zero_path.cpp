@@ -1,0 +1,342 @@
+// zero_path.cpp — see zero_path.h.
+#include "modes/zero/zero_path.h"
+
+#include <fmt/format.h>
+#include <torch/torch.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+#include "comm/broadcast_coalesced.h"
+#include "errors.h"
+#include "modes/zero/consolidated_state.h"
+#include "modes/zero/sharded_optimizer.h"
+#include "scenarios/optim/clip_grad_norm.h"
+#include "scenarios/training_recipe.h"
+
+namespace ddpbench::modes::zero {
+namespace {
+
+// A parameter's gradient, made zeros where backward left none (a parameter the step did not
+// reach still takes part in the reduction, as in DDP with find_unused_parameters).
+at::Tensor& gradient_of(at::Tensor& parameter) {
+  at::Tensor& g = parameter.mutable_grad();
+  if (!g.defined()) g = at::zeros_like(parameter);
+  return g;
+}
+
+}  // namespace
+
+ZeroPath::ZeroPath(const scenarios::ScenarioSpec& spec, scenarios::ScenarioInstance& instance,
+                   comm::Communicator& comm, const runtime::ExecutionContext& context,
+                   ZeroPathOptions options)
+    : spec_(spec), model_(instance.model), comm_(comm), options_(std::move(options)) {
+  if (options_.stage != 1 && options_.stage != 2) {
+    throw std::logic_error(fmt::format("zero stage {} is not built", options_.stage));
+  }
+  context.place_model(*model_.ptr());
+  for (const auto& p : module().named_parameters()) {
+    params_.push_back(p.value());
+    names_.push_back(p.key());
+  }
+  {
+    // Every rank starts from rank 0's model, as DDP's constructor makes it.
+    torch::NoGradGuard no_grad;
+    comm::broadcast_coalesced(comm_, params_, 0);
+    const std::vector<at::Tensor> buffers = module().buffers();
+    if (!buffers.empty()) comm::broadcast_coalesced(comm_, buffers, 0);
+  }
+  partition_ = partition_of(params_, comm_.world_size());
+  draws_ = std::make_unique<ForwardDraws>(module());
+  if (options_.stage == 1) make_buckets();
+}
+
+ZeroPath::~ZeroPath() {
+  for (size_t i = 0; i < hooks_.size(); ++i) params_[i].remove_hook(hooks_[i]);
+}
+
+void ZeroPath::make_buckets() {
+  // 25 MiB, DDP's default bucket_cap_mb: few enough collectives, and the first can start early.
+  constexpr int64_t kBucketBytes = int64_t{4} << 20;
+  slot_.assign(params_.size(), {-1, -1});
+  arrived_.assign(params_.size(), 0);
+  int64_t bytes = 0;  // in the last bucket
+  for (auto i = static_cast<int64_t>(params_.size()) - 1; i >= 0; --i) {
+    const at::Tensor& p = params_[static_cast<size_t>(i)];
+    const int64_t size = p.numel() * static_cast<int64_t>(p.element_size());
+    if (buckets_.empty() || (bytes > 0 && bytes + size > kBucketBytes)) {
+      buckets_.emplace_back();
+      bytes = 0;
+    }
+    Bucket& b = buckets_.back();
+    const int64_t offset =
+        b.params.empty() ? 0
+                         : b.offsets.back() + params_[static_cast<size_t>(b.params.back())].numel();
+    slot_[static_cast<size_t>(i)] = {static_cast<int64_t>(buckets_.size()) - 1,
+                                     static_cast<int64_t>(b.params.size())};
+    b.params.push_back(i);
+    b.offsets.push_back(offset);
+    bytes += size;
+  }
+  for (Bucket& b : buckets_) {
+    b.flat = at::zeros({b.offsets.back() + params_[static_cast<size_t>(b.params.back())].numel()},
+                       params_.front().options());
+    b.pending = static_cast<int64_t>(b.params.size());
+  }
+  for (size_t i = 0; i < params_.size(); ++i) {
+    hooks_.push_back(params_[i].register_hook(
+        [this, i](const at::Tensor& grad) { gradient_ready(static_cast<int64_t>(i), grad); }));
+  }
+}
+
+void ZeroPath::fill_slice(int64_t index, const at::Tensor& incoming) {
+  const auto [b, k] = slot_[static_cast<size_t>(index)];
+  Bucket& bucket = buckets_[static_cast<size_t>(b)];
+  at::Tensor& p = params_[static_cast<size_t>(index)];
+  at::Tensor slice = bucket.flat.narrow(0, bucket.offsets[static_cast<size_t>(k)], p.numel());
+  torch::NoGradGuard no_grad;
+  const at::Tensor& earlier = p.grad();  // what no_sync's micro-steps accumulated
+  if (incoming.defined()) {
+    slice.copy_(incoming.reshape(-1));
+    if (earlier.defined()) slice.add_(earlier.reshape(-1));
+  } else if (earlier.defined()) {
+    slice.copy_(earlier.reshape(-1));
+  } else {
+    slice.zero_();  // not reached this step: reduced as zeros, as DDP's unused parameters
+  }
+  if (fault_fires(options_.fault, FaultKind::kGrad, comm_.rank(), current_step_) &&
+      index == fault_parameter()) {
+    slice.mul_(1.0 + options_.fault->eps);
+  }
+  arrived_[static_cast<size_t>(index)] = 1;
+  --bucket.pending;
+}
+
+void ZeroPath::gradient_ready(int64_t index, const at::Tensor& grad) {
+  if (!sync_ || arrived_[static_cast<size_t>(index)] != 0) return;
+  fill_slice(index, grad);
+  launch_ready_buckets();
+}
+
+void ZeroPath::launch_ready_buckets() {
+  // In bucket order on every rank, whatever order the gradients arrive in: the collectives of all
+  // ranks must pair up.
+  while (next_launch_ < buckets_.size() && buckets_[next_launch_].pending == 0) {
+    Bucket& b = buckets_[next_launch_++];
+    // Scaled by 1/K before the sum, as DDP's reducer and PyTorch's allreduce hook do.
+    b.flat.mul_(1.0 / comm_.world_size());
+    b.work = comm_.allreduce_sum(b.flat);
+  }
+}
+
+std::string ZeroPath::who() const { return fmt::format("rank {}", comm_.rank()); }
+
+std::vector<std::vector<int64_t>> ZeroPath::step_shards(const data::EpochPlan& epoch,
+                                                        int64_t step_in_epoch) const {
+  std::vector<int64_t> mine = epoch.local_batch(step_in_epoch, comm_.rank());
+  // run/prepare_run.cpp refuses plans where a rank runs out of batches under zero.
+  if (mine.empty()) throw std::logic_error("zero: a rank ran out of batches");
+  return {std::move(mine)};
+}
+
+int64_t ZeroPath::fault_parameter() const {
+  const FaultSpec& f = *options_.fault;
+  if (f.kind == FaultKind::kGrad && !f.tensor.empty()) {
+    for (size_t i = 0; i < names_.size(); ++i) {
+      if (names_[i] == f.tensor) return static_cast<int64_t>(i);
+    }
+  }
+  if (f.kind == FaultKind::kGrad) return 0;
+  const std::vector<int64_t>& mine = partition_.rank_params[static_cast<size_t>(f.rank)];
+  return mine.empty() ? -1 : mine.front();
+}
+
+at::Tensor ZeroPath::forward_loss(const std::vector<data::Batch>& shards, int64_t step) {
+  current_step_ = step;
+  const int rank = comm_.rank();
+  const std::optional<FaultSpec>& fault = options_.fault;
+  if (fault_fires(fault, FaultKind::kCrash, rank, step)) {
+    throw WorkerFailure(fmt::format("rank {}: injected crash at step {}", rank, step));
+  }
+  if (fault_fires(fault, FaultKind::kHang, rank, step)) {
+    for (;;) pause();  // only the launcher's timeout can end this
+  }
+  {
+    // DDP's broadcast_buffers: every forward starts from rank 0's buffers.
+    torch::NoGradGuard no_grad;
+    const std::vector<at::Tensor> buffers = module().buffers();
+    if (!buffers.empty()) comm::broadcast_coalesced(comm_, buffers, 0);
+  }
+  const data::Batch& batch = shards.front();
+  at::Tensor loss = scenarios::compute_loss(
+      spec_.loss, draws_->forward(model_, batch.inputs, step, rank), batch.targets);
+  if (fault_fires(fault, FaultKind::kNan, rank, step)) {
+    loss = loss * std::numeric_limits<double>::quiet_NaN();
+  }
+  return loss;
+}
+
+void ZeroPath::backward(const at::Tensor& loss) { loss.backward(); }
+
+void ZeroPath::reduce_gradients() {
+  if (!sync_) return;  // no_sync: the micro-step's gradients accumulate locally
+  torch::NoGradGuard no_grad;
+  if (options_.stage == 1) {
+    allreduce_gradients();  // the grad fault acts in the bucket (fill_slice)
+    return;
+  }
+  if (fault_fires(options_.fault, FaultKind::kGrad, comm_.rank(), current_step_)) {
+    gradient_of(params_[static_cast<size_t>(fault_parameter())]).mul_(1.0 + options_.fault->eps);
+  }
+  reduce_scatter_gradients();
+}
+
+void ZeroPath::allreduce_gradients() {
+  // Parameters backward did not reach, and buckets it did not finish, go now.
+  for (size_t i = 0; i < params_.size(); ++i) {
+    if (arrived_[i] == 0) fill_slice(static_cast<int64_t>(i), at::Tensor());
+  }
+  launch_ready_buckets();
+  bytes_per_step_ = 0;
+  for (Bucket& b : buckets_) {
+    b.work->wait();
+    b.work.reset();
+    for (size_t k = 0; k < b.params.size(); ++k) {
+      at::Tensor& g = gradient_of(params_[static_cast<size_t>(b.params[k])]);
+      g.copy_(b.flat.narrow(0, b.offsets[k], g.numel()).view_as(g));
+    }
+    b.pending = static_cast<int64_t>(b.params.size());
+    bytes_per_step_ += b.flat.numel() * static_cast<int64_t>(b.flat.element_size());
+  }
+  next_launch_ = 0;
+  std::fill(arrived_.begin(), arrived_.end(), 0);
+}
+
+void ZeroPath::reduce_scatter_gradients() {
+  // Block r of the input holds rank r's parameters' gradients in its optimizer's order, padded
+  // to the largest rank's elements; rank r keeps block r of the sum.
+  const int world = comm_.world_size();
+  int64_t block = 1;
+  for (const int64_t n : partition_.rank_numel) block = std::max(block, n);
+  at::Tensor input = at::zeros({world * block}, params_.front().options());
+  for (int r = 0; r < world; ++r) {
+    int64_t offset = r * block;
+    for (const int64_t i : partition_.rank_params[static_cast<size_t>(r)]) {
+      const at::Tensor& g = gradient_of(params_[static_cast<size_t>(i)]);
+      input.narrow(0, offset, g.numel()).copy_(g.reshape(-1));
+      offset += g.numel();
+    }
+  }
+  input.mul_(1.0 / world);
+  const at::Tensor mine = comm_.reduce_scatter_sum(input);
+  int64_t offset = 0;
+  for (const int64_t i : partition_.rank_params[static_cast<size_t>(comm_.rank())]) {
+    at::Tensor& g = params_[static_cast<size_t>(i)].mutable_grad();
+    g.copy_(mine.narrow(0, offset, g.numel()).view_as(g));
+    offset += g.numel();
+  }
+  // The others' gradients are theirs now: freed, as ZeRO-2 frees them.
+  for (size_t i = 0; i < params_.size(); ++i) {
+    if (partition_.owner[i] != comm_.rank()) params_[i].mutable_grad().reset();
+  }
+  bytes_per_step_ = input.numel() * static_cast<int64_t>(input.element_size());
+}
+
+std::unique_ptr<torch::optim::Optimizer> ZeroPath::make_optimizer(
+    const scenarios::OptimizerSpec& spec) {
+  return scenarios::make_optimizer(spec, owned_parameters(params_, partition_, comm_.rank()));
+}
+
+std::unique_ptr<torch::optim::Optimizer> ZeroPath::consolidated_optimizer(
+    torch::optim::Optimizer& local, const scenarios::OptimizerSpec& spec) {
+  return consolidate_optimizer(params_, partition_, local, spec, comm_);
+}
+
+void ZeroPath::clip_gradients(double max_norm) {
+  if (options_.stage == 1) {
+    // Every rank holds every averaged gradient: clip_grad_norm_ on the whole model, as after DDP.
+    GradientPath::clip_gradients(max_norm);
+    return;
+  }
+  torch::NoGradGuard no_grad;
+  // Each parameter's norm from its owner, zeros elsewhere: the sum over ranks is exact, so the
+  // norm of these norms is clip_grad_norm_'s on the whole model, bit for bit.
+  at::Tensor norms = at::zeros({static_cast<int64_t>(params_.size())}, params_.front().options());
+  std::vector<at::Tensor> mine;
+  for (const int64_t i : partition_.rank_params[static_cast<size_t>(comm_.rank())]) {
+    const at::Tensor& g = params_[static_cast<size_t>(i)].grad();
+    if (!g.defined()) continue;
+    norms[i].copy_(g.norm(2));
+    mine.push_back(g);
+  }
+  comm::allreduce_sum_blocking(comm_, norms);
+  const at::Tensor total = norms.norm(2);
+  const at::Tensor coefficient = ((total + 1e-6).reciprocal() * max_norm).clamp_max(1.0);
+  for (at::Tensor& g : mine) g.mul_(coefficient);
+}
+
+void ZeroPath::step_optimizer(torch::optim::Optimizer& optimizer) {
+  const int rank = comm_.rank();
+  const std::optional<FaultSpec>& fault = options_.fault;
+  torch::NoGradGuard no_grad;
+  at::Tensor unstepped;  // owner fault: the parameter's value before the step
+  const bool owner_fault = fault_fires(fault, FaultKind::kOwner, rank, current_step_);
+  const int64_t faulty = owner_fault || fault_fires(fault, FaultKind::kShard, rank, current_step_)
+                             ? fault_parameter()
+                             : -1;
+  if (owner_fault && faulty >= 0) unstepped = params_[static_cast<size_t>(faulty)].clone();
+  optimizer.step();
+  if (faulty >= 0) {
+    at::Tensor& p = params_[static_cast<size_t>(faulty)];
+    if (owner_fault) {
+      p.copy_(unstepped);
+    } else {
+      p.mul_(1.0 + fault->eps);
+    }
+  }
+  std::vector<at::Tensor> stale;  // gather fault: the others' parameters before the broadcasts
+  const bool gather_fault = fault_fires(fault, FaultKind::kGather, rank, current_step_);
+  if (gather_fault) {
+    for (size_t i = 0; i < params_.size(); ++i) {
+      stale.push_back(partition_.owner[i] == rank ? at::Tensor() : params_[i].clone());
+    }
+  }
+  broadcast_from_owners(params_, partition_, comm_);
+  for (size_t i = 0; i < stale.size(); ++i) {
+    if (stale[i].defined()) params_[i].copy_(stale[i]);
+  }
+}
+
+std::vector<at::Tensor> ZeroPath::gradients_to_record() {
+  if (options_.stage == 1) return GradientPath::gradients_to_record();
+  // Stage 2: each gradient lives on its owner only; gathered for the record (checked steps only,
+  // outside the timed phases), one broadcast per owner.
+  torch::NoGradGuard no_grad;
+  std::vector<at::Tensor> grads(params_.size());
+  for (int owner = 0; owner < comm_.world_size(); ++owner) {
+    std::vector<at::Tensor> theirs;
+    for (const int64_t i : partition_.rank_params[static_cast<size_t>(owner)]) {
+      const at::Tensor& own = params_[static_cast<size_t>(i)].grad();
+      at::Tensor g = owner == comm_.rank() && own.defined()
+                         ? own.clone()
+                         : at::zeros_like(params_[static_cast<size_t>(i)]);
+      grads[static_cast<size_t>(i)] = g;
+      theirs.push_back(g);
+    }
+    if (!theirs.empty()) comm_.broadcast(theirs, owner);
+  }
+  return grads;
+}
+
+double ZeroPath::finish_checked_step(int64_t step, double local_loss, int64_t samples) {
+  const double loss = ranks::global_mean_loss(comm_, local_loss, samples);
+  // After the owners' broadcasts every rank must hold the same parameters, bit for bit.
+  std::vector<std::string> names;
+  const at::Tensor digests = ranks::state_digests(module(), &names);
+  ranks::note_disagreement(comm_, digests, names, step, disagreement_);
+  return loss;
+}
+
+}  // namespace ddpbench::modes::zero

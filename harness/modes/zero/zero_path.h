@@ -1,0 +1,118 @@
+// zero_path.h — one rank's gradient path of the zero mode (sharded data parallel, ZeRO), with its
+// own reduction and its own optimizer step; nothing of DDP's engine. Like a DDP rank it loads only
+// its own slice of each step's batch, forwards its whole model (rank 0's buffers broadcast first,
+// as DDP's broadcast_buffers) and backpropagates locally; then:
+//  - stage 1 (PyTorch's ZeroRedundancyOptimizer under DDP): every gradient averaged over the
+//    ranks (scaled by 1/K and summed), in buckets of up to 25 MiB in reverse registration order
+//    whose allreduces start during backward, as soon as a bucket's gradients are all there (its
+//    own hooks, launched in bucket order on every rank); each rank's optimizer holds only the
+//    parameters it owns (zero_partition.h) and steps them; every parameter is then broadcast from
+//    its owner (one coalesced broadcast per owner);
+//  - stage 2: the same, but each gradient is reduce-scattered to its owner only: a rank keeps the
+//    averaged gradients of its own parameters and frees the others'.
+// Gradient clipping uses the whole model's norm: each rank contributes its own parameters' norms
+// to one allreduce (each norm from one rank, zeros elsewhere, so the sum is exact), and the norm of
+// those norms is what clip_grad_norm_ computes on the whole model (bit for bit).
+//
+// Faults (check phase): grad, crash, hang, nan as in DDP; shard: after rank R's local step at step
+// S, one parameter it owns is corrupted by eps before the broadcast spreads it; owner: at step S
+// rank R leaves one of its parameters un-stepped, as if its partition gave it to another rank
+// (which does not step it either); gather: at step S rank R misses the broadcasts of the others'
+// parameters and keeps their old values.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "comm/communicator.h"
+#include "modes/common/fault_injection.h"
+#include "modes/common/forward_draws.h"
+#include "modes/common/gradient_path.h"
+#include "modes/ranks/rank_agreement.h"
+#include "modes/zero/zero_partition.h"
+#include "runtime/execution_context.h"
+#include "scenarios/scenario.h"
+
+namespace ddpbench::modes::zero {
+
+struct ZeroPathOptions {
+  int64_t stage = 1;               // 1 or 2
+  std::optional<FaultSpec> fault;  // check phase only
+};
+
+class ZeroPath : public GradientPath {
+ public:
+  // Places the instance's model and broadcasts rank 0's parameters and buffers to every rank.
+  ZeroPath(const scenarios::ScenarioSpec& spec, scenarios::ScenarioInstance& instance,
+           comm::Communicator& comm, const runtime::ExecutionContext& context,
+           ZeroPathOptions options);
+  ~ZeroPath() override;
+
+  torch::nn::Module& module() override { return *model_.ptr(); }
+  std::string who() const override;
+  std::vector<std::vector<int64_t>> step_shards(const data::EpochPlan& epoch,
+                                                int64_t step_in_epoch) const override;
+  at::Tensor forward_loss(const std::vector<data::Batch>& shards, int64_t step) override;
+  void backward(const at::Tensor& loss) override;
+  void set_gradient_sync(bool sync) override { sync_ = sync; }
+  void reduce_gradients() override;
+  std::unique_ptr<torch::optim::Optimizer> make_optimizer(
+      const scenarios::OptimizerSpec& spec) override;
+  void clip_gradients(double max_norm) override;
+  void step_optimizer(torch::optim::Optimizer& optimizer) override;
+  std::vector<at::Tensor> gradients_to_record() override;
+  double finish_checked_step(int64_t step, double local_loss, int64_t samples) override;
+
+  const ZeroPartition& partition() const { return partition_; }
+  // Collective: `local` (this rank's optimizer, from make_optimizer) as a plain optimizer over
+  // the whole model, every parameter's state gathered from its owner (consolidated_state.h).
+  std::unique_ptr<torch::optim::Optimizer> consolidated_optimizer(
+      torch::optim::Optimizer& local, const scenarios::OptimizerSpec& spec);
+  // Gradient bytes this rank put on the wire in the last step.
+  int64_t bytes_per_step() const { return bytes_per_step_; }
+  const ranks::RankDisagreement& disagreement() const { return disagreement_; }
+
+ private:
+  // Stage 1's buckets: parameters in reverse registration order, each bucket's gradients flat.
+  struct Bucket {
+    std::vector<int64_t> params;
+    std::vector<int64_t> offsets;  // of each parameter's gradient in `flat`
+    at::Tensor flat;
+    int64_t pending = 0;  // gradients still to arrive this step
+    std::shared_ptr<comm::Work> work;
+  };
+  void make_buckets();
+  // A parameter's gradient `grad` arrived in backward (its hook): into its bucket slice, with
+  // what earlier micro-steps accumulated; a full bucket starts its allreduce.
+  void gradient_ready(int64_t index, const at::Tensor& grad);
+  void fill_slice(int64_t index, const at::Tensor& incoming);
+  // Starts the allreduces of the next full buckets, in bucket order.
+  void launch_ready_buckets();
+  void allreduce_gradients();
+  void reduce_scatter_gradients();
+  // The parameter a grad/shard/owner fault names (its tensor, else the first the rank owns).
+  int64_t fault_parameter() const;
+
+  const scenarios::ScenarioSpec& spec_;
+  torch::nn::AnyModule model_;
+  comm::Communicator& comm_;
+  ZeroPathOptions options_;
+  std::vector<at::Tensor> params_;
+  std::vector<std::string> names_;
+  ZeroPartition partition_;
+  std::unique_ptr<ForwardDraws> draws_;
+  std::vector<Bucket> buckets_;
+  std::vector<std::pair<int64_t, int64_t>> slot_;  // per parameter: (bucket, index in it)
+  std::vector<char> arrived_;                      // per parameter, this step
+  size_t next_launch_ = 0;
+  std::vector<unsigned> hooks_;
+  int64_t current_step_ = 0;
+  bool sync_ = true;
+  int64_t bytes_per_step_ = 0;
+  ranks::RankDisagreement disagreement_;
+};
+
+}  // namespace ddpbench::modes::zero
