@@ -58,7 +58,8 @@ ZeroPath::~ZeroPath() {
 }
 
 void ZeroPath::make_buckets() {
-  // 25 MiB, DDP's default bucket_cap_mb: few enough collectives, and the first can start early.
+  // 4 MiB, not DDP's 25: measured on cifar_resnet18 at 2 ranks over gloo, 25 MiB buckets left a
+  // 17 MiB allreduce to wait for after backward (comm wait 49 ms; 11 ms with 4 MiB buckets).
   constexpr int64_t kBucketBytes = int64_t{4} << 20;
   slot_.assign(params_.size(), {-1, -1});
   arrived_.assign(params_.size(), 0);

@@ -3,7 +3,7 @@
 // its own slice of each step's batch, forwards its whole model (rank 0's buffers broadcast first,
 // as DDP's broadcast_buffers) and backpropagates locally; then:
 //  - stage 1 (PyTorch's ZeroRedundancyOptimizer under DDP): every gradient averaged over the
-//    ranks (scaled by 1/K and summed), in buckets of up to 25 MiB in reverse registration order
+//    ranks (scaled by 1/K and summed), in buckets of up to 4 MiB in reverse registration order
 //    whose allreduces start during backward, as soon as a bucket's gradients are all there (its
 //    own hooks, launched in bucket order on every rank); each rank's optimizer holds only the
 //    parameters it owns (zero_partition.h) and steps them; every parameter is then broadcast from
