@@ -341,6 +341,14 @@ std::string ddp_engine_text(const RunReport& r) {
   return engine;
 }
 
+// "ZeRO stage 2 over gloo" for a run with the zero mode, else "-".
+std::string zero_text(const RunReport& r) {
+  if (r.config.zero_stage == 0) return "-";
+  return "ZeRO stage " + std::to_string(r.config.zero_stage) + " (optimizer state" +
+         (r.config.zero_stage >= 2 ? " and gradients" : "") + " sharded) over " +
+         r.config.ddp.backend;
+}
+
 // Per rank of ddp and zero: what each held after the last step (reports/memory_rows.h).
 std::string memory_section(const RunReport& r) {
   const std::vector<MemoryRow> rows = memory_rows(r);
@@ -373,6 +381,7 @@ std::string environment_section(const RunReport& r) {
       {"compiler", c.compiler},
       {"libtorch", c.libtorch_version},
       {"DDP engine", ddp_engine_text(r)},
+      {"zero mode", zero_text(r)},
       {"gloo / MPI / NCCL", c.gloo_version + " / " + c.mpi_version + " / " +
                                 (c.nccl_version.empty() ? "-" : c.nccl_version)},
       {"device", c.device.empty() ? "-" : c.device},

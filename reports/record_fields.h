@@ -143,6 +143,7 @@ DDPBENCH_RECORD_FIELDS(RunConfig) {
   // The file's path differs between machines and its content is `model`'s hash: report only.
   v("model_file", r.model_file, plain());
   v("model_notes", r.model_notes, plain());
+  v("zero_stage", r.zero_stage, count(0, 3, kNumbers));
 }
 
 // The rule a check applies (measure, tolerances, limit) is kNumbers: the gate refuses to compare

@@ -112,6 +112,7 @@ struct RunConfig {
   // what ddpbench found in it: scripted or traced, BatchNorm, random draws, graph executor.
   std::string model_file;
   std::string model_notes;
+  int64_t zero_stage = 0;  // the zero mode's ZeRO stage (1, 2); 0 without the zero mode
 };
 
 // One correctness check of a mode against its reference. Every field the verdict reads is a

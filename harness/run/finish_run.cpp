@@ -162,6 +162,7 @@ int finish_run(const training::RunSetup& setup, const runtime::ExecutionContext&
                        setup.ddp.gradient_as_bucket_view};
   report.config.warmup_steps = setup.warmup_steps;
   report.config.scaling = setup.strong_scaling ? "strong" : "weak";
+  report.config.zero_stage = setup.has_mode(modes::ModeKind::kZero) ? setup.zero_stage : 0;
   report.config.scenario_config = spec.configured_by;
   report.config.scenario_yaml = scenarios::scenario_yaml(spec);
   report.config.accumulation_steps = setup.accumulation_steps;

@@ -55,6 +55,7 @@ TEST_F(ZeroE2E, StagesOneAndTwoTrainAsTheReferenceAndAsDdp) {
     ASSERT_EQ(r.exit_code, 0) << stage << dtype << r.out << r.err;
     EXPECT_NE(r.out.find("ZeRO stage " + std::to_string(stage)), std::string::npos) << r.out;
     const auto report = read_json(dir + "/report.json");
+    EXPECT_EQ(report.at("config").at("zero_stage"), stage);
     EXPECT_TRUE(report.at("passed").get<bool>()) << stage << dtype;
     for (const char* check : {"loss", "gradients", "ranks_bitwise_equal"}) {
       EXPECT_EQ(find_check(report, "zero", check).at("status"), "pass")

@@ -193,6 +193,13 @@ TEST(ReportFormats, MemoryPerRankSetsZeroBesideDdp) {
       << html.substr(html.find("Memory per rank"), 900);
   const std::string console = ConsoleReporter().render(r);
   EXPECT_NE(console.find("(0.750 x ddp's / 2)"), std::string::npos) << console;
+  EXPECT_NE(html.find("<th>zero mode</th><td>-</td>"), std::string::npos);
+  r.config.zero_stage = 2;
+  r.config.ddp.backend = "gloo";
+  EXPECT_NE(HtmlReporter().render(r).find(
+                "<th>zero mode</th><td>ZeRO stage 2 (optimizer state and gradients sharded) "
+                "over gloo</td>"),
+            std::string::npos);
 }
 
 // A sweep's hosts row names the ranks of its widest DDP point, grouped per host, not its first.
