@@ -3,9 +3,10 @@
 // state against ddp's; clipping over shards (imdb_gcnn: Adam, clip_grad_norm_) and gradient
 // accumulation; against PyTorch's own ZeroRedundancyOptimizer on the exported batches (the trained
 // state and the consolidated optimizer state dict, to 1e-12 in float64); checkpoints that resume
-// ddp from zero and back; the optimizer state each rank holds, measured; every zero fault (a
-// corrupted gradient, a corrupted shard after its step, a parameter its owner did not step, a
-// missed broadcast) FAILs naming the tensor, and a crashing rank is named.
+// ddp from zero and back; the optimizer state each rank holds, measured; a parameter no rank used
+// keeps no gradient; every zero fault (a corrupted gradient, a corrupted shard after its step, a
+// parameter its owner did not step, a missed broadcast) FAILs naming the tensor, and a crashing
+// rank is named.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -216,6 +217,22 @@ TEST_F(ZeroE2E, GradientAccumulationReducesOncePerStep) {
                            "--check-only", "--out", dir});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_TRUE(read_json(dir + "/report.json").at("passed").get<bool>());
+}
+
+// unused_params: on some steps no rank reaches a head. Its gradient stays None (the optimizer skips
+// it, as single-device training's does), and one only rank 0 reached is reduced with rank 1's
+// zeros; reduced as zeros everywhere, the None-vs-zeros gradients and the momentum and weight
+// decay updates of a zero gradient would FAIL (measured before the used map existed).
+TEST_F(ZeroE2E, AParameterNoRankUsedKeepsNoGradient) {
+  for (int stage : {1, 2}) {
+    const std::string dir = path("unused" + std::to_string(stage));
+    const auto r =
+        ddpbench({"run", "--scenario", "unused_params", "--gpus", "2", "--modes", "single,zero",
+                  "--zero-stage", std::to_string(stage), "--check-only", "--out", dir});
+    EXPECT_EQ(r.exit_code, 0) << stage << r.out << r.err;
+    EXPECT_EQ(find_check(read_json(dir + "/report.json"), "zero", "gradients").at("status"),
+              "pass");
+  }
 }
 
 TEST_F(ZeroE2E, EveryFaultFailsNamingWhatItBroke) {

@@ -49,6 +49,8 @@ ZeroPath::ZeroPath(const scenarios::ScenarioSpec& spec, scenarios::ScenarioInsta
     if (!buffers.empty()) comm::broadcast_coalesced(comm_, buffers, 0);
   }
   partition_ = partition_of(params_, comm_.world_size());
+  used_.assign(params_.size(), 0);
+  used_anywhere_.assign(params_.size(), 1);
   draws_ = std::make_unique<ForwardDraws>(module());
   if (options_.stage == 1) make_buckets();
 }
@@ -99,6 +101,7 @@ void ZeroPath::fill_slice(int64_t index, const at::Tensor& incoming) {
   at::Tensor slice = bucket.flat.narrow(0, bucket.offsets[static_cast<size_t>(k)], p.numel());
   torch::NoGradGuard no_grad;
   const at::Tensor& earlier = p.grad();  // what no_sync's micro-steps accumulated
+  used_[static_cast<size_t>(index)] = incoming.defined() || earlier.defined() ? 1 : 0;
   if (incoming.defined()) {
     slice.copy_(incoming.reshape(-1));
     if (earlier.defined()) slice.add_(earlier.reshape(-1));
@@ -200,12 +203,23 @@ void ZeroPath::allreduce_gradients() {
     if (arrived_[i] == 0) fill_slice(static_cast<int64_t>(i), at::Tensor());
   }
   launch_ready_buckets();
+  at::Tensor map;
+  const std::shared_ptr<comm::Work> used = start_used_map(map);
   bytes_per_step_ = 0;
   for (Bucket& b : buckets_) {
     b.work->wait();
     b.work.reset();
+  }
+  used->wait();
+  finish_used_map(map);
+  for (Bucket& b : buckets_) {
     for (size_t k = 0; k < b.params.size(); ++k) {
-      at::Tensor& g = gradient_of(params_[static_cast<size_t>(b.params[k])]);
+      at::Tensor& p = params_[static_cast<size_t>(b.params[k])];
+      if (used_anywhere_[static_cast<size_t>(b.params[k])] == 0) {
+        p.mutable_grad().reset();  // no rank used it: None, as single-device's
+        continue;
+      }
+      at::Tensor& g = gradient_of(p);
       g.copy_(b.flat.narrow(0, b.offsets[k], g.numel()).view_as(g));
     }
     b.pending = static_cast<int64_t>(b.params.size());
@@ -215,10 +229,27 @@ void ZeroPath::allreduce_gradients() {
   std::fill(arrived_.begin(), arrived_.end(), 0);
 }
 
+std::shared_ptr<comm::Work> ZeroPath::start_used_map(at::Tensor& map) {
+  map = at::zeros({static_cast<int64_t>(used_.size())}, at::kFloat);
+  float* m = map.data_ptr<float>();
+  for (size_t i = 0; i < used_.size(); ++i) m[i] = used_[i] != 0 ? 1.0F : 0.0F;
+  map = map.to(params_.front().device());
+  return comm_.allreduce_sum(map);
+}
+
+void ZeroPath::finish_used_map(const at::Tensor& map) {
+  const at::Tensor host = map.cpu();
+  const float* m = host.data_ptr<float>();
+  for (size_t i = 0; i < used_anywhere_.size(); ++i) used_anywhere_[i] = m[i] > 0 ? 1 : 0;
+}
+
 void ZeroPath::reduce_scatter_gradients() {
   // Block r of the input holds rank r's parameters' gradients in its optimizer's order, padded
   // to the largest rank's elements; rank r keeps block r of the sum.
   const int world = comm_.world_size();
+  for (size_t i = 0; i < params_.size(); ++i) used_[i] = params_[i].grad().defined() ? 1 : 0;
+  at::Tensor map;
+  const std::shared_ptr<comm::Work> used = start_used_map(map);
   int64_t block = 1;
   for (const int64_t n : partition_.rank_numel) block = std::max(block, n);
   at::Tensor input = at::zeros({world * block}, params_.front().options());
@@ -231,12 +262,19 @@ void ZeroPath::reduce_scatter_gradients() {
     }
   }
   input.mul_(1.0 / world);
+  used->wait();
+  finish_used_map(map);
   const at::Tensor mine = comm_.reduce_scatter_sum(input);
   int64_t offset = 0;
   for (const int64_t i : partition_.rank_params[static_cast<size_t>(comm_.rank())]) {
     at::Tensor& g = params_[static_cast<size_t>(i)].mutable_grad();
-    g.copy_(mine.narrow(0, offset, g.numel()).view_as(g));
-    offset += g.numel();
+    const int64_t n = params_[static_cast<size_t>(i)].numel();
+    if (used_anywhere_[static_cast<size_t>(i)] == 0) {
+      g.reset();  // no rank used it: None, as single-device's
+    } else {
+      g.copy_(mine.narrow(0, offset, n).view_as(g));
+    }
+    offset += n;
   }
   // The others' gradients are theirs now: freed, as ZeRO-2 frees them.
   for (size_t i = 0; i < params_.size(); ++i) {
@@ -319,6 +357,7 @@ std::vector<at::Tensor> ZeroPath::gradients_to_record() {
   for (int owner = 0; owner < comm_.world_size(); ++owner) {
     std::vector<at::Tensor> theirs;
     for (const int64_t i : partition_.rank_params[static_cast<size_t>(owner)]) {
+      if (used_anywhere_[static_cast<size_t>(i)] == 0) continue;  // None on every rank
       const at::Tensor& own = params_[static_cast<size_t>(i)].grad();
       at::Tensor g = owner == comm_.rank() && own.defined()
                          ? own.clone()

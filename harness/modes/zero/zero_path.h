@@ -10,6 +10,10 @@
 //    its owner (one coalesced broadcast per owner);
 //  - stage 2: the same, but each gradient is reduce-scattered to its owner only: a rank keeps the
 //    averaged gradients of its own parameters and frees the others'.
+// A parameter that no rank's backward reached keeps no gradient (.grad None), as under DDP with
+// find_unused_parameters, so that the optimizer skips it as single-device training does; one that
+// only some ranks reached is reduced with zeros from the others. Which is which takes one small
+// allreduce of the ranks' used maps per step.
 // Gradient clipping uses the whole model's norm: each rank contributes its own parameters' norms
 // to one allreduce (each norm from one rank, zeros elsewhere, so the sum is exact), and the norm of
 // those norms is what clip_grad_norm_ computes on the whole model (bit for bit).
@@ -93,6 +97,9 @@ class ZeroPath : public GradientPath {
   void launch_ready_buckets();
   void allreduce_gradients();
   void reduce_scatter_gradients();
+  // Collective: after each rank set used_, whether any rank used each parameter (used_anywhere_).
+  std::shared_ptr<comm::Work> start_used_map(at::Tensor& map);
+  void finish_used_map(const at::Tensor& map);
   // The parameter a grad/shard/owner fault names (its tensor, else the first the rank owns).
   int64_t fault_parameter() const;
 
@@ -107,6 +114,8 @@ class ZeroPath : public GradientPath {
   std::vector<Bucket> buckets_;
   std::vector<std::pair<int64_t, int64_t>> slot_;  // per parameter: (bucket, index in it)
   std::vector<char> arrived_;                      // per parameter, this step
+  std::vector<char> used_;           // per parameter: this rank has a gradient for it this step
+  std::vector<char> used_anywhere_;  // per parameter: some rank has (so it is reduced, not None)
   size_t next_launch_ = 0;
   std::vector<unsigned> hooks_;
   int64_t current_step_ = 0;
