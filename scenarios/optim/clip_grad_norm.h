@@ -18,4 +18,9 @@ namespace ddpbench::scenarios {
 // device (0 when no parameter has a gradient).
 at::Tensor clip_grad_norm(const std::vector<at::Tensor>& parameters, double max_norm);
 
+// min(1, max_norm / (total_norm + 1e-6)) as clip_grad_norm_ computes it, a 0-dim tensor on
+// total_norm's device: what a caller that assembles the total norm itself (zero stage 2, from the
+// shards' owners) scales by, so that both clip by the same bits.
+at::Tensor clip_coefficient(const at::Tensor& total_norm, double max_norm);
+
 }  // namespace ddpbench::scenarios

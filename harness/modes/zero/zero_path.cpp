@@ -311,8 +311,7 @@ void ZeroPath::clip_gradients(double max_norm) {
     mine.push_back(g);
   }
   comm::allreduce_sum_blocking(comm_, norms);
-  const at::Tensor total = norms.norm(2);
-  const at::Tensor coefficient = ((total + 1e-6).reciprocal() * max_norm).clamp_max(1.0);
+  const at::Tensor coefficient = scenarios::clip_coefficient(norms.norm(2), max_norm);
   for (at::Tensor& g : mine) g.mul_(coefficient);
 }
 
