@@ -45,6 +45,12 @@ partition gives it, then every parameter broadcast from its owner): the oracle o
 mode (state_zero.pt). With --zero-state FILE, rank 0 also saves the optimizer's consolidated state
 dict (consolidate_state_dict(to=0), then state_dict()).
 
+--fsdp shards the model instead with torch.distributed.fsdp.fully_shard (FSDP2, torch 2.6 or later;
+it runs on the CPU over gloo, FSDP in 1.13 does not) on the root module only, reshard_after_forward
+False: every parameter sharded on dim 0, all-gathered before forward, gradients reduce-scattered
+(averaged), the optimizer stepping the shards: the oracle of ddpbench's zero mode at stage 3. FSDP
+broadcasts no buffers; the scenarios it is run on have none.
+
 --single trains PyTorch's single-device training instead: the plain model (no process group, no
 DDP wrapper, no comm hook) on each whole global batch, the oracle for ddpbench's `single` mode
 (state_single.pt of a run whose --modes is single alone, so that it trained free-running).
@@ -192,7 +198,7 @@ def build_model(meta):
 
 
 def worker(rank, batches_path, out_path, rendezvous, device_kind="cpu", single=False, zero=False,
-           zero_state_path=None):
+           zero_state_path=None, fsdp=False):
     torch.set_num_threads(1)
     data = torch.load(batches_path)  # weights-only by default from torch 2.6 on
     meta = data["meta"]
@@ -221,7 +227,11 @@ def worker(rank, batches_path, out_path, rendezvous, device_kind="cpu", single=F
     if meta.get("static_graph", False):
         options["static_graph"] = True
     dist._DEFAULT_FIRST_BUCKET_BYTES = int(float(meta.get("first_bucket_mb", 1.0)) * 1024 * 1024)
-    ddp = model if single else torch.nn.parallel.DistributedDataParallel(model, **options)
+    if fsdp:
+        from torch.distributed.fsdp import fully_shard
+        ddp = fully_shard(model, reshard_after_forward=False)
+    else:
+        ddp = model if single else torch.nn.parallel.DistributedDataParallel(model, **options)
     hook = meta.get("comm_hook", "allreduce")
     if hook != "allreduce" and not single:
         from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
@@ -285,7 +295,9 @@ def worker(rank, batches_path, out_path, rendezvous, device_kind="cpu", single=F
         loss = None
         for m, (xm, ym) in enumerate(zip(x.chunk(micro), y.chunk(micro))):
             quiet = not single and no_sync and m < micro - 1
-            with ddp.no_sync() if quiet else contextlib.nullcontext():
+            if fsdp:  # FSDP2's no_sync: gradients stay unsharded and accumulate
+                ddp.set_requires_gradient_sync(not quiet)
+            with ddp.no_sync() if quiet and not fsdp else contextlib.nullcontext():
                 with torch.autocast(device.type, dtype=autocast_dtype or torch.bfloat16,
                                     enabled=autocast_dtype is not None):
                     micro_loss = loss_fn(ddp(xm), ym)
@@ -318,8 +330,11 @@ def worker(rank, batches_path, out_path, rendezvous, device_kind="cpu", single=F
         opt.consolidate_state_dict(to=0)  # collective
         if rank == 0:
             torch.save(opt.state_dict(), zero_state_path)
+    state = model.state_dict()
+    if fsdp:  # DTensor shards: gathered whole (collective)
+        state = {k: v.full_tensor() if hasattr(v, "full_tensor") else v for k, v in state.items()}
     if rank == 0:
-        state = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
+        state = {k: v.detach().cpu().clone() for k, v in state.items()}
         torch.save({"state": state, "losses": torch.tensor(losses, dtype=torch.float64),
                     "scales": scales, "skipped": skipped,
                     "torch_version": str(torch.__version__)}, out_path)
@@ -379,6 +394,8 @@ def main():
                     help="DDP with torch's ZeroRedundancyOptimizer: the oracle of the zero mode")
     ap.add_argument("--zero-state", metavar="FILE",
                     help="with --zero: where rank 0 saves the consolidated optimizer state dict")
+    ap.add_argument("--fsdp", action="store_true",
+                    help="torch's FSDP2 fully_shard instead of DDP: the oracle of zero stage 3")
     ap.add_argument("--single", action="store_true",
                     help="PyTorch's single-device training on each whole global batch, not DDP")
     ap.add_argument("--device", choices=["cpu", "cuda"], default="cpu",
@@ -388,6 +405,14 @@ def main():
         ap.error("give --out, --check or both")
     if args.zero and args.single:
         ap.error("--zero trains ranks and --single one device: pass one of them")
+    if args.fsdp and (args.zero or args.single):
+        ap.error("--fsdp shards the model itself: drop --zero and --single")
+    if args.fsdp:
+        try:
+            from torch.distributed.fsdp import fully_shard  # noqa: F401
+        except Exception:  # 1.13's FSDP does not even import on Python 3.11
+            ap.error(f"--fsdp needs torch.distributed.fsdp.fully_shard (torch 2.6 or later); "
+                     f"this is torch {torch.__version__}: run the oracle with a newer torch")
     if args.zero_state and not args.zero:
         ap.error("--zero-state saves ZeroRedundancyOptimizer's state: add --zero")
     meta = torch.load(args.batches)["meta"]
@@ -404,12 +429,13 @@ def main():
         worker(0, args.batches, out, rendezvous, args.device, single=True)
     else:
         mp.start_processes(worker, args=(args.batches, out, rendezvous, args.device, False,
-                                         args.zero, args.zero_state),
+                                         args.zero, args.zero_state, args.fsdp),
                            nprocs=world, join=True,
                            start_method="spawn" if args.device == "cuda" else "fork")
     result = torch.load(out)
     losses = result["losses"].tolist()
-    trained = ("single device" if args.single else
+    trained = ("single device" if args.single else f"FSDP2 fully_shard world_size {world}"
+               if args.fsdp else
                f"DDP{' + ZeroRedundancyOptimizer' if args.zero else ''} world_size {world}")
     print(f"torch {result['torch_version']} {trained}, {meta['model']}, "
           f"{len(losses)} steps, losses {[float(f'{v:.6g}') for v in losses]}")
@@ -426,6 +452,7 @@ def main():
     for path in args.check:
         ok, msg = check(result["state"], torch.load(path, weights_only=True), args.atol, args.rtol,
                         "torch single device" if args.single
+                        else "torch FSDP2" if args.fsdp
                         else "torch ZeroRedundancyOptimizer" if args.zero else "torch DDP")
         print(f"{os.path.basename(path)}: {msg}" if len(args.check) > 1 else msg)
         all_ok = all_ok and ok

@@ -59,16 +59,16 @@ std::string ConsoleReporter::render(const RunReport& report) const {
   const std::vector<MemoryRow> memory = memory_rows(report);
   if (!memory.empty()) {
     out += "\nmemory per rank after the last step (MiB; measured from the live tensors):\n";
-    out += fmt::format("  {:<6} {:>5} {:>11} {:>10} {:>16} {:>9}\n", "mode", "rank", "parameters",
-                       "gradients", "optimizer state", "peak RSS");
+    out += fmt::format("  {:<6} {:>3} {:>5} {:>11} {:>10} {:>16} {:>9}\n", "mode", "K", "rank",
+                       "parameters", "gradients", "optimizer state", "peak RSS");
     for (const MemoryRow& m : memory) {
       const std::string vs =
           m.optimizer_state_vs_ddp < 0
               ? ""
               : fmt::format("  ({:.3f} x ddp's / {})", m.optimizer_state_vs_ddp, m.world_size);
-      out +=
-          fmt::format("  {:<6} {:>5} {:>11.3f} {:>10.3f} {:>16.3f} {:>9.1f}{}\n", m.mode, m.rank,
-                      m.parameter_mib, m.gradient_mib, m.optimizer_state_mib, m.peak_rss_mib, vs);
+      out += fmt::format("  {:<6} {:>3} {:>5} {:>11.3f} {:>10.3f} {:>16.3f} {:>9.1f}{}\n", m.mode,
+                         m.world_size, m.rank, m.parameter_mib, m.gradient_mib,
+                         m.optimizer_state_mib, m.peak_rss_mib, vs);
     }
   }
   int failed = 0;

@@ -344,30 +344,66 @@ std::string ddp_engine_text(const RunReport& r) {
 // "ZeRO stage 2 over gloo" for a run with the zero mode, else "-".
 std::string zero_text(const RunReport& r) {
   if (r.config.zero_stage == 0) return "-";
+  if (r.config.zero_stage == 3) {
+    return "ZeRO stage 3 (parameters, gradients and optimizer state sharded on dim 0) over " +
+           r.config.ddp.backend;
+  }
   return "ZeRO stage " + std::to_string(r.config.zero_stage) + " (optimizer state" +
          (r.config.zero_stage >= 2 ? " and gradients" : "") + " sharded) over " +
          r.config.ddp.backend;
+}
+
+// A sweep (`scale`) with per-rank memory at several world sizes: each mode's largest rank
+// (parameters + gradients + optimizer state) against K, the curve sharding exists to bend.
+std::string memory_chart(const std::vector<MemoryRow>& rows) {
+  std::map<std::string, std::map<int64_t, double>> largest;  // mode -> K -> MiB
+  std::set<double> sizes;
+  for (const MemoryRow& m : rows) {
+    double& y = largest[m.mode][m.world_size];
+    y = std::max(y, m.parameter_mib + m.gradient_mib + m.optimizer_state_mib);
+    sizes.insert(static_cast<double>(m.world_size));
+  }
+  if (sizes.size() < 2) return "";
+  std::vector<Series> series;
+  for (const auto& [mode, points] : largest) {
+    Series s{mode, color_of(mode == "zero" ? Mode::kZero : Mode::kDdp), {}};
+    for (const auto& [k, mib] : points) s.points.emplace_back(static_cast<double>(k), mib);
+    series.push_back(std::move(s));
+  }
+  return "<div class=\"charts\">\n" +
+         line_chart({"chart-memory", "Parameters + gradients + optimizer state per rank",
+                     "world size K (ranks)", "MiB (largest rank)",
+                     std::vector<double>(sizes.begin(), sizes.end()), true},
+                    series) +
+         "</div>\n";
 }
 
 // Per rank of ddp and zero: what each held after the last step (reports/memory_rows.h).
 std::string memory_section(const RunReport& r) {
   const std::vector<MemoryRow> rows = memory_rows(r);
   if (rows.empty()) return "";
+  std::set<int64_t> sizes;
+  for (const MemoryRow& m : rows) sizes.insert(m.world_size);
+  const bool sweep = sizes.size() > 1;  // a K column tells the points apart
   std::string out =
       "<section id=\"memory\"><h2>Memory per rank</h2><p>After the last step, measured from "
       "each rank's live tensors (MiB), and the rank process's peak RSS.</p><table><tr><th>mode"
-      "</th><th>rank</th><th>parameters</th><th>gradients</th><th>optimizer state</th><th>"
+      "</th>" +
+      std::string(sweep ? "<th>K</th>" : "") +
+      "<th>rank</th><th>parameters</th><th>gradients</th><th>optimizer state</th><th>"
       "optimizer state vs ddp's / K</th><th>peak RSS</th></tr>\n";
   for (const MemoryRow& m : rows) {
     out += fmt::format(
-        "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{:.3f}</td><td "
+        "<tr><td>{}</td>{}<td class=\"num\">{}</td><td class=\"num\">{:.3f}</td><td "
         "class=\"num\">{:.3f}</td><td class=\"num\">{:.3f}</td><td class=\"num\">{}</td><td "
         "class=\"num\">{:.1f}</td></tr>\n",
-        xml_escape(m.mode), m.rank, m.parameter_mib, m.gradient_mib, m.optimizer_state_mib,
+        xml_escape(m.mode),
+        sweep ? fmt::format("<td class=\"num\">{}</td>", m.world_size) : std::string(), m.rank,
+        m.parameter_mib, m.gradient_mib, m.optimizer_state_mib,
         m.optimizer_state_vs_ddp < 0 ? "-" : fmt::format("{:.3f}", m.optimizer_state_vs_ddp),
         m.peak_rss_mib);
   }
-  return out + "</table></section>\n";
+  return out + "</table>\n" + memory_chart(rows) + "</section>\n";
 }
 
 std::string environment_section(const RunReport& r) {

@@ -143,10 +143,12 @@ void add_shared_run_flags(CLI::App& cmd, run::RunRequest& r) {
                "Do not broadcast rank 0's buffers before each forward");
   cmd.add_flag("--find-unused-parameters", r.find_unused_parameters,
                "Reduce parameters without a gradient as zeros");
-  cmd.add_option("--zero-stage", r.zero_stage,
-                 "The zero mode's ZeRO stage: 1 (optimizer state sharded, as PyTorch's "
-                 "ZeroRedundancyOptimizer) or 2 (gradients reduce-scattered to their owners too)")
-      ->check(CLI::IsMember({1, 2}))
+  cmd.add_option(
+         "--zero-stage", r.zero_stage,
+         "The zero mode's ZeRO stage: 1 (optimizer state sharded, as PyTorch's "
+         "ZeroRedundancyOptimizer), 2 (gradients reduce-scattered to their owners too) or 3 "
+         "(parameters sharded on dim 0 too, gathered for forward and backward, as FSDP)")
+      ->check(CLI::IsMember({1, 2, 3}))
       ->default_str("1");
   cmd.add_option("--accumulation-steps", r.accumulation_steps,
                  "Gradient accumulation: micro-steps per optimizer step in dp and ddp (default: "

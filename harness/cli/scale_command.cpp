@@ -13,8 +13,10 @@ CLI::App* add_scale_command(CLI::App& app, run::ScaleRequest& r) {
   // One word per use (allow_extra_args): the words after the flags are KEY VALUE overrides.
   add_list_option(*cmd, "--gpus", r.world_sizes, "World sizes, e.g. 1,2,4,8", integer_at_least(1))
       ->allow_extra_args(false);
-  add_list_option(*cmd, "--modes", r.modes, "Modes to time at every world size: ddp, dp",
-                  CLI::IsMember({"ddp", "dp"}))
+  add_list_option(*cmd, "--modes", r.modes,
+                  "Modes to time at every world size: ddp, dp, zero (its memory per rank is "
+                  "charted against K)",
+                  CLI::IsMember({"ddp", "dp", "zero"}))
       ->allow_extra_args(false);
   return cmd;
 }

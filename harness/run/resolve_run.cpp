@@ -308,7 +308,7 @@ void resolve_accumulation(const RunRequest& o, training::RunSetup& s) {
   }
 }
 
-// The zero mode (ZeRO stages 1 and 2) and what it does not take yet.
+// The zero mode (ZeRO stages 1, 2 and 3) and what it does not take yet.
 void resolve_zero(const RunRequest& o, training::RunSetup& s) {
   const bool zero = s.has_mode(modes::ModeKind::kZero);
   if (o.zero_stage > 0 && !zero) {

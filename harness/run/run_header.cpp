@@ -99,7 +99,12 @@ void print_run_header(const training::RunSetup& s, const runtime::ExecutionConte
         "DistributedDataParallel drives it{}\n",
         TORCH_VERSION, s.ddp.static_graph ? " (static graph)" : "");
   }
-  if (s.has_mode(ModeKind::kZero)) {
+  if (s.has_mode(ModeKind::kZero) && s.zero_stage == 3) {
+    fmt::print(
+        "zero      ZeRO stage 3: parameters, gradients and optimizer state sharded on dim 0 over "
+        "{} ranks ({}), parameters all-gathered for forward and backward (FSDP)\n",
+        s.world_size, comm::backend_name(s.backend));
+  } else if (s.has_mode(ModeKind::kZero)) {
     fmt::print(
         "zero      ZeRO stage {}: optimizer state{} sharded over {} ranks ({}), parameters "
         "broadcast from their owners after each step\n",

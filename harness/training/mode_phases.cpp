@@ -74,13 +74,11 @@ std::vector<int64_t> every_rank_peak_memory(const PhaseInputs& in, comm::Communi
   return {all.data_ptr<int64_t>(), all.data_ptr<int64_t>() + all.numel()};
 }
 
-// Wraps options.after_step: after `last_step`, this process's memory footprint into `out` (the
-// gradients are still those of the step's reduction there).
+// After `last_step`, at rest, this process's memory footprint into `out` (the gradients are still
+// those of the step's reduction there).
 void measure_after(modes::TrainOptions& options, int64_t last_step, modes::MemoryFootprint& out) {
-  options.after_step = [after = std::move(options.after_step), last_step, &out](
-                           int64_t step, torch::nn::Module& m, torch::optim::Optimizer& opt,
-                           const scenarios::GradScaler* scaler) {
-    if (after) after(step, m, opt, scaler);
+  options.at_rest = [last_step, &out](int64_t step, torch::nn::Module& m,
+                                      torch::optim::Optimizer& opt) {
     if (step == last_step) out = modes::measure_footprint(m, opt);
   };
 }
@@ -394,7 +392,7 @@ ModeOutcome run_zero_rank(const PhaseInputs& in, comm::Communicator& comm,
                           const std::function<void(int64_t, modes::StepPhase)>& on_phase) {
   const RunSetup& s = in.setup;
   ModeOutcome o = rank_outcome(in, ModeKind::kZero);
-  modes::zero::ZeroPathOptions path_options{s.zero_stage, s.fault};
+  modes::zero::ZeroPathOptions path_options{s.zero_stage, s.fault, /*checking=*/true};
 
   in.context.reset_peak_memory(1);
   modes::MemoryFootprint footprint;  // after the last step of the last phase
@@ -424,6 +422,7 @@ ModeOutcome run_zero_rank(const PhaseInputs& in, comm::Communicator& comm,
   std::vector<metrics::PhaseTimes> perf_times;
   if (s.perf_steps > 0) {
     path_options.fault.reset();  // faults belong to the check phase
+    path_options.checking = false;
     scenarios::ScenarioInstance instance = fresh_instance(in);
     modes::zero::ZeroPath path(*s.spec, instance, comm, in.context, path_options);
     const modes::TrainOptions options = rank_perf_options(in, ModeKind::kZero, on_phase, footprint);

@@ -1,15 +1,18 @@
-// zero_e2e_test.cpp — the zero mode (sharded data parallel, ZeRO stages 1 and 2) end to end:
+// zero_e2e_test.cpp — the zero mode (sharded data parallel, ZeRO stages 1, 2 and 3) end to end:
 // judged like ddp against the exact reference, every step and every parameter, and its trained
 // state against ddp's; clipping over shards (imdb_gcnn: Adam, clip_grad_norm_) and gradient
 // accumulation; against PyTorch's own ZeroRedundancyOptimizer on the exported batches (the trained
-// state and the consolidated optimizer state dict, to 1e-12 in float64); checkpoints that resume
-// ddp from zero and back; the optimizer state each rank holds, measured; a parameter no rank used
-// keeps no gradient; every zero fault (a corrupted gradient, a corrupted shard after its step, a
-// parameter its owner did not step, a missed broadcast) FAILs naming the tensor, and a crashing
-// rank is named.
+// state and the consolidated optimizer state dict, to 1e-12 in float64) and, at stage 3, its FSDP2
+// (fully_shard, torch 2.6 on: the 2.x suite); checkpoints that resume ddp from zero and back; the
+// memory each rank holds, measured; a parameter no rank used keeps no gradient; every zero fault
+// (a corrupted gradient, a corrupted shard after its step, a parameter its owner did not step, a
+// missed broadcast or all-gather) FAILs naming the tensor, and a crashing rank is named.
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -47,10 +50,12 @@ class ZeroE2E : public testing::TempDirTest {
   }
 };
 
-TEST_F(ZeroE2E, StagesOneAndTwoTrainAsTheReferenceAndAsDdp) {
-  // float64 free-running at both stages; float32 (lockstep: every step's update) at stage 2.
+TEST_F(ZeroE2E, EveryStageTrainsAsTheReferenceAndAsDdp) {
+  // float64 free-running at every stage; float32 (lockstep: every step's update, stage 3's shards
+  // gathered and cut anew around each load of the reference's state) at stages 2 and 3.
   for (const auto& [stage, dtype] :
-       {std::pair{1, "float64"}, std::pair{2, "float64"}, std::pair{2, "float32"}}) {
+       {std::pair{1, "float64"}, std::pair{2, "float64"}, std::pair{3, "float64"},
+        std::pair{2, "float32"}, std::pair{3, "float32"}}) {
     const std::string dir = path("stage" + std::to_string(stage) + "-" + dtype);
     const auto r = run_zero(dir, stage, "single,ddp,zero", {"--dtype", dtype});
     ASSERT_EQ(r.exit_code, 0) << stage << dtype << r.out << r.err;
@@ -64,7 +69,8 @@ TEST_F(ZeroE2E, StagesOneAndTwoTrainAsTheReferenceAndAsDdp) {
     }
     if (std::string(dtype) == "float64") {
       // Free-running float64: zero's trained state is ddp's, bit for bit at 2 ranks (its buckets,
-      // or its reduce-scatter, sum the same two addends as ddp's buckets).
+      // or its reduce-scatter, sum the same two addends as ddp's buckets; stage 3's optimizer
+      // steps the same elements, only in shards).
       const auto py = testing::python({"-c",
                                        "import sys, torch\n"
                                        "a = torch.load(sys.argv[1], weights_only=True)\n"
@@ -80,8 +86,9 @@ TEST_F(ZeroE2E, StagesOneAndTwoTrainAsTheReferenceAndAsDdp) {
 }
 
 TEST_F(ZeroE2E, AdamWithClippingOverShardsAtThreeRanks) {
-  // imdb_gcnn: Adam and clip_grad_norm_(0.1), whose norm stage 2 assembles from the shards.
-  for (int stage : {1, 2}) {
+  // imdb_gcnn: Adam and clip_grad_norm_(0.1), whose norm stages 2 and 3 assemble from the shards
+  // (stage 3 from rows of every gradient: equal to clip_grad_norm_'s to rounding).
+  for (int stage : {1, 2, 3}) {
     const std::string dir = path("gcnn" + std::to_string(stage));
     const auto r = ddpbench({"run", "--scenario", "imdb_gcnn", "--gpus", "3", "--modes",
                              "single,zero", "--zero-stage", std::to_string(stage), "--steps", "3",
@@ -150,6 +157,34 @@ TEST_F(ZeroE2E, AgreesWithTorchZeroRedundancyOptimizer) {
   }
 }
 
+// FSDP2 (fully_shard on the root, reshard_after_forward=False) on the exported batches: SGD with
+// momentum at 2 ranks, Adam with clip_grad_norm_ at 3 (uneven dim-0 chunks). FSDP in torch 1.13
+// does not run on the CPU (it does not even import on Python 3.11): the Debian suite skips this,
+// the torch 2.x suite (.ci/run runs both) runs it.
+TEST_F(ZeroE2E, StageThreeAgreesWithTorchFsdp) {
+  const auto probe = testing::python({"-c", "from torch.distributed.fsdp import fully_shard"});
+  if (probe.exit_code != 0) {
+    GTEST_SKIP() << "the oracle's torch has no FSDP2 fully_shard (torch 2.6 or later)";
+  }
+  for (const auto& [run, gpus] :
+       {std::pair{std::vector<std::string>{"--scenario", "toy_cnn"}, "2"},
+        std::pair{std::vector<std::string>{"--scenario", "imdb_gcnn", "--batch-size", "24"},
+                  "3"}}) {
+    const std::string dir = path("fsdp-" + run[1]);
+    std::vector<std::string> args = {
+        "run",   "--gpus",  gpus,      "--modes", "zero", "--zero-stage",
+        "3",     "--dtype", "float64", "--steps", "3",    "--export-batches",
+        "--out", dir};
+    args.insert(args.end(), run.begin(), run.end());
+    const auto r = ddpbench(args);
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    const auto oracle = testing::python({testing::oracle("torch_ddp_oracle.py"), "--batches",
+                                         dir + "/batches.pt", "--fsdp", "--check",
+                                         dir + "/state_zero.pt", "--atol", "1e-12", "--rtol", "0"});
+    EXPECT_EQ(oracle.exit_code, 0) << run[1] << oracle.out << oracle.err;
+  }
+}
+
 TEST_F(ZeroE2E, CheckpointsResumeDdpFromZeroAndBack) {
   const std::vector<std::string> common = {"--scenario", "toy_cnn", "--gpus",  "2",
                                            "--steps",    "4",       "--dtype", "float64"};
@@ -160,27 +195,33 @@ TEST_F(ZeroE2E, CheckpointsResumeDdpFromZeroAndBack) {
     const auto r = ddpbench(args);
     EXPECT_EQ(r.exit_code, 0) << dir << r.out << r.err;
   };
-  run("zero", {"--modes", "zero", "--zero-stage", "2", "--checkpoint-every", "2"});
   run("ddp", {"--modes", "ddp", "--checkpoint-every", "2"});
-  run("ddp-from-zero", {"--modes", "ddp", "--resume", path("zero") + "/checkpoint_zero_step2.pt"});
-  run("zero-from-ddp", {"--modes", "zero", "--zero-stage", "2", "--resume",
-                        path("ddp") + "/checkpoint_ddp_step2.pt"});
-  const auto same =
-      testing::python({"-c",
-                       "import sys, torch\n"
-                       "for a, b in ((sys.argv[1], sys.argv[2]), (sys.argv[3], sys.argv[4])):\n"
-                       "    x, y = torch.load(a), torch.load(b)\n"
-                       "    assert x and sorted(x) == sorted(y)\n"
-                       "    for k in x:\n"
-                       "        assert torch.equal(x[k], y[k]), (a, k)\n"
-                       "print('resumed bit for bit')\n",
-                       path("ddp-from-zero") + "/state_ddp.pt", path("ddp") + "/state_ddp.pt",
-                       path("zero-from-ddp") + "/state_zero.pt", path("zero") + "/state_zero.pt"});
-  EXPECT_EQ(same.exit_code, 0) << same.out << same.err;
+  // Stage 2 (the optimizer state gathered from its owners) and stage 3 (gathered from dim-0
+  // shards, and cut into them again on resume).
+  for (const char* stage : {"2", "3"}) {
+    const std::string zero = std::string("zero") + stage;
+    run(zero, {"--modes", "zero", "--zero-stage", stage, "--checkpoint-every", "2"});
+    run("ddp-from-" + zero,
+        {"--modes", "ddp", "--resume", path(zero) + "/checkpoint_zero_step2.pt"});
+    run(zero + "-from-ddp", {"--modes", "zero", "--zero-stage", stage, "--resume",
+                             path("ddp") + "/checkpoint_ddp_step2.pt"});
+    const auto same = testing::python(
+        {"-c",
+         "import sys, torch\n"
+         "for a, b in ((sys.argv[1], sys.argv[2]), (sys.argv[3], sys.argv[4])):\n"
+         "    x, y = torch.load(a), torch.load(b)\n"
+         "    assert x and sorted(x) == sorted(y)\n"
+         "    for k in x:\n"
+         "        assert torch.equal(x[k], y[k]), (a, k)\n"
+         "print('resumed bit for bit')\n",
+         path("ddp-from-" + zero) + "/state_ddp.pt", path("ddp") + "/state_ddp.pt",
+         path(zero + "-from-ddp") + "/state_zero.pt", path(zero) + "/state_zero.pt"});
+    EXPECT_EQ(same.exit_code, 0) << stage << same.out << same.err;
+  }
 }
 
 TEST_F(ZeroE2E, EachRankHoldsItsShareOfTheOptimizerState) {
-  for (int stage : {1, 2}) {
+  for (int stage : {1, 2, 3}) {
     const std::string dir = path("memory" + std::to_string(stage));
     const auto r = run_zero(dir, stage, "ddp,zero", {"--dtype", "float64"});
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
@@ -198,7 +239,13 @@ TEST_F(ZeroE2E, EachRankHoldsItsShareOfTheOptimizerState) {
       EXPECT_GT(mine, 0) << "rank " << rank << " holds no state";
       EXPECT_LT(mine, full) << "rank " << rank << " holds all of it";
       zero_state += mine;
-      EXPECT_EQ(zero[rank].at("parameter_bytes"), ddp[rank].at("parameter_bytes"));
+      const int64_t params = zero[rank].at("parameter_bytes").get<int64_t>();
+      if (stage < 3) {
+        EXPECT_EQ(params, ddp[rank].at("parameter_bytes").get<int64_t>());
+      } else {
+        // Stage 3 at rest: the shards only (toy_cnn's rows all split evenly over 2 ranks).
+        EXPECT_EQ(2 * params, ddp[rank].at("parameter_bytes").get<int64_t>());
+      }
       const int64_t grads = zero[rank].at("gradient_bytes").get<int64_t>();
       if (stage == 1) {
         EXPECT_EQ(grads, ddp[rank].at("gradient_bytes").get<int64_t>());
@@ -210,13 +257,38 @@ TEST_F(ZeroE2E, EachRankHoldsItsShareOfTheOptimizerState) {
   }
 }
 
-TEST_F(ZeroE2E, GradientAccumulationReducesOncePerStep) {
-  const std::string dir = path("accum");
-  const auto r = ddpbench({"run", "--scenario", "grad_accum", "--gpus", "2", "--modes",
-                           "single,zero", "--zero-stage", "2", "--steps", "3", "--dtype", "float64",
-                           "--check-only", "--out", dir});
+// `scale` times zero beside ddp at every K and charts each one's memory per rank against K: at
+// stage 3 a rank's parameters halve from K=1 to K=2.
+TEST_F(ZeroE2E, ScaleChartsMemoryPerRankAgainstK) {
+  const std::string dir = path("scale");
+  const auto r = ddpbench({"scale", "--scenario", "toy_cnn", "--gpus", "1,2", "--modes", "ddp,zero",
+                           "--zero-stage", "3", "--steps", "1", "--warmup", "0", "--out", dir});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_TRUE(read_json(dir + "/report.json").at("passed").get<bool>());
+  std::map<int64_t, int64_t> zero_params;  // K -> rank 0's parameter bytes
+  const auto report = read_json(dir + "/report.json");
+  for (const auto& m : report.at("results")) {
+    if (m.at("mode") == "zero") {
+      zero_params[m.at("world_size").get<int64_t>()] =
+          m.at("memory").at(0).at("parameter_bytes").get<int64_t>();
+    }
+  }
+  ASSERT_EQ(zero_params.size(), 2u);
+  EXPECT_EQ(zero_params[1], 2 * zero_params[2]);
+  std::ifstream in(dir + "/report.html");
+  const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(html.find("id=\"chart-memory\""), std::string::npos);
+}
+
+TEST_F(ZeroE2E, GradientAccumulationReducesOncePerStep) {
+  // Stage 3 keeps the parameters gathered and the gradients whole over the no_sync micro-steps.
+  for (const char* stage : {"2", "3"}) {
+    const std::string dir = path(std::string("accum") + stage);
+    const auto r = ddpbench({"run", "--scenario", "grad_accum", "--gpus", "2", "--modes",
+                             "single,zero", "--zero-stage", stage, "--steps", "3", "--dtype",
+                             "float64", "--check-only", "--out", dir});
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_TRUE(read_json(dir + "/report.json").at("passed").get<bool>()) << stage;
+  }
 }
 
 // unused_params: on some steps no rank reaches a head. Its gradient stays None (the optimizer skips
@@ -224,7 +296,7 @@ TEST_F(ZeroE2E, GradientAccumulationReducesOncePerStep) {
 // zeros; reduced as zeros everywhere, the None-vs-zeros gradients and the momentum and weight
 // decay updates of a zero gradient would FAIL (measured before the used map existed).
 TEST_F(ZeroE2E, AParameterNoRankUsedKeepsNoGradient) {
-  for (int stage : {1, 2}) {
+  for (int stage : {1, 2, 3}) {
     const std::string dir = path("unused" + std::to_string(stage));
     const auto r =
         ddpbench({"run", "--scenario", "unused_params", "--gpus", "2", "--modes", "single,zero",
@@ -241,12 +313,19 @@ TEST_F(ZeroE2E, EveryFaultFailsNamingWhatItBroke) {
     const char* check;  // the check that must fail
     int stage;
   };
-  // The grad fault acts in stage 1's buckets and before stage 2's reduce-scatter: both.
-  for (const Case& c : {Case{"grad:rank=1,step=1,eps=1e-2", "gradients", 1},
-                        Case{"grad:rank=1,step=1,eps=1e-2", "gradients", 2},
-                        Case{"shard:rank=1,step=1,eps=1e-2", "updates", 1},
-                        Case{"owner:rank=0,step=2", "updates", 2},
-                        Case{"gather:rank=1,step=1", "ranks_bitwise_equal", 1}}) {
+  // The grad fault acts in stage 1's buckets and before stages 2 and 3's reduce-scatters. At
+  // stage 3 the shard fault corrupts a rank's own rows, the owner fault leaves them un-stepped,
+  // and the gather fault computes a forward with the others' rows of the step before: the
+  // ranks' forward parameters part.
+  for (const Case& c :
+       {Case{"grad:rank=1,step=1,eps=1e-2", "gradients", 1},
+        Case{"grad:rank=1,step=1,eps=1e-2", "gradients", 2},
+        Case{"grad:rank=1,step=1,eps=1e-2", "gradients", 3},
+        Case{"shard:rank=1,step=1,eps=1e-2", "updates", 1},
+        Case{"shard:rank=1,step=1,eps=1e-2", "updates", 3},
+        Case{"owner:rank=0,step=2", "updates", 2}, Case{"owner:rank=0,step=2", "updates", 3},
+        Case{"gather:rank=1,step=1", "ranks_bitwise_equal", 1},
+        Case{"gather:rank=1,step=1", "ranks_bitwise_equal", 3}}) {
     {
       const int stage = c.stage;
       const std::string dir = path(std::string(c.fault).substr(0, 5) + std::to_string(stage));
@@ -271,7 +350,7 @@ TEST_F(ZeroE2E, ACrashingRankIsNamed) {
 TEST_F(ZeroE2E, WhatZeroDoesNotTakeIsRefused) {
   for (const std::vector<std::string>& bad :
        {std::vector<std::string>{"--zero-stage", "2"},
-        std::vector<std::string>{"--modes", "single,zero", "--zero-stage", "3"},
+        std::vector<std::string>{"--modes", "single,zero", "--zero-stage", "4"},
         std::vector<std::string>{"--modes", "single,zero", "--amp", "bf16"},
         std::vector<std::string>{"--modes", "single,ddp", "--inject-fault", "shard:rank=1,step=1"},
         std::vector<std::string>{"--modes", "single,ddp,zero", "--accumulation-steps", "2",

@@ -200,6 +200,15 @@ TEST(ReportFormats, MemoryPerRankSetsZeroBesideDdp) {
                 "<th>zero mode</th><td>ZeRO stage 2 (optimizer state and gradients sharded) "
                 "over gloo</td>"),
             std::string::npos);
+  // One world size: no K column and no chart; a sweep (scale) gets both.
+  EXPECT_EQ(html.find("chart-memory"), std::string::npos);
+  ModeResult wide = zero;
+  wide.world_size = 4;
+  r.results.push_back(wide);
+  const std::string sweep = HtmlReporter().render(r);
+  EXPECT_NE(sweep.find("id=\"chart-memory\""), std::string::npos);
+  EXPECT_NE(sweep.find("<tr><td>zero</td><td class=\"num\">4</td><td class=\"num\">1</td>"),
+            std::string::npos);
 }
 
 // A sweep's hosts row names the ranks of its widest DDP point, grouped per host, not its first.

@@ -87,6 +87,14 @@ class GradientPath {
     return local_loss;
   }
 
+  // Around everything that reads or writes the model and optimizer from outside a step (lockstep
+  // loading the reference's state, the checked-step digests, checkpoints, the final state,
+  // --resume), collective: gather_state makes module()'s parameters and the optimizer's state
+  // whole, release_state takes them back to what the mode holds between steps, from their
+  // current values. Only zero stage 3 holds less than the whole (shards); the others do nothing.
+  virtual void gather_state(torch::optim::Optimizer& /*optimizer*/) {}
+  virtual void release_state(torch::optim::Optimizer& /*optimizer*/) {}
+
   // --amp fp16, after a checked step's finish_checked_step: the GradScaler's scale after the
   // step's update. DDP checks that every rank holds the same; one process has nothing to check.
   virtual void check_loss_scale(int64_t /*step*/, double /*scale*/) {}

@@ -87,7 +87,9 @@ StepLoop::StepLoop(GradientPath& path, const TrainInputs& in, TrainOptions optio
   }
   path_.module().train();
   if (options_.start_state) {
+    path_.gather_state(*optimizer_);
     load_training_state(path_.module(), *optimizer_, *options_.start_state);
+    path_.release_state(*optimizer_);
     if (scaler_ && options_.start_state->grad_scaler) {
       const TrainingState::GradScalerState& g = *options_.start_state->grad_scaler;
       scaler_->set_state(at::full({}, g.scale, at::kFloat),
@@ -107,7 +109,11 @@ void StepLoop::enter(int64_t step, StepPhase phase) {
 void StepLoop::run_step(int64_t step) {
   using runtime::Phase;
   torch::nn::Module& module = path_.module();
-  if (options_.before_step) options_.before_step(step, module, *optimizer_);
+  if (options_.before_step) {
+    path_.gather_state(*optimizer_);
+    options_.before_step(step, module, *optimizer_);
+    path_.release_state(*optimizer_);
+  }
 
   enter(step, StepPhase::kData);
   const int64_t micro_steps = options_.micro_steps;
@@ -201,6 +207,7 @@ void StepLoop::run_step(int64_t step) {
     throw WorkerFailure(
         fmt::format("{}: non-finite loss ({}) at step {}", path_.who(), value, step));
   }
+  if (options_.checking) path_.gather_state(*optimizer_);  // observed whole from here
   if (options_.checking) {
     int64_t samples = 0;
     for (const data::Batch& b : shards) samples += micro_steps * b.inputs.size(0);
@@ -209,10 +216,15 @@ void StepLoop::run_step(int64_t step) {
   }
   if (options_.on_step) options_.on_step(step, value);
   if (options_.after_step) options_.after_step(step, module, *optimizer_, scaler_.get());
+  path_.release_state(*optimizer_);
+  if (options_.at_rest) options_.at_rest(step, module, *optimizer_);
 }
 
 TrainResult StepLoop::finish() {
-  if (options_.checking) result_.final_state = capture_state(path_.module());
+  if (options_.checking) {
+    path_.gather_state(*optimizer_);
+    result_.final_state = capture_state(path_.module());
+  }
   return std::move(result_);
 }
 

@@ -87,6 +87,10 @@ struct TrainOptions {
   std::function<void(int64_t step, torch::nn::Module& module, torch::optim::Optimizer& optimizer,
                      const scenarios::GradScaler* scaler)>
       after_step;
+  // After each step and after_step, untimed, with the model and optimizer as the mode holds them
+  // between steps (zero stage 3: shards): the memory footprint is measured here.
+  std::function<void(int64_t step, torch::nn::Module& module, torch::optim::Optimizer& optimizer)>
+      at_rest;
 };
 
 struct TrainResult {

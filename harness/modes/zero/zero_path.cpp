@@ -14,6 +14,7 @@
 #include "modes/zero/consolidated_state.h"
 #include "modes/zero/sharded_optimizer.h"
 #include "scenarios/optim/clip_grad_norm.h"
+#include "scenarios/optim/optimizer_state.h"
 #include "scenarios/training_recipe.h"
 
 namespace ddpbench::modes::zero {
@@ -33,7 +34,7 @@ ZeroPath::ZeroPath(const scenarios::ScenarioSpec& spec, scenarios::ScenarioInsta
                    comm::Communicator& comm, const runtime::ExecutionContext& context,
                    ZeroPathOptions options)
     : spec_(spec), model_(instance.model), comm_(comm), options_(std::move(options)) {
-  if (options_.stage != 1 && options_.stage != 2) {
+  if (options_.stage < 1 || options_.stage > 3) {
     throw std::logic_error(fmt::format("zero stage {} is not built", options_.stage));
   }
   context.place_model(*model_.ptr());
@@ -53,6 +54,12 @@ ZeroPath::ZeroPath(const scenarios::ScenarioSpec& spec, scenarios::ScenarioInsta
   used_anywhere_.assign(params_.size(), 1);
   draws_ = std::make_unique<ForwardDraws>(module());
   if (options_.stage == 1) make_buckets();
+  if (options_.stage == 3) {
+    if (fault_on_rank(options_.fault, FaultKind::kGather, comm_.rank())) {
+      for (const at::Tensor& p : params_) previous_forward_.push_back(p.detach().clone());
+    }
+    shards_ = std::make_unique<Dim0Shards>(params_, comm_);
+  }
 }
 
 ZeroPath::~ZeroPath() {
@@ -153,6 +160,13 @@ int64_t ZeroPath::fault_parameter() const {
     }
   }
   if (f.kind == FaultKind::kGrad) return 0;
+  if (shards_) {
+    // Stage 3: the first parameter with rows in this (the faulty) rank's shards.
+    for (size_t i = 0; i < params_.size(); ++i) {
+      if (shards_->holds_rows(static_cast<int64_t>(i))) return static_cast<int64_t>(i);
+    }
+    return -1;
+  }
   const std::vector<int64_t>& mine = partition_.rank_params[static_cast<size_t>(f.rank)];
   return mine.empty() ? -1 : mine.front();
 }
@@ -173,6 +187,7 @@ at::Tensor ZeroPath::forward_loss(const std::vector<data::Batch>& shards, int64_
     const std::vector<at::Tensor> buffers = module().buffers();
     if (!buffers.empty()) comm::broadcast_coalesced(comm_, buffers, 0);
   }
+  if (shards_) gather_for_forward(step);
   const data::Batch& batch = shards.front();
   at::Tensor loss = scenarios::compute_loss(
       spec_.loss, draws_->forward(model_, batch.inputs, step, rank), batch.targets);
@@ -180,6 +195,26 @@ at::Tensor ZeroPath::forward_loss(const std::vector<data::Batch>& shards, int64_
     loss = loss * std::numeric_limits<double>::quiet_NaN();
   }
   return loss;
+}
+
+void ZeroPath::gather_for_forward(int64_t step) {
+  if (shards_->gathered()) return;  // a no_sync micro-step's: still whole
+  // The step loop's zero_grad left the shards' gradients None (torch 2) or zeroed in place
+  // (libtorch 1.13, whose zeroed gradient still counts as one): the same, at full size.
+  std::vector<char> zeroed(params_.size(), 0);
+  for (size_t i = 0; i < params_.size(); ++i) {
+    zeroed[i] = params_[i].grad().defined() ? 1 : 0;
+    params_[i].mutable_grad().reset();
+  }
+  const bool stale = fault_fires(options_.fault, FaultKind::kGather, comm_.rank(), step);
+  shards_->gather(stale ? &previous_forward_ : nullptr);
+  for (size_t i = 0; i < params_.size(); ++i) {
+    if (zeroed[i] != 0) params_[i].mutable_grad() = at::zeros_like(params_[i]);
+  }
+  if (!previous_forward_.empty()) {
+    for (size_t i = 0; i < params_.size(); ++i) previous_forward_[i] = params_[i].detach().clone();
+  }
+  if (options_.checking) forward_digests_ = ranks::state_digests(module(), &digest_names_);
 }
 
 void ZeroPath::backward(const at::Tensor& loss) { loss.backward(); }
@@ -194,7 +229,33 @@ void ZeroPath::reduce_gradients() {
   if (fault_fires(options_.fault, FaultKind::kGrad, comm_.rank(), current_step_)) {
     gradient_of(params_[static_cast<size_t>(fault_parameter())]).mul_(1.0 + options_.fault->eps);
   }
-  reduce_scatter_gradients();
+  if (shards_) {
+    reduce_scatter_shards();
+  } else {
+    reduce_scatter_gradients();
+  }
+}
+
+void ZeroPath::reduce_scatter_shards() {
+  std::vector<at::Tensor> full;
+  for (size_t i = 0; i < params_.size(); ++i) {
+    used_[i] = params_[i].grad().defined() ? 1 : 0;
+    full.push_back(params_[i].grad());
+  }
+  at::Tensor map;
+  const std::shared_ptr<comm::Work> used = start_used_map(map);
+  // Scaled by 1/K before the sum, as the other stages and DDP average.
+  std::vector<at::Tensor> mine = shards_->reduce_scatter(full, 1.0 / comm_.world_size());
+  used->wait();
+  finish_used_map(map);
+  full.clear();
+  for (at::Tensor& p : params_) p.mutable_grad().reset();
+  shards_->release();  // the full parameters and gradients are gone; the shards remain
+  for (size_t i = 0; i < params_.size(); ++i) {
+    // No rank used it: None, as single-device's (and the optimizer skips it).
+    if (used_anywhere_[i] != 0) params_[i].mutable_grad() = mine[i];
+  }
+  bytes_per_step_ = comm_.world_size() * shards_->shard_bytes();
 }
 
 void ZeroPath::allreduce_gradients() {
@@ -285,11 +346,14 @@ void ZeroPath::reduce_scatter_gradients() {
 
 std::unique_ptr<torch::optim::Optimizer> ZeroPath::make_optimizer(
     const scenarios::OptimizerSpec& spec) {
+  // Stage 3: over every parameter, each of which holds only this rank's shard when it steps.
+  if (shards_) return scenarios::make_optimizer(spec, params_);
   return scenarios::make_optimizer(spec, owned_parameters(params_, partition_, comm_.rank()));
 }
 
 std::unique_ptr<torch::optim::Optimizer> ZeroPath::consolidated_optimizer(
     torch::optim::Optimizer& local, const scenarios::OptimizerSpec& spec) {
+  if (shards_) return nullptr;
   return consolidate_optimizer(params_, partition_, local, spec, comm_);
 }
 
@@ -297,6 +361,10 @@ void ZeroPath::clip_gradients(double max_norm) {
   if (options_.stage == 1) {
     // Every rank holds every averaged gradient: clip_grad_norm_ on the whole model, as after DDP.
     GradientPath::clip_gradients(max_norm);
+    return;
+  }
+  if (shards_) {
+    clip_shards(max_norm);
     return;
   }
   torch::NoGradGuard no_grad;
@@ -313,6 +381,20 @@ void ZeroPath::clip_gradients(double max_norm) {
   comm::allreduce_sum_blocking(comm_, norms);
   const at::Tensor coefficient = scenarios::clip_coefficient(norms.norm(2), max_norm);
   for (at::Tensor& g : mine) g.mul_(coefficient);
+}
+
+void ZeroPath::clip_shards(double max_norm) {
+  torch::NoGradGuard no_grad;
+  at::Tensor squares = at::zeros({static_cast<int64_t>(params_.size())}, params_.front().options());
+  for (size_t i = 0; i < params_.size(); ++i) {
+    const at::Tensor& g = params_[i].grad();
+    if (g.defined()) squares[static_cast<int64_t>(i)].copy_(g.pow(2).sum());
+  }
+  comm::allreduce_sum_blocking(comm_, squares);
+  const at::Tensor coefficient = scenarios::clip_coefficient(squares.sqrt().norm(2), max_norm);
+  for (at::Tensor& p : params_) {
+    if (p.grad().defined()) p.mutable_grad().mul_(coefficient);
+  }
 }
 
 void ZeroPath::step_optimizer(torch::optim::Optimizer& optimizer) {
@@ -334,6 +416,7 @@ void ZeroPath::step_optimizer(torch::optim::Optimizer& optimizer) {
       p.mul_(1.0 + fault->eps);
     }
   }
+  if (shards_) return;            // stage 3 broadcasts nothing: the next forward gathers the shards
   std::vector<at::Tensor> stale;  // gather fault: the others' parameters before the broadcasts
   const bool gather_fault = fault_fires(fault, FaultKind::kGather, rank, current_step_);
   if (gather_fault) {
@@ -349,6 +432,16 @@ void ZeroPath::step_optimizer(torch::optim::Optimizer& optimizer) {
 
 std::vector<at::Tensor> ZeroPath::gradients_to_record() {
   if (options_.stage == 1) return GradientPath::gradients_to_record();
+  if (shards_) {
+    // Stage 3: every rank holds rows of every gradient; one all-gather (untimed).
+    std::vector<at::Tensor> mine;
+    for (const at::Tensor& p : params_) mine.push_back(p.grad());
+    std::vector<at::Tensor> grads = shards_->gather_full(mine);
+    for (size_t i = 0; i < grads.size(); ++i) {
+      if (used_anywhere_[i] == 0) grads[i] = at::Tensor();
+    }
+    return grads;
+  }
   // Stage 2: each gradient lives on its owner only; gathered for the record (checked steps only,
   // outside the timed phases), one broadcast per owner.
   torch::NoGradGuard no_grad;
@@ -372,10 +465,65 @@ std::vector<at::Tensor> ZeroPath::gradients_to_record() {
 double ZeroPath::finish_checked_step(int64_t step, double local_loss, int64_t samples) {
   const double loss = ranks::global_mean_loss(comm_, local_loss, samples);
   // After the owners' broadcasts every rank must hold the same parameters, bit for bit.
+  if (shards_) {
+    // Stage 3: the shards cannot differ across ranks, but what each forward gathered from them can.
+    ranks::note_disagreement(comm_, forward_digests_, digest_names_, step, disagreement_);
+    return loss;
+  }
   std::vector<std::string> names;
   const at::Tensor digests = ranks::state_digests(module(), &names);
   ranks::note_disagreement(comm_, digests, names, step, disagreement_);
   return loss;
+}
+
+void ZeroPath::gather_state(torch::optim::Optimizer& optimizer) {
+  if (!shards_ || shards_->gathered()) return;
+  torch::NoGradGuard no_grad;
+  stashed_gradients_.clear();
+  for (at::Tensor& p : params_) {
+    stashed_gradients_.push_back(p.grad());
+    p.mutable_grad().reset();
+  }
+  shards_->gather();
+  // The optimizer's shard-shaped state entries, whole. Every rank steps a shard of every parameter
+  // some rank has a gradient for, so an entry exists on all ranks or on none.
+  std::vector<scenarios::ParameterState> states;
+  for (const at::Tensor& p : params_) states.push_back(scenarios::parameter_state(optimizer, p));
+  for (const std::string& name : scenarios::state_names()) {
+    if (name == "step") continue;  // a count, the same on every rank
+    std::vector<at::Tensor> entries;
+    bool any = false;
+    for (const scenarios::ParameterState& st : states) {
+      const auto it = st.find(name);
+      entries.push_back(it == st.end() ? at::Tensor() : it->second);
+      any = any || it != st.end();
+    }
+    if (!any) continue;
+    const std::vector<at::Tensor> whole = shards_->gather_full(entries);
+    for (size_t i = 0; i < states.size(); ++i) {
+      if (entries[i].defined()) states[i][name] = whole[i];
+    }
+  }
+  for (size_t i = 0; i < params_.size(); ++i) {
+    scenarios::set_parameter_state(optimizer, params_[i], states[i]);
+  }
+}
+
+void ZeroPath::release_state(torch::optim::Optimizer& optimizer) {
+  if (!shards_ || !shards_->gathered()) return;
+  torch::NoGradGuard no_grad;
+  for (size_t i = 0; i < params_.size(); ++i) {
+    scenarios::ParameterState st = scenarios::parameter_state(optimizer, params_[i]);
+    for (auto& [name, t] : st) {
+      if (name != "step") t = shards_->chunk_of(static_cast<int64_t>(i), t);
+    }
+    scenarios::set_parameter_state(optimizer, params_[i], st);
+  }
+  shards_->recut();
+  for (size_t i = 0; i < stashed_gradients_.size(); ++i) {
+    params_[i].mutable_grad() = stashed_gradients_[i];
+  }
+  stashed_gradients_.clear();
 }
 
 }  // namespace ddpbench::modes::zero

@@ -10,19 +10,31 @@
 //    its owner (one coalesced broadcast per owner);
 //  - stage 2: the same, but each gradient is reduce-scattered to its owner only: a rank keeps the
 //    averaged gradients of its own parameters and frees the others'.
+//  - stage 3 (FSDP2's fully_shard on the whole model, reshard_after_forward=False): every
+//    parameter is sharded on dim 0 over all ranks (dim0_shards.h) and only the rank's shards are
+//    held between steps; one all-gather before the forward gives the full parameters, which
+//    forward and backward use and which are freed once the gradients, averaged, are
+//    reduce-scattered to the shards. The optimizer is an ordinary one over the module's
+//    parameters, which hold their shards when it steps: its state is shard-shaped. One unit (the
+//    whole model), so the full parameters are held from the forward to the end of backward;
+//    FSDP2 with every layer wrapped would hold one layer's at a time there.
 // A parameter that no rank's backward reached keeps no gradient (.grad None), as under DDP with
 // find_unused_parameters, so that the optimizer skips it as single-device training does; one that
 // only some ranks reached is reduced with zeros from the others. Which is which takes one small
 // allreduce of the ranks' used maps per step.
 // Gradient clipping uses the whole model's norm: each rank contributes its own parameters' norms
 // to one allreduce (each norm from one rank, zeros elsewhere, so the sum is exact), and the norm of
-// those norms is what clip_grad_norm_ computes on the whole model (bit for bit).
+// those norms is what clip_grad_norm_ computes on the whole model (bit for bit). Stage 3 has only
+// rows of each gradient: each parameter's norm is the square root of the sum over ranks of its
+// shards' squared norms (one allreduce), equal to clip_grad_norm_'s to rounding, not bitwise.
 //
 // Faults (check phase): grad, crash, hang, nan as in DDP; shard: after rank R's local step at step
 // S, one parameter it owns is corrupted by eps before the broadcast spreads it; owner: at step S
 // rank R leaves one of its parameters un-stepped, as if its partition gave it to another rank
 // (which does not step it either); gather: at step S rank R misses the broadcasts of the others'
-// parameters and keeps their old values.
+// parameters and keeps their old values (stage 3: its forward's all-gather of the others' shards,
+// so it computes with the previous step's rows of theirs; the ranks' forward parameters are
+// compared after every checked step).
 #pragma once
 
 #include <cstdint>
@@ -36,6 +48,7 @@
 #include "modes/common/forward_draws.h"
 #include "modes/common/gradient_path.h"
 #include "modes/ranks/rank_agreement.h"
+#include "modes/zero/dim0_shards.h"
 #include "modes/zero/zero_partition.h"
 #include "runtime/execution_context.h"
 #include "scenarios/scenario.h"
@@ -43,8 +56,10 @@
 namespace ddpbench::modes::zero {
 
 struct ZeroPathOptions {
-  int64_t stage = 1;               // 1 or 2
+  int64_t stage = 1;               // 1, 2 or 3
   std::optional<FaultSpec> fault;  // check phase only
+  // Stage 3, checked steps: digests of the parameters each forward used, compared across ranks.
+  bool checking = true;
 };
 
 class ZeroPath : public GradientPath {
@@ -69,10 +84,13 @@ class ZeroPath : public GradientPath {
   void step_optimizer(torch::optim::Optimizer& optimizer) override;
   std::vector<at::Tensor> gradients_to_record() override;
   double finish_checked_step(int64_t step, double local_loss, int64_t samples) override;
+  void gather_state(torch::optim::Optimizer& optimizer) override;
+  void release_state(torch::optim::Optimizer& optimizer) override;
 
   const ZeroPartition& partition() const { return partition_; }
   // Collective: `local` (this rank's optimizer, from make_optimizer) as a plain optimizer over
   // the whole model, every parameter's state gathered from its owner (consolidated_state.h).
+  // Null at stage 3, whose optimizer is whole already while gather_state holds it.
   std::unique_ptr<torch::optim::Optimizer> consolidated_optimizer(
       torch::optim::Optimizer& local, const scenarios::OptimizerSpec& spec);
   // Gradient bytes this rank put on the wire in the last step.
@@ -97,6 +115,11 @@ class ZeroPath : public GradientPath {
   void launch_ready_buckets();
   void allreduce_gradients();
   void reduce_scatter_gradients();
+  // Stage 3: the full gradients averaged into this rank's shards, the full parameters freed.
+  void reduce_scatter_shards();
+  void clip_shards(double max_norm);
+  // Stage 3, before a forward: the full parameters (the gather fault acts here).
+  void gather_for_forward(int64_t step);
   // Collective: after each rank set used_, whether any rank used each parameter (used_anywhere_).
   std::shared_ptr<comm::Work> start_used_map(at::Tensor& map);
   void finish_used_map(const at::Tensor& map);
@@ -110,6 +133,11 @@ class ZeroPath : public GradientPath {
   std::vector<at::Tensor> params_;
   std::vector<std::string> names_;
   ZeroPartition partition_;
+  std::unique_ptr<Dim0Shards> shards_;         // stage 3
+  std::vector<at::Tensor> stashed_gradients_;  // stage 3: the shards' while gather_state holds
+  std::vector<at::Tensor> previous_forward_;   // stage 3, gather fault: the last forward's
+  at::Tensor forward_digests_;                 // stage 3: of the last checked forward's
+  std::vector<std::string> digest_names_;
   std::unique_ptr<ForwardDraws> draws_;
   std::vector<Bucket> buckets_;
   std::vector<std::pair<int64_t, int64_t>> slot_;  // per parameter: (bucket, index in it)

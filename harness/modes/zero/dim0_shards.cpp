@@ -1,0 +1,146 @@
+// dim0_shards.cpp — see dim0_shards.h.
+#include "modes/zero/dim0_shards.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+
+namespace ddpbench::modes::zero {
+namespace {
+
+std::vector<int64_t> shape_of(const at::Tensor& t) { return t.sizes().vec(); }
+
+}  // namespace
+
+Dim0Shards::Dim0Shards(std::vector<at::Tensor> parameters, comm::Communicator& comm)
+    : parameters_(std::move(parameters)), comm_(comm) {
+  const int64_t world = comm_.world_size();
+  for (const at::Tensor& p : parameters_) {
+    std::vector<int64_t> full = shape_of(p);
+    const int64_t rows = full.empty() ? 1 : full.front();
+    const int64_t chunk = (rows + world - 1) / world;
+    std::vector<int64_t> shard = full.empty() ? std::vector<int64_t>{1} : full;
+    shard.front() = chunk;
+    offsets_.push_back(block_);
+    row_numel_.push_back(p.numel() / rows);
+    block_ += chunk * row_numel_.back();
+    full_shapes_.push_back(std::move(full));
+    shard_shapes_.push_back(std::move(shard));
+    rows_.push_back(rows);
+    chunk_.push_back(chunk);
+  }
+  torch::NoGradGuard no_grad;
+  for (size_t i = 0; i < parameters_.size(); ++i) {
+    shards_.push_back(chunk_of(static_cast<int64_t>(i), parameters_[i]));
+  }
+  release();
+}
+
+bool Dim0Shards::holds_rows(int64_t index) const {
+  return comm_.rank() * chunk_[static_cast<size_t>(index)] < rows_[static_cast<size_t>(index)];
+}
+
+int64_t Dim0Shards::shard_bytes() const {
+  return block_ * static_cast<int64_t>(parameters_.front().element_size());
+}
+
+at::Tensor Dim0Shards::chunk_of(int64_t index, const at::Tensor& full) const {
+  const auto i = static_cast<size_t>(index);
+  const int64_t first = comm_.rank() * chunk_[i];
+  const int64_t n = std::clamp<int64_t>(rows_[i] - first, 0, chunk_[i]);
+  at::Tensor shard = at::zeros(shard_shapes_[i], full.options());
+  if (n > 0) {
+    shard.view({chunk_[i], -1})
+        .narrow(0, 0, n)
+        .copy_(full.reshape({rows_[i], -1}).narrow(0, first, n));
+  }
+  return shard;
+}
+
+at::Tensor Dim0Shards::pack(const std::vector<at::Tensor>& shards) const {
+  at::Tensor flat = at::zeros({block_}, parameters_.front().options());
+  for (size_t i = 0; i < shards.size(); ++i) {
+    if (!shards[i].defined()) continue;
+    flat.narrow(0, offsets_[i], shards[i].numel()).copy_(shards[i].reshape(-1));
+  }
+  return flat;
+}
+
+std::vector<at::Tensor> Dim0Shards::gather_full(const std::vector<at::Tensor>& shards) const {
+  torch::NoGradGuard no_grad;
+  const at::Tensor blocks = at::stack(comm_.allgather(pack(shards)));  // [K, block]
+  const int64_t world = comm_.world_size();
+  std::vector<at::Tensor> out;
+  for (size_t i = 0; i < parameters_.size(); ++i) {
+    const int64_t elements = chunk_[i] * row_numel_[i];
+    // Rank k's chunk is rows [k*chunk, (k+1)*chunk) of the padded whole: stacked, then unpadded.
+    at::Tensor padded = blocks.narrow(1, offsets_[i], elements).reshape({world * chunk_[i], -1});
+    out.push_back(padded.narrow(0, 0, rows_[i]).reshape(full_shapes_[i]).contiguous());
+  }
+  return out;
+}
+
+void Dim0Shards::gather(const std::vector<at::Tensor>* stale) {
+  if (gathered_) return;
+  std::vector<at::Tensor> full = gather_full(shards_);
+  torch::NoGradGuard no_grad;
+  for (size_t i = 0; i < parameters_.size(); ++i) {
+    if (stale != nullptr) {
+      // Only this rank's own rows are fresh: the others' all-gather "never arrived".
+      at::Tensor kept = (*stale)[i].clone();
+      const int64_t first = comm_.rank() * chunk_[i];
+      const int64_t n = std::clamp<int64_t>(rows_[i] - first, 0, chunk_[i]);
+      if (n > 0) {
+        kept.reshape({rows_[i], -1})
+            .narrow(0, first, n)
+            .copy_(full[i].reshape({rows_[i], -1}).narrow(0, first, n));
+      }
+      full[i] = kept;
+    }
+    parameters_[i].set_data(full[i]);
+  }
+  gathered_ = true;
+}
+
+void Dim0Shards::release() {
+  for (size_t i = 0; i < parameters_.size(); ++i) parameters_[i].set_data(shards_[i]);
+  gathered_ = false;
+}
+
+void Dim0Shards::recut() {
+  if (!gathered_) return;
+  torch::NoGradGuard no_grad;
+  for (size_t i = 0; i < parameters_.size(); ++i) {
+    shards_[i] = chunk_of(static_cast<int64_t>(i), parameters_[i]);
+  }
+  release();
+}
+
+std::vector<at::Tensor> Dim0Shards::reduce_scatter(const std::vector<at::Tensor>& full,
+                                                   double scale) const {
+  torch::NoGradGuard no_grad;
+  const int64_t world = comm_.world_size();
+  // Row block k of the input: every parameter's rows of rank k's chunk, at its offset.
+  at::Tensor input = at::zeros({world, block_}, parameters_.front().options());
+  for (size_t i = 0; i < full.size(); ++i) {
+    if (!full[i].defined()) continue;
+    const at::Tensor rows = full[i].reshape({rows_[i], -1});
+    const int64_t row_numel = rows.size(1);
+    for (int64_t k = 0; k < world; ++k) {
+      const int64_t first = k * chunk_[i];
+      const int64_t n = std::clamp<int64_t>(rows_[i] - first, 0, chunk_[i]);
+      if (n == 0) continue;
+      input[k].narrow(0, offsets_[i], n * row_numel).copy_(rows.narrow(0, first, n).reshape(-1));
+    }
+  }
+  input.mul_(scale);
+  const at::Tensor mine = comm_.reduce_scatter_sum(input.view(-1));
+  std::vector<at::Tensor> out;
+  for (size_t i = 0; i < full.size(); ++i) {
+    const int64_t elements = chunk_[i] * row_numel_[i];
+    out.push_back(mine.narrow(0, offsets_[i], elements).view(shard_shapes_[i]));
+  }
+  return out;
+}
+
+}  // namespace ddpbench::modes::zero

@@ -1,0 +1,70 @@
+// dim0_shards.h — zero stage 3's parameter shards, laid out as FSDP2's fully_shard lays them out:
+// every parameter is cut on dim 0 into K chunks of ceil(d0/K) rows (torch.chunk's split, so the
+// last chunks may be short or empty), each padded with zero rows to that count; rank r holds
+// chunk r and nothing else of the parameter between steps. A 0-dim parameter is one row.
+//
+// The parameters themselves carry the shards at rest (their data is set to them, as FSDP2's
+// parameters are DTensor shards at rest), so an ordinary optimizer over the module's parameters
+// steps the shards and keeps its state (momentum, Adam's moments) shard-shaped: 1/K of it.
+// Gathering sets their data to the full values again; autograd's identity, hooks and the
+// optimizer's state keys all stay with the parameter (Tensor::set_data).
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "comm/communicator.h"
+
+namespace ddpbench::modes::zero {
+
+class Dim0Shards {
+ public:
+  // `parameters`: the model's, in registration order, holding their full values (the same on
+  // every rank); afterwards they hold this rank's shards.
+  Dim0Shards(std::vector<at::Tensor> parameters, comm::Communicator& comm);
+
+  bool gathered() const { return gathered_; }
+  // Collective: every parameter's full value from the ranks' shards (one all-gather of every
+  // shard, flat), set as its data. With `stale` (the gather fault: one full value per parameter)
+  // the other ranks' rows are taken from it instead, as if their all-gather never arrived.
+  void gather(const std::vector<at::Tensor>* stale = nullptr);
+  // Local: every parameter's data back to its shard; the full values are dropped.
+  void release();
+  // Local, while gathered: the shards cut anew from the parameters' current full values (after
+  // an observer loaded a state into them), then released.
+  void recut();
+
+  // Collective: per parameter, the full tensor from shard-shaped ones (gradients, optimizer
+  // state); an undefined entry counts as zeros. One all-gather.
+  std::vector<at::Tensor> gather_full(const std::vector<at::Tensor>& shards) const;
+  // Local: this rank's padded chunk of a tensor shaped like parameter `index`'s full value.
+  at::Tensor chunk_of(int64_t index, const at::Tensor& full) const;
+  // Collective: the full gradients `full` (one per parameter, undefined counts as zeros), each
+  // scaled by `scale` and summed over the ranks by one reduce-scatter: this rank's chunk of each.
+  std::vector<at::Tensor> reduce_scatter(const std::vector<at::Tensor>& full, double scale) const;
+
+  // Whether this rank's chunk of parameter `index` holds any of its rows (not only padding).
+  bool holds_rows(int64_t index) const;
+  // Bytes one gather or reduce-scatter moves per rank (this rank's padded shards).
+  int64_t shard_bytes() const;
+
+ private:
+  // Per rank: its shards one after the other, flat.
+  at::Tensor pack(const std::vector<at::Tensor>& shards) const;
+
+  std::vector<at::Tensor> parameters_;
+  comm::Communicator& comm_;
+  std::vector<std::vector<int64_t>> full_shapes_;
+  std::vector<std::vector<int64_t>> shard_shapes_;
+  std::vector<int64_t> rows_;       // d0 (1 for a 0-dim parameter)
+  std::vector<int64_t> chunk_;      // ceil(d0 / K)
+  std::vector<int64_t> row_numel_;  // elements of one row
+  std::vector<int64_t> offsets_;    // of each shard in a rank's flat block
+  int64_t block_ = 0;               // elements of a rank's flat block
+  std::vector<at::Tensor> shards_;  // this rank's, what the parameters hold at rest
+  bool gathered_ = true;
+};
+
+}  // namespace ddpbench::modes::zero

@@ -1,0 +1,110 @@
+// modes_zero_dim0_shards_test.cpp — zero stage 3's parameter shards (modes/zero/dim0_shards.h) on
+// 3 ranks as threads over gloo: each rank's parameters hold torch.chunk's dim-0 piece of theirs,
+// padded with zero rows (a parameter with fewer rows than ranks, and a 0-dim one, included); a
+// gather gives back every full value bit for bit and a release the shards; the reduce-scatter
+// leaves each rank its chunk of the ranks' averaged gradients; the gather fault's stale values
+// keep only this rank's own rows fresh.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include "modes/zero/dim0_shards.h"
+#include "support/thread_world.h"
+
+namespace ddpbench::modes::zero {
+namespace {
+
+constexpr int kWorld = 3;
+// 7 rows (chunks 3, 3, 1), 2 rows (2 ranks hold a row, the third only padding), 0-dim, 6 rows.
+const std::vector<std::vector<int64_t>> kShapes = {{7, 5}, {2}, {}, {6, 2, 2}};
+
+std::vector<at::Tensor> make_parameters(double offset) {
+  std::vector<at::Tensor> out;
+  for (const auto& shape : kShapes) {
+    at::Tensor t = at::arange(static_cast<int64_t>(c10::multiply_integers(shape)), at::kDouble);
+    out.push_back((t + offset).reshape(shape).requires_grad_(true));
+  }
+  return out;
+}
+
+// torch.chunk's piece `rank` of `full` on dim 0, padded with zero rows to ceil(rows / K).
+at::Tensor expected_chunk(const at::Tensor& full, int rank) {
+  const at::Tensor rows = full.dim() == 0 ? full.reshape({1}) : full;
+  const int64_t chunk = (rows.size(0) + kWorld - 1) / kWorld;
+  std::vector<int64_t> shape = rows.sizes().vec();
+  shape.front() = chunk;
+  at::Tensor out = at::zeros(shape, full.options());
+  const std::vector<at::Tensor> pieces = rows.detach().chunk(kWorld, 0);
+  if (static_cast<size_t>(rank) < pieces.size()) {
+    out.narrow(0, 0, pieces[static_cast<size_t>(rank)].size(0))
+        .copy_(pieces[static_cast<size_t>(rank)]);
+  }
+  return out;
+}
+
+TEST(Dim0Shards, EachRankHoldsItsPaddedChunkAndAGatherGivesTheWhole) {
+  testing::run_ranks(kWorld, [](comm::Communicator& comm) {
+    std::vector<at::Tensor> params = make_parameters(0);
+    const std::vector<at::Tensor> whole = make_parameters(0);
+    Dim0Shards shards(params, comm);
+    for (size_t i = 0; i < params.size(); ++i) {
+      EXPECT_TRUE(torch::equal(params[i], expected_chunk(whole[i], comm.rank())))
+          << "rank " << comm.rank() << " parameter " << i;
+    }
+    EXPECT_EQ(shards.holds_rows(1), comm.rank() < 2);
+    EXPECT_EQ(shards.holds_rows(2), comm.rank() == 0);
+    shards.gather();
+    for (size_t i = 0; i < params.size(); ++i) {
+      EXPECT_TRUE(torch::equal(params[i], whole[i])) << "rank " << comm.rank() << " param " << i;
+    }
+    // A state loaded into the whole parameters is what the next release keeps.
+    {
+      torch::NoGradGuard no_grad;
+      params[0].add_(100);
+    }
+    shards.recut();
+    at::Tensor moved = whole[0].detach() + 100;
+    EXPECT_TRUE(torch::equal(params[0], expected_chunk(moved, comm.rank())));
+  });
+}
+
+TEST(Dim0Shards, TheReduceScatterLeavesEachRankItsChunkOfTheAverage) {
+  testing::run_ranks(kWorld, [](comm::Communicator& comm) {
+    std::vector<at::Tensor> params = make_parameters(0);
+    Dim0Shards shards(params, comm);
+    // Rank r's gradients: the parameter values + 10 r, integers, so every sum is exact.
+    std::vector<at::Tensor> grads = make_parameters(10.0 * comm.rank());
+    grads[1] = at::Tensor();  // no gradient on any rank: zeros
+    const std::vector<at::Tensor> mine = shards.reduce_scatter(grads, 0.5);
+    for (size_t i = 0; i < params.size(); ++i) {
+      const at::Tensor full = i == 1 ? at::zeros(kShapes[i], at::kDouble)
+                                     : (make_parameters(10.0).at(i).detach() * 0.5 * kWorld);
+      EXPECT_TRUE(torch::equal(mine[i], expected_chunk(full, comm.rank())))
+          << "rank " << comm.rank() << " parameter " << i << "\n"
+          << mine[i] << "\n"
+          << expected_chunk(full, comm.rank());
+    }
+    // And an all-gather of those chunks gives the averaged whole back.
+    const std::vector<at::Tensor> back = shards.gather_full(mine);
+    EXPECT_TRUE(torch::equal(back[0], make_parameters(10.0).at(0).detach() * 0.5 * kWorld));
+  });
+}
+
+TEST(Dim0Shards, AStaleGatherKeepsOnlyThisRanksOwnRowsFresh) {
+  testing::run_ranks(kWorld, [](comm::Communicator& comm) {
+    std::vector<at::Tensor> params = make_parameters(0);
+    Dim0Shards shards(params, comm);
+    std::vector<at::Tensor> stale;
+    for (const at::Tensor& p : make_parameters(-1000)) stale.push_back(p.detach());
+    shards.gather(&stale);
+    const at::Tensor got = params[0].detach();  // rows 0-2, 3-5, 6 are ranks 0, 1, 2's
+    const int64_t first = 3 * comm.rank();
+    const int64_t n = std::min<int64_t>(3, 7 - first);
+    EXPECT_TRUE(torch::equal(got.narrow(0, first, n),
+                             make_parameters(0).at(0).detach().narrow(0, first, n)));
+    EXPECT_EQ(got.lt(0).sum().item<int64_t>(), (7 - n) * 5)
+        << "the others' rows are the stale ones";
+  });
+}
+
+}  // namespace
+}  // namespace ddpbench::modes::zero
