@@ -92,6 +92,18 @@ at::Tensor empty_state_entry(const std::string& name, const at::Tensor& paramete
   return at::zeros(parameter.sizes(), parameter.options().device(at::kCPU));
 }
 
+int64_t state_bytes(torch::optim::Optimizer& optimizer) {
+  int64_t bytes = 0;
+  for (auto& group : optimizer.param_groups()) {
+    for (const at::Tensor& p : group.params()) {
+      for (const auto& [name, t] : parameter_state(optimizer, p)) {
+        bytes += t.numel() * static_cast<int64_t>(t.element_size());
+      }
+    }
+  }
+  return bytes;
+}
+
 const std::vector<std::string>& state_names() {
   static const std::vector<std::string> names = {kMomentum, kStep, kExpAvg, kExpAvgSq};
   return names;

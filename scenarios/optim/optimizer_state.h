@@ -34,6 +34,10 @@ void set_parameter_state(torch::optim::Optimizer& optimizer, const at::Tensor& p
 // receives a broadcast entry into.
 at::Tensor empty_state_entry(const std::string& name, const at::Tensor& parameter);
 
+// Bytes of the state `optimizer` holds now for every parameter it steps, counted from its tensors
+// (what a zero rank's memory footprint reports: 1/K of a plain optimizer's).
+int64_t state_bytes(torch::optim::Optimizer& optimizer);
+
 // Every state name, in one fixed order (the order a broadcast of present names follows).
 const std::vector<std::string>& state_names();
 

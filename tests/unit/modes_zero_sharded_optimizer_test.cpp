@@ -1,8 +1,9 @@
 // modes_zero_sharded_optimizer_test.cpp — ZeRO stage 1's optimizer step (modes/zero/
-// sharded_optimizer.h) on 2 and 3 ranks as threads over gloo: with the same averaged gradients on
-// every rank, every rank ends each step holding exactly what one plain optimizer over the whole
-// model computes (SGD with momentum, nesterov and weight decay; Adam), while each rank keeps only
-// its own parameters' optimizer state: the ranks' state bytes add up to the plain optimizer's.
+// sharded_optimizer.h: an optimizer over the owned parameters, then the owners' broadcasts) on 2
+// and 3 ranks as threads over gloo: with the same averaged gradients on every rank, every rank
+// ends each step holding exactly what one plain optimizer over the whole model computes (SGD with
+// momentum, nesterov and weight decay; Adam), while each rank keeps only its own parameters'
+// optimizer state: the ranks' state bytes add up to the plain optimizer's.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -35,17 +36,6 @@ void set_gradients(const std::vector<at::Tensor>& parameters, int64_t step) {
   }
 }
 
-int64_t plain_state_bytes(torch::optim::Optimizer& optimizer,
-                          const std::vector<at::Tensor>& parameters) {
-  int64_t bytes = 0;
-  for (const at::Tensor& p : parameters) {
-    for (const auto& [name, t] : scenarios::parameter_state(optimizer, p)) {
-      bytes += t.numel() * static_cast<int64_t>(t.element_size());
-    }
-  }
-  return bytes;
-}
-
 void expect_plain_steps(int world, const scenarios::OptimizerSpec& spec) {
   std::mutex mutex;
   std::vector<int64_t> rank_bytes(static_cast<size_t>(world), 0);
@@ -53,12 +43,14 @@ void expect_plain_steps(int world, const scenarios::OptimizerSpec& spec) {
   testing::run_ranks(world, [&](comm::Communicator& comm) {
     const std::vector<at::Tensor> sharded = make_parameters(7);
     const std::vector<at::Tensor> plain = make_parameters(7);
-    ShardedOptimizer zero(sharded, spec, comm);
+    const ZeroPartition partition = partition_of(sharded, comm.world_size());
+    auto local = scenarios::make_optimizer(spec, owned_parameters(sharded, partition, comm.rank()));
     auto reference = scenarios::make_optimizer(spec, plain);
     for (int64_t step = 0; step < 3; ++step) {
       set_gradients(sharded, step);
       set_gradients(plain, step);
-      zero.step();
+      local->step();
+      broadcast_from_owners(sharded, partition, comm);
       reference->step();
       for (size_t i = 0; i < plain.size(); ++i) {
         ASSERT_TRUE(torch::equal(sharded[i], plain[i]))
@@ -66,8 +58,8 @@ void expect_plain_steps(int world, const scenarios::OptimizerSpec& spec) {
       }
     }
     std::lock_guard<std::mutex> lock(mutex);
-    rank_bytes[static_cast<size_t>(comm.rank())] = zero.state_bytes();
-    if (comm.rank() == 0) plain_bytes = plain_state_bytes(*reference, plain);
+    rank_bytes[static_cast<size_t>(comm.rank())] = scenarios::state_bytes(*local);
+    if (comm.rank() == 0) plain_bytes = scenarios::state_bytes(*reference);
   });
   int64_t sum = 0;
   for (const int64_t b : rank_bytes) {
@@ -78,13 +70,13 @@ void expect_plain_steps(int world, const scenarios::OptimizerSpec& spec) {
   EXPECT_EQ(sum, plain_bytes);
 }
 
-TEST(ShardedOptimizer, SgdWithMomentumEqualsOnePlainOptimizerAtWorldTwoAndThree) {
+TEST(ShardedStep, SgdWithMomentumEqualsOnePlainOptimizerAtWorldTwoAndThree) {
   const scenarios::OptimizerSpec sgd{/*lr=*/0.05, /*momentum=*/0.9, /*dampening=*/0.0,
                                      /*weight_decay=*/1e-3, /*nesterov=*/true};
   for (const int world : {2, 3}) expect_plain_steps(world, sgd);
 }
 
-TEST(ShardedOptimizer, AdamEqualsOnePlainOptimizerAtWorldTwoAndThree) {
+TEST(ShardedStep, AdamEqualsOnePlainOptimizerAtWorldTwoAndThree) {
   scenarios::OptimizerSpec adam;
   adam.kind = scenarios::OptimizerKind::kAdam;
   adam.lr = 1e-3;
@@ -94,18 +86,20 @@ TEST(ShardedOptimizer, AdamEqualsOnePlainOptimizerAtWorldTwoAndThree) {
 
 // Without the owners' broadcasts the ranks would part: each would hold only its own parameters'
 // updates. The check above would see it: a rank that steps nothing but its own shard differs.
-TEST(ShardedOptimizer, EachRankStepsOnlyTheParametersItOwns) {
+TEST(ShardedStep, EachRankStepsOnlyTheParametersItOwns) {
   testing::run_ranks(2, [](comm::Communicator& comm) {
     const std::vector<at::Tensor> parameters = make_parameters(7);
-    ShardedOptimizer zero(parameters, {/*lr=*/0.1}, comm);
-    const auto& mine = zero.partition().rank_params[static_cast<size_t>(comm.rank())];
-    EXPECT_EQ(zero.local().param_groups().at(0).params().size(), mine.size());
+    const ZeroPartition partition = partition_of(parameters, comm.world_size());
+    auto local = scenarios::make_optimizer({/*lr=*/0.1},
+                                           owned_parameters(parameters, partition, comm.rank()));
+    const auto& mine = partition.rank_params[static_cast<size_t>(comm.rank())];
+    EXPECT_EQ(local->param_groups().at(0).params().size(), mine.size());
     std::vector<at::Tensor> before;
     for (const at::Tensor& p : parameters) before.push_back(p.detach().clone());
     set_gradients(parameters, 0);
-    zero.local().step();  // the local step alone, no broadcast
+    local->step();  // the local step alone, no broadcast
     for (size_t i = 0; i < parameters.size(); ++i) {
-      const bool owned = zero.partition().owner[i] == static_cast<int64_t>(comm.rank());
+      const bool owned = partition.owner[i] == static_cast<int64_t>(comm.rank());
       EXPECT_EQ(!torch::equal(parameters[i], before[i]), owned) << "parameter " << i;
     }
   });

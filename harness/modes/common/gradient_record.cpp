@@ -2,7 +2,6 @@
 #include "modes/common/gradient_record.h"
 
 #include <ATen/ATen.h>
-#include <torch/nn/module.h>
 
 #include "modes/common/model_state.h"
 
@@ -20,12 +19,6 @@ GradRecordKind choose_grad_record(int64_t parameter_elements) {
 at::Tensor fingerprint(const at::Tensor& t) {
   const at::Tensor d = t.detach().to(at::kDouble);
   return at::stack({d.sum(), d.abs().sum(), d.norm(), d.abs().max()}).to(at::kCPU);
-}
-
-std::vector<at::Tensor> record_gradients(const torch::nn::Module& module, GradRecordKind kind) {
-  std::vector<at::Tensor> grads;
-  for (const auto& p : module.parameters()) grads.push_back(p.grad());
-  return record_gradients(grads, kind);
 }
 
 std::vector<at::Tensor> record_gradients(const std::vector<at::Tensor>& grads,

@@ -10,10 +10,6 @@
 #include <string>
 #include <vector>
 
-namespace torch::nn {
-class Module;
-}
-
 namespace ddpbench::modes {
 
 enum class GradRecordKind { kFull, kFingerprint };
@@ -23,10 +19,9 @@ const char* grad_record_name(GradRecordKind kind);
 inline constexpr int64_t kFullGradientLimit = 4'000'000;
 GradRecordKind choose_grad_record(int64_t parameter_elements);
 
-// One entry per parameter (registration order): the gradient (full) or its [4] fingerprint.
-// A parameter without a gradient records an empty tensor.
-std::vector<at::Tensor> record_gradients(const torch::nn::Module& module, GradRecordKind kind);
-// The same of given gradients (an undefined one stays undefined).
+// One entry per gradient (a mode's, one per parameter in registration order: GradientPath::
+// gradients_to_record): the gradient (full) or its [4] fingerprint; an undefined one stays
+// undefined.
 std::vector<at::Tensor> record_gradients(const std::vector<at::Tensor>& grads, GradRecordKind kind);
 
 at::Tensor fingerprint(const at::Tensor& t);

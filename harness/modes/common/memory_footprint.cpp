@@ -22,13 +22,7 @@ MemoryFootprint measure_footprint(const torch::nn::Module& module,
     f.parameter_bytes += bytes_of(p);
     f.gradient_bytes += bytes_of(p.grad());
   }
-  for (auto& group : optimizer.param_groups()) {
-    for (const at::Tensor& p : group.params()) {
-      for (const auto& [name, t] : scenarios::parameter_state(optimizer, p)) {
-        f.optimizer_state_bytes += bytes_of(t);
-      }
-    }
-  }
+  f.optimizer_state_bytes = scenarios::state_bytes(optimizer);
   rusage usage{};
   if (getrusage(RUSAGE_SELF, &usage) == 0) f.peak_rss_bytes = int64_t{usage.ru_maxrss} * 1024;
   return f;

@@ -1,24 +1,18 @@
-// sharded_optimizer.h — ZeRO stage 1's optimizer step for the zero mode (issue 35), as PyTorch's
-// ZeroRedundancyOptimizer takes it: each rank's optimizer holds only the parameters it owns
-// (zero_partition.h), so it keeps the optimizer state of about 1/K of the model; after the
-// gradients are averaged over the ranks, step() updates the owned parameters with that local
-// optimizer and then broadcasts every rank's parameters from their owner, so that every rank
-// holds the whole updated model again. The gradients' reduction is the caller's.
+// sharded_optimizer.h — the pieces of ZeRO stages 1 and 2's optimizer step in the zero mode
+// (issue 35), as PyTorch's ZeroRedundancyOptimizer takes it: each rank's optimizer is built over
+// only the parameters it owns (zero_partition.h), so it keeps the optimizer state of about 1/K of
+// the model; after the gradients are averaged over the ranks, it updates the owned parameters and
+// then every rank's parameters are broadcast from their owner, so that every rank holds the whole
+// updated model again. The gradients' reduction and the step itself are zero_path's.
 #pragma once
 
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
-#include <memory>
 #include <vector>
 
 #include "comm/communicator.h"
 #include "modes/zero/zero_partition.h"
-#include "scenarios/scenario.h"
-
-namespace torch::optim {
-class Optimizer;
-}
 
 namespace ddpbench::modes::zero {
 
@@ -34,33 +28,5 @@ std::vector<at::Tensor> owned_parameters(const std::vector<at::Tensor>& paramete
 // 2 ranks over gloo: one allgather of padded flat shards took 4 times as long.
 void broadcast_from_owners(const std::vector<at::Tensor>& parameters,
                            const ZeroPartition& partition, comm::Communicator& comm);
-
-// Bytes of the optimizer state `local` holds now, counted from its tensors.
-int64_t optimizer_state_bytes(torch::optim::Optimizer& local,
-                              const std::vector<at::Tensor>& parameters);
-
-class ShardedOptimizer {
- public:
-  // `parameters`: the model's, in its order (one parameter group), the same on every rank.
-  ShardedOptimizer(std::vector<at::Tensor> parameters, const scenarios::OptimizerSpec& spec,
-                   comm::Communicator& comm);
-  ~ShardedOptimizer();
-
-  // The local optimizer's step on this rank's parameters, then the owners' broadcasts.
-  void step();
-
-  const ZeroPartition& partition() const { return partition_; }
-  // The optimizer over this rank's parameters, in the partition's order (ZeroRedundancy-
-  // Optimizer's `optim`): its state is this rank's shard of the optimizer state.
-  torch::optim::Optimizer& local() { return *local_; }
-  // Bytes of optimizer state this rank holds now, counted from its tensors.
-  int64_t state_bytes();
-
- private:
-  std::vector<at::Tensor> parameters_;
-  comm::Communicator& comm_;
-  ZeroPartition partition_;
-  std::unique_ptr<torch::optim::Optimizer> local_;
-};
 
 }  // namespace ddpbench::modes::zero
