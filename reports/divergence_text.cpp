@@ -15,6 +15,7 @@ const char* phase_of(Stage stage) {
     case Stage::kGradients:
       return "backward";
     case Stage::kUpdates:
+    case Stage::kOptimizerState:
       return "optimizer step";
     case Stage::kRanksBuffersEqual:
       return "buffer broadcast before the forward";

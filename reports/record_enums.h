@@ -35,6 +35,7 @@ enum class Stage {
   kLossScale,        // --amp fp16: the GradScaler's scale and skipped steps against the reference
   kRanksScaleEqual,  // --amp fp16 under DDP: every rank's scale equals rank 0's
   kInjectedFault,    // an --inject-fault no other check caught (training/fault_detection.h)
+  kOptimizerState,   // zero, lockstep: the optimizer's state after each step against the reference
 };
 
 // How a check's `error` is computed, and so what its `limit` bounds (Note [Recomputable
@@ -78,7 +79,7 @@ struct EnumNames<Mode> {
 template <>
 struct EnumNames<Stage> {
   static constexpr const char* kWhat = "stage";
-  static constexpr std::array<std::pair<Stage, std::string_view>, 12> kTable{{
+  static constexpr std::array<std::pair<Stage, std::string_view>, 13> kTable{{
       {Stage::kNone, ""},
       {Stage::kLoss, "loss"},
       {Stage::kBuffers, "buffers"},
@@ -91,6 +92,7 @@ struct EnumNames<Stage> {
       {Stage::kInjectedFault, "injected_fault"},
       {Stage::kLossScale, "loss_scale"},
       {Stage::kRanksScaleEqual, "ranks_scale_equal"},
+      {Stage::kOptimizerState, "optimizer_state"},
   }};
 };
 

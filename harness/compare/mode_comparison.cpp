@@ -201,14 +201,16 @@ void compare_gradients(const ModeTrace& ref, const ModeTrace& got, const Compari
 
 // Lockstep: every step's updates and buffers, recorded by the driver from the same start state.
 void compare_lockstep_state(const ModeTrace& got, const ComparisonPolicy& p, CheckBuilder& updates,
-                            CheckBuilder& buffers) {
+                            CheckBuilder& buffers, CheckBuilder& optimizer_state) {
   // A lockstep run that recorded nothing must not pass by having nothing to compare.
   if (got.state_diffs.empty()) {
     updates.add({"(no lockstep state recorded)", -1, INFINITY, INFINITY, INFINITY});
   }
   int64_t position = 0;
   for (const StateDiff& d : got.state_diffs) {
-    if (d.buffer) {
+    if (d.optimizer_state) {
+      optimizer_state.add({d.tensor, d.step, d.error, d.max_rel, d.error}, position++);
+    } else if (d.buffer) {
       // A violation counted by the driver fails the item whatever its ratio says.
       const double ratio = d.violations > 0 ? std::max(d.ratio, std::nextafter(1.0, 2.0)) : d.ratio;
       buffers.add({d.tensor, d.step, d.error, d.max_rel, ratio, d.ref_max_abs}, position++);
@@ -254,10 +256,12 @@ ModeComparison compare_modes(const ModeTrace& reference, const ModeTrace& candid
   CheckBuilder params(lockstep ? Stage::kUpdates : Stage::kParameters, ItemStage::kUpdates,
                       lockstep ? gradient : state, policy.divergences);
   CheckBuilder buffers(Stage::kBuffers, ItemStage::kBuffers, state, policy.divergences);
+  CheckBuilder optimizer_state(Stage::kOptimizerState, ItemStage::kUpdates, gradient,
+                               policy.divergences);
   compare_losses(reference, candidate, policy, loss);
   compare_gradients(reference, candidate, policy, gradients);
   if (lockstep) {
-    compare_lockstep_state(candidate, policy, params, buffers);
+    compare_lockstep_state(candidate, policy, params, buffers, optimizer_state);
   } else {
     compare_final_state(reference, candidate, policy, params, buffers);
   }
@@ -266,8 +270,9 @@ ModeComparison compare_modes(const ModeTrace& reference, const ModeTrace& candid
   out.checks.push_back(gradients.build());
   out.checks.push_back(params.build());
   if (buffers.items() > 0) out.checks.push_back(buffers.build());
+  if (optimizer_state.items() > 0) out.checks.push_back(optimizer_state.build());
   std::optional<ItemOrder> first;
-  for (const CheckBuilder* b : {&loss, &buffers, &gradients, &params}) {
+  for (const CheckBuilder* b : {&loss, &buffers, &gradients, &params, &optimizer_state}) {
     b->offer_first_failure(first, out.first_divergence);
   }
   if (!reference.loss_scales.empty()) {

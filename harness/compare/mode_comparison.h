@@ -32,6 +32,9 @@ struct StateDiff {
   // Buffers: max |diff| / (atol + rtol * |ref|) and max |ref| (the check's measure, verdict.h).
   double ratio = 0.0;
   double ref_max_abs = 0.0;
+  // An entry of the optimizer's state after the step (`tensor`: "<parameter>[<entry>] (rank R)",
+  // the rank whose copy differed most), against the reference's: judged like an update.
+  bool optimizer_state = false;
 };
 
 // What a mode computed. Gradients: per step, one record per parameter (param_names order).
@@ -70,7 +73,8 @@ struct ModeComparison {
   reports::DivergenceRecord first_divergence;  // empty stage when every check passed
 };
 
-// Lockstep traces are judged on the loss, gradients, updates and buffers of every step;
+// Lockstep traces are judged on the loss, gradients, updates and buffers of every step (and the
+// optimizer state after it, where the driver recorded it: zero);
 // free-running ones on the loss and gradients of every step and the final parameters and buffers.
 ModeComparison compare_modes(const ModeTrace& reference, const ModeTrace& candidate,
                              const ComparisonPolicy& policy);
@@ -89,8 +93,8 @@ reports::CheckRecord buffer_agreement_check(int64_t steps, int64_t step, int64_t
 reports::CheckRecord loss_scale_check(const ModeTrace& reference, const ModeTrace& candidate);
 // --amp fp16 under DDP: every rank held rank 0's scale after every step (pytorch/pytorch#90057);
 // step < 0 means they always did.
-reports::CheckRecord scale_agreement_check(int64_t steps, int64_t step, int64_t rank,
-                                           double scale, double rank0_scale);
+reports::CheckRecord scale_agreement_check(int64_t steps, int64_t step, int64_t rank, double scale,
+                                           double rank0_scale);
 
 // A failing ranks_* check becomes the first divergence when it comes before the one against the
 // reference (or there is none): ranks parting from rank 0 is where a mode parts too.

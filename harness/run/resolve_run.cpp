@@ -157,7 +157,7 @@ void check_fault(const training::RunSetup& s) {
       throw InputError("--inject-fault eval needs a data-parallel mode (add dp or ddp to --modes)");
     }
   } else if (kind == modes::FaultKind::kShard || kind == modes::FaultKind::kOwner ||
-             kind == modes::FaultKind::kGather) {
+             kind == modes::FaultKind::kGather || kind == modes::FaultKind::kState) {
     if (!s.has_mode(modes::ModeKind::kZero)) {
       throw InputError(fmt::format("--inject-fault {} needs the zero mode (add zero to --modes)",
                                    modes::fault_name(kind)));
@@ -197,6 +197,13 @@ void check_fault(const training::RunSetup& s) {
   if (s.fault->rank >= s.world_size) {
     throw InputError(fmt::format("--inject-fault rank {} is outside a world of {} ranks",
                                  s.fault->rank, s.world_size));
+  }
+  if (kind == modes::FaultKind::kState && !s.lockstep) {
+    // Free-running, a state scaled at the last step would move nothing any check sees.
+    throw InputError(
+        "--inject-fault state is caught by the lockstep comparison's optimizer_state check, and "
+        "this run trains free-running: add single to --modes and run in float32, or pass "
+        "--comparison lockstep");
   }
   if (s.fault->kind == modes::FaultKind::kSyncBn && !s.sync_bn) {
     throw InputError("--inject-fault syncbn needs SyncBN: add --sync-bn or use resnet18_syncbn");

@@ -1,7 +1,11 @@
 // lockstep.cpp — see lockstep.h.
 #include "training/lockstep.h"
 
+#include <fmt/format.h>
 #include <torch/torch.h>
+
+#include <cmath>
+#include <set>
 
 #include "compare/tensor_diff.h"
 #include "modes/common/step_loop.h"
@@ -82,6 +86,79 @@ void LockstepDriver::record(int64_t step, const torch::nn::Module& module) {
         compare::diff_tensors(buffers[i].value(), ref_buffers[i].value(), tolerance_);
     diffs_.push_back({step, buffers[i].key(), true, d.max_abs, d.max_rel, d.violations, d.max_ratio,
                       d.ref_max_abs});
+  }
+}
+
+void LockstepDriver::check_optimizer_state(int64_t step, const torch::nn::Module& module,
+                                           torch::optim::Optimizer& optimizer) {
+  // The reference's state after `step` (rank 0 ran it in before_step), on every rank.
+  modes::TrainingState state = reference_
+                                   ? modes::capture_training_state(reference_->loop().module(),
+                                                                   reference_->loop().optimizer())
+                                   : modes::capture_training_state(module, optimizer);
+  if (comm_ != nullptr) broadcast_state(*comm_, state, module);
+  std::set<const void*> held;
+  for (const auto& group : optimizer.param_groups()) {
+    for (const at::Tensor& p : group.params()) held.insert(p.unsafeGetTensorImpl());
+  }
+  const auto params = module.named_parameters();
+  std::vector<std::string> entries;
+  for (const std::string& name : scenarios::state_names()) {
+    if (name != "step") entries.push_back(name);  // a count, not a tensor of the parameter's
+  }
+  // Per entry kind, the floor its errors are judged above (Note [Gradients at rounding level]).
+  std::vector<compare::RoundingLevel> floors;
+  for (const std::string& e : entries) {
+    double largest = 0.0;
+    for (const auto& ref : state.optimizer_state) {
+      const auto it = ref.find(e);
+      if (it != ref.end())
+        largest = std::max(largest, compare::gradient_max_abs(it->second, false));
+    }
+    const at::ScalarType dtype = params.is_empty() ? at::kFloat : params[0].value().scalar_type();
+    floors.push_back(compare::rounding_level(largest, dtype, gradient_limit_));
+  }
+  // errors[i][e]: -1 where neither holds the entry (or this rank does not hold the parameter).
+  const auto n = static_cast<int64_t>(params.size() * entries.size());
+  at::Tensor errors = at::full({n}, -1.0, at::kDouble);
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (held.count(params[i].value().unsafeGetTensorImpl()) == 0) continue;
+    const scenarios::ParameterState mine = scenarios::parameter_state(optimizer, params[i].value());
+    const scenarios::ParameterState& ref = state.optimizer_state[i];
+    for (size_t e = 0; e < entries.size(); ++e) {
+      const auto a = mine.find(entries[e]);
+      const auto b = ref.find(entries[e]);
+      if (a == mine.end() && b == ref.end()) continue;
+      const double err =
+          a == mine.end() || b == ref.end()
+              ? INFINITY
+              : compare::normalized_gradient_error(a->second.cpu(), b->second, false, floors[e]);
+      errors[static_cast<int64_t>(i * entries.size() + e)].fill_(std::isnan(err) ? INFINITY : err);
+    }
+  }
+  const std::vector<at::Tensor> all =
+      comm_ != nullptr ? comm_->allgather(errors) : std::vector<at::Tensor>{errors};
+  if (!reference_) return;
+  std::vector<at::Tensor> host;
+  for (const at::Tensor& t : all) host.push_back(t.cpu().contiguous());
+  for (int64_t k = 0; k < n; ++k) {
+    double worst = -1.0;
+    int64_t rank = 0;
+    for (size_t r = 0; r < host.size(); ++r) {
+      const double v = host[r].data_ptr<double>()[k];
+      if (v > worst) {
+        worst = v;
+        rank = static_cast<int64_t>(r);
+      }
+    }
+    if (worst < 0) continue;
+    const size_t i = static_cast<size_t>(k) / entries.size();
+    const std::string tensor =
+        fmt::format("{}[{}]{}", params[i].key(), entries[static_cast<size_t>(k) % entries.size()],
+                    all.size() > 1 ? fmt::format(" (rank {})", rank) : "");
+    compare::StateDiff d{step, tensor, false, worst, worst, 0};
+    d.optimizer_state = true;
+    diffs_.push_back(d);
   }
 }
 

@@ -104,11 +104,14 @@ std::string encode_outcome(const ModeOutcome& o) {
   for (const bool b : o.trace.skipped) skipped.push_back(b);
   d.insert("skipped", skipped);
   c10::List<std::string> diff_names;
-  std::vector<double> diff_values;  // step, buffer, error, max_rel, violations, ratio, ref_max_abs
+  // step, kind (0 update, 1 buffer, 2 optimizer state), error, max_rel, violations, ratio,
+  // ref_max_abs
+  std::vector<double> diff_values;
   for (const auto& s : o.trace.state_diffs) {
     diff_names.push_back(s.tensor);
+    const double kind = s.optimizer_state ? 2.0 : s.buffer ? 1.0 : 0.0;
     diff_values.insert(diff_values.end(),
-                       {static_cast<double>(s.step), s.buffer ? 1.0 : 0.0, s.error, s.max_rel,
+                       {static_cast<double>(s.step), kind, s.error, s.max_rel,
                         static_cast<double>(s.violations), s.ratio, s.ref_max_abs});
   }
   d.insert("state_diff_names", diff_names);
@@ -173,8 +176,8 @@ ModeOutcome decode_outcome(const std::string& bytes) {
   for (size_t i = 0; i < diff_names.size(); ++i) {
     const double* v = &diff_values[7 * i];
     o.trace.state_diffs.push_back({static_cast<int64_t>(v[0]), diff_names[i].toStringRef(),
-                                   v[1] != 0.0, v[2], v[3], static_cast<int64_t>(v[4]), v[5],
-                                   v[6]});
+                                   v[1] == 1.0, v[2], v[3], static_cast<int64_t>(v[4]), v[5], v[6],
+                                   v[1] == 2.0});
   }
   const auto& names = d.at("state_names").toListRef();
   const auto& tensors = d.at("state").toListRef();

@@ -6,7 +6,8 @@
 // (fully_shard, torch 2.6 on: the 2.x suite); checkpoints that resume ddp from zero and back; the
 // memory each rank holds, measured; a parameter no rank used keeps no gradient; every zero fault
 // (a corrupted gradient, a corrupted shard after its step, a parameter its owner did not step, a
-// missed broadcast or all-gather) FAILs naming the tensor, and a crashing rank is named.
+// missed broadcast or all-gather, a wrong optimizer state shard) FAILs naming the tensor, and a
+// crashing rank is named.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -66,6 +67,12 @@ TEST_F(ZeroE2E, EveryStageTrainsAsTheReferenceAndAsDdp) {
     for (const char* check : {"loss", "gradients", "ranks_bitwise_equal"}) {
       EXPECT_EQ(find_check(report, "zero", check).at("status"), "pass")
           << stage << " " << dtype << " " << check;
+    }
+    if (std::string(dtype) == "float32") {
+      // Lockstep: every rank's momentum buffers (its shards, at stage 3 gathered) after each step.
+      const auto& state = find_check(report, "zero", "optimizer_state");
+      EXPECT_EQ(state.at("status"), "pass") << stage;
+      EXPECT_GT(state.at("items").get<int64_t>(), 0) << stage;
     }
     if (std::string(dtype) == "float64") {
       // Free-running float64: zero's trained state is ddp's, bit for bit at 2 ranks (its buckets,
@@ -313,6 +320,8 @@ TEST_F(ZeroE2E, EveryFaultFailsNamingWhatItBroke) {
     const char* check;  // the check that must fail
     int stage;
   };
+  // The state fault scales one rank's optimizer state after its step: the updates cannot see it
+  // (lockstep starts each step from the reference's state); the optimizer_state check does.
   // The grad fault acts in stage 1's buckets and before stages 2 and 3's reduce-scatters. At
   // stage 3 the shard fault corrupts a rank's own rows, the owner fault leaves them un-stepped,
   // and the gather fault computes a forward with the others' rows of the step before: the
@@ -325,7 +334,9 @@ TEST_F(ZeroE2E, EveryFaultFailsNamingWhatItBroke) {
         Case{"shard:rank=1,step=1,eps=1e-2", "updates", 3},
         Case{"owner:rank=0,step=2", "updates", 2}, Case{"owner:rank=0,step=2", "updates", 3},
         Case{"gather:rank=1,step=1", "ranks_bitwise_equal", 1},
-        Case{"gather:rank=1,step=1", "ranks_bitwise_equal", 3}}) {
+        Case{"gather:rank=1,step=1", "ranks_bitwise_equal", 3},
+        Case{"state:rank=1,step=1,eps=1e-2", "optimizer_state", 2},
+        Case{"state:rank=1,step=1,eps=1e-2", "optimizer_state", 3}}) {
     {
       const int stage = c.stage;
       const std::string dir = path(std::string(c.fault).substr(0, 5) + std::to_string(stage));
@@ -352,6 +363,9 @@ TEST_F(ZeroE2E, WhatZeroDoesNotTakeIsRefused) {
        {std::vector<std::string>{"--zero-stage", "2"},
         std::vector<std::string>{"--modes", "single,zero", "--zero-stage", "4"},
         std::vector<std::string>{"--modes", "single,zero", "--amp", "bf16"},
+        // Free-running (float64), nothing would see a state scaled at the last step.
+        std::vector<std::string>{"--modes", "single,zero", "--dtype", "float64", "--inject-fault",
+                                 "state:rank=1,step=1"},
         std::vector<std::string>{"--modes", "single,ddp", "--inject-fault", "shard:rank=1,step=1"},
         std::vector<std::string>{"--modes", "single,ddp,zero", "--accumulation-steps", "2",
                                  "--no-sync", "off"}}) {

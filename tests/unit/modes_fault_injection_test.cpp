@@ -32,6 +32,10 @@ TEST(FaultInjection, ParsesEveryKindAndField) {
   EXPECT_STREQ(fault_name(FaultKind::kEval), "eval");
   EXPECT_EQ(parse_fault("join:rank=0,step=5").kind, FaultKind::kJoin);
   EXPECT_STREQ(fault_name(FaultKind::kJoin), "join");
+  f = parse_fault("state:rank=1,step=2,eps=0.5");
+  EXPECT_EQ(f.kind, FaultKind::kState);
+  EXPECT_DOUBLE_EQ(f.eps, 0.5);
+  EXPECT_STREQ(fault_name(FaultKind::kState), "state");
 }
 
 TEST(FaultInjection, RejectsMalformedSpecsWithTheSyntax) {
@@ -60,9 +64,10 @@ TEST(FaultInjection, RequiresRankAndStepAndRefusesRepeatsAndStrayFields) {
       {"noscale", "step is missing"},
       {"eval", "rank is missing"},
       {"eval:rank=1,step=0", "eval has no step"},
-      {"nan:rank=1,step=1,eps=2", "eps= applies to grad and shard"},
+      {"nan:rank=1,step=1,eps=2", "eps= applies to grad, shard and state"},
       {"crash:rank=1,step=1,tensor=fc.weight", "tensor= to grad"},
       {"shard:rank=1,step=1,tensor=fc.weight", "drop tensor="},
+      {"state:rank=1,step=1,tensor=fc.weight", "drop tensor="},
   };
   for (const auto& [spec, expected] : cases) {
     try {

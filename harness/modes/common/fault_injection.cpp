@@ -17,9 +17,9 @@ constexpr const char* kSyntax =
     "expected KIND:rank=R,step=S[,eps=E][,tensor=NAME] with KIND one of grad, crash, hang, nan, "
     "syncbn, buffers, join, scaler, inf (ddp; scaler and inf with --amp fp16), eval:rank=R (the "
     "evaluation pass of dp and ddp), "
-    "dpbuffers:step=S (dp), noscale:step=S (dp, ddp with accumulation), or shard, owner, gather "
-    "(zero; grad, crash, hang and nan apply to zero too); eps applies to grad and shard, tensor to "
-    "grad";
+    "dpbuffers:step=S (dp), noscale:step=S (dp, ddp with accumulation), or shard, owner, gather, "
+    "state (zero; grad, crash, hang and nan apply to zero too); eps applies to grad, shard and "
+    "state, tensor to grad";
 
 }  // namespace
 
@@ -55,6 +55,8 @@ const char* fault_name(FaultKind kind) {
       return "owner";
     case FaultKind::kGather:
       return "gather";
+    case FaultKind::kState:
+      return "state";
   }
   return "?";
 }
@@ -93,6 +95,8 @@ FaultSpec parse_fault(const std::string& text) {
     f.kind = FaultKind::kOwner;
   else if (kind == "gather")
     f.kind = FaultKind::kGather;
+  else if (kind == "state")
+    f.kind = FaultKind::kState;
   else
     throw InputError(fmt::format("--inject-fault {}: unknown kind {}; {}", quoted_input(text),
                                  quoted_input(kind), kSyntax));
@@ -158,16 +162,16 @@ FaultSpec parse_fault(const std::string& text) {
         "drop step=, keep rank=",
         quoted_input(text)));
   }
-  if (f.kind == FaultKind::kShard && seen.count("tensor")) {
+  const bool scales = f.kind == FaultKind::kShard || f.kind == FaultKind::kState;
+  if (scales && seen.count("tensor")) {
     throw InputError(fmt::format(
-        "--inject-fault {}: shard corrupts the first parameter rank R owns, which the partition "
+        "--inject-fault {}: {} corrupts the first parameter rank R owns, which the partition "
         "decides; drop tensor=",
-        quoted_input(text)));
+        quoted_input(text), fault_name(f.kind)));
   }
-  if (f.kind != FaultKind::kGrad && f.kind != FaultKind::kShard &&
-      (seen.count("eps") || seen.count("tensor"))) {
+  if (f.kind != FaultKind::kGrad && !scales && (seen.count("eps") || seen.count("tensor"))) {
     throw InputError(
-        fmt::format("--inject-fault {}: eps= applies to grad and shard, tensor= to grad; {}",
+        fmt::format("--inject-fault {}: eps= applies to grad, shard and state, tensor= to grad; {}",
                     quoted_input(text), kSyntax));
   }
   if (f.rank < 0 || f.step < 0) {

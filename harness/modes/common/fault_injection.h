@@ -18,7 +18,10 @@
 // shard: after rank R's optimizer step at step S, the first parameter it owns is scaled by 1+eps
 // before its broadcast; owner: at step S rank R does not step the first parameter it owns (a wrong
 // owner in its partition); gather: at step S rank R misses the broadcasts of the parameters it
-// does not own and keeps their old values.
+// does not own and keeps their old values; state: after rank R's optimizer step at step S, its
+// optimizer state of the first parameter it owns (stage 3: holds rows of) is scaled by 1+eps, as
+// a wrong or stale state shard would be (the lockstep comparison's optimizer_state check sees it;
+// its updates cannot, since every step starts from the reference's state).
 #pragma once
 
 #include <cstdint>
@@ -42,7 +45,8 @@ enum class FaultKind {
   kInf,
   kShard,
   kOwner,
-  kGather
+  kGather,
+  kState
 };
 
 struct FaultSpec {

@@ -408,6 +408,13 @@ void ZeroPath::step_optimizer(torch::optim::Optimizer& optimizer) {
                              : -1;
   if (owner_fault && faulty >= 0) unstepped = params_[static_cast<size_t>(faulty)].clone();
   optimizer.step();
+  if (fault_fires(fault, FaultKind::kState, rank, current_step_) && fault_parameter() >= 0) {
+    // A wrong or stale shard of the optimizer state: what the next step would start from.
+    for (auto& [name, t] :
+         scenarios::parameter_state(optimizer, params_[static_cast<size_t>(fault_parameter())])) {
+      if (name != "step") t.mul_(1.0 + fault->eps);
+    }
+  }
   if (faulty >= 0) {
     at::Tensor& p = params_[static_cast<size_t>(faulty)];
     if (owner_fault) {

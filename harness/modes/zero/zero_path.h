@@ -34,7 +34,8 @@
 // (which does not step it either); gather: at step S rank R misses the broadcasts of the others'
 // parameters and keeps their old values (stage 3: its forward's all-gather of the others' shards,
 // so it computes with the previous step's rows of theirs; the ranks' forward parameters are
-// compared after every checked step).
+// compared after every checked step); state: after rank R's step at step S, its optimizer state
+// of the parameter the shard fault would pick is scaled by 1+eps.
 #pragma once
 
 #include <cstdint>
