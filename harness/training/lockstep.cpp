@@ -104,7 +104,7 @@ void LockstepDriver::check_optimizer_state(int64_t step, const torch::nn::Module
   const auto params = module.named_parameters();
   std::vector<std::string> entries;
   for (const std::string& name : scenarios::state_names()) {
-    if (name != "step") entries.push_back(name);  // a count, not a tensor of the parameter's
+    if (scenarios::shaped_like_parameter(name)) entries.push_back(name);
   }
   // Per entry kind, the floor its errors are judged above (Note [Gradients at rounding level]).
   std::vector<compare::RoundingLevel> floors;

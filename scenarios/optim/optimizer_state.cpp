@@ -109,4 +109,6 @@ const std::vector<std::string>& state_names() {
   return names;
 }
 
+bool shaped_like_parameter(const std::string& name) { return name != kStep; }
+
 }  // namespace ddpbench::scenarios

@@ -41,4 +41,9 @@ int64_t state_bytes(torch::optim::Optimizer& optimizer);
 // Every state name, in one fixed order (the order a broadcast of present names follows).
 const std::vector<std::string>& state_names();
 
+// Whether the state entry `name` is a tensor shaped like its parameter, which sharding cuts and
+// checks compare element by element: every entry but Adam's "step", a count, the same on every
+// rank.
+bool shaped_like_parameter(const std::string& name);
+
 }  // namespace ddpbench::scenarios

@@ -3,7 +3,8 @@
 // and 3 ranks as threads over gloo: with the same averaged gradients on every rank, every rank
 // ends each step holding exactly what one plain optimizer over the whole model computes (SGD with
 // momentum, nesterov and weight decay; Adam), while each rank keeps only its own parameters'
-// optimizer state: the ranks' state bytes add up to the plain optimizer's.
+// optimizer state: the ranks' state bytes add up to the plain optimizer's. The same with the
+// parameters packed by owner (pack_by_owner: views of one flat buffer per rank, broadcast as such).
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -36,7 +37,7 @@ void set_gradients(const std::vector<at::Tensor>& parameters, int64_t step) {
   }
 }
 
-void expect_plain_steps(int world, const scenarios::OptimizerSpec& spec) {
+void expect_plain_steps(int world, const scenarios::OptimizerSpec& spec, bool packed) {
   std::mutex mutex;
   std::vector<int64_t> rank_bytes(static_cast<size_t>(world), 0);
   int64_t plain_bytes = 0;
@@ -44,13 +45,23 @@ void expect_plain_steps(int world, const scenarios::OptimizerSpec& spec) {
     const std::vector<at::Tensor> sharded = make_parameters(7);
     const std::vector<at::Tensor> plain = make_parameters(7);
     const ZeroPartition partition = partition_of(sharded, comm.world_size());
+    const std::vector<at::Tensor> flats =
+        packed ? pack_by_owner(sharded, partition) : std::vector<at::Tensor>{};
+    if (packed) {
+      ASSERT_EQ(flats.size(), static_cast<size_t>(comm.world_size()));
+      for (size_t i = 0; i < sharded.size(); ++i) {
+        ASSERT_TRUE(torch::equal(sharded[i], plain[i])) << "packing changed parameter " << i;
+        const at::Tensor& flat = flats[static_cast<size_t>(partition.owner[i])];
+        EXPECT_TRUE(sharded[i].is_alias_of(flat)) << "parameter " << i << " is not in its flat";
+      }
+    }
     auto local = scenarios::make_optimizer(spec, owned_parameters(sharded, partition, comm.rank()));
     auto reference = scenarios::make_optimizer(spec, plain);
     for (int64_t step = 0; step < 3; ++step) {
       set_gradients(sharded, step);
       set_gradients(plain, step);
       local->step();
-      broadcast_from_owners(sharded, partition, comm);
+      broadcast_from_owners(sharded, partition, comm, flats);
       reference->step();
       for (size_t i = 0; i < plain.size(); ++i) {
         ASSERT_TRUE(torch::equal(sharded[i], plain[i]))
@@ -73,7 +84,9 @@ void expect_plain_steps(int world, const scenarios::OptimizerSpec& spec) {
 TEST(ShardedStep, SgdWithMomentumEqualsOnePlainOptimizerAtWorldTwoAndThree) {
   const scenarios::OptimizerSpec sgd{/*lr=*/0.05, /*momentum=*/0.9, /*dampening=*/0.0,
                                      /*weight_decay=*/1e-3, /*nesterov=*/true};
-  for (const int world : {2, 3}) expect_plain_steps(world, sgd);
+  for (const int world : {2, 3}) {
+    for (const bool packed : {false, true}) expect_plain_steps(world, sgd, packed);
+  }
 }
 
 TEST(ShardedStep, AdamEqualsOnePlainOptimizerAtWorldTwoAndThree) {
@@ -81,7 +94,9 @@ TEST(ShardedStep, AdamEqualsOnePlainOptimizerAtWorldTwoAndThree) {
   adam.kind = scenarios::OptimizerKind::kAdam;
   adam.lr = 1e-3;
   adam.weight_decay = 1e-4;
-  for (const int world : {2, 3}) expect_plain_steps(world, adam);
+  for (const int world : {2, 3}) {
+    for (const bool packed : {false, true}) expect_plain_steps(world, adam, packed);
+  }
 }
 
 // Without the owners' broadcasts the ranks would part: each would hold only its own parameters'

@@ -23,10 +23,46 @@ std::vector<at::Tensor> owned_parameters(const std::vector<at::Tensor>& paramete
   return owned;
 }
 
+std::vector<at::Tensor> pack_by_owner(const std::vector<at::Tensor>& parameters,
+                                      const ZeroPartition& partition) {
+  for (const at::Tensor& p : parameters) {
+    if (p.scalar_type() != parameters.front().scalar_type() ||
+        p.device() != parameters.front().device()) {
+      return {};
+    }
+  }
+  torch::NoGradGuard no_grad;
+  std::vector<at::Tensor> packed;
+  for (size_t rank = 0; rank < partition.rank_params.size(); ++rank) {
+    if (partition.rank_params[rank].empty()) {
+      packed.emplace_back();
+      continue;
+    }
+    at::Tensor flat = at::empty({partition.rank_numel[rank]}, parameters.front().options());
+    int64_t offset = 0;
+    for (const int64_t i : partition.rank_params[rank]) {
+      at::Tensor p = parameters[static_cast<size_t>(i)];
+      at::Tensor view = flat.narrow(0, offset, p.numel()).view(p.sizes());
+      view.copy_(p);
+      p.set_data(view);
+      offset += p.numel();
+    }
+    packed.push_back(flat);
+  }
+  return packed;
+}
+
 void broadcast_from_owners(const std::vector<at::Tensor>& parameters,
-                           const ZeroPartition& partition, comm::Communicator& comm) {
+                           const ZeroPartition& partition, comm::Communicator& comm,
+                           const std::vector<at::Tensor>& packed) {
   torch::NoGradGuard no_grad;
   for (int owner = 0; owner < comm.world_size(); ++owner) {
+    if (!packed.empty()) {
+      if (packed[static_cast<size_t>(owner)].defined()) {
+        comm.broadcast({packed[static_cast<size_t>(owner)]}, owner);
+      }
+      continue;
+    }
     std::vector<at::Tensor> tensors = owned_parameters(parameters, partition, owner);
     if (!tensors.empty()) comm::broadcast_coalesced(comm, tensors, owner);
   }

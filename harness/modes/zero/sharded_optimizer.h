@@ -23,10 +23,21 @@ ZeroPartition partition_of(const std::vector<at::Tensor>& parameters, int64_t wo
 std::vector<at::Tensor> owned_parameters(const std::vector<at::Tensor>& parameters,
                                          const ZeroPartition& partition, int rank);
 
-// Collective: every rank's parameters from their owner, one coalesced broadcast per owner that has
-// any (torch's ZeroRedundancyOptimizer broadcasts per rank as well). Measured on cifar_resnet18 at
-// 2 ranks over gloo: one allgather of padded flat shards took 4 times as long.
+// Makes each rank's owned parameters views of one flat buffer, in the partition's order (set_data:
+// autograd identity, hooks and the optimizer's keys stay), as ZeroRedundancyOptimizer's
+// parameters_as_bucket_view does, so that broadcast_from_owners sends them as they lie, with no
+// copy in or out. Returns the buffers, one per rank (undefined where a rank owns nothing); none
+// when the parameters do not share one dtype and device, which only a flat per (dtype, device)
+// could hold (broadcast_from_owners then coalesces per call).
+std::vector<at::Tensor> pack_by_owner(const std::vector<at::Tensor>& parameters,
+                                      const ZeroPartition& partition);
+
+// Collective: every rank's parameters from their owner, one broadcast per owner that has any
+// (torch's ZeroRedundancyOptimizer broadcasts per rank as well): of `packed[owner]`,
+// pack_by_owner's buffer, when given, else coalesced for the call. Measured on cifar_resnet18 at 2
+// ranks over gloo: one allgather of padded flat shards took 4 times as long.
 void broadcast_from_owners(const std::vector<at::Tensor>& parameters,
-                           const ZeroPartition& partition, comm::Communicator& comm);
+                           const ZeroPartition& partition, comm::Communicator& comm,
+                           const std::vector<at::Tensor>& packed = {});
 
 }  // namespace ddpbench::modes::zero

@@ -3,11 +3,15 @@
 // its own slice of each step's batch, forwards its whole model (rank 0's buffers broadcast first,
 // as DDP's broadcast_buffers) and backpropagates locally; then:
 //  - stage 1 (PyTorch's ZeroRedundancyOptimizer under DDP): every gradient averaged over the
-//    ranks (scaled by 1/K and summed), in buckets of up to 4 MiB in reverse registration order
+//    ranks (scaled by 1/K and summed), in buckets of up to 25 MiB in reverse registration order
 //    whose allreduces start during backward, as soon as a bucket's gradients are all there (its
-//    own hooks, launched in bucket order on every rank); each rank's optimizer holds only the
-//    parameters it owns (zero_partition.h) and steps them; every parameter is then broadcast from
-//    its owner (one coalesced broadcast per owner);
+//    own hooks on the gradients' accumulation, launched in bucket order on every rank); each
+//    gradient is a view of its bucket, as DDP's gradient_as_bucket_view, so that backward
+//    accumulates into the bucket and the allreduce leaves the average in place; each rank's
+//    optimizer holds only the parameters it owns (zero_partition.h) and steps them; every
+//    parameter is then broadcast from its owner (one broadcast per owner, of the owner's
+//    parameters as they lie in one flat buffer: sharded_optimizer.h's pack_by_owner, stages 1 and
+//    2);
 //  - stage 2: the same, but each gradient is reduce-scattered to its owner only: a rank keeps the
 //    averaged gradients of its own parameters and frees the others'.
 //  - stage 3 (FSDP2's fully_shard on the whole model, reshard_after_forward=False): every
@@ -53,6 +57,10 @@
 #include "modes/zero/zero_partition.h"
 #include "runtime/execution_context.h"
 #include "scenarios/scenario.h"
+
+namespace torch::autograd {
+struct Node;
+}  // namespace torch::autograd
 
 namespace ddpbench::modes::zero {
 
@@ -102,16 +110,17 @@ class ZeroPath : public GradientPath {
   // Stage 1's buckets: parameters in reverse registration order, each bucket's gradients flat.
   struct Bucket {
     std::vector<int64_t> params;
-    std::vector<int64_t> offsets;  // of each parameter's gradient in `flat`
     at::Tensor flat;
     int64_t pending = 0;  // gradients still to arrive this step
     std::shared_ptr<comm::Work> work;
   };
   void make_buckets();
-  // A parameter's gradient `grad` arrived in backward (its hook): into its bucket slice, with
-  // what earlier micro-steps accumulated; a full bucket starts its allreduce.
-  void gradient_ready(int64_t index, const at::Tensor& grad);
-  void fill_slice(int64_t index, const at::Tensor& incoming);
+  // Before a synchronised backward: every gradient is its bucket slot again, keeping the value it
+  // has (no_sync's accumulation, or one replaced since), zeros where it is None.
+  void bind_gradient_slots();
+  // Parameter `index`'s gradient is final in its slot this step (accumulated in backward, or
+  // not reached): the grad fault acts; a full bucket starts its allreduce.
+  void slot_ready(int64_t index);
   // Starts the allreduces of the next full buckets, in bucket order.
   void launch_ready_buckets();
   void allreduce_gradients();
@@ -141,12 +150,17 @@ class ZeroPath : public GradientPath {
   std::vector<std::string> digest_names_;
   std::unique_ptr<ForwardDraws> draws_;
   std::vector<Bucket> buckets_;
-  std::vector<std::pair<int64_t, int64_t>> slot_;  // per parameter: (bucket, index in it)
-  std::vector<char> arrived_;                      // per parameter, this step
+  std::vector<int64_t> bucket_of_;  // per parameter
+  std::vector<at::Tensor> slots_;   // per parameter: its gradient's view of its bucket
+  std::vector<char> had_gradient_;  // per parameter: .grad was defined before this backward
+  std::vector<char> arrived_;       // per parameter, this step
+  bool in_backward_ = false;
+  std::vector<std::shared_ptr<torch::autograd::Node>> grad_accumulators_;
+  std::vector<uintptr_t> hook_keys_;
+  std::vector<at::Tensor> packed_;   // stages 1 and 2: each owner's parameters, flat
   std::vector<char> used_;           // per parameter: this rank has a gradient for it this step
   std::vector<char> used_anywhere_;  // per parameter: some rank has (so it is reduced, not None)
   size_t next_launch_ = 0;
-  std::vector<unsigned> hooks_;
   int64_t current_step_ = 0;
   bool sync_ = true;
   int64_t bytes_per_step_ = 0;
