@@ -28,6 +28,8 @@ const char* phase_of(Stage stage) {
     case Stage::kLossScale:
     case Stage::kRanksScaleEqual:
       return "GradScaler update after the step";
+    case Stage::kMatchesDdp:
+      return "against ddp in the same run";
     case Stage::kParameters:
     case Stage::kNone:
       break;

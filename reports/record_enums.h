@@ -36,6 +36,7 @@ enum class Stage {
   kRanksScaleEqual,  // --amp fp16 under DDP: every rank's scale equals rank 0's
   kInjectedFault,    // an --inject-fault no other check caught (training/fault_detection.h)
   kOptimizerState,   // zero, lockstep: the optimizer's state after each step against the reference
+  kMatchesDdp,       // zero: its losses, gradients and final state against ddp's in the same run
 };
 
 // How a check's `error` is computed, and so what its `limit` bounds (Note [Recomputable
@@ -79,7 +80,7 @@ struct EnumNames<Mode> {
 template <>
 struct EnumNames<Stage> {
   static constexpr const char* kWhat = "stage";
-  static constexpr std::array<std::pair<Stage, std::string_view>, 13> kTable{{
+  static constexpr std::array<std::pair<Stage, std::string_view>, 14> kTable{{
       {Stage::kNone, ""},
       {Stage::kLoss, "loss"},
       {Stage::kBuffers, "buffers"},
@@ -93,6 +94,7 @@ struct EnumNames<Stage> {
       {Stage::kLossScale, "loss_scale"},
       {Stage::kRanksScaleEqual, "ranks_scale_equal"},
       {Stage::kOptimizerState, "optimizer_state"},
+      {Stage::kMatchesDdp, "matches_ddp"},
   }};
 };
 

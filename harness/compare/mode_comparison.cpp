@@ -6,155 +6,12 @@
 
 #include <limits>
 #include <optional>
-#include <regex>
-#include <tuple>
 
+#include "compare/check_builder.h"
 #include "reports/verdict.h"
 
 namespace ddpbench::compare {
 namespace {
-
-// The order in which a step computes what the checks compare: the forward's loss and buffers, the
-// gradients (in backward order), the optimizer's updates. Final-state items come after every step.
-enum class ItemStage { kLoss = 0, kBuffers = 1, kGradients = 2, kUpdates = 3 };
-
-// Where an item sits in a run: earlier items sort first.
-struct ItemOrder {
-  int64_t step = 0;  // final-state items: after every step
-  ItemStage stage = ItemStage::kLoss;
-  int64_t position = 0;  // within the stage
-  bool operator<(const ItemOrder& o) const {
-    return std::tie(step, stage, position) < std::tie(o.step, o.stage, o.position);
-  }
-};
-
-int64_t step_order(int64_t step) { return step < 0 ? std::numeric_limits<int64_t>::max() : step; }
-
-// The rule one check applies: its measure, and the elementwise tolerance or the limit.
-struct Rule {
-  reports::Measure measure = reports::Measure::kTolerance;
-  Tolerance tolerance;
-  double limit = 1.0;  // kTolerance's error is a ratio to the tolerance: within it up to 1
-};
-
-Rule tolerance_rule(const Tolerance& t) { return {reports::Measure::kTolerance, t, 1.0}; }
-Rule normalized_rule(double limit) { return {reports::Measure::kNormalized, {}, limit}; }
-
-// One compared item: its differences and its error in the check's measure.
-struct Item {
-  std::string tensor;
-  int64_t step = -1;
-  double abs_diff = 0, rel_diff = 0;
-  double error = 0;        // in the rule's measure; within the rule when <= its limit
-  double ref_max_abs = 0;  // kTolerance: max |ref| of the item
-};
-
-// Accumulates per-item results into one check: counts, the worst error of the items that are
-// not divergent, the worst item of each kind (failing, divergent, any) for the record, and the
-// earliest failing item for the first divergence. The status is the verdict function's
-// (reports/verdict.h) of the numbers, never set here by a separate rule.
-class CheckBuilder {
- public:
-  CheckBuilder(reports::Stage name, ItemStage stage, Rule rule,
-               const std::vector<DivergenceRule>& rules)
-      : name_(name), stage_(stage), rule_(rule), rules_(rules) {}
-
-  void add(const Item& item, int64_t position = 0) {
-    ++items_;
-    ref_max_abs_ = std::max(ref_max_abs_, item.ref_max_abs);
-    keep_worse(worst_any_, item);
-    const bool ok = item.error <= rule_.limit;  // NaN is not ok
-    if (ok) {
-      error_ = std::max(error_, item.error);
-      return;
-    }
-    if (const DivergenceRule* r = match(item.tensor)) {
-      ++divergent_;
-      reason_ = r->reason;
-      keep_worse(worst_divergent_, item);
-      return;
-    }
-    ++failures_;
-    error_ = std::isnan(item.error) ? INFINITY : std::max(error_, item.error);
-    keep_worse(worst_failure_, item);
-    const ItemOrder order{step_order(item.step), stage_, position};
-    if (failures_ == 1 || order < first_order_) {
-      first_order_ = order;
-      first_failure_ = item;
-    }
-  }
-
-  reports::CheckRecord build() const {
-    const Item& worst = failures_ > 0    ? worst_failure_
-                        : divergent_ > 0 ? worst_divergent_
-                                         : worst_any_;
-    reports::CheckRecord c;
-    c.name = name_;
-    c.measure = rule_.measure;
-    c.atol = rule_.tolerance.atol;
-    c.rtol = rule_.tolerance.rtol;
-    c.limit = rule_.limit;
-    c.items = items_;
-    c.outside = failures_;
-    c.divergent = divergent_;
-    c.error = error_;
-    c.ref_max_abs = ref_max_abs_;
-    c.max_abs_diff = worst.abs_diff;
-    c.max_rel_diff = worst.rel_diff;
-    c.tensor = worst.tensor;
-    c.step = worst.step;
-    if (divergent_ > 0) c.detail = reason_;
-    c.status = reports::check_status(c, {});
-    return c;
-  }
-
-  int64_t items() const { return items_; }
-
-  // Keeps this check's earliest failure in `first` when it is earlier than what `first` holds.
-  void offer_first_failure(std::optional<ItemOrder>& order,
-                           reports::DivergenceRecord& first) const {
-    if (failures_ == 0 || (order && !(first_order_ < *order))) return;
-    order = first_order_;
-    first.stage = name_;
-    first.step = first_failure_.step;
-    first.tensor = first_failure_.tensor;
-    first.error = first_failure_.abs_diff;
-    first.measure = rule_text();
-  }
-
- private:
-  std::string rule_text() const {
-    reports::CheckRecord c;
-    c.measure = rule_.measure;
-    c.atol = rule_.tolerance.atol;
-    c.rtol = rule_.tolerance.rtol;
-    c.limit = rule_.limit;
-    return reports::describe_rule(c);
-  }
-
-  static void keep_worse(Item& keep, const Item& item) {
-    if (keep.tensor.empty() || item.abs_diff > keep.abs_diff || std::isnan(item.abs_diff)) {
-      keep = item;
-    }
-  }
-
-  const DivergenceRule* match(const std::string& tensor) const {
-    for (const auto& r : rules_) {
-      if (std::regex_search(tensor, std::regex(r.pattern))) return &r;
-    }
-    return nullptr;
-  }
-
-  reports::Stage name_;
-  ItemStage stage_;
-  Rule rule_;
-  const std::vector<DivergenceRule>& rules_;
-  Item worst_any_, worst_divergent_, worst_failure_, first_failure_;
-  ItemOrder first_order_;
-  int64_t items_ = 0, failures_ = 0, divergent_ = 0;
-  double error_ = 0.0, ref_max_abs_ = 0.0;
-  std::string reason_;
-};
 
 // The loss of every step: |loss - ref| within atol + rtol * |ref|.
 void compare_losses(const ModeTrace& ref, const ModeTrace& got, const ComparisonPolicy& p,
@@ -178,14 +35,8 @@ void compare_gradients(const ModeTrace& ref, const ModeTrace& got, const Compari
   const auto n = static_cast<int64_t>(ref.param_names.size());
   for (size_t s = 0; s < ref.gradients.size(); ++s) {
     // Note [Gradients at rounding level] (compare/tensor_diff.h).
-    double largest = 0.0;
-    for (const at::Tensor& r : ref.gradients[s]) {
-      largest = std::max(largest, gradient_max_abs(r, p.gradient_fingerprints));
-    }
     const RoundingLevel floor =
-        ref.gradients[s].empty()
-            ? RoundingLevel{}
-            : rounding_level(largest, ref.gradients[s].front().scalar_type(), p.gradient_tolerance);
+        step_rounding_level(ref.gradients[s], p.gradient_fingerprints, p.gradient_tolerance);
     for (int64_t i = n - 1; i >= 0; --i) {
       const auto k = static_cast<size_t>(i);
       const at::Tensor& r = ref.gradients[s][k];

@@ -32,6 +32,17 @@ double gradient_max_abs(const at::Tensor& ref, bool fingerprint) {
   return fingerprint ? std::abs(ref[3].item<double>()) : ref.abs().max().item<double>();
 }
 
+RoundingLevel step_rounding_level(const std::vector<at::Tensor>& gradients, bool fingerprint,
+                                  double limit) {
+  double largest = 0.0;
+  const at::Tensor* typed = nullptr;  // a gradient the step has (None where no rank used one)
+  for (const at::Tensor& g : gradients) {
+    largest = std::max(largest, gradient_max_abs(g, fingerprint));
+    if (typed == nullptr && g.defined()) typed = &g;
+  }
+  return typed == nullptr ? RoundingLevel{} : rounding_level(largest, typed->scalar_type(), limit);
+}
+
 double update_max_abs(const at::Tensor& ref, const at::Tensor& before) {
   if (ref.numel() == 0 || !ref.sizes().equals(before.sizes())) return 0.0;
   return (host_double(ref) - host_double(before)).abs().max().item<double>();

@@ -6,6 +6,7 @@
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
+#include <vector>
 
 namespace ddpbench::compare {
 
@@ -65,6 +66,11 @@ double normalized_gradient_error(const at::Tensor& got, const at::Tensor& ref, b
 
 // The largest |entry| of a recorded gradient (max |g|, or a fingerprint's max entry).
 double gradient_max_abs(const at::Tensor& ref, bool fingerprint);
+
+// The rounding level of one step's recorded gradients (undefined ones, None, left out): none when
+// the step has no gradient.
+RoundingLevel step_rounding_level(const std::vector<at::Tensor>& gradients, bool fingerprint,
+                                  double limit);
 
 // Scale-free error of an optimizer update, from the parameters after the step (`got`, `ref`) and
 // before it (`before`, the same for both): max |got - ref| / max |ref - before|, where each

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "compare/ddp_agreement.h"
 #include "compare/mode_comparison.h"
 #include "errors.h"
 #include "metrics/step_statistics.h"
@@ -181,8 +182,10 @@ int finish_run(const training::RunSetup& setup, const runtime::ExecutionContext&
   report.config.model_notes = spec.model_notes;
 
   const training::ModeOutcome* single = nullptr;
+  const training::ModeOutcome* ddp = nullptr;
   for (const auto& o : outcomes) {
     if (o.mode == modes::ModeKind::kSingle) single = &o;
+    if (o.mode == modes::ModeKind::kDdp) ddp = &o;
   }
   bool wrote_checkpoints = false;
   const double single_throughput =
@@ -237,6 +240,18 @@ int finish_run(const training::RunSetup& setup, const runtime::ExecutionContext&
         r.reference.state_file = fmt::format("state_reference_{}.pt", modes::mode_name(o.mode));
         const std::vector<char> state = modes::pickle_state(ref->trace.final_state);
         out.stage(r.reference.state_file, std::string_view(state.data(), state.size()));
+      }
+    }
+    if (o.mode == modes::ModeKind::kZero && ddp != nullptr && !o.trace.losses.empty() &&
+        !ddp->trace.losses.empty() &&
+        training::exact_reference_for(setup, o.mode, *run.model).rule ==
+            training::exact_reference_for(setup, modes::ModeKind::kDdp, *run.model).rule) {
+      // Judged against ddp itself too (issue 35), after the checks against the reference.
+      compare::ModeComparison judged = compare::ddp_agreement(
+          ddp->trace, o.trace, training::ddp_agreement_rule(setup, run.grad_record));
+      r.checks.push_back(judged.checks.front());
+      if (r.first_divergence.stage == reports::Stage::kNone) {
+        r.first_divergence = std::move(judged.first_divergence);
       }
     }
     for (const auto& c : o.extra_checks) {

@@ -83,21 +83,19 @@ void require_detectable_fault(const RunSetup& setup) {
       tolerance, tolerance_origin(setup, tolerance), smallest, setup.world_size, tolerance));
 }
 
-std::optional<reports::CheckRecord> undetected_fault_check(
-    const RunSetup& setup, modes::ModeKind mode, const std::vector<reports::CheckRecord>& checks) {
-  if (!judges_ddp_gradients(setup) || !modes::runs_per_rank(mode)) return std::nullopt;
-  // Without a gradients check nothing judged this mode against a reference.
-  const bool judged = std::any_of(checks.begin(), checks.end(), [](const reports::CheckRecord& c) {
-    return c.name == reports::Stage::kGradients;
-  });
-  const bool failed = std::any_of(checks.begin(), checks.end(), [](const reports::CheckRecord& c) {
-    return c.status == reports::CheckStatus::kFail;
-  });
-  if (!judged || failed) return std::nullopt;
-  const modes::FaultSpec& f = *setup.fault;
-  const double tolerance = gradient_tolerance(setup);
+namespace {
+
+// A fault of the zero mode's own (modes/zero/zero_path.h), which only its checks can see.
+bool zero_fault(const RunSetup& s) {
+  using modes::FaultKind;
+  return s.fault && s.has_mode(modes::ModeKind::kZero) &&
+         (s.fault->kind == FaultKind::kShard || s.fault->kind == FaultKind::kOwner ||
+          s.fault->kind == FaultKind::kGather || s.fault->kind == FaultKind::kState);
+}
+
+// A failing check of one exact item, the fault that was not seen.
+reports::CheckRecord unseen_fault(const modes::FaultSpec& f, std::string detail) {
   reports::CheckRecord c;
-  // One exact item: was the fault seen? It was not.
   c.name = reports::Stage::kInjectedFault;
   c.measure = reports::Measure::kExact;
   c.limit = 0;
@@ -107,6 +105,42 @@ std::optional<reports::CheckRecord> undetected_fault_check(
   c.status = reports::CheckStatus::kFail;
   c.tensor = f.tensor;
   c.step = f.step;
+  c.detail = std::move(detail);
+  return c;
+}
+
+bool any_failed(const std::vector<reports::CheckRecord>& checks) {
+  return std::any_of(checks.begin(), checks.end(), [](const reports::CheckRecord& c) {
+    return c.status == reports::CheckStatus::kFail;
+  });
+}
+
+}  // namespace
+
+std::optional<reports::CheckRecord> undetected_fault_check(
+    const RunSetup& setup, modes::ModeKind mode, const std::vector<reports::CheckRecord>& checks) {
+  if (zero_fault(setup) && mode == modes::ModeKind::kZero) {
+    if (checks.empty() || any_failed(checks)) return std::nullopt;
+    const modes::FaultSpec& f = *setup.fault;
+    return unseen_fault(
+        f, fmt::format(
+               "the injected fault {}:rank={},step={},eps={:g} was not detected: every check of "
+               "zero passed. A {} ({} digits) may round a change by 1+eps away, and in lockstep "
+               "the next step starts from the reference's state again, so only that step's "
+               "update (within 2 ulps of each parameter), optimizer state and, with ddp in the "
+               "run, matches_ddp can see it; inject a larger eps, or run free-running with ddp",
+               modes::fault_name(f.kind), f.rank, f.step, f.eps, setup.dtype_name(),
+               setup.context.dtype == at::kDouble ? "about 16" : "about 7"));
+  }
+  if (!judges_ddp_gradients(setup) || !modes::runs_per_rank(mode)) return std::nullopt;
+  // Without a gradients check nothing judged this mode against a reference.
+  const bool judged = std::any_of(checks.begin(), checks.end(), [](const reports::CheckRecord& c) {
+    return c.name == reports::Stage::kGradients;
+  });
+  if (!judged || any_failed(checks)) return std::nullopt;
+  const modes::FaultSpec& f = *setup.fault;
+  const double tolerance = gradient_tolerance(setup);
+  reports::CheckRecord c = unseen_fault(f, "");
   c.detail = fmt::format(
       "the injected fault {} was not detected: every check of ddp passed (gradient tolerance "
       "{:g}). Scaling rank {}'s gradient by 1+eps moves the average over {} ranks by |eps|/{} x "

@@ -22,7 +22,8 @@ namespace ddpbench::training {
 void require_detectable_fault(const RunSetup& setup);
 
 // After `mode` was judged (`checks`: every check of it, extra checks included): a failing
-// "injected_fault" check when the run's grad fault went into this mode and no check failed.
+// "injected_fault" check when the run's grad fault, or a zero fault (shard, owner, gather, state)
+// into the zero mode, went into this mode and no check failed.
 std::optional<reports::CheckRecord> undetected_fault_check(
     const RunSetup& setup, modes::ModeKind mode, const std::vector<reports::CheckRecord>& checks);
 

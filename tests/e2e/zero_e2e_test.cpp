@@ -74,21 +74,58 @@ TEST_F(ZeroE2E, EveryStageTrainsAsTheReferenceAndAsDdp) {
       EXPECT_EQ(state.at("status"), "pass") << stage;
       EXPECT_GT(state.at("items").get<int64_t>(), 0) << stage;
     }
-    if (std::string(dtype) == "float64") {
-      // Free-running float64: zero's trained state is ddp's, bit for bit at 2 ranks (its buckets,
-      // or its reduce-scatter, sum the same two addends as ddp's buckets; stage 3's optimizer
-      // steps the same elements, only in shards).
-      const auto py = testing::python({"-c",
-                                       "import sys, torch\n"
-                                       "a = torch.load(sys.argv[1], weights_only=True)\n"
-                                       "b = torch.load(sys.argv[2], weights_only=True)\n"
-                                       "assert a and sorted(a) == sorted(b)\n"
-                                       "for k in a:\n"
-                                       "    assert torch.equal(a[k], b[k]), k\n"
-                                       "print('equal', len(a))\n",
-                                       dir + "/state_zero.pt", dir + "/state_ddp.pt"});
-      EXPECT_EQ(py.exit_code, 0) << py.out << py.err;
+    // Zero against ddp in the same run: bit for bit at 2 ranks, float32 lockstep and float64
+    // free-running alike (its buckets, or its reduce-scatter, sum the same two addends as ddp's
+    // buckets; stage 3's optimizer steps the same elements, only in shards).
+    const auto& ddp = find_check(report, "zero", "matches_ddp");
+    EXPECT_EQ(ddp.at("status"), "pass") << stage << dtype << ddp;
+    EXPECT_EQ(ddp.at("measure"), "exact") << stage << dtype;
+    EXPECT_EQ(ddp.at("items").get<int64_t>(), 4 + 4 * 10 + 10) << stage << dtype;  // toy_cnn
+  }
+}
+
+// matches_ddp sees what no check against the reference can: a shard corrupted by 1e-6 of itself
+// in float32 is inside every tolerance, and apart from ddp's bit for bit. At 3 ranks the
+// check is the normalized rule, and says why. A zero fault that no check sees fails the run.
+TEST_F(ZeroE2E, MatchesDdpSeesWhatNoToleranceCan) {
+  {
+    const std::string dir = path("apart");
+    const auto r =
+        run_zero(dir, 1, "single,ddp,zero",
+                 {"--comparison", "free", "--inject-fault", "shard:rank=1,step=2,eps=1e-6"});
+    EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+    const auto report = read_json(dir + "/report.json");
+    for (const char* check : {"loss", "gradients", "parameters", "ranks_bitwise_equal"}) {
+      EXPECT_EQ(find_check(report, "zero", check).at("status"), "pass") << check;
     }
+    const auto& ddp = find_check(report, "zero", "matches_ddp");
+    EXPECT_EQ(ddp.at("status"), "fail") << ddp;
+    EXPECT_GT(ddp.at("outside").get<int64_t>(), 0);
+    EXPECT_NE(r.out.find("matches_ddp"), std::string::npos) << r.out;
+  }
+  {
+    const std::string dir = path("three");
+    const auto r =
+        ddpbench({"run", "--scenario", "toy_cnn", "--gpus", "3", "--modes", "single,ddp,zero",
+                  "--zero-stage", "2", "--steps", "3", "--check-only", "--out", dir});
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    const auto report = read_json(dir + "/report.json");
+    const auto& ddp = find_check(report, "zero", "matches_ddp");
+    EXPECT_EQ(ddp.at("status"), "pass") << ddp;
+    EXPECT_EQ(ddp.at("measure"), "normalized");
+    EXPECT_NE(ddp.at("detail").get<std::string>().find("reduce-scatter"), std::string::npos);
+  }
+  {
+    // Lockstep, float32: 1 + 1e-7 rounds most of the shard back to itself, and the next step
+    // starts from the reference's state.
+    const std::string dir = path("unseen");
+    const auto r =
+        run_zero(dir, 1, "single,zero", {"--inject-fault", "shard:rank=1,step=2,eps=1e-7"});
+    EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+    const auto report = read_json(dir + "/report.json");
+    const auto& unseen = find_check(report, "zero", "injected_fault");
+    EXPECT_EQ(unseen.at("status"), "fail");
+    EXPECT_NE(unseen.at("detail").get<std::string>().find("was not detected"), std::string::npos);
   }
 }
 
