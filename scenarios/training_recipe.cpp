@@ -30,7 +30,8 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const OptimizerSpec& spe
                                                         std::vector<at::Tensor> parameters) {
   if (spec.kind == OptimizerKind::kAdam) {
     // libtorch's Adam: torch.optim.Adam's single-tensor update (amsgrad off), the same arithmetic
-    // in 1.13 and 2.x (tests/unit/scenarios_adam_test.cpp pins it to the formula).
+    // in 1.13 and 2.x (tests/unit/scenarios_text_recipe_test.cpp,
+    // Adam.MatchesTorchOptimAdamsFormula, pins it to the formula).
     return std::make_unique<torch::optim::Adam>(std::move(parameters),
                                                 torch::optim::AdamOptions(spec.lr)
                                                     .betas({spec.beta1, spec.beta2})

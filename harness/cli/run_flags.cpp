@@ -179,10 +179,11 @@ void add_run_flags(CLI::App& cmd, run::RunRequest& r) {
       ->check(integer_at_least(1));
   cmd.add_option(
       "--inject-fault", r.inject_fault,
-      "KIND:rank=R,step=S[,eps=E][,tensor=NAME], KIND in grad, crash, hang, nan, syncbn, "
-      "buffers (ddp); eval:rank=R (dp's and ddp's evaluation pass); or dpbuffers:step=S (dp). eps "
-      "and "
-      "tensor apply to grad");
+      "KIND:rank=R,step=S[,eps=E][,tensor=NAME], KIND in grad, crash, hang, nan (ddp, zero), "
+      "syncbn, buffers, join (ddp), scaler, inf (ddp, --amp fp16), shard, owner, gather, state "
+      "(zero); eval:rank=R (dp's and ddp's evaluation pass); dpbuffers:step=S (dp); "
+      "noscale:step=S (dp, ddp, --accumulation-steps). eps applies to grad, shard and state, "
+      "tensor to grad");
   cmd.add_option("--grad-check", r.grad_check, "Gradient comparison: auto, full, fingerprint")
       ->check(CLI::IsMember({"auto", "full", "fingerprint"}));
   cmd.add_option("--comparison", r.comparison,

@@ -1,5 +1,6 @@
 // communicator.h — the collectives ddpbench's DDP, SyncBN and `ddpbench comm` need, behind one
-// small interface with one implementation per backend (gloo over c10d, OpenMPI, NCCL). Ranks must
+// small interface with one implementation per backend (gloo over c10d, OpenMPI, NCCL, and shm:
+// shared memory between the ranks of one host, comm/shm_communicator.h). Ranks must
 // issue collectives in the same order; async allreduces complete in launch order.
 #pragma once
 
