@@ -2,7 +2,7 @@
 // data, loss, optimizer, batch, tolerances, legitimate divergences). One file per scenario fills
 // one of these in (scenarios/builtin/<name>.cpp); the build registers every file there. Modes
 // share this definition, the batch plan and the optimizer factory — never a gradient path
-// (docs/ARCHITECTURE.md, contract 3).
+// (Note [Independent gradient paths] in docs/ARCHITECTURE.md).
 #pragma once
 
 #include <torch/nn/modules/container/any.h>
@@ -48,7 +48,7 @@ struct OptimizerSpec {
   double eps = 1e-8;
 };
 
-// Pass rule |a - b| <= atol + rtol * |ref| (docs/ARCHITECTURE.md, contract 6).
+// Pass rule |a - b| <= atol + rtol * |ref| (Note [Tolerance model] in docs/ARCHITECTURE.md).
 struct Tolerance {
   double rtol = 0.0;
   double atol = 0.0;
@@ -116,7 +116,7 @@ struct ScenarioSpec {
   AmpKind amp = AmpKind::kOff;    // --amp
   // The GradScaler of --amp fp16 (torch.amp.GradScaler's defaults unless set).
   GradScalerOptions grad_scaler;
-  bool shuffle = true;            // DistributedSampler(shuffle=...)
+  bool shuffle = true;  // DistributedSampler(shuffle=...)
   bool sampler_drop_last = false;
   LossKind loss = LossKind::kCrossEntropy;
   OptimizerSpec optimizer;

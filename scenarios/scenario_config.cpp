@@ -187,8 +187,8 @@ void check_synthetic_data(ScenarioSpec& spec, bool loss_set) {
   const data::SyntheticTensorsShape& d = spec.synthetic;
   const data::SyntheticTensorsShape none;
   if (!d.requested()) {
-    const char* stray = d.input_dtype != none.input_dtype ? "DATA.INPUT_DTYPE (--input-dtype)"
-                        : d.vocab_size != none.vocab_size ? "DATA.VOCAB_SIZE (--vocab-size)"
+    const char* stray = d.input_dtype != none.input_dtype   ? "DATA.INPUT_DTYPE (--input-dtype)"
+                        : d.vocab_size != none.vocab_size   ? "DATA.VOCAB_SIZE (--vocab-size)"
                         : d.num_classes != none.num_classes ? "DATA.NUM_CLASSES (--num-classes)"
                         : !d.target_shape.empty()           ? "DATA.TARGET_SHAPE (--target-shape)"
                         : d.samples != none.samples         ? "DATA.SAMPLES"
@@ -251,7 +251,7 @@ void check_combinations(ScenarioSpec& spec, const ScenarioSpec& base,
         loss_takes_class_labels(base.loss) ? "class labels (cross_entropy or bce_one_hot)"
                                            : "regression values (mse or rmse)"));
   }
-  // Contract 6: tolerances are widened only with a written reason.
+  // Tolerances are widened only with a written reason (Note [Tolerance model]).
   const Tolerances& t = spec.tolerances;
   const Tolerances& b = base.tolerances;
   const auto require_reason = [&](bool changed, const Tolerance& now, const Tolerance& before,
@@ -259,7 +259,7 @@ void check_combinations(ScenarioSpec& spec, const ScenarioSpec& base,
     if (changed && now.reason == before.reason) {
       throw InputError(fmt::format(
           "the {} tolerances differ from {}'s without a reason: set TOL.{}_REASON to why "
-          "(docs/ARCHITECTURE.md, contract 6)",
+          "(Note [Tolerance model] in docs/ARCHITECTURE.md)",
           dtype, base.name, upper(dtype)));
     }
   };

@@ -1,5 +1,5 @@
 // training_recipe.h — the loss and optimizer factories every mode shares (docs/ARCHITECTURE.md,
-// contract 3: shared definition, separate gradient paths).
+// Note [Independent gradient paths], shared definition, separate gradient paths).
 #pragma once
 
 #include <torch/optim/optimizer.h>

@@ -1,6 +1,6 @@
-// tensor_diff.h — the tolerance model (docs/ARCHITECTURE.md, contract 6): |got - ref| <= atol +
-// rtol * |ref| elementwise, reporting max |got - ref|, max relative error and how many elements
-// violate it.
+// tensor_diff.h — the tolerance model (Note [Tolerance model] in docs/ARCHITECTURE.md): |got - ref|
+// <= atol + rtol * |ref| elementwise, reporting max |got - ref|, max relative error and how many
+// elements violate it.
 #pragma once
 
 #include <ATen/core/Tensor.h>

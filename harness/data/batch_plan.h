@@ -1,7 +1,8 @@
-// batch_plan.h — the global batch plan (docs/ARCHITECTURE.md, contract 1): which samples every mode
-// sees at every step. At step s the global batch is the concatenation over ranks r of rank r's s-th
-// local batch from the PyTorch-exact DistributedSampler. Single mode trains on that global batch,
-// DP scatters it in rank order, DDP rank r loads only its own slice. Pure: no I/O, no dist.
+// batch_plan.h — the global batch plan (Note [Same samples in every mode] in docs/ARCHITECTURE.md):
+// which samples every mode sees at every step. At step s the global batch is the concatenation over
+// ranks r of rank r's s-th local batch from the PyTorch-exact DistributedSampler. Single mode
+// trains on that global batch, DP scatters it in rank order, DDP rank r loads only its own slice.
+// Pure: no I/O, no dist.
 //
 // A global batch B that K does not divide is split as torch.tensor_split splits B rows into K
 // parts (the first B mod K ranks get one sample more: 20 over 3 = 7,7,6; DataParallel's scatter

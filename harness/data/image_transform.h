@@ -1,7 +1,7 @@
 // image_transform.h — per-sample augmentation keyed by (seed, epoch, sample index), the torchvision
 // pipeline RandomCrop(size, padding) -> RandomHorizontalFlip -> ToTensor -> Normalize, applied to
-// one uint8 CHW image. Keyed randomness (docs/ARCHITECTURE.md, contract 2) makes a sample's
-// augmentation the same in every mode and on every rank.
+// one uint8 CHW image. Keyed randomness (Note [Keyed randomness] in docs/ARCHITECTURE.md) makes a
+// sample's augmentation the same in every mode and on every rank.
 #pragma once
 
 #include <ATen/core/Tensor.h>

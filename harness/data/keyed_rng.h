@@ -1,4 +1,4 @@
-// keyed_rng.h — counter-keyed random numbers (docs/ARCHITECTURE.md, contract 2).
+// keyed_rng.h — counter-keyed random numbers (Note [Keyed randomness] in docs/ARCHITECTURE.md).
 // Every random draw in the data pipeline comes from a generator whose seed is a hash of
 // (scenario seed, stream, epoch, sample index), never from global state, so a sample is the same
 // bytes in single, DP and DDP modes, on any rank and any thread.

@@ -56,7 +56,8 @@ int execute_run(const RunRequest& given, const scenarios::ScenarioRegistry& regi
     const bool spawned = world->launcher == launch::Launcher::kDdpbench;
     return run_as_rank(spawned ? with_default_comparison(given, 0) : given, registry, *world, argv);
   }
-  // Note [Default comparison]: also what the --bisect twin re-runs (its command line names both).
+  // Per Note [Default comparison]; also what the --bisect twin re-runs (its command line names
+  // both).
   const RunRequest request = with_default_comparison(given, runtime::probe_gpus().usable_devices);
   std::optional<PreparedRun> prepared = prepare_run(request, registry, std::nullopt);
   if (!prepared) return kExitOk;  // the scenario cannot run here; prepare_run said why

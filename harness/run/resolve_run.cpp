@@ -244,7 +244,8 @@ void check_c10d_options(const RunRequest& o, const training::RunSetup& s) {
 
 // --amp: autocast over float32 parameters, judged step by step from the reference's state (each
 // rank's gradients are rounded to the autocast dtype before the reduction, so trajectories
-// separate at that precision within a step: docs/ARCHITECTURE.md, contract 7).
+// separate at that precision within a step: Note [Mixed precision judged against its own reference]
+// in docs/ARCHITECTURE.md).
 void check_amp(const RunRequest& o, const training::RunSetup& s) {
   const scenarios::AmpKind amp = s.spec->amp;
   if (amp == scenarios::AmpKind::kOff) return;

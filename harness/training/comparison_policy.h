@@ -1,6 +1,6 @@
 // comparison_policy.h — the tolerances and declared divergences a mode is judged with: the
-// scenario's per-dtype tolerances (docs/ARCHITECTURE.md, contract 6), widened to the wire
-// precision of a DDP compression hook, and the scenario's remaining expected divergences.
+// scenario's per-dtype tolerances (Note [Tolerance model] in docs/ARCHITECTURE.md), widened to the
+// wire precision of a DDP compression hook, and the scenario's remaining expected divergences.
 #pragma once
 
 #include <string>

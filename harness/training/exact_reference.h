@@ -1,9 +1,9 @@
-// exact_reference.h — what a data-parallel mode is judged against (docs/ARCHITECTURE.md, contract
-// 5). Plain single-device training when nothing per rank changes the mathematics; otherwise the
-// exact reference: single-device training with the judged mode's per-rank structure (rank chunks,
-// per-chunk BatchNorm statistics, the mode's loss rule), with the per-rank nonlinearities that
-// make it necessary named in words for the report. Which reference a mode needs is decided
-// here; reference_runs.h trains them.
+// exact_reference.h — what a data-parallel mode is judged against (Note [Exact per-rank reference]
+// in docs/ARCHITECTURE.md). Plain single-device training when nothing per rank changes the
+// mathematics; otherwise the exact reference: single-device training with the judged mode's
+// per-rank structure (rank chunks, per-chunk BatchNorm statistics, the mode's loss rule), with the
+// per-rank nonlinearities that make it necessary named in words for the report. Which reference a
+// mode needs is decided here; reference_runs.h trains them.
 #pragma once
 
 #include <string>

@@ -5,9 +5,10 @@
 // (every float32 run judges exactly that). After the step, the mode's update (parameters after
 // minus before) is compared with the float32 update, as a fraction of the step's largest float32
 // update, and its loss with the float32 loss. A figure for the report, never a verdict: the checks
-// judge the mode against a reference that autocasts as it does (docs/ARCHITECTURE.md, contract 7).
-// Steps the GradScaler skipped are left out: they have no update to compare. Under DDP rank 0
-// measures (every rank holds its state after DDP's broadcast and averaged gradients).
+// judge the mode against a reference that autocasts as it does (Note [Mixed precision judged
+// against its own reference] in docs/ARCHITECTURE.md). Steps the GradScaler skipped are left out:
+// they have no update to compare. Under DDP rank 0 measures (every rank holds its state after DDP's
+// broadcast and averaged gradients).
 #pragma once
 
 #include <ATen/core/Tensor.h>

@@ -36,10 +36,9 @@ TEST_F(BatchNormModes, AllThreeModesAgreeWithoutBatchNormInFloat64) {
 }
 
 TEST_F(BatchNormModes, SyncBnMakesDdpEqualSingleDeviceIncludingBuffers) {
-  const auto r =
-      ddpbench({"run", "--scenario", "tiny_resnet", "--sync-bn", "--dtype", "float64", "--gpus",
-                "2", "--modes", "single,dp,ddp", "--steps", "2", "--batch-size", "8", "--out",
-                path("sync")});
+  const auto r = ddpbench({"run", "--scenario", "tiny_resnet", "--sync-bn", "--dtype", "float64",
+                           "--gpus", "2", "--modes", "single,dp,ddp", "--steps", "2",
+                           "--batch-size", "8", "--out", path("sync")});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const auto report = read_json(path("sync") + "/report.json");
   EXPECT_EQ(report.at("config").at("dtype"), "float64");
@@ -61,37 +60,52 @@ TEST_F(BatchNormModes, SyncBnMakesDdpEqualSingleDeviceIncludingBuffers) {
 }
 
 TEST_F(BatchNormModes, SyncBnInFloat32PassesOverTwoSteps) {
-  const auto r = ddpbench({"run", "--scenario", "tiny_resnet", "--sync-bn", "--gpus", "2",
-                           "--steps", "2", "--batch-size", "16", "--dtype", "float32",
-                           "--check-only", "--out", path("f32")});
+  const auto r =
+      ddpbench({"run", "--scenario", "tiny_resnet", "--sync-bn", "--gpus", "2", "--steps", "2",
+                "--batch-size", "16", "--dtype", "float32", "--check-only", "--out", path("f32")});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   // The same run with rank 1 normalising by its own statistics at step 1 fails there.
-  const auto bad = ddpbench({"run", "--scenario", "tiny_resnet", "--sync-bn", "--gpus", "2",
-                             "--steps", "2", "--batch-size", "16", "--dtype", "float32",
-                             "--check-only", "--inject-fault", "syncbn:rank=1,step=1", "--out",
-                             path("f32bad")});
+  const auto bad =
+      ddpbench({"run", "--scenario", "tiny_resnet", "--sync-bn", "--gpus", "2", "--steps", "2",
+                "--batch-size", "16", "--dtype", "float32", "--check-only", "--inject-fault",
+                "syncbn:rank=1,step=1", "--out", path("f32bad")});
   EXPECT_EQ(bad.exit_code, 1) << bad.out << bad.err;
   const auto report = read_json(path("f32bad") + "/report.json");
   EXPECT_EQ(report.at("results")[1].at("first_divergence").at("step"), 1);
 }
 
-// Note [SyncBN arithmetic reference]: with seed 1 at batch 16, one element of layer3.0.bn1's
-// output lies within float32 rounding of 0, and SyncBN and PyTorch's BatchNorm kernel round it to
-// opposite signs (6.9% of layer3.0.conv1.weight's gradient at step 0 against plain single-device
-// training, on libtorch 1.13 and 2.11 alike, on the Intel machines this was found on; on an AMD
-// EPYC (2026-11-27) the CPU's kernels round that element alike and no flip occurs: 3.6e-7).
-// Judged against single-device training in SyncBN's arithmetic, DDP passes at rounding level
-// either way; the plain difference stays in the report as a figure.
+// The case of Note [SyncBN arithmetic reference]: with seed 1 at batch 16, one element of
+// layer3.0.bn1's output lies within float32 rounding of 0, and SyncBN and PyTorch's BatchNorm
+// kernel round it to opposite signs (6.9% of layer3.0.conv1.weight's gradient at step 0 against
+// plain single-device training, on libtorch 1.13 and 2.11 alike, on the Intel machines this was
+// found on; on an AMD EPYC (2026-11-27) the CPU's kernels round that element alike and no flip
+// occurs: 3.6e-7). Judged against single-device training in SyncBN's arithmetic, DDP passes at
+// rounding level either way; the plain difference stays in the report as a figure.
 TEST_F(BatchNormModes, AReluFlipByBatchNormRoundingIsNotADdpError) {
-  const auto r = ddpbench({"run", "--scenario", "resnet18_syncbn", "--gpus", "2", "--steps", "1",
-                           "--batch-size", "16", "--dtype", "float32", "--seed", "1",
-                           "--modes", "single,ddp", "--check-only", "--grad-check", "full",
-                           "--out", path("flip")});
+  const auto r = ddpbench({"run",
+                           "--scenario",
+                           "resnet18_syncbn",
+                           "--gpus",
+                           "2",
+                           "--steps",
+                           "1",
+                           "--batch-size",
+                           "16",
+                           "--dtype",
+                           "float32",
+                           "--seed",
+                           "1",
+                           "--modes",
+                           "single,ddp",
+                           "--check-only",
+                           "--grad-check",
+                           "full",
+                           "--out",
+                           path("flip")});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const auto report = read_json(path("flip") + "/report.json");
   const auto& reference = report.at("results")[1].at("reference");
-  EXPECT_NE(reference.at("name").get<std::string>().find("SyncBN's arithmetic"),
-            std::string::npos)
+  EXPECT_NE(reference.at("name").get<std::string>().find("SyncBN's arithmetic"), std::string::npos)
       << reference.dump();
   // Whether the flip occurs depends on the CPU's convolution kernels (above); the report names the
   // cause either way, and ddp passes against the reference either way.
@@ -135,9 +149,9 @@ TEST_F(BatchNormModes, ARankThatSkipsTheBufferBroadcastIsCaughtOnTheBuffers) {
   EXPECT_EQ(first.at("stage"), "ranks_buffers_equal") << first.dump();
   EXPECT_EQ(first.at("step"), 1);
   // Without the fault the same check passes.
-  const auto ok = ddpbench({"run", "--scenario", "tiny_resnet", "--gpus", "2", "--modes",
-                            "single,ddp", "--steps", "2", "--batch-size", "16", "--check-only",
-                            "--out", path("bcast_ok")});
+  const auto ok =
+      ddpbench({"run", "--scenario", "tiny_resnet", "--gpus", "2", "--modes", "single,ddp",
+                "--steps", "2", "--batch-size", "16", "--check-only", "--out", path("bcast_ok")});
   ASSERT_EQ(ok.exit_code, 0) << ok.out << ok.err;
   EXPECT_EQ(find_check(read_json(path("bcast_ok") + "/report.json"), "ddp", "ranks_buffers_equal")
                 .at("status"),
@@ -170,14 +184,14 @@ TEST_F(BatchNormModes, BufferFaultsAreRefusedWhereTheyCannotWork) {
            {{"--scenario", "tiny_resnet", "--inject-fault", "buffers:rank=1,step=0",
              "--no-broadcast-buffers"},
             "--no-broadcast-buffers"},
-           {{"--scenario", "toy_cnn", "--modes", "single,dp", "--inject-fault",
-             "dpbuffers:step=0"},
+           {{"--scenario", "toy_cnn", "--modes", "single,dp", "--inject-fault", "dpbuffers:step=0"},
             "no buffers"},
            {{"--scenario", "tiny_resnet", "--modes", "single,ddp", "--inject-fault",
              "dpbuffers:step=0"},
             "needs the dp mode"}}) {
-    std::vector<std::string> args = {"run", "--gpus", "2", "--steps", "1", "--batch-size", "4",
-                                     "--check-only", "--out", path("refused")};
+    std::vector<std::string> args = {"run",   "--gpus",       "2", "--steps",
+                                     "1",     "--batch-size", "4", "--check-only",
+                                     "--out", path("refused")};
     args.insert(args.end(), c.extra.begin(), c.extra.end());
     const auto r = ddpbench(args);
     EXPECT_EQ(r.exit_code, 2) << c.says << "\n" << r.out << r.err;

@@ -42,7 +42,7 @@ TEST_F(CliE2E, FlagsWithoutASubcommandMeanRun) {
   EXPECT_NE(help.out.find("dpbuffers"), std::string::npos) << help.out;
 }
 
-// Note [Default comparison]: without --modes and --gpus a run compares data parallel with
+// As Note [Default comparison] has it, without --modes and --gpus a run compares data parallel with
 // single-device training (every mode; 2 CPU ranks here), so its verdict is about something. Its
 // 2 timed steps are too few for a stable median, and every format says so.
 TEST_F(CliE2E, ABareRunJudgesEveryModeAndFlagsItsWeakTiming) {

@@ -207,7 +207,7 @@ TEST(ModeComparison, UpdateErrorIgnoresTheRoundingOfTheParameterAdd) {
   EXPECT_TRUE(std::isinf(normalized_update_error(ref * NAN, ref, before)));
 }
 
-// Note [Gradients at rounding level]: a bias whose gradient cancelled to rounding noise (values
+// Per Note [Gradients at rounding level], a bias whose gradient cancelled to rounding noise (values
 // near eps x the step's largest gradient) passes with other noise, while a 1e-4 error on a real
 // gradient, and a "noise" tensor that came out large, still fail.
 TEST(ModeComparison, AGradientAtRoundingLevelIsJudgedAgainstTheStepsLevel) {

@@ -1,9 +1,10 @@
-// data_batch_plan_test.cpp — docs/ARCHITECTURE.md, contract 1: the union of the ranks' s-th local
-// batches is exactly the contiguous block order[s*B : (s+1)*B] of the epoch order, for every step,
-// including the short last one, so single, DP and DDP see the same samples at every step. With a
-// global batch the world size does not divide, every rank's batches are what PyTorch's
-// DataLoader over its DistributedSampler gives (reference/uneven_batches_oracle.py), epoch by
-// epoch, including the steps where a rank has run out (Join).
+// data_batch_plan_test.cpp — Note [Same samples in every mode] in docs/ARCHITECTURE.md: the union
+// of the ranks' s-th local batches is exactly the contiguous block order[s*B : (s+1)*B] of the
+// epoch order, for every step, including the short last one, so single, DP and DDP see the same
+// samples at every step. With a global batch the world size does not divide, every rank's batches
+// are what PyTorch's DataLoader over its DistributedSampler gives
+// (reference/uneven_batches_oracle.py), epoch by epoch, including the steps where a rank has run
+// out (Join).
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,4 +1,6 @@
-// forward_draws.h — Note [Same random draws in every mode]: a model whose forward draws random
+// forward_draws.h — the same random draws in every mode.
+//
+// Note [Same random draws in every mode]: a model whose forward draws random
 // numbers (dropout in a TorchScript file's classifier, a transformer's attention dropout) draws
 // them from the default generator of the forward's device. Single-device training draws one mask
 // for the whole batch, DDP rank r one for its slice, DataParallel's replicas race for one CPU
@@ -39,8 +41,8 @@ class ForwardDraws {
   at::Tensor forward(torch::nn::AnyModule& model, const at::Tensor& input, int64_t step,
                      int64_t chunk);
   // The same around any forward on `device` (DDP's, which broadcasts buffers first).
-  at::Tensor forward(const std::function<at::Tensor()>& run, const at::Device& device,
-                     int64_t step, int64_t chunk);
+  at::Tensor forward(const std::function<at::Tensor()>& run, const at::Device& device, int64_t step,
+                     int64_t chunk);
 
  private:
   bool seeds_;

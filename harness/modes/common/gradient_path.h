@@ -2,8 +2,8 @@
 // optimizer applies. Everything else of a training step — walking the plan, loading and placing
 // the batch, the optimizer, phase timing, the non-finite check, progress — belongs to the step
 // loop (step_loop.h) and is the same for every mode. Modes share that scaffolding and never a
-// gradient path (docs/ARCHITECTURE.md, contract 3): each implementation of this interface is
-// its own code, and agreement between two of them means something.
+// gradient path (Note [Independent gradient paths] in docs/ARCHITECTURE.md): each implementation of
+// this interface is its own code, and agreement between two of them means something.
 #pragma once
 
 #include <ATen/core/Tensor.h>

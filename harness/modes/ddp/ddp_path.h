@@ -1,9 +1,9 @@
 // ddp_path.h — one DDP rank's gradient path: it loads only its own slice of each step's global
-// batch (docs/ARCHITECTURE.md, contract 1), trains through DistributedModel (broadcast, bucketed
-// or naive averaging), optionally converts BatchNorm to SyncBN, applies injected faults, and
-// after every checked step computes the global loss and checks that all ranks hold
-// bit-identical parameters, and (with broadcast_buffers) that every rank's forward started from
-// rank 0's buffers.
+// batch (Note [Same samples in every mode] in docs/ARCHITECTURE.md), trains through
+// DistributedModel (broadcast, bucketed or naive averaging), optionally converts BatchNorm to
+// SyncBN, applies injected faults, and after every checked step computes the global loss and checks
+// that all ranks hold bit-identical parameters, and (with broadcast_buffers) that every rank's
+// forward started from rank 0's buffers.
 //
 // Uneven rank batches (data/batch_plan.h): on an epoch's last steps a rank may have no batch left
 // while others still train. It then does what PyTorch's Join context makes a joined DDP rank do:

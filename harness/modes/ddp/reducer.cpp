@@ -133,7 +133,7 @@ void Reducer::mark_ready(int64_t index) {
     tap_(index, slot);
   }
   if (options_.comm_hook == CommHookKind::kAllreduce) {
-    // Note [PyTorch's reduction arithmetic]: scaled by the reciprocal on the way into the sum.
+    // Per Note [PyTorch's reduction arithmetic], scaled by the reciprocal on the way into the sum.
     slots_[static_cast<size_t>(index)].mul_(1.0 / comm_.world_size());
   }
   if (--bucket_pending_[static_cast<size_t>(bucket_of_[static_cast<size_t>(index)])] == 0) {

@@ -3,13 +3,13 @@
 // plan) with plain autograd. By design it depends on no communication code and on no other mode
 // (docs/ARCHITECTURE.md, "Layers"): the build gives this folder no way to include them.
 //
-// A ReferenceRule turns it into the *exact reference* of a data-parallel mode (docs/
-// ARCHITECTURE.md, contract 5): still one device and one model, but the global batch is cut into
-// the K rank chunks in rank order (the plan's chunk sizes at each step: uneven when K does not
-// divide the batch, 0 for a rank that ran out of samples), every BatchNorm normalises each chunk
-// with that chunk's statistics ("ghost" batch statistics, ghost_batch_norm.h), and the loss
-// follows the judged mode's rule. That is what DDP without SyncBN and DataParallel compute,
-// written here without any of their code.
+// A ReferenceRule turns it into the *exact reference* of a data-parallel mode
+// (Note [Exact per-rank reference] in docs/ARCHITECTURE.md): still one device and one model, but
+// the global batch is cut into the K rank chunks in rank order (the plan's chunk sizes at each
+// step: uneven when K does not divide the batch, 0 for a rank that ran out of samples), every
+// BatchNorm normalises each chunk with that chunk's statistics ("ghost" batch statistics,
+// ghost_batch_norm.h), and the loss follows the judged mode's rule. That is what DDP without SyncBN
+// and DataParallel compute, written here without any of their code.
 #pragma once
 
 #include <memory>
