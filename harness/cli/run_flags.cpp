@@ -129,7 +129,7 @@ void add_shared_run_flags(CLI::App& cmd, run::RunRequest& r) {
   cmd.add_option("--ddp-impl", r.ddp_impl,
                  "DDP engine: bucketed (ddpbench's, overlapping), naive, or c10d (PyTorch's own "
                  "Reducer, as torch.nn.parallel.DistributedDataParallel drives it)")
-      ->check(CLI::IsMember({"bucketed", "naive", "c10d"}));
+      ->check(CLI::IsMember(run::ddp_impl_choices()));
   cmd.add_option("--bucket-cap-mb", r.bucket_cap_mb, "DDP bucket cap in MiB")
       ->each([&r](const std::string&) { r.bucket_cap_given = true; });
   cmd.add_flag("--static-graph", r.static_graph,
@@ -160,7 +160,7 @@ void add_shared_run_flags(CLI::App& cmd, run::RunRequest& r) {
                  "off (every micro-step allreduces)")
       ->check(CLI::IsMember({"on", "off"}));
   cmd.add_option("--comm-hook", r.comm_hook, "DDP communication hook: allreduce, fp16, bf16")
-      ->check(CLI::IsMember({"allreduce", "fp16", "bf16"}));
+      ->check(CLI::IsMember(run::comm_hook_choices()));
   cmd.add_option("--warmup", r.warmup, "Perf phase: warm-up steps discarded before timing")
       ->check(integer_in(0, kMaxSteps));
   cmd.add_flag("--strong", r.strong,
@@ -185,7 +185,7 @@ void add_run_flags(CLI::App& cmd, run::RunRequest& r) {
       "noscale:step=S (dp, ddp, --accumulation-steps). eps applies to grad, shard and state, "
       "tensor to grad");
   cmd.add_option("--grad-check", r.grad_check, "Gradient comparison: auto, full, fingerprint")
-      ->check(CLI::IsMember({"auto", "full", "fingerprint"}));
+      ->check(CLI::IsMember(run::grad_check_choices()));
   cmd.add_option("--comparison", r.comparison,
                  "How modes are compared: lockstep (every step from the reference's state), "
                  "free (each trains on its own), auto (lockstep below float64)")

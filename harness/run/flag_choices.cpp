@@ -2,6 +2,9 @@
 #include "run/flag_choices.h"
 
 #include "comm/backend_support.h"
+#include "modes/common/gradient_record.h"
+#include "modes/ddp/comm_hook.h"
+#include "modes/ddp/distributed_model.h"
 
 namespace ddpbench::run {
 
@@ -14,6 +17,30 @@ std::vector<std::string> backend_choices() {
 std::string backend_help() {
   return "Collectives: " + comm::backend_help() +
          " (default: " + comm::backend_name(comm::default_backend()) + ")";
+}
+
+std::vector<std::string> ddp_impl_choices() {
+  std::vector<std::string> names;
+  for (const modes::ddp::DdpImpl impl : modes::ddp::kDdpImpls) {
+    names.emplace_back(modes::ddp::ddp_impl_name(impl));
+  }
+  return names;
+}
+
+std::vector<std::string> comm_hook_choices() {
+  std::vector<std::string> names;
+  for (const modes::ddp::CommHookKind kind : modes::ddp::kCommHookKinds) {
+    names.emplace_back(modes::ddp::comm_hook_name(kind));
+  }
+  return names;
+}
+
+std::vector<std::string> grad_check_choices() {
+  std::vector<std::string> names = {"auto"};  // full below kFullGradientLimit, else fingerprint
+  for (const modes::GradRecordKind kind : modes::kGradRecordKinds) {
+    names.emplace_back(modes::grad_record_name(kind));
+  }
+  return names;
 }
 
 }  // namespace ddpbench::run

@@ -1,6 +1,8 @@
 // flag_choices.h — the values the CLI offers for flags whose choices belong to a layer below it
-// (the CLI sees only run/'s plain headers): --backend's come from comm/'s backend table, so a new
-// backend needs no edit of the CLI.
+// (the CLI sees only run/'s plain headers): --backend's come from comm/'s backend table, and
+// --ddp-impl's, --comm-hook's and --grad-check's from the arrays beside their enums
+// (modes/ddp/distributed_model.h, comm_hook.h, modes/common/gradient_record.h), so a new value
+// needs no edit of the CLI.
 #pragma once
 
 #include <string>
@@ -12,5 +14,9 @@ namespace ddpbench::run {
 std::vector<std::string> backend_choices();
 // --backend's help text: every backend with when to use it.
 std::string backend_help();
+// The names --ddp-impl, --comm-hook and --grad-check accept, default first.
+std::vector<std::string> ddp_impl_choices();
+std::vector<std::string> comm_hook_choices();
+std::vector<std::string> grad_check_choices();
 
 }  // namespace ddpbench::run

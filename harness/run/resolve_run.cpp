@@ -447,9 +447,7 @@ training::RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioReg
   }
   s.timeout = checked_timeout(o.timeout);
 
-  s.ddp.impl = o.ddp_impl == "naive"  ? modes::ddp::DdpImpl::kNaive
-               : o.ddp_impl == "c10d" ? modes::ddp::DdpImpl::kC10d
-                                      : modes::ddp::DdpImpl::kBucketed;
+  s.ddp.impl = modes::ddp::parse_ddp_impl(o.ddp_impl);
   check_c10d_options(o, s);
   s.ddp.reducer.limits.bucket_cap_bytes = checked_bucket_bytes("--bucket-cap-mb", o.bucket_cap_mb);
   s.ddp.reducer.limits.first_bucket_bytes =

@@ -7,12 +7,16 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <array>
 #include <string>
 #include <vector>
 
 namespace ddpbench::modes {
 
 enum class GradRecordKind { kFull, kFingerprint };
+// Every kind: --grad-check's choices (run/flag_choices.h) are "auto" and their names.
+inline constexpr std::array<GradRecordKind, 2> kGradRecordKinds = {GradRecordKind::kFull,
+                                                                   GradRecordKind::kFingerprint};
 const char* grad_record_name(GradRecordKind kind);
 
 // Models with at most this many parameter elements are recorded in full under "auto".

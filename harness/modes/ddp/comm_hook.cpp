@@ -6,6 +6,9 @@
 
 #include <ATen/ATen.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>  // fmt::join (in ranges.h since fmt 11)
+
+#include <vector>
 
 #include "errors.h"
 
@@ -47,11 +50,13 @@ class CompressedReduction : public PendingReduction {
 }  // namespace
 
 CommHookKind parse_comm_hook(const std::string& name) {
-  if (name == "allreduce") return CommHookKind::kAllreduce;
-  if (name == "fp16") return CommHookKind::kFp16Compress;
-  if (name == "bf16") return CommHookKind::kBf16Compress;
+  std::vector<std::string> known;
+  for (const CommHookKind kind : kCommHookKinds) {
+    if (name == comm_hook_name(kind)) return kind;
+    known.emplace_back(comm_hook_name(kind));
+  }
   throw InputError(
-      fmt::format("unknown --comm-hook '{}': known hooks are allreduce, fp16, bf16", name));
+      fmt::format("unknown --comm-hook '{}': known hooks are {}", name, fmt::join(known, ", ")));
 }
 
 const char* comm_hook_name(CommHookKind kind) {

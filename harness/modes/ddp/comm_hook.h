@@ -5,6 +5,7 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <array>
 #include <memory>
 #include <string>
 
@@ -13,6 +14,9 @@
 namespace ddpbench::modes::ddp {
 
 enum class CommHookKind { kAllreduce, kFp16Compress, kBf16Compress };
+// Every hook, default first: --comm-hook's choices (run/flag_choices.h) are their names.
+inline constexpr std::array<CommHookKind, 3> kCommHookKinds = {
+    CommHookKind::kAllreduce, CommHookKind::kFp16Compress, CommHookKind::kBf16Compress};
 
 // Throws InputError for an unknown name ("allreduce", "fp16", "bf16").
 CommHookKind parse_comm_hook(const std::string& name);

@@ -1,6 +1,8 @@
 // distributed_model.cpp — see distributed_model.h.
 #include "modes/ddp/distributed_model.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>  // fmt::join (in ranges.h since fmt 11)
 #include <torch/torch.h>
 
 #include "comm/broadcast_coalesced.h"
@@ -19,6 +21,16 @@ const char* ddp_impl_name(DdpImpl impl) {
       return "c10d";
   }
   return "?";
+}
+
+DdpImpl parse_ddp_impl(const std::string& name) {
+  std::vector<std::string> known;
+  for (const DdpImpl impl : kDdpImpls) {
+    if (name == ddp_impl_name(impl)) return impl;
+    known.emplace_back(ddp_impl_name(impl));
+  }
+  throw InputError(
+      fmt::format("unknown --ddp-impl '{}': known engines are {}", name, fmt::join(known, ", ")));
 }
 
 DistributedModel::DistributedModel(torch::nn::AnyModule module, comm::Communicator& comm,

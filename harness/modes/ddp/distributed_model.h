@@ -8,6 +8,7 @@
 
 #include <torch/nn/modules/container/any.h>
 
+#include <array>
 #include <memory>
 #include <vector>
 
@@ -19,9 +20,14 @@ namespace ddpbench::modes::ddp {
 class C10dEngine;
 
 enum class DdpImpl { kBucketed, kNaive, kC10d };
+// Every engine, default first: --ddp-impl's choices (run/flag_choices.h) are their names.
+inline constexpr std::array<DdpImpl, 3> kDdpImpls = {DdpImpl::kBucketed, DdpImpl::kNaive,
+                                                     DdpImpl::kC10d};
 
 // "bucketed", "naive", "c10d".
 const char* ddp_impl_name(DdpImpl impl);
+// The engine named `name` (one of ddp_impl_name's); throws InputError for another.
+DdpImpl parse_ddp_impl(const std::string& name);
 
 struct DdpOptions {
   DdpImpl impl = DdpImpl::kBucketed;
