@@ -328,10 +328,9 @@ void resolve_zero(const RunRequest& o, training::RunSetup& s) {
   const auto refuse = [](const std::string& what, const std::string& fix) {
     throw InputError(fmt::format("{} is not built for the zero mode yet: {}", what, fix));
   };
-  if (s.spec->amp != scenarios::AmpKind::kOff) {
-    refuse(fmt::format("--amp {} (autocast, and fp16's GradScaler, over sharded gradients)",
-                       scenarios::amp_name(s.spec->amp)),
-           "drop --amp, or zero from --modes");
+  if (s.spec->amp == scenarios::AmpKind::kFp16) {
+    refuse("--amp fp16 (its GradScaler's inf check over sharded gradients)",
+           "use --amp bf16, drop --amp, or drop zero from --modes");
   }
   if (s.sync_bn) refuse("SyncBN", "drop --sync-bn (or use resnet18), or zero from --modes");
 }

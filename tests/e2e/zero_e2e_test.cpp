@@ -395,11 +395,29 @@ TEST_F(ZeroE2E, ACrashingRankIsNamed) {
   EXPECT_NE(r.err.find("rank 1"), std::string::npos) << r.err;
 }
 
+// Under --amp bf16 each rank forwards its slice under autocast; the exact reference forwards the
+// rank chunks so (Note [Mixed precision judged against its own reference]): stage 3 (its shards
+// gathered for an autocast forward) equals it and ddp bit for bit, and a gradient fault FAILs.
+TEST_F(ZeroE2E, BfloatAutocastIsJudgedLikeDdps) {
+  const auto r = run_zero(path("bf16"), 3, "single,ddp,zero", {"--amp", "bf16"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto report = read_json(path("bf16") + "/report.json");
+  for (const char* check : {"loss", "gradients", "updates", "optimizer_state", "matches_ddp"}) {
+    EXPECT_EQ(find_check(report, "zero", check).at("status"), "pass") << check;
+  }
+  EXPECT_EQ(find_check(report, "zero", "matches_ddp").at("measure"), "exact");
+  const auto f = run_zero(path("bf16-grad"), 3, "single,zero",
+                          {"--amp", "bf16", "--inject-fault", "grad:rank=1,step=1,eps=1e-2"});
+  EXPECT_EQ(f.exit_code, 1) << f.out << f.err;
+  const auto faulty = read_json(path("bf16-grad") + "/report.json");
+  EXPECT_EQ(find_check(faulty, "zero", "gradients").at("status"), "fail");
+}
+
 TEST_F(ZeroE2E, WhatZeroDoesNotTakeIsRefused) {
   for (const std::vector<std::string>& bad :
        {std::vector<std::string>{"--zero-stage", "2"},
         std::vector<std::string>{"--modes", "single,zero", "--zero-stage", "4"},
-        std::vector<std::string>{"--modes", "single,zero", "--amp", "bf16"},
+        std::vector<std::string>{"--modes", "single,zero", "--amp", "fp16"},
         // Free-running (float64), nothing would see a state scaled at the last step.
         std::vector<std::string>{"--modes", "single,zero", "--dtype", "float64", "--inject-fault",
                                  "state:rank=1,step=1"},
