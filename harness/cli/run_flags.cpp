@@ -180,7 +180,8 @@ void add_run_flags(CLI::App& cmd, run::RunRequest& r) {
   cmd.add_option(
       "--inject-fault", r.inject_fault,
       "KIND:rank=R,step=S[,eps=E][,tensor=NAME], KIND in grad, crash, hang, nan (ddp, zero), "
-      "syncbn, buffers, join (ddp), scaler, inf (ddp, --amp fp16), shard, owner, gather, state "
+      "syncbn, buffers, join (ddp), scaler (ddp, --amp fp16), inf (ddp, zero, --amp fp16), shard, "
+      "owner, gather, state "
       "(zero); eval:rank=R (dp's and ddp's evaluation pass); dpbuffers:step=S (dp); "
       "noscale:step=S (dp, ddp, --accumulation-steps). eps applies to grad, shard and state, "
       "tensor to grad");

@@ -163,7 +163,8 @@ void check_fault(const training::RunSetup& s) {
                                    modes::fault_name(kind)));
     }
   } else if (kind == modes::FaultKind::kGrad || kind == modes::FaultKind::kCrash ||
-             kind == modes::FaultKind::kHang || kind == modes::FaultKind::kNan) {
+             kind == modes::FaultKind::kHang || kind == modes::FaultKind::kNan ||
+             kind == modes::FaultKind::kInf) {
     if (!s.has_per_rank_mode()) {
       throw InputError(
           fmt::format("--inject-fault {} needs the ddp or zero mode (add one to --modes)",
@@ -328,10 +329,6 @@ void resolve_zero(const RunRequest& o, training::RunSetup& s) {
   const auto refuse = [](const std::string& what, const std::string& fix) {
     throw InputError(fmt::format("{} is not built for the zero mode yet: {}", what, fix));
   };
-  if (s.spec->amp == scenarios::AmpKind::kFp16) {
-    refuse("--amp fp16 (its GradScaler's inf check over sharded gradients)",
-           "use --amp bf16, drop --amp, or drop zero from --modes");
-  }
   if (s.sync_bn) refuse("SyncBN", "drop --sync-bn (or use resnet18), or zero from --modes");
 }
 

@@ -50,7 +50,8 @@ void GradScaler::unscale(const std::vector<at::Tensor>& gradients) {
   }
   for (auto& [device, found] : found_per_device) found_inf_per_device_.push_back(found);
   // No gradient at all: nothing was inf (update still needs a flag on the scale's device).
-  if (found_inf_per_device_.empty()) found_inf_per_device_.push_back(at::zeros({}, scale_.options()));
+  if (found_inf_per_device_.empty())
+    found_inf_per_device_.push_back(at::zeros({}, scale_.options()));
   unscaled_ = true;
 }
 
@@ -58,6 +59,14 @@ bool GradScaler::found_inf() const {
   double sum = 0;
   for (const at::Tensor& f : found_inf_per_device_) sum += f.item<double>();
   return sum != 0;
+}
+
+void GradScaler::agree_on_overflow(const std::function<void(at::Tensor&)>& sum) {
+  if (!unscaled_) throw std::logic_error("GradScaler::agree_on_overflow before unscale");
+  at::Tensor total = at::zeros({1}, scale_.options().dtype(at::kFloat));
+  for (const at::Tensor& f : found_inf_per_device_) total.add_(f.to(total.device()).reshape({1}));
+  sum(total);
+  found_inf_per_device_ = {total.reshape({})};
 }
 
 void GradScaler::update() {

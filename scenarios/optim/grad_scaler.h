@@ -16,6 +16,7 @@
 #include <c10/core/Device.h>
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace ddpbench::scenarios {
@@ -43,6 +44,10 @@ class GradScaler {
   void unscale(const std::vector<at::Tensor>& gradients);
   // After unscale: whether the optimizer step is to be skipped (GradScaler.step's test).
   bool found_inf() const;
+  // After unscale, across processes that each unscaled only some of the gradients: `sum`, a
+  // collective sum over them, turns this process's flags into one that is nonzero when any
+  // process's gradients overflowed (ShardedGradScaler's allreduce of found_inf).
+  void agree_on_overflow(const std::function<void(at::Tensor&)>& sum);
   // GradScaler.update: the new scale from this step's flags. Throws std::logic_error without an
   // unscale() since the last update (PyTorch: "No inf checks were recorded prior to update").
   void update();

@@ -16,11 +16,7 @@ using testing::ddpbench;
 using testing::find_check;
 using testing::read_json;
 
-// 1.13 has no float16 autocast or GradScaler kernels on the CPU (torch_version_compat.h).
-bool cpu_fp16_supported() {
-  const auto v = ddpbench({"--version"});
-  return v.out.find("libtorch 1.") == std::string::npos;
-}
+using testing::cpu_fp16_supported;
 
 class AmpE2E : public testing::TempDirTest {
  protected:

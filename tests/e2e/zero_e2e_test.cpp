@@ -413,6 +413,40 @@ TEST_F(ZeroE2E, BfloatAutocastIsJudgedLikeDdps) {
   EXPECT_EQ(find_check(faulty, "zero", "gradients").at("status"), "fail");
 }
 
+// --amp fp16 (2.x): at stages 2 and 3 a rank unscales only its own gradients, so the GradScaler's
+// overflow flag is summed over the ranks before the step (ShardedGradScaler's allreduce). A scale
+// of 2^20 overflows in the first steps: zero skips exactly the steps single and ddp skip. An inf
+// in rank 1's first gradient reaches only the rank that holds that element after the
+// reduce-scatter (rank 0): every rank must still skip that step, as the reference does, or the
+// ranks that stepped part from it.
+TEST_F(ZeroE2E, Fp16SkipsTheSameStepsOnEveryShard) {
+  if (!testing::cpu_fp16_supported()) {
+    GTEST_SKIP() << "float16 on the CPU needs the PyTorch 2.x build (AmpE2E checks the refusal)";
+  }
+  for (const int stage : {2, 3}) {
+    const std::string dir = path("fp16-" + std::to_string(stage));
+    const auto r =
+        run_zero(dir, stage, "single,ddp,zero", {"--amp", "fp16", "--grad-scaler-init", "1048576"});
+    ASSERT_EQ(r.exit_code, 0) << stage << r.out << r.err;
+    const auto report = read_json(dir + "/report.json");
+    const auto& single = testing::result_of(report, "single");
+    EXPECT_FALSE(single.at("skipped_steps").empty()) << "the forced overflow did not happen";
+    EXPECT_EQ(testing::result_of(report, "zero").at("skipped_steps"), single.at("skipped_steps"));
+    EXPECT_EQ(testing::result_of(report, "zero").at("loss_scales"), single.at("loss_scales"));
+    for (const char* check : {"loss_scale", "updates", "matches_ddp"}) {
+      EXPECT_EQ(find_check(report, "zero", check).at("status"), "pass") << stage << check;
+    }
+    const std::string inf_dir = path("fp16-inf-" + std::to_string(stage));
+    const auto inf = run_zero(inf_dir, stage, "single,zero",
+                              {"--amp", "fp16", "--inject-fault", "inf:rank=1,step=1"});
+    EXPECT_EQ(inf.exit_code, 0) << stage << inf.out << inf.err;
+    const auto inf_report = read_json(inf_dir + "/report.json");
+    EXPECT_EQ(testing::result_of(inf_report, "zero").at("skipped_steps"),
+              nlohmann::json::array({1}))
+        << stage;
+  }
+}
+
 TEST_F(ZeroE2E, WhatZeroDoesNotTakeIsRefused) {
   for (const std::vector<std::string>& bad :
        {std::vector<std::string>{"--zero-stage", "2"},

@@ -94,4 +94,8 @@ nlohmann::json find_check(const nlohmann::json& report, const std::string& mode,
   throw std::runtime_error("report has no check " + name + " for mode " + mode);
 }
 
+bool cpu_fp16_supported() {
+  return ddpbench({"--version"}).out.find("libtorch 1.") == std::string::npos;
+}
+
 }  // namespace ddpbench::testing

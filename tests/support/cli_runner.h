@@ -41,5 +41,8 @@ const nlohmann::json& result_of(const nlohmann::json& report, const std::string&
 // The check named `name` of the result of `mode` in a report.
 nlohmann::json find_check(const nlohmann::json& report, const std::string& mode,
                           const std::string& name);
+// Whether the binary's libtorch has float16 autocast and GradScaler kernels on the CPU (2.x does;
+// 1.13 does not, and refuses --amp fp16 there).
+bool cpu_fp16_supported();
 
 }  // namespace ddpbench::testing

@@ -14,11 +14,11 @@
 // from the other ranks' (pytorch/pytorch#90057). inf (--amp fp16, ddp): an inf in rank R's gradient
 // of the first parameter at step S, before the allreduce, which must make every rank skip the
 // step (the references overflow at that step too, so the run passes only if every rank skipped).
-// zero (modes/zero/zero_path.h) takes grad, crash, hang and nan as DDP does, and three of its own:
-// shard: after rank R's optimizer step at step S, the first parameter it owns is scaled by 1+eps
-// before its broadcast; owner: at step S rank R does not step the first parameter it owns (a wrong
-// owner in its partition); gather: at step S rank R misses the broadcasts of the parameters it
-// does not own and keeps their old values; state: after rank R's optimizer step at step S, its
+// zero (modes/zero/zero_path.h) takes grad, crash, hang, nan and inf as DDP does, and four of its
+// own: shard: after rank R's optimizer step at step S, the first parameter it owns is scaled by
+// 1+eps before its broadcast; owner: at step S rank R does not step the first parameter it owns (a
+// wrong owner in its partition); gather: at step S rank R misses the broadcasts of the parameters
+// it does not own and keeps their old values; state: after rank R's optimizer step at step S, its
 // optimizer state of the first parameter it owns (stage 3: holds rows of) is scaled by 1+eps, as
 // a wrong or stale state shard would be (the lockstep comparison's optimizer_state check sees it;
 // its updates cannot, since every step starts from the reference's state).

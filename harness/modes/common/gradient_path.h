@@ -25,7 +25,8 @@ class Optimizer;
 }
 namespace ddpbench::scenarios {
 struct OptimizerSpec;
-}
+class GradScaler;
+}  // namespace ddpbench::scenarios
 
 namespace ddpbench::modes {
 
@@ -98,6 +99,12 @@ class GradientPath {
   // --amp fp16, after a checked step's finish_checked_step: the GradScaler's scale after the
   // step's update. DDP checks that every rank holds the same; one process has nothing to check.
   virtual void check_loss_scale(int64_t /*step*/, double /*scale*/) {}
+
+  // --amp fp16, after the GradScaler unscaled this process's gradients: a mode whose processes
+  // hold different gradients (zero's shards) makes the overflow flag every rank's, so that every
+  // rank skips the same steps (FSDP's ShardedGradScaler allreduces found_inf). Where every
+  // process holds every averaged gradient there is nothing to agree on.
+  virtual void agree_on_overflow(scenarios::GradScaler& /*scaler*/) {}
 
   // The evaluation pass's forward (training/evaluation.h), after training: `inputs` on the
   // context's device, the model in eval mode (BatchNorm uses its running statistics) under no

@@ -169,6 +169,7 @@ void StepLoop::run_step(int64_t step) {
     std::vector<at::Tensor> grads;
     for (const at::Tensor& p : module.parameters()) grads.push_back(p.grad());
     scaler_->unscale(grads);
+    path_.agree_on_overflow(*scaler_);
   }
   const bool skip = scaler_ && scaler_->found_inf();
   if (options_.checking) {

@@ -17,11 +17,18 @@
 #include "modes/zero/consolidated_state.h"
 #include "modes/zero/sharded_optimizer.h"
 #include "scenarios/optim/clip_grad_norm.h"
+#include "scenarios/optim/grad_scaler.h"
 #include "scenarios/optim/optimizer_state.h"
 #include "scenarios/training_recipe.h"
 
 namespace ddpbench::modes::zero {
 namespace {
+
+// The inf fault: an overflow in this rank's first gradient, before the reduction carries it to
+// whoever holds that element (at stages 2 and 3 its owner alone).
+void overflow(const at::Tensor& gradient) {
+  if (gradient.numel() > 0) gradient.view(-1)[0].fill_(std::numeric_limits<double>::infinity());
+}
 
 // A parameter's gradient, made zeros where backward left none (a parameter the step did not
 // reach still takes part in the reduction, as in DDP with find_unused_parameters).
@@ -155,6 +162,9 @@ void ZeroPath::slot_ready(int64_t index) {
     torch::NoGradGuard no_grad;
     slots_[static_cast<size_t>(index)].mul_(1.0 + options_.fault->eps);
   }
+  if (index == 0 && fault_fires(options_.fault, FaultKind::kInf, comm_.rank(), current_step_)) {
+    overflow(slots_.front());
+  }
   arrived_[static_cast<size_t>(index)] = 1;
   --buckets_[static_cast<size_t>(bucket_of_[static_cast<size_t>(index)])].pending;
 }
@@ -260,6 +270,9 @@ void ZeroPath::reduce_gradients() {
   }
   if (fault_fires(options_.fault, FaultKind::kGrad, comm_.rank(), current_step_)) {
     gradient_of(params_[static_cast<size_t>(fault_parameter())]).mul_(1.0 + options_.fault->eps);
+  }
+  if (fault_fires(options_.fault, FaultKind::kInf, comm_.rank(), current_step_)) {
+    overflow(gradient_of(params_.front()));
   }
   if (shards_) {
     reduce_scatter_shards();
@@ -510,6 +523,11 @@ double ZeroPath::finish_checked_step(int64_t step, double local_loss, int64_t sa
   const at::Tensor digests = ranks::state_digests(module(), &names);
   ranks::note_disagreement(comm_, digests, names, step, disagreement_);
   return loss;
+}
+
+void ZeroPath::agree_on_overflow(scenarios::GradScaler& scaler) {
+  if (options_.stage == 1) return;  // every rank holds every averaged gradient
+  scaler.agree_on_overflow([this](at::Tensor& flag) { comm::allreduce_sum_blocking(comm_, flag); });
 }
 
 void ZeroPath::gather_state(torch::optim::Optimizer& optimizer) {

@@ -32,14 +32,14 @@
 // rows of each gradient: each parameter's norm is the square root of the sum over ranks of its
 // shards' squared norms (one allreduce), equal to clip_grad_norm_'s to rounding, not bitwise.
 //
-// Faults (check phase): grad, crash, hang, nan as in DDP; shard: after rank R's local step at step
-// S, one parameter it owns is corrupted by eps before the broadcast spreads it; owner: at step S
-// rank R leaves one of its parameters un-stepped, as if its partition gave it to another rank
-// (which does not step it either); gather: at step S rank R misses the broadcasts of the others'
-// parameters and keeps their old values (stage 3: its forward's all-gather of the others' shards,
-// so it computes with the previous step's rows of theirs; the ranks' forward parameters are
-// compared after every checked step); state: after rank R's step at step S, its optimizer state
-// of the parameter the shard fault would pick is scaled by 1+eps.
+// Faults (check phase): grad, crash, hang, nan, inf (--amp fp16) as in DDP; shard: after rank R's
+// local step at step S, one parameter it owns is corrupted by eps before the broadcast spreads it;
+// owner: at step S rank R leaves one of its parameters un-stepped, as if its partition gave it to
+// another rank (which does not step it either); gather: at step S rank R misses the broadcasts of
+// the others' parameters and keeps their old values (stage 3: its forward's all-gather of the
+// others' shards, so it computes with the previous step's rows of theirs; the ranks' forward
+// parameters are compared after every checked step); state: after rank R's step at step S, its
+// optimizer state of the parameter the shard fault would pick is scaled by 1+eps.
 #pragma once
 
 #include <cstdint>
@@ -95,6 +95,8 @@ class ZeroPath : public GradientPath {
   double finish_checked_step(int64_t step, double local_loss, int64_t samples) override;
   void gather_state(torch::optim::Optimizer& optimizer) override;
   void release_state(torch::optim::Optimizer& optimizer) override;
+  // Stages 2 and 3 hold only their own gradients: the overflow flag is summed over the ranks.
+  void agree_on_overflow(scenarios::GradScaler& scaler) override;
 
   const ZeroPartition& partition() const { return partition_; }
   // Collective: `local` (this rank's optimizer, from make_optimizer) as a plain optimizer over
