@@ -451,7 +451,6 @@ TEST_F(ZeroE2E, WhatZeroDoesNotTakeIsRefused) {
   for (const std::vector<std::string>& bad :
        {std::vector<std::string>{"--zero-stage", "2"},
         std::vector<std::string>{"--modes", "single,zero", "--zero-stage", "4"},
-        std::vector<std::string>{"--modes", "single,zero", "--amp", "fp16"},
         // Free-running (float64), nothing would see a state scaled at the last step.
         std::vector<std::string>{"--modes", "single,zero", "--dtype", "float64", "--inject-fault",
                                  "state:rank=1,step=1"},
