@@ -9,6 +9,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libspdlog-dev libfmt-dev
   python3 python3-torch python3-torchvision chromium
+  file  # dpkg-shlibdeps reads the binary with it (cpack -G DEB, tests/install)
   iproute2 util-linux  # ip netns and unshare: the two-host test (tests/multihost)
   dataset-fashion-mnist
 )
