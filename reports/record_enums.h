@@ -56,6 +56,98 @@ enum class Verdict { kPass, kFail, kNotJudged };
 template <typename E>
 struct EnumNames;
 
+// The part of a step that computes what a check compares, in the order a step computes it: the
+// forward's loss and buffers, backward's gradients, the optimizer's updates. A failing run's first
+// divergence is its earliest failing item in (step, part, position) order.
+enum class StepPart { kLoss = 0, kBuffers = 1, kGradients = 2, kUpdates = 3 };
+
+// How the per-step differences of a tensor family that lockstep records (compare::StateDiff)
+// are judged: kLikeState by max |diff| / (atol + rtol * |ref|) and its violations, within the
+// state tolerance (kTolerance); kLikeGradient by the normalized error, within the gradient
+// tolerance (kNormalized). kNotRecorded: the check is made some other way.
+enum class StateJudge { kNotRecorded, kLikeState, kLikeGradient };
+
+// Note [One row per check]: everything the program needs to know of a check (a compared tensor
+// family, or an agreement) besides how it is recorded is its row here: the name every format
+// writes, which part of a step computed it (the first divergence's text), where its items sort,
+// how lockstep's per-step differences of it are judged, and whether a failure has a size. The
+// comparison (compare/mode_comparison.cpp), the rank codec (training/outcome_codec.cpp), the
+// divergence text and every reader and writer of a report read this table, so a new family is
+// this row, its Stage value, the code that records it (training/lockstep.cpp) and its line in
+// reports/SCHEMA.md (docs/ARCHITECTURE.md, "Adding things").
+struct StageSpec {
+  Stage stage;
+  std::string_view name;
+  std::string_view phase;  // which part of the step computed it
+  StepPart part;
+  StateJudge judge;
+  bool sized;  // false: a failure is only what differs (ranks apart, a scale), with no size
+};
+
+inline constexpr std::array<StageSpec, 14> kStageSpecs{{
+    {Stage::kNone, "", "final state", StepPart::kLoss, StateJudge::kNotRecorded, true},
+    {Stage::kLoss, "loss", "forward", StepPart::kLoss, StateJudge::kNotRecorded, true},
+    {Stage::kBuffers, "buffers", "forward", StepPart::kBuffers, StateJudge::kLikeState, true},
+    {Stage::kGradients, "gradients", "backward", StepPart::kGradients, StateJudge::kNotRecorded,
+     true},
+    {Stage::kUpdates, "updates", "optimizer step", StepPart::kUpdates, StateJudge::kLikeGradient,
+     true},
+    {Stage::kParameters, "parameters", "final state", StepPart::kUpdates, StateJudge::kNotRecorded,
+     true},
+    {Stage::kRanksBitwiseEqual, "ranks_bitwise_equal", "ranks apart after the step",
+     StepPart::kUpdates, StateJudge::kNotRecorded, false},
+    {Stage::kRanksBuffersEqual, "ranks_buffers_equal", "buffer broadcast before the forward",
+     StepPart::kBuffers, StateJudge::kNotRecorded, false},
+    {Stage::kEvaluation, "evaluation", "evaluation after training", StepPart::kUpdates,
+     StateJudge::kNotRecorded, true},
+    {Stage::kInjectedFault, "injected_fault", "the injected fault", StepPart::kUpdates,
+     StateJudge::kNotRecorded, true},
+    {Stage::kLossScale, "loss_scale", "GradScaler update after the step", StepPart::kUpdates,
+     StateJudge::kNotRecorded, false},
+    {Stage::kRanksScaleEqual, "ranks_scale_equal", "GradScaler update after the step",
+     StepPart::kUpdates, StateJudge::kNotRecorded, false},
+    {Stage::kOptimizerState, "optimizer_state", "optimizer step", StepPart::kUpdates,
+     StateJudge::kLikeGradient, true},
+    {Stage::kMatchesDdp, "matches_ddp", "against ddp in the same run", StepPart::kLoss,
+     StateJudge::kNotRecorded, true},
+}};
+namespace detail {
+// Each of the Stage values 0 .. kMatchesDdp (the last) has exactly one row.
+constexpr bool one_row_per_stage() {
+  for (size_t value = 0; value <= static_cast<size_t>(Stage::kMatchesDdp); ++value) {
+    int rows = 0;
+    for (const StageSpec& s : kStageSpecs) rows += static_cast<size_t>(s.stage) == value ? 1 : 0;
+    if (rows != 1) return false;
+  }
+  return kStageSpecs.size() == static_cast<size_t>(Stage::kMatchesDdp) + 1;
+}
+}  // namespace detail
+static_assert(detail::one_row_per_stage(),
+              "every Stage has one row in kStageSpecs (and kMatchesDdp is the last Stage)");
+
+// The row of `stage`.
+constexpr const StageSpec& spec_of(Stage stage) {
+  for (const StageSpec& s : kStageSpecs) {
+    if (s.stage == stage) return s;
+  }
+  return kStageSpecs[0];
+}
+
+namespace detail {
+template <size_t... I>
+constexpr std::array<std::pair<Stage, std::string_view>, sizeof...(I)> stage_names(
+    std::index_sequence<I...>) {
+  return {{{kStageSpecs[I].stage, kStageSpecs[I].name}...}};
+}
+}  // namespace detail
+
+template <>
+struct EnumNames<Stage> {
+  static constexpr const char* kWhat = "stage";
+  static constexpr auto kTable =
+      detail::stage_names(std::make_index_sequence<kStageSpecs.size()>{});
+};
+
 template <>
 struct EnumNames<CheckStatus> {
   static constexpr const char* kWhat = "check status";
@@ -74,27 +166,6 @@ struct EnumNames<Mode> {
       {Mode::kDp, "dp"},
       {Mode::kDdp, "ddp"},
       {Mode::kZero, "zero"},
-  }};
-};
-
-template <>
-struct EnumNames<Stage> {
-  static constexpr const char* kWhat = "stage";
-  static constexpr std::array<std::pair<Stage, std::string_view>, 14> kTable{{
-      {Stage::kNone, ""},
-      {Stage::kLoss, "loss"},
-      {Stage::kBuffers, "buffers"},
-      {Stage::kGradients, "gradients"},
-      {Stage::kUpdates, "updates"},
-      {Stage::kParameters, "parameters"},
-      {Stage::kRanksBitwiseEqual, "ranks_bitwise_equal"},
-      {Stage::kRanksBuffersEqual, "ranks_buffers_equal"},
-      {Stage::kEvaluation, "evaluation"},
-      {Stage::kInjectedFault, "injected_fault"},
-      {Stage::kLossScale, "loss_scale"},
-      {Stage::kRanksScaleEqual, "ranks_scale_equal"},
-      {Stage::kOptimizerState, "optimizer_state"},
-      {Stage::kMatchesDdp, "matches_ddp"},
   }};
 };
 

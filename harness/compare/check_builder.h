@@ -20,9 +20,9 @@
 
 namespace ddpbench::compare {
 
-// The order in which a step computes what the checks compare: the forward's loss and buffers, the
-// gradients (in backward order), the optimizer's updates. Final-state items come after every step.
-enum class ItemStage { kLoss = 0, kBuffers = 1, kGradients = 2, kUpdates = 3 };
+// The order in which a step computes what the checks compare (reports::StepPart, a column of
+// Note [One row per check]). Final-state items come after every step.
+using ItemStage = reports::StepPart;
 
 // Where an item sits in a run: earlier items sort first.
 struct ItemOrder {

@@ -4,6 +4,7 @@
 #include <ATen/ATen.h>
 #include <fmt/format.h>
 
+#include <deque>
 #include <limits>
 #include <optional>
 
@@ -50,23 +51,61 @@ void compare_gradients(const ModeTrace& ref, const ModeTrace& got, const Compari
   }
 }
 
-// Lockstep: every step's updates and buffers, recorded by the driver from the same start state.
-void compare_lockstep_state(const ModeTrace& got, const ComparisonPolicy& p, CheckBuilder& updates,
-                            CheckBuilder& buffers, CheckBuilder& optimizer_state) {
+// One check per tensor family a mode recorded per step, judged as its row says (Note [One row
+// per check], reports/record_enums.h); kept in the table's order.
+class FamilyChecks {
+ public:
+  explicit FamilyChecks(const ComparisonPolicy& p) : policy_(p) {}
+
+  CheckBuilder& of(reports::Stage family) {
+    for (auto& [stage, builder] : builders_) {
+      if (stage == family) return builder;
+    }
+    const reports::StageSpec& spec = reports::spec_of(family);
+    const Rule rule = spec.judge == reports::StateJudge::kLikeState
+                          ? tolerance_rule(policy_.state)
+                          : normalized_rule(policy_.gradient_tolerance);
+    builders_.emplace_back(std::piecewise_construct, std::forward_as_tuple(family),
+                           std::forward_as_tuple(family, spec.part, rule, policy_.divergences));
+    return builders_.back().second;
+  }
+
+  // Every family's builder: the updates (always recorded), then the others in kStageSpecs' order.
+  std::vector<const CheckBuilder*> in_report_order() const {
+    std::vector<const CheckBuilder*> out;
+    const auto add = [&](reports::Stage family) {
+      for (const auto& [stage, builder] : builders_) {
+        if (stage == family) out.push_back(&builder);
+      }
+    };
+    add(reports::Stage::kUpdates);
+    for (const reports::StageSpec& spec : reports::kStageSpecs) {
+      if (spec.stage != reports::Stage::kUpdates) add(spec.stage);
+    }
+    return out;
+  }
+
+ private:
+  const ComparisonPolicy& policy_;
+  std::deque<std::pair<reports::Stage, CheckBuilder>> builders_;  // stable addresses
+};
+
+// Lockstep: every step's recorded state, each item in its family's check.
+void compare_lockstep_state(const ModeTrace& got, FamilyChecks& families) {
   // A lockstep run that recorded nothing must not pass by having nothing to compare.
+  CheckBuilder& updates = families.of(reports::Stage::kUpdates);
   if (got.state_diffs.empty()) {
     updates.add({"(no lockstep state recorded)", -1, INFINITY, INFINITY, INFINITY});
   }
   int64_t position = 0;
   for (const StateDiff& d : got.state_diffs) {
-    if (d.optimizer_state) {
-      optimizer_state.add({d.tensor, d.step, d.error, d.max_rel, d.error}, position++);
-    } else if (d.buffer) {
+    CheckBuilder& b = families.of(d.family);
+    if (reports::spec_of(d.family).judge == reports::StateJudge::kLikeState) {
       // A violation counted by the driver fails the item whatever its ratio says.
       const double ratio = d.violations > 0 ? std::max(d.ratio, std::nextafter(1.0, 2.0)) : d.ratio;
-      buffers.add({d.tensor, d.step, d.error, d.max_rel, ratio, d.ref_max_abs}, position++);
+      b.add({d.tensor, d.step, d.error, d.max_rel, ratio, d.ref_max_abs}, position++);
     } else {
-      updates.add({d.tensor, d.step, d.error, d.max_rel, d.error}, position++);
+      b.add({d.tensor, d.step, d.error, d.max_rel, d.error}, position++);
     }
   }
 }
@@ -104,28 +143,29 @@ ModeComparison compare_modes(const ModeTrace& reference, const ModeTrace& candid
   const Rule gradient = normalized_rule(policy.gradient_tolerance);
   CheckBuilder loss(Stage::kLoss, ItemStage::kLoss, state, policy.divergences);
   CheckBuilder gradients(Stage::kGradients, ItemStage::kGradients, gradient, policy.divergences);
-  CheckBuilder params(lockstep ? Stage::kUpdates : Stage::kParameters, ItemStage::kUpdates,
-                      lockstep ? gradient : state, policy.divergences);
-  CheckBuilder buffers(Stage::kBuffers, ItemStage::kBuffers, state, policy.divergences);
-  CheckBuilder optimizer_state(Stage::kOptimizerState, ItemStage::kUpdates, gradient,
-                               policy.divergences);
   compare_losses(reference, candidate, policy, loss);
   compare_gradients(reference, candidate, policy, gradients);
-  if (lockstep) {
-    compare_lockstep_state(candidate, policy, params, buffers, optimizer_state);
-  } else {
-    compare_final_state(reference, candidate, policy, params, buffers);
-  }
   ModeComparison out;
   out.checks.push_back(loss.build());
   out.checks.push_back(gradients.build());
-  out.checks.push_back(params.build());
-  if (buffers.items() > 0) out.checks.push_back(buffers.build());
-  if (optimizer_state.items() > 0) out.checks.push_back(optimizer_state.build());
-  std::optional<ItemOrder> first;
-  for (const CheckBuilder* b : {&loss, &buffers, &gradients, &params, &optimizer_state}) {
-    b->offer_first_failure(first, out.first_divergence);
+  std::vector<const CheckBuilder*> offered{&loss, &gradients};
+  FamilyChecks families(policy);
+  CheckBuilder params(Stage::kParameters, ItemStage::kUpdates, state, policy.divergences);
+  CheckBuilder buffers(Stage::kBuffers, ItemStage::kBuffers, state, policy.divergences);
+  if (lockstep) {
+    compare_lockstep_state(candidate, families);
+    for (const CheckBuilder* b : families.in_report_order()) {
+      out.checks.push_back(b->build());
+      offered.push_back(b);
+    }
+  } else {
+    compare_final_state(reference, candidate, policy, params, buffers);
+    out.checks.push_back(params.build());
+    if (buffers.items() > 0) out.checks.push_back(buffers.build());
+    offered.insert(offered.end(), {&params, &buffers});
   }
+  std::optional<ItemOrder> first;
+  for (const CheckBuilder* b : offered) b->offer_first_failure(first, out.first_divergence);
   if (!reference.loss_scales.empty()) {
     out.checks.push_back(loss_scale_check(reference, candidate));
     offer_ranks_check(out.checks.back(), out.first_divergence);

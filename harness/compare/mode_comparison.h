@@ -18,23 +18,22 @@
 namespace ddpbench::compare {
 
 // One tensor of a mode after a lockstep step, against the reference's after the same step from
-// the same state. Parameters: the optimizer update (parameter after minus parameter before),
-// `error` is its normalized_gradient_error against the reference's update (judged like a
-// gradient). Buffers (updated by the forward): elementwise, `error` is max |diff| and
-// `violations` counts elements outside the state tolerance.
+// the same state. `family` is the check that judges it, as its row says (Note [One row per check],
+// reports/record_enums.h): kUpdates (the optimizer update, parameter after minus parameter before;
+// `error` is its normalized_gradient_error against the reference's update), kBuffers (updated by
+// the forward; elementwise, `error` is max |diff|, `violations` counts elements outside the state
+// tolerance, `ratio` is max |diff| / (atol + rtol * |ref|)), kOptimizerState (an entry of the
+// optimizer's state after the step, `tensor` "<parameter>[<entry>] (rank R)" naming the rank
+// whose copy differed most; judged like an update).
 struct StateDiff {
   int64_t step = 0;
   std::string tensor;
-  bool buffer = false;
+  reports::Stage family = reports::Stage::kUpdates;
   double error = 0.0;
   double max_rel = 0.0;
   int64_t violations = 0;
-  // Buffers: max |diff| / (atol + rtol * |ref|) and max |ref| (the check's measure, verdict.h).
   double ratio = 0.0;
   double ref_max_abs = 0.0;
-  // An entry of the optimizer's state after the step (`tensor`: "<parameter>[<entry>] (rank R)",
-  // the rank whose copy differed most), against the reference's: judged like an update.
-  bool optimizer_state = false;
 };
 
 // What a mode computed. Gradients: per step, one record per parameter (param_names order).

@@ -33,7 +33,7 @@ void broadcast_state(comm::Communicator& comm, modes::TrainingState& s,
 
 LockstepDriver::LockstepDriver(const PhaseInputs& in, modes::ModeKind mode,
                                const torch::nn::Module& judged, comm::Communicator* comm)
-    : in_(in), comm_(comm) {
+    : in_(in), mode_(mode), comm_(comm) {
   const compare::ComparisonPolicy policy = comparison_policy(in.setup, mode, "full");
   tolerance_ = policy.state;
   gradient_limit_ = policy.gradient_tolerance;
@@ -77,15 +77,15 @@ void LockstepDriver::record(int64_t step, const torch::nn::Module& module) {
         grad.defined() ? grad.detach().abs().ge(gradient_level) : at::Tensor();
     const double err = compare::normalized_update_error(params[i].value(), ref_params[i].value(),
                                                         start_parameters_[i], floor, compared);
-    diffs_.push_back({step, params[i].key(), false, err, err, 0});
+    diffs_.push_back({step, params[i].key(), reports::Stage::kUpdates, err, err, 0});
   }
   const auto ref_buffers = ref.named_buffers();
   const auto buffers = module.named_buffers();
   for (size_t i = 0; i < buffers.size(); ++i) {
     const compare::TensorDiff d =
         compare::diff_tensors(buffers[i].value(), ref_buffers[i].value(), tolerance_);
-    diffs_.push_back({step, buffers[i].key(), true, d.max_abs, d.max_rel, d.violations, d.max_ratio,
-                      d.ref_max_abs});
+    diffs_.push_back({step, buffers[i].key(), reports::Stage::kBuffers, d.max_abs, d.max_rel,
+                      d.violations, d.max_ratio, d.ref_max_abs});
   }
 }
 
@@ -156,10 +156,15 @@ void LockstepDriver::check_optimizer_state(int64_t step, const torch::nn::Module
     const std::string tensor =
         fmt::format("{}[{}]{}", params[i].key(), entries[static_cast<size_t>(k) % entries.size()],
                     all.size() > 1 ? fmt::format(" (rank {})", rank) : "");
-    compare::StateDiff d{step, tensor, false, worst, worst, 0};
-    d.optimizer_state = true;
-    diffs_.push_back(d);
+    diffs_.push_back({step, tensor, reports::Stage::kOptimizerState, worst, worst, 0});
   }
+}
+
+void LockstepDriver::after_step(int64_t step, const torch::nn::Module& module,
+                                torch::optim::Optimizer& optimizer) {
+  // Sharded optimizer state is zero's to get wrong; the other modes' state is the reference's,
+  // loaded before the step, and the updates judge what their optimizer made of it.
+  if (mode_ == modes::ModeKind::kZero) check_optimizer_state(step, module, optimizer);
 }
 
 void LockstepDriver::before_step(int64_t step, torch::nn::Module& module,

@@ -38,20 +38,25 @@ class LockstepDriver {
   // TrainOptions::before_step: records the judged state after step-1, loads the reference's state
   // at `step`, and advances the reference through `step`.
   void before_step(int64_t step, torch::nn::Module& module, torch::optim::Optimizer& optimizer);
-  // TrainOptions::after_step (zero, every rank, collective): the optimizer's state after `step`
-  // against the reference's, for every parameter each rank's optimizer holds (stages 1 and 2: the
-  // ones it owns; stage 3: all, gathered from the shards), so every shard of the state is judged
-  // against the reference's slice. The updates cannot see a wrong state once the step is taken:
-  // the next step starts from the reference's. The worst rank's error per entry goes to rank 0.
-  void check_optimizer_state(int64_t step, const torch::nn::Module& module,
-                             torch::optim::Optimizer& optimizer);
+  // TrainOptions::after_step (every rank; collective where the mode's checks are): what is
+  // judged after the step rather than from the next step's start (zero: the optimizer state).
+  void after_step(int64_t step, const torch::nn::Module& module,
+                  torch::optim::Optimizer& optimizer);
   // After the last step: every per-step difference (empty on ranks other than 0).
   std::vector<compare::StateDiff> finish(const torch::nn::Module& module);
 
  private:
   void record(int64_t step, const torch::nn::Module& module);
+  // Zero: the optimizer's state after `step` against the reference's, for every parameter each
+  // rank's optimizer holds (stages 1 and 2: the ones it owns; stage 3: all, gathered from the
+  // shards), so every shard of the state is judged against the reference's slice. The updates
+  // cannot see a wrong state once the step is taken: the next step starts from the reference's.
+  // The worst rank's error per entry goes to rank 0.
+  void check_optimizer_state(int64_t step, const torch::nn::Module& module,
+                             torch::optim::Optimizer& optimizer);
 
   const PhaseInputs& in_;
+  modes::ModeKind mode_;
   comm::Communicator* comm_;
   compare::Tolerance tolerance_;
   double gradient_limit_ = 0.0;  // the updates check's limit (Note [Gradients at rounding level])

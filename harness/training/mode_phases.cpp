@@ -211,15 +211,12 @@ modes::TrainResult train_checked(const PhaseInputs& in, ModeKind mode, modes::Gr
                                     torch::optim::Optimizer& opt) {
       driver->before_step(step, m, opt);
     };
-    if (mode == ModeKind::kZero) {
-      // Sharded optimizer state is zero's to get wrong: judged after every step, on every rank.
-      options.after_step = [after = std::move(options.after_step), &driver](
-                               int64_t step, torch::nn::Module& m, torch::optim::Optimizer& opt,
-                               const scenarios::GradScaler* scaler) {
-        driver->check_optimizer_state(step, m, opt);
-        if (after) after(step, m, opt, scaler);
-      };
-    }
+    options.after_step = [after = std::move(options.after_step), &driver](
+                             int64_t step, torch::nn::Module& m, torch::optim::Optimizer& opt,
+                             const scenarios::GradScaler* scaler) {
+      driver->after_step(step, m, opt);
+      if (after) after(step, m, opt, scaler);
+    };
   }
   std::unique_ptr<Float32Shadow> shadow;
   if (measure_amp && in.setup.spec->amp != scenarios::AmpKind::kOff &&

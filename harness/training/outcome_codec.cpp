@@ -104,16 +104,17 @@ std::string encode_outcome(const ModeOutcome& o) {
   for (const bool b : o.trace.skipped) skipped.push_back(b);
   d.insert("skipped", skipped);
   c10::List<std::string> diff_names;
-  // step, kind (0 update, 1 buffer, 2 optimizer state), error, max_rel, violations, ratio,
-  // ref_max_abs
+  c10::List<std::string> diff_families;  // the check's name (Note [One row per check])
+  // step, error, max_rel, violations, ratio, ref_max_abs
   std::vector<double> diff_values;
   for (const auto& s : o.trace.state_diffs) {
     diff_names.push_back(s.tensor);
-    const double kind = s.optimizer_state ? 2.0 : s.buffer ? 1.0 : 0.0;
+    diff_families.push_back(reports::name_str(s.family));
     diff_values.insert(diff_values.end(),
-                       {static_cast<double>(s.step), kind, s.error, s.max_rel,
+                       {static_cast<double>(s.step), s.error, s.max_rel,
                         static_cast<double>(s.violations), s.ratio, s.ref_max_abs});
   }
+  d.insert("state_diff_families", diff_families);
   d.insert("state_diff_names", diff_names);
   d.insert("state_diffs", c10::List<double>(diff_values));
   c10::List<std::string> names;
@@ -172,12 +173,14 @@ ModeOutcome decode_outcome(const std::string& bytes) {
   for (const auto& v : d.at("loss_scales").toListRef()) o.trace.loss_scales.push_back(v.toDouble());
   for (const auto& v : d.at("skipped").toListRef()) o.trace.skipped.push_back(v.toBool());
   const auto& diff_names = d.at("state_diff_names").toListRef();
+  const auto& diff_families = d.at("state_diff_families").toListRef();
   const auto diff_values = d.at("state_diffs").toDoubleVector();
   for (size_t i = 0; i < diff_names.size(); ++i) {
-    const double* v = &diff_values[7 * i];
-    o.trace.state_diffs.push_back({static_cast<int64_t>(v[0]), diff_names[i].toStringRef(),
-                                   v[1] == 1.0, v[2], v[3], static_cast<int64_t>(v[4]), v[5], v[6],
-                                   v[1] == 2.0});
+    const double* v = &diff_values[6 * i];
+    o.trace.state_diffs.push_back(
+        {static_cast<int64_t>(v[0]), diff_names[i].toStringRef(),
+         reports::parse_name<reports::Stage>(diff_families[i].toStringRef()).value(), v[1], v[2],
+         static_cast<int64_t>(v[3]), v[4], v[5]});
   }
   const auto& names = d.at("state_names").toListRef();
   const auto& tensors = d.at("state").toListRef();

@@ -149,9 +149,9 @@ ModeTrace lockstep_trace(const ModeTrace& ref) {
   got.comparison = "lockstep";
   got.final_state.clear();
   for (int64_t s = 0; s < 3; ++s) {
-    got.state_diffs.push_back({s, "fc.weight", false, 1e-7, 1e-7, 0});
-    got.state_diffs.push_back({s, "fc.bias", false, 1e-7, 1e-7, 0});
-    got.state_diffs.push_back({s, "bn.running_mean", true, 0.0, 0.0, 0});
+    got.state_diffs.push_back({s, "fc.weight", reports::Stage::kUpdates, 1e-7, 1e-7, 0});
+    got.state_diffs.push_back({s, "fc.bias", reports::Stage::kUpdates, 1e-7, 1e-7, 0});
+    got.state_diffs.push_back({s, "bn.running_mean", reports::Stage::kBuffers, 0.0, 0.0, 0});
   }
   return got;
 }

@@ -28,7 +28,9 @@ TEST(OutcomeCodec, RoundTripsEveryField) {
   r.extra_checks = {compare::rank_agreement_check(3, 1, 2, "w")};
   r.evaluation = {"done", "", "held-out", 10, 12, 2, 0.5, 0.75, 0.4, 0.7, "summary"};
   r.trace.comparison = "lockstep";
-  r.trace.state_diffs = {{0, "w", false, 3e-7, 3e-7, 0}, {1, "n", true, 0.5, 0.25, 2, 1.5, 4.0}};
+  r.trace.state_diffs = {{0, "w", reports::Stage::kUpdates, 3e-7, 3e-7, 0},
+                         {1, "n", reports::Stage::kBuffers, 0.5, 0.25, 2, 1.5, 4.0},
+                         {1, "w[exp_avg]", reports::Stage::kOptimizerState, 2e-6, 2e-6, 0}};
   r.checkpoints = {{2, {'P', 'K', '\0', '\xff'}}, {4, {}}};  // a file's bytes, any of them
 
   const training::ModeOutcome back = training::decode_outcome(training::encode_outcome(r));
@@ -67,17 +69,19 @@ TEST(OutcomeCodec, RoundTripsEveryField) {
   EXPECT_EQ(back.evaluation.padded, 2);
   EXPECT_DOUBLE_EQ(back.evaluation.mean_loss_without_padding, 0.7);
   EXPECT_EQ(back.evaluation.summary, "summary");
-  ASSERT_EQ(back.trace.state_diffs.size(), 2u);
+  ASSERT_EQ(back.trace.state_diffs.size(), 3u);
   const compare::StateDiff& d = back.trace.state_diffs[1];
   EXPECT_EQ(d.step, 1);
   EXPECT_EQ(d.tensor, "n");
-  EXPECT_TRUE(d.buffer);
+  EXPECT_EQ(d.family, reports::Stage::kBuffers);
   EXPECT_DOUBLE_EQ(d.error, 0.5);
   EXPECT_DOUBLE_EQ(d.max_rel, 0.25);
   EXPECT_EQ(d.violations, 2);
   EXPECT_DOUBLE_EQ(d.ratio, 1.5);
   EXPECT_DOUBLE_EQ(d.ref_max_abs, 4.0);
-  EXPECT_FALSE(back.trace.state_diffs[0].buffer);
+  EXPECT_EQ(back.trace.state_diffs[0].family, reports::Stage::kUpdates);
+  EXPECT_EQ(back.trace.state_diffs[2].family, reports::Stage::kOptimizerState);
+  EXPECT_EQ(back.trace.state_diffs[2].tensor, "w[exp_avg]");
   EXPECT_DOUBLE_EQ(back.trace.state_diffs[0].error, 3e-7);
   ASSERT_EQ(back.checkpoints.size(), 2u);
   EXPECT_EQ(back.checkpoints[0].step, 2);

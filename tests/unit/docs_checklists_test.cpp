@@ -1,0 +1,76 @@
+// docs_checklists_test.cpp — the rows of docs/ARCHITECTURE.md's "Adding things" checklists that a
+// test can hold: whatever is added to a table in code must also be where a reader looks for it.
+// Every check (Note [One row per check]) has a phase and its line in reports/SCHEMA.md; every
+// backend is described in the README; every mode is in the README's `--modes` list, in the code's
+// order; every built-in scenario has its row in the README's scenario table. (The flags whose
+// choices come from an enum are held by run_flag_choices_test.cpp.)
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include "comm/backend_support.h"
+#include "modes/common/mode_kind.h"
+#include "reports/record_enums.h"
+#include "scenarios/registry.h"
+#include "support/test_paths.h"
+
+namespace ddpbench {
+namespace {
+
+std::string source_file(const std::string& path) {
+  std::ifstream in(std::string(testing::kSourceDir) + "/" + path);
+  EXPECT_TRUE(in.good()) << path;
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST(DocsChecklists, EveryCheckHasItsRowAndItsSchemaLine) {
+  const std::string schema = source_file("reports/SCHEMA.md");
+  const auto names_at = schema.find("Check names:");
+  ASSERT_NE(names_at, std::string::npos) << "reports/SCHEMA.md lost its 'Check names:' paragraph";
+  const std::string check_names = schema.substr(names_at);
+  for (const reports::StageSpec& spec : reports::kStageSpecs) {
+    if (spec.stage == reports::Stage::kNone) continue;
+    EXPECT_FALSE(spec.name.empty());
+    EXPECT_FALSE(spec.phase.empty()) << spec.name;
+    EXPECT_EQ(reports::parse_name<reports::Stage>(spec.name), spec.stage) << spec.name;
+    EXPECT_NE(check_names.find("`" + std::string(spec.name) + "`"), std::string::npos)
+        << "the check `" << spec.name << "` is not among reports/SCHEMA.md's check names";
+  }
+}
+
+TEST(DocsChecklists, EveryBackendIsDescribedInTheReadme) {
+  const std::string readme = source_file("README.md");
+  for (const comm::BackendTraits& b : comm::backend_table()) {
+    EXPECT_NE(std::string(b.help), "") << b.name;
+    EXPECT_TRUE(std::regex_search(readme, std::regex("`" + std::string(b.name) + "`\\s+\\(")))
+        << "the README's backend list does not describe `" << b.name << "` (...)";
+  }
+}
+
+TEST(DocsChecklists, TheReadmeListsEveryModeInTheCodesOrder) {
+  std::stringstream names(modes::known_mode_names());  // "single, dp, ddp, zero"
+  std::string listed;
+  for (std::string name; std::getline(names, name, ',');) {
+    if (name.front() == ' ') name.erase(0, 1);
+    EXPECT_TRUE(modes::parse_mode(name)) << name;
+    listed += (listed.empty() ? "" : ",") + name;
+  }
+  EXPECT_NE(source_file("README.md").find("[--modes " + listed + "]"), std::string::npos)
+      << "the README's run command does not show [--modes " << listed << "]";
+}
+
+TEST(DocsChecklists, EveryBuiltinScenarioHasAReadmeRow) {
+  const std::string readme = source_file("README.md");
+  for (const std::string& name : scenarios::builtin_registry().names()) {
+    EXPECT_NE(readme.find("\n| `" + name + "`"), std::string::npos)
+        << "the README's scenario table has no row for `" << name << "`";
+  }
+}
+
+}  // namespace
+}  // namespace ddpbench
