@@ -38,6 +38,8 @@ enum class Stage {
   kOptimizerState,   // zero, lockstep: the optimizer's state after each step against the reference
   kMatchesDdp,       // zero: its losses, gradients and final state against ddp's in the same run
 };
+// The last Stage: a value appended after it moves this name too (kStageSpecs is checked up to it).
+inline constexpr Stage kLastStage = Stage::kMatchesDdp;
 
 // How a check's `error` is computed, and so what its `limit` bounds (Note [Recomputable
 // verdicts] in verdict.h):
@@ -112,18 +114,18 @@ inline constexpr std::array<StageSpec, 14> kStageSpecs{{
      StateJudge::kNotRecorded, true},
 }};
 namespace detail {
-// Each of the Stage values 0 .. kMatchesDdp (the last) has exactly one row.
+// Each of the Stage values 0 .. kLastStage has exactly one row.
 constexpr bool one_row_per_stage() {
-  for (size_t value = 0; value <= static_cast<size_t>(Stage::kMatchesDdp); ++value) {
+  for (size_t value = 0; value <= static_cast<size_t>(kLastStage); ++value) {
     int rows = 0;
     for (const StageSpec& s : kStageSpecs) rows += static_cast<size_t>(s.stage) == value ? 1 : 0;
     if (rows != 1) return false;
   }
-  return kStageSpecs.size() == static_cast<size_t>(Stage::kMatchesDdp) + 1;
+  return kStageSpecs.size() == static_cast<size_t>(kLastStage) + 1;
 }
 }  // namespace detail
 static_assert(detail::one_row_per_stage(),
-              "every Stage has one row in kStageSpecs (and kMatchesDdp is the last Stage)");
+              "every Stage up to kLastStage has one row in kStageSpecs");
 
 // The row of `stage`.
 constexpr const StageSpec& spec_of(Stage stage) {

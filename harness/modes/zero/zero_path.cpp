@@ -86,7 +86,6 @@ void ZeroPath::make_buckets() {
   bucket_of_.assign(params_.size(), -1);
   slots_.assign(params_.size(), at::Tensor());
   arrived_.assign(params_.size(), 0);
-  had_gradient_.assign(params_.size(), 0);
   int64_t bytes = 0;  // in the last bucket
   for (auto i = static_cast<int64_t>(params_.size()) - 1; i >= 0; --i) {
     const at::Tensor& p = params_[static_cast<size_t>(i)];
@@ -140,8 +139,7 @@ void ZeroPath::bind_gradient_slots() {
     at::Tensor& p = params_[i];
     const at::Tensor& grad = p.grad();
     const at::Tensor& slot = slots_[i];
-    had_gradient_[i] = grad.defined() ? 1 : 0;
-    used_[i] = had_gradient_[i];  // what no_sync's micro-steps accumulated counts as used
+    used_[i] = grad.defined() ? 1 : 0;  // what no_sync's micro-steps accumulated counts as used
     if (grad.defined() && grad.is_alias_of(slot) && grad.data_ptr() == slot.data_ptr() &&
         grad.strides() == slot.strides()) {
       continue;

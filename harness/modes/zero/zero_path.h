@@ -154,7 +154,6 @@ class ZeroPath : public GradientPath {
   std::vector<Bucket> buckets_;
   std::vector<int64_t> bucket_of_;  // per parameter
   std::vector<at::Tensor> slots_;   // per parameter: its gradient's view of its bucket
-  std::vector<char> had_gradient_;  // per parameter: .grad was defined before this backward
   std::vector<char> arrived_;       // per parameter, this step
   bool in_backward_ = false;
   std::vector<std::shared_ptr<torch::autograd::Node>> grad_accumulators_;
