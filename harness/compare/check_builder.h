@@ -20,14 +20,12 @@
 
 namespace ddpbench::compare {
 
-// The order in which a step computes what the checks compare (reports::StepPart, a column of
-// Note [One row per check]). Final-state items come after every step.
-using ItemStage = reports::StepPart;
-
-// Where an item sits in a run: earlier items sort first.
+// Where an item sits in a run: earlier items sort first. `stage` is the part of the step that
+// computed it (reports::StepPart, a column of Note [One row per check]); final-state items come
+// after every step.
 struct ItemOrder {
   int64_t step = 0;  // final-state items: after every step
-  ItemStage stage = ItemStage::kLoss;
+  reports::StepPart stage = reports::StepPart::kLoss;
   int64_t position = 0;  // within the stage
   bool operator<(const ItemOrder& o) const {
     return std::tie(step, stage, position) < std::tie(o.step, o.stage, o.position);
@@ -65,9 +63,9 @@ struct Item {
 // (reports/verdict.h) of the numbers, never set here by a separate rule.
 class CheckBuilder {
  public:
-  CheckBuilder(reports::Stage name, ItemStage stage, Rule rule,
-               const std::vector<DivergenceRule>& rules)
-      : name_(name), stage_(stage), rule_(rule), rules_(rules) {}
+  // Its items sort within a step where `name`'s row says (Note [One row per check]).
+  CheckBuilder(reports::Stage name, Rule rule, const std::vector<DivergenceRule>& rules)
+      : name_(name), stage_(reports::spec_of(name).part), rule_(rule), rules_(rules) {}
 
   void add(const Item& item, int64_t position = 0) {
     ++items_;
@@ -119,6 +117,7 @@ class CheckBuilder {
   }
 
   int64_t items() const { return items_; }
+  reports::Stage name() const { return name_; }
 
   // Keeps this check's earliest failure in `first` when it is earlier than what `first` holds.
   void offer_first_failure(std::optional<ItemOrder>& order,
@@ -156,7 +155,7 @@ class CheckBuilder {
   }
 
   reports::Stage name_;
-  ItemStage stage_;
+  reports::StepPart stage_;
   Rule rule_;
   const std::vector<DivergenceRule>& rules_;
   Item worst_any_, worst_divergent_, worst_failure_, first_failure_;

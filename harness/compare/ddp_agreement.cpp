@@ -46,7 +46,7 @@ Item tensor_item(const std::string& name, int64_t step, const at::Tensor& got,
 ModeComparison ddp_agreement(const ModeTrace& ddp, const ModeTrace& zero,
                              const AgreementRule& rule) {
   const Rule measure = rule.bitwise ? exact_rule() : normalized_rule(rule.limit);
-  CheckBuilder check(reports::Stage::kMatchesDdp, ItemStage::kLoss, measure, kNoDivergences);
+  CheckBuilder check(reports::Stage::kMatchesDdp, measure, kNoDivergences);
   for (size_t s = 0; s < ddp.losses.size(); ++s) {
     const int64_t step = ddp.first_step + static_cast<int64_t>(s);
     const double r = ddp.losses[s];

@@ -58,24 +58,21 @@ class FamilyChecks {
   explicit FamilyChecks(const ComparisonPolicy& p) : policy_(p) {}
 
   CheckBuilder& of(reports::Stage family) {
-    for (auto& [stage, builder] : builders_) {
-      if (stage == family) return builder;
+    for (CheckBuilder& builder : builders_) {
+      if (builder.name() == family) return builder;
     }
-    const reports::StageSpec& spec = reports::spec_of(family);
-    const Rule rule = spec.judge == reports::StateJudge::kLikeState
+    const Rule rule = reports::spec_of(family).judge == reports::StateJudge::kLikeState
                           ? tolerance_rule(policy_.state)
                           : normalized_rule(policy_.gradient_tolerance);
-    builders_.emplace_back(std::piecewise_construct, std::forward_as_tuple(family),
-                           std::forward_as_tuple(family, spec.part, rule, policy_.divergences));
-    return builders_.back().second;
+    return builders_.emplace_back(family, rule, policy_.divergences);
   }
 
   // Every family's builder: the updates (always recorded), then the others in kStageSpecs' order.
   std::vector<const CheckBuilder*> in_report_order() const {
     std::vector<const CheckBuilder*> out;
     const auto add = [&](reports::Stage family) {
-      for (const auto& [stage, builder] : builders_) {
-        if (stage == family) out.push_back(&builder);
+      for (const CheckBuilder& builder : builders_) {
+        if (builder.name() == family) out.push_back(&builder);
       }
     };
     add(reports::Stage::kUpdates);
@@ -87,7 +84,7 @@ class FamilyChecks {
 
  private:
   const ComparisonPolicy& policy_;
-  std::deque<std::pair<reports::Stage, CheckBuilder>> builders_;  // stable addresses
+  std::deque<CheckBuilder> builders_;  // stable addresses
 };
 
 // Lockstep: every step's recorded state, each item in its family's check.
@@ -141,8 +138,8 @@ ModeComparison compare_modes(const ModeTrace& reference, const ModeTrace& candid
   const bool lockstep = candidate.comparison == "lockstep";
   const Rule state = tolerance_rule(policy.state);
   const Rule gradient = normalized_rule(policy.gradient_tolerance);
-  CheckBuilder loss(Stage::kLoss, ItemStage::kLoss, state, policy.divergences);
-  CheckBuilder gradients(Stage::kGradients, ItemStage::kGradients, gradient, policy.divergences);
+  CheckBuilder loss(Stage::kLoss, state, policy.divergences);
+  CheckBuilder gradients(Stage::kGradients, gradient, policy.divergences);
   compare_losses(reference, candidate, policy, loss);
   compare_gradients(reference, candidate, policy, gradients);
   ModeComparison out;
@@ -150,8 +147,8 @@ ModeComparison compare_modes(const ModeTrace& reference, const ModeTrace& candid
   out.checks.push_back(gradients.build());
   std::vector<const CheckBuilder*> offered{&loss, &gradients};
   FamilyChecks families(policy);
-  CheckBuilder params(Stage::kParameters, ItemStage::kUpdates, state, policy.divergences);
-  CheckBuilder buffers(Stage::kBuffers, ItemStage::kBuffers, state, policy.divergences);
+  CheckBuilder params(Stage::kParameters, state, policy.divergences);
+  CheckBuilder buffers(Stage::kBuffers, state, policy.divergences);
   if (lockstep) {
     compare_lockstep_state(candidate, families);
     for (const CheckBuilder* b : families.in_report_order()) {
