@@ -79,6 +79,7 @@ std::string ConsoleReporter::render(const RunReport& report) const {
                        describe_reference(ref),
                        r.gradient_check.empty() ? "" : ", gradients compared " + r.gradient_check);
     if (!ref.summary.empty()) out += fmt::format("  {}\n", ref.summary);
+    if (!ref.floor.empty()) out += fmt::format("  rounding floor measured: {}\n", ref.floor);
     out += fmt::format("  {:<20} {:<20} {:>12} {:>12}  {}\n", "check", "status", "max abs diff",
                        "max rel diff", "worst tensor (step)");
     for (const CheckRecord& c : r.checks) {
@@ -90,9 +91,13 @@ std::string ConsoleReporter::render(const RunReport& report) const {
               : (c.step >= 0 ? fmt::format("{} (step {})", c.tensor, c.step) : c.tensor);
       out += fmt::format("  {:<20} {:<20} {:>12.3e} {:>12.3e}  {}\n", name_of(c.name),
                          fail ? "FAIL" : name_of(c.status), c.max_abs_diff, c.max_rel_diff, where);
-      if (c.status != CheckStatus::kPass) {
+      if (c.status != CheckStatus::kPass || c.floored > 0 || c.incomparable > 0) {
         out += fmt::format("  {:<20} {}\n", "", describe_counts(c));
         if (!c.detail.empty()) out += fmt::format("  {:<20} {}\n", "", c.detail);
+        if (c.status == CheckStatus::kRounding) {
+          out += fmt::format(
+              "  {:<20} float32 rounding: the float64 re-run (--bisect) passes every check\n", "");
+        }
       }
     }
     if (r.first_divergence.stage != Stage::kNone) {

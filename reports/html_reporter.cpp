@@ -43,10 +43,12 @@ std::string verdict_section(const RunReport& r) {
   for (const auto& m : r.results) {
     if (m.checks.empty()) continue;
     const CheckRecord* worst = nullptr;
-    int failed = 0, divergent = 0;
+    int failed = 0, divergent = 0, incomparable = 0, rounding = 0;
     for (const auto& c : m.checks) {
       failed += c.status == CheckStatus::kFail ? 1 : 0;
+      rounding += c.status == CheckStatus::kRounding ? 1 : 0;
       divergent += c.status == CheckStatus::kExpectedDivergence ? 1 : 0;
+      incomparable += c.status == CheckStatus::kNotComparable ? 1 : 0;
       if (c.status == CheckStatus::kFail && worst == nullptr) worst = &c;
     }
     std::string line = fmt::format("<b>{} (world {})</b>: {}", name_of(m.mode), m.world_size,
@@ -58,6 +60,16 @@ std::string verdict_section(const RunReport& r) {
                           worst->max_abs_diff);
     }
     if (divergent > 0) line += fmt::format("; {} expected divergence(s)", divergent);
+    if (rounding > 0) {
+      line += fmt::format(
+          "; {} check(s) float32 rounding (beyond their limits in float32, gone in the float64 "
+          "re-run, which passes every check)",
+          rounding);
+    }
+    if (incomparable > 0) {
+      line +=
+          fmt::format("; {} check(s) not comparable (the reference is not finite)", incomparable);
+    }
     line += fmt::format("<br><span class=\"ref\">judged against {}</span>",
                         xml_escape(describe_reference(m.reference)));
     if (m.first_divergence.stage != Stage::kNone) {
@@ -444,7 +456,7 @@ h1{margin-bottom:4px} section{margin:18px 0}
 #verdict{padding:8px 16px;border-radius:6px} #verdict li{margin:6px 0} .ref{color:#555;font-size:13px} #verdict.pass{background:#e6f4ea} #verdict.fail{background:#fce8e6}
 table{border-collapse:collapse;font-size:13px} td,th{border:1px solid #ddd;padding:3px 6px;text-align:left}
 td.num{white-space:nowrap;overflow-wrap:normal}
-tr.fail td{background:#fce8e6} tr.expected_divergence td{background:#fff4e5} tr.weak td{background:#fff4e5}
+tr.fail td{background:#fce8e6} tr.expected_divergence td{background:#fff4e5} tr.not_comparable td{background:#eeeeee} tr.rounding td{background:#eef6ff} tr.weak td{background:#fff4e5}
 .badge{display:inline-block;padding:0 6px;border-radius:8px;font-weight:600;font-size:12px} .badge.weak{background:#e8a33d;color:#fff}
 .partition td{width:28px;text-align:center;white-space:nowrap;overflow-wrap:normal} .pad{background:#ffbb78}
 .none{color:#555}

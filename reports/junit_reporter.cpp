@@ -92,6 +92,14 @@ std::string JunitReporter::render(const RunReport& report) const {
             ">\n      <failure message=\"{}\">{}</failure>\n    </testcase>\n",
             xml_escape(name_str(k.name) + " differs from " + describe_reference(r.reference)),
             xml_escape(summary + (first.empty() ? "" : "\nfirst divergence: " + first)));
+      } else if (k.status == CheckStatus::kRounding) {
+        out += fmt::format(
+            ">\n      <system-out>float32 rounding (the float64 re-run passes every check): "
+            "{}</system-out>\n    </testcase>\n",
+            xml_escape(summary));
+      } else if (k.status == CheckStatus::kNotComparable) {
+        out += fmt::format(">\n      <skipped message=\"{}\"/>\n    </testcase>\n",
+                           xml_escape(summary));
       } else if (k.status == CheckStatus::kExpectedDivergence) {
         out += fmt::format(
             ">\n      <system-out>expected divergence: {}</system-out>\n    </testcase>\n",

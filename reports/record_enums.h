@@ -13,7 +13,7 @@
 namespace ddpbench::reports {
 
 // What a check concluded. Only the verdict function (reports/verdict.h) decides it.
-enum class CheckStatus { kPass, kFail, kExpectedDivergence };
+enum class CheckStatus { kPass, kFail, kExpectedDivergence, kNotComparable, kRounding };
 
 // The execution mode a result belongs to (modes::ModeKind is the same set, for running).
 enum class Mode { kSingle, kDp, kDdp, kZero };
@@ -153,10 +153,12 @@ struct EnumNames<Stage> {
 template <>
 struct EnumNames<CheckStatus> {
   static constexpr const char* kWhat = "check status";
-  static constexpr std::array<std::pair<CheckStatus, std::string_view>, 3> kTable{{
+  static constexpr std::array<std::pair<CheckStatus, std::string_view>, 5> kTable{{
       {CheckStatus::kPass, "pass"},
       {CheckStatus::kFail, "fail"},
       {CheckStatus::kExpectedDivergence, "expected_divergence"},
+      {CheckStatus::kNotComparable, "not_comparable"},
+      {CheckStatus::kRounding, "rounding"},
   }};
 };
 

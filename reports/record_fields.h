@@ -165,6 +165,14 @@ DDPBENCH_RECORD_FIELDS(CheckRecord) {
   v("tensor", r.tensor, plain());
   v("step", r.step, count(-1, kMaxCount));
   v("detail", r.detail, plain());
+  v("incomparable", r.incomparable, count(0, kMaxCount));
+  v("incomparable_tensor", r.incomparable_tensor, plain());
+  v("incomparable_step", r.incomparable_step, count(-1, kMaxCount));
+  v("floored", r.floored, count(0, kMaxCount));
+  v("floor_tensor", r.floor_tensor, plain());
+  v("floor_step", r.floor_step, count(-1, kMaxCount));
+  v("floor_error", r.floor_error, number(0, kInf));
+  v("floor_limit", r.floor_limit, number(0, kInf));
 }
 
 DDPBENCH_RECORD_FIELDS(PhaseRecord) {
@@ -203,6 +211,7 @@ DDPBENCH_RECORD_FIELDS(ReferenceRecord) {
   v("max_parameter_diff", r.max_parameter_diff, number_or_nan(0, kInf));
   v("summary", r.summary, plain());
   v("state_file", r.state_file, plain());
+  v("floor", r.floor, plain());
 }
 
 DDPBENCH_RECORD_FIELDS(DivergenceRecord) {
@@ -213,6 +222,7 @@ DDPBENCH_RECORD_FIELDS(DivergenceRecord) {
   v("measure", r.measure, plain());
   v("bisect", r.bisect, plain());
   v("bisect_detail", r.bisect_detail, plain());
+  v("float64_checks", r.float64_checks, plain());
 }
 
 DDPBENCH_RECORD_FIELDS(EvaluationRecord) {

@@ -13,7 +13,7 @@ namespace ddpbench::reports {
 
 // Bumped whenever a field changes meaning, disappears or is added: the reader requires every
 // field it knows (json_report_reader.h), so an older report is refused with its version named.
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 
 struct RunContext {
   std::string ddpbench_version;
@@ -124,9 +124,17 @@ struct CheckRecord {
   Measure measure = Measure::kTolerance;
   double atol = 0.0;  // kTolerance: the elementwise rule |a - b| <= atol + rtol * |ref|
   double rtol = 0.0;
-  double limit = 0.0;        // the bound on `error` (1 for kTolerance, 0 for kExact)
-  int64_t items = 0;         // items compared (a loss per step, a tensor per step, ...)
-  int64_t outside = 0;       // items beyond the limit that no scenario rule declares divergent
+  double limit = 0.0;   // the bound on `error` (1 for kTolerance, 0 for kExact)
+  int64_t items = 0;    // items compared (a loss per step, a tensor per step, ...)
+  int64_t outside = 0;  // items beyond the limit that no scenario rule declares divergent
+  // Items left uncompared because the reference cannot be told from rounding there: its value is
+  // not finite (a NaN or inf evaluation loss), or the rounding floor measured for the item exceeds
+  // what the run's precision can resolve (Note [Rounding floor measured on the model]). A check
+  // whose items are all such is not_comparable, which neither passes nor fails the run;
+  // incomparable_tensor and _step name the one furthest beyond the limit ("" when none is named).
+  int64_t incomparable = 0;
+  std::string incomparable_tensor;
+  int64_t incomparable_step = -1;
   int64_t divergent = 0;     // items beyond the limit that the scenario declares divergent
   double error = 0.0;        // the worst item that is not divergent, in `measure`
   double ref_max_abs = 0.0;  // kTolerance: max |ref| over the compared elements
@@ -135,6 +143,15 @@ struct CheckRecord {
   std::string tensor;  // worst tensor ("" when not tensor-shaped)
   int64_t step = -1;   // step of the worst difference, -1 for final-state checks
   std::string detail;  // counts, the rule in words, and the reason of an expected divergence
+  // Note [Rounding floor measured on the model] (compare/rounding_floor.h): items beyond `limit`
+  // that are within kFloorMultiple x the rounding floor measured on the reference for them (their
+  // `error` counts as error x limit / floor_limit), and the one held closest to its floor limit:
+  // its tensor, step, own error in `measure` and the limit its floor allowed.
+  int64_t floored = 0;
+  std::string floor_tensor;
+  int64_t floor_step = -1;
+  double floor_error = 0.0;
+  double floor_limit = 0.0;
 };
 
 // Mean seconds per step phase in the perf phase.
@@ -175,6 +192,9 @@ struct ReferenceRecord {
   double max_parameter_diff = 0;  // max |parameter - single's| at the end
   std::string summary;            // one sentence with the figures above
   std::string state_file;         // the exact reference's final state ("" when plain)
+  // How the rounding floor its checks were re-judged with was measured (Note [Rounding floor
+  // measured on the model]); "" when every check passed at its fixed limit, or none could be.
+  std::string floor;
 };
 
 // Where a failing mode first parted from its reference: the earliest step, and within it the
@@ -190,6 +210,9 @@ struct DivergenceRecord {
   // "vanishes" (rounding) or "" when not bisected; `bisect_detail` says with which figures.
   std::string bisect;
   std::string bisect_detail;
+  // When it vanishes: every check of this mode in the float64 re-run, whose numbers make this
+  // mode's float32 failures `rounding` (Note [Bisect's answer counts], reports/verdict.h).
+  std::vector<CheckRecord> float64_checks;
 };
 
 // The evaluation pass after a mode's check phase (training/evaluation.h): the trained model in

@@ -18,9 +18,12 @@ double tolerance_bound(const CheckRecord& c) {
   return bound * (1 + 1e-12) + 1e-300;
 }
 
-// Whether the worst absolute difference is one a check within its limit can have.
+// Whether the worst absolute difference is one a check within its limit can have. An item held to
+// its measured rounding floor (Note [Rounding floor measured on the model]) may lie beyond the
+// fixed limit's bound, by as much as its floor allowed, which the record does not bound.
 bool max_abs_within(const CheckRecord& c) {
   if (!std::isfinite(c.max_abs_diff)) return false;
+  if (c.floored > 0) return c.measure != Measure::kExact;
   switch (c.measure) {
     case Measure::kTolerance:
       return c.max_abs_diff <= tolerance_bound(c);
@@ -41,12 +44,30 @@ bool finite_losses(const ModeResult& r) {
 
 }  // namespace
 
+bool float64_passes(const DivergenceRecord& first) {
+  if (first.stage == Stage::kNone || first.float64_checks.empty()) return false;
+  bool gradients = false;
+  for (const CheckRecord& t : first.float64_checks) {
+    if (!check_inconsistency(t, "").empty()) return false;
+    const CheckStatus s = check_status(t, {});
+    if (s == CheckStatus::kFail || s == CheckStatus::kRounding) return false;
+    gradients = gradients || (t.name == Stage::kGradients && t.items > 0);
+  }
+  return gradients;
+}
+
 CheckStatus check_status(const CheckRecord& c, const DivergenceRecord& first) {
+  // Nothing could be compared because the reference itself is not finite: not judged either way.
+  if (c.items < 1 && c.incomparable > 0 && c.outside == 0 && first.stage != c.name) {
+    return CheckStatus::kNotComparable;
+  }
   const bool nothing_compared = c.items < 1;
   const bool over_limit = !(c.error <= c.limit);  // NaN is over
   if (nothing_compared || c.outside > 0 || over_limit ||
       (first.stage != Stage::kNone && first.stage == c.name)) {
-    return CheckStatus::kFail;
+    // Note [Bisect's answer counts].
+    const bool sized = !nothing_compared && c.measure != Measure::kExact;
+    return sized && float64_passes(first) ? CheckStatus::kRounding : CheckStatus::kFail;
   }
   if (c.divergent > 0) return CheckStatus::kExpectedDivergence;
   // Within the limit, and so every difference too: a worst difference no passing comparison can
@@ -57,10 +78,13 @@ CheckStatus check_status(const CheckRecord& c, const DivergenceRecord& first) {
 Verdict run_verdict(const RunReport& report) {
   bool judged = false;
   for (const ModeResult& r : report.results) {
-    if (r.first_divergence.stage != Stage::kNone) return Verdict::kFail;
+    if (r.first_divergence.stage != Stage::kNone && !float64_passes(r.first_divergence)) {
+      return Verdict::kFail;
+    }
     for (const CheckRecord& c : r.checks) {
-      judged = true;
-      if (check_status(c, r.first_divergence) == CheckStatus::kFail) return Verdict::kFail;
+      const CheckStatus status = check_status(c, r.first_divergence);
+      if (status == CheckStatus::kFail) return Verdict::kFail;
+      judged = judged || status != CheckStatus::kNotComparable;
     }
     if (!r.checks.empty() && !finite_losses(r)) return Verdict::kFail;
   }
@@ -69,7 +93,8 @@ Verdict run_verdict(const RunReport& report) {
 
 std::string check_inconsistency(const CheckRecord& c, const std::string& where) {
   if (c.name == Stage::kNone) return fmt::format("{}.name is empty", where);
-  if (c.items < 0 || c.outside < 0 || c.divergent < 0 || c.outside + c.divergent > c.items) {
+  if (c.items < 0 || c.outside < 0 || c.divergent < 0 || c.incomparable < 0 ||
+      c.outside + c.divergent > c.items) {
     return fmt::format("{}: outside ({}) and divergent ({}) items exceed the {} compared", where,
                        c.outside, c.divergent, c.items);
   }
@@ -84,6 +109,14 @@ std::string check_inconsistency(const CheckRecord& c, const std::string& where) 
   if (!(c.atol >= 0) || !(c.rtol >= 0) || !std::isfinite(c.atol) || !std::isfinite(c.rtol) ||
       !(c.ref_max_abs >= 0)) {
     return fmt::format("{}: atol, rtol and ref_max_abs must be finite and >= 0", where);
+  }
+  // A floored item was beyond the fixed limit and within its floor's, which no exact check has.
+  if (c.floored > 0 && (c.measure == Measure::kExact || c.floored > c.items ||
+                        !(c.floor_error > c.limit) || !(c.floor_error <= c.floor_limit))) {
+    return fmt::format(
+        "{}: {} floored item(s) with error {:g} and floor limit {:g} against limit {:g}: a floor "
+        "admits only an item beyond the limit and within the floor's, in a check that is not exact",
+        where, c.floored, c.floor_error, c.floor_limit, c.limit);
   }
   return "";
 }
@@ -108,6 +141,22 @@ void require_recomputed(const RunReport& report) {
             where, name_of(c.status), name_of(computed), c.items, c.outside, c.error, c.limit,
             c.max_abs_diff,
             r.first_divergence.stage == c.name ? ", and it is the recorded first divergence" : ""));
+      }
+    }
+    // The float64 re-run's checks decide `rounding` (Note [Bisect's answer counts]): they are
+    // recomputed like the others.
+    for (size_t j = 0; j < r.first_divergence.float64_checks.size(); ++j) {
+      const CheckRecord& t = r.first_divergence.float64_checks[j];
+      const std::string where =
+          fmt::format("results[{}].first_divergence.float64_checks[{}]", i, j);
+      if (const std::string fault = check_inconsistency(t, where); !fault.empty()) {
+        throw InputError(fault + " (was the file edited?)");
+      }
+      if (check_status(t, {}) != t.status) {
+        throw InputError(fmt::format(
+            "{}.status is {} but its numbers say {}: the verdict is recomputed from the numbers "
+            "(was the file edited?); re-run to get a report",
+            where, name_of(t.status), name_of(check_status(t, {}))));
       }
     }
     if (!stage_has_check) {
@@ -138,16 +187,45 @@ std::string describe_rule(const CheckRecord& c) {
   return "";
 }
 
+namespace {
+
+// ", 2 more not comparable (...)": the items a check could not judge and why.
+std::string describe_incomparable(const CheckRecord& c) {
+  if (c.incomparable_tensor.empty()) {
+    return fmt::format(", {} not comparable: the reference is not finite there", c.incomparable);
+  }
+  return fmt::format(
+      ", {} more beyond it not comparable: the reference's own rounding there, measured against "
+      "another precision, exceeds the square root of the run's unit roundoff, which this "
+      "precision cannot resolve (furthest: {}{})",
+      c.incomparable, c.incomparable_tensor,
+      c.incomparable_step >= 0 ? fmt::format(" step {}", c.incomparable_step) : std::string());
+}
+
+}  // namespace
+
 std::string describe_counts(const CheckRecord& c) {
-  if (c.items < 1) return "nothing compared";
+  const std::string unjudged = c.incomparable > 0 ? describe_incomparable(c) : "";
+  if (c.items < 1) return "nothing compared" + unjudged;
   if (c.outside > 0) {
-    return fmt::format("{} of {} items outside {}", c.outside, c.items, describe_rule(c));
+    return fmt::format("{} of {} items outside {}{}", c.outside, c.items, describe_rule(c),
+                       unjudged);
   }
   if (c.divergent > 0) {
-    return fmt::format("{} of {} items differ beyond {} (declared divergent)", c.divergent, c.items,
-                       describe_rule(c));
+    return fmt::format("{} of {} items differ beyond {} (declared divergent){}", c.divergent,
+                       c.items, describe_rule(c), unjudged);
   }
-  return fmt::format("{} item{} within {}", c.items, c.items == 1 ? "" : "s", describe_rule(c));
+  std::string out =
+      fmt::format("{} item{} within {}", c.items, c.items == 1 ? "" : "s", describe_rule(c));
+  if (c.floored > 0) {
+    out += fmt::format(
+        ", {} of them only within {:g} x the rounding floor measured on the reference (closest: "
+        "{}{}, {:.3g} against {:.3g})",
+        c.floored, kFloorMultiple, c.floor_tensor,
+        c.floor_step >= 0 ? fmt::format(" step {}", c.floor_step) : std::string(), c.floor_error,
+        c.floor_limit);
+  }
+  return out + unjudged;
 }
 
 }  // namespace ddpbench::reports

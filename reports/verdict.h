@@ -19,12 +19,27 @@
 
 namespace ddpbench::reports {
 
+// Note [Rounding floor measured on the model] (compare/rounding_floor.h): an item beyond its
+// check's fixed limit passes within kFloorMultiple x the rounding floor measured for it.
+inline constexpr double kFloorMultiple = 4;
+
+// Note [Bisect's answer counts]: --bisect re-runs a failing float32 configuration in float64. When
+// the mode's float32 differences vanish there (its float64 re-run, whose checks the first
+// divergence keeps as float64_checks, compared gradients and failed nothing), they were float32
+// rounding that even the measured floor (Note [Rounding floor measured on the model]) could not
+// tell apart: each such failing check is `rounding`, which passes the run, with the cause named.
+// Only checks with a size count (an exact check failing is never rounding), and the float64
+// numbers are recomputed like every other: a re-run that persists, broke, or judged nothing
+// leaves the failures failures.
+bool float64_passes(const DivergenceRecord& first);
+
 // The status `check`'s numbers give, with `first` the mode's first divergence (a check named
-// there failed, whatever its numbers).
+// there failed, whatever its numbers, unless float64_passes(first) makes it rounding).
 CheckStatus check_status(const CheckRecord& check, const DivergenceRecord& first);
 
 // kFail when any check fails, a judged mode's loss is not finite, or a first divergence is
-// recorded; kNotJudged when no check ran; else kPass.
+// recorded that float64_passes does not explain; kNotJudged when no check ran or every check was
+// not_comparable; else kPass.
 Verdict run_verdict(const RunReport& report);
 
 // The fault in a record's numbers as a sentence naming the field (path `where`, e.g.

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "compare/mode_comparison.h"
+#include "compare/rounding_floor.h"
 #include "reports/verdict.h"
 
 namespace ddpbench::compare {
@@ -55,6 +56,9 @@ struct Item {
   double abs_diff = 0, rel_diff = 0;
   double error = 0;        // in the rule's measure; within the rule when <= its limit
   double ref_max_abs = 0;  // kTolerance: max |ref| of the item
+  // The limit its measured rounding floor allows (rounding_floor.h's floor_limit, in the rule's
+  // measure); 0 or the rule's limit: no floor raises it.
+  double floor_limit = 0;
 };
 
 // Accumulates per-item results into one check: counts, the worst error of the items that are
@@ -67,10 +71,30 @@ class CheckBuilder {
   CheckBuilder(reports::Stage name, Rule rule, const std::vector<DivergenceRule>& rules)
       : name_(name), stage_(reports::spec_of(name).part), rule_(rule), rules_(rules) {}
 
-  void add(const Item& item, int64_t position = 0) {
+  void add(Item item, int64_t position = 0) {
+    if (!(item.error <= rule_.limit) && std::isfinite(item.error) &&
+        item.floor_limit == kUnresolved) {
+      // The run's precision cannot resolve it (Note [Rounding floor measured on the model]), so
+      // it is neither compared nor passed.
+      if (incomparable_ == 0 || item.error > first_incomparable_.error) first_incomparable_ = item;
+      ++incomparable_;
+      return;
+    }
     ++items_;
     ref_max_abs_ = std::max(ref_max_abs_, item.ref_max_abs);
     keep_worse(worst_any_, item);
+    if (!(item.error <= rule_.limit) && item.floor_limit > rule_.limit &&
+        item.error <= item.floor_limit) {
+      // Within the limit its floor allows (Note [Rounding floor measured on the model]). Its
+      // error is kept in the fixed limit's units (error x limit / floor limit, so <= limit), and
+      // the worst such item by what it was held to is recorded with its own figures.
+      const double held = item.error / item.floor_limit;
+      if (floored_ == 0 || held > worst_floored_.error / worst_floored_.floor_limit) {
+        worst_floored_ = item;
+      }
+      ++floored_;
+      item.error = held * rule_.limit;
+    }
     const bool ok = item.error <= rule_.limit;  // NaN is not ok
     if (ok) {
       error_ = std::max(error_, item.error);
@@ -111,6 +135,18 @@ class CheckBuilder {
     c.max_rel_diff = worst.rel_diff;
     c.tensor = worst.tensor;
     c.step = worst.step;
+    if (incomparable_ > 0) {
+      c.incomparable = incomparable_;
+      c.incomparable_tensor = first_incomparable_.tensor;
+      c.incomparable_step = first_incomparable_.step;
+    }
+    if (floored_ > 0) {
+      c.floored = floored_;
+      c.floor_tensor = worst_floored_.tensor;
+      c.floor_step = worst_floored_.step;
+      c.floor_error = worst_floored_.error;
+      c.floor_limit = worst_floored_.floor_limit;
+    }
     if (divergent_ > 0) c.detail = reason_;
     c.status = reports::check_status(c, {});
     return c;
@@ -118,6 +154,7 @@ class CheckBuilder {
 
   int64_t items() const { return items_; }
   reports::Stage name() const { return name_; }
+  double limit() const { return rule_.limit; }
 
   // Keeps this check's earliest failure in `first` when it is earlier than what `first` holds.
   void offer_first_failure(std::optional<ItemOrder>& order,
@@ -158,9 +195,10 @@ class CheckBuilder {
   reports::StepPart stage_;
   Rule rule_;
   const std::vector<DivergenceRule>& rules_;
-  Item worst_any_, worst_divergent_, worst_failure_, first_failure_;
+  Item worst_any_, worst_divergent_, worst_failure_, first_failure_, worst_floored_;
+  Item first_incomparable_;  // the incomparable item furthest beyond the limit
   ItemOrder first_order_;
-  int64_t items_ = 0, failures_ = 0, divergent_ = 0;
+  int64_t items_ = 0, failures_ = 0, divergent_ = 0, floored_ = 0, incomparable_ = 0;
   double error_ = 0.0, ref_max_abs_ = 0.0;
   std::string reason_;
 };

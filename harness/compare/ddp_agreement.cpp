@@ -43,8 +43,15 @@ Item tensor_item(const std::string& name, int64_t step, const at::Tensor& got,
 
 }  // namespace
 
-ModeComparison ddp_agreement(const ModeTrace& ddp, const ModeTrace& zero,
-                             const AgreementRule& rule) {
+ModeComparison ddp_agreement(const ModeTrace& ddp, const ModeTrace& zero, const AgreementRule& rule,
+                             const MeasuredFloors* floors) {
+  // A floor's limit on the normalized scale (relative to `scale`); none for a bitwise rule.
+  const auto limit_of = [&](reports::Stage check, int64_t step, const std::string& tensor,
+                            double scale) {
+    if (rule.bitwise || !(scale > 0)) return 0.0;
+    return normalized_floor_limit(
+        floors, floors == nullptr ? 0.0 : floors->get(check, step, tensor) / scale, rule.limit);
+  };
   const Rule measure = rule.bitwise ? exact_rule() : normalized_rule(rule.limit);
   CheckBuilder check(reports::Stage::kMatchesDdp, measure, kNoDivergences);
   for (size_t s = 0; s < ddp.losses.size(); ++s) {
@@ -57,7 +64,9 @@ ModeComparison ddp_agreement(const ModeTrace& ddp, const ModeTrace& zero,
       const bool same = a == r;
       check.add({"loss", step, same ? 0.0 : std::max(diff, 1e-300), rel, same ? 0.0 : 1.0}, 0);
     } else {
-      check.add({"loss", step, rel, rel, rel}, 0);
+      Item item{"loss", step, rel, rel, rel};
+      item.floor_limit = limit_of(reports::Stage::kLoss, step, "loss", std::abs(r));
+      check.add(item, 0);
     }
   }
   const auto n = ddp.param_names.size();
@@ -70,9 +79,13 @@ ModeComparison ddp_agreement(const ModeTrace& ddp, const ModeTrace& zero,
       const at::Tensor got = s < zero.gradients.size() && i < zero.gradients[s].size()
                                  ? zero.gradients[s][i]
                                  : at::Tensor();
-      check.add(tensor_item(ddp.param_names[i], step, got, ddp.gradients[s][i], rule,
-                            rule.gradient_fingerprints, floor),
-                1 + static_cast<int64_t>(n - 1 - i));
+      Item item = tensor_item(ddp.param_names[i], step, got, ddp.gradients[s][i], rule,
+                              rule.gradient_fingerprints, floor);
+      if (!rule.bitwise) {
+        item.floor_limit = gradient_floor_limit(floors, step, i, ddp.gradients[s][i],
+                                                rule.gradient_fingerprints, floor);
+      }
+      check.add(item, 1 + static_cast<int64_t>(n - 1 - i));
     }
   }
   for (size_t i = 0; i < ddp.final_state.size(); ++i) {
@@ -81,8 +94,12 @@ ModeComparison ddp_agreement(const ModeTrace& ddp, const ModeTrace& zero,
     for (const auto& [other, t] : zero.final_state) {
       if (other == name) got = t;
     }
-    check.add(tensor_item(name, -1, got.value_or(at::Tensor()), r, rule, false, {}),
-              static_cast<int64_t>(i));
+    Item item = tensor_item(name, -1, got.value_or(at::Tensor()), r, rule, false, {});
+    if (r.numel() > 0) {
+      item.floor_limit = limit_of(i < n ? reports::Stage::kParameters : reports::Stage::kBuffers,
+                                  -1, name, r.detach().abs().max().item<double>());
+    }
+    check.add(item, static_cast<int64_t>(i));
   }
   ModeComparison out;
   reports::CheckRecord c = check.build();

@@ -21,8 +21,11 @@ struct AgreementRule {
   std::string why;                     // the tolerance model in words (the check's detail)
 };
 
-// One check, Stage::kMatchesDdp, and its first failing item (stage kNone when it passes).
-ModeComparison ddp_agreement(const ModeTrace& ddp, const ModeTrace& zero,
-                             const AgreementRule& rule);
+// One check, Stage::kMatchesDdp, and its first failing item (stage kNone when it passes). With
+// `floors` (the exact reference's, which both modes round around), an item beyond a normalized
+// rule's limit is held to its measured floor's (Note [Rounding floor measured on the model]); a
+// bit-for-bit rule has no floor.
+ModeComparison ddp_agreement(const ModeTrace& ddp, const ModeTrace& zero, const AgreementRule& rule,
+                             const MeasuredFloors* floors = nullptr);
 
 }  // namespace ddpbench::compare

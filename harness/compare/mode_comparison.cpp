@@ -16,27 +16,33 @@ namespace {
 
 // The loss of every step: |loss - ref| within atol + rtol * |ref|.
 void compare_losses(const ModeTrace& ref, const ModeTrace& got, const ComparisonPolicy& p,
-                    CheckBuilder& b) {
+                    const MeasuredFloors* floors, CheckBuilder& b) {
   for (size_t s = 0; s < ref.losses.size(); ++s) {
     const double a =
         s < got.losses.size() ? got.losses[s] : std::numeric_limits<double>::quiet_NaN();
     const double r = ref.losses[s];
+    const int64_t step = ref.first_step + static_cast<int64_t>(s);
     const double diff = std::isnan(a - r) ? INFINITY : std::abs(a - r);
     const double bound = p.state.atol + p.state.rtol * std::abs(r);
     const double ratio = diff == 0 ? 0.0 : bound > 0 ? diff / bound : INFINITY;
-    b.add({"loss", ref.first_step + static_cast<int64_t>(s), diff,
-           r != 0 ? diff / std::abs(r) : 0.0, ratio, std::isfinite(r) ? std::abs(r) : 0.0});
+    Item item{"loss", step,
+              diff,   r != 0 ? diff / std::abs(r) : 0.0,
+              ratio,  std::isfinite(r) ? std::abs(r) : 0.0};
+    item.floor_limit = tolerance_floor_limit(floors, reports::Stage::kLoss, step, "loss", ratio,
+                                             diff, std::abs(r));
+    b.add(item);
   }
 }
 
 // Backward produces gradients roughly in reverse registration order (the order DDP's reducer
 // assumes for its first buckets), so the last parameter's gradient is the first one computed.
 void compare_gradients(const ModeTrace& ref, const ModeTrace& got, const ComparisonPolicy& p,
-                       CheckBuilder& b) {
+                       const MeasuredFloors* floors, CheckBuilder& b) {
   const auto n = static_cast<int64_t>(ref.param_names.size());
   for (size_t s = 0; s < ref.gradients.size(); ++s) {
+    const int64_t step = ref.first_step + static_cast<int64_t>(s);
     // Note [Gradients at rounding level] (compare/tensor_diff.h).
-    const RoundingLevel floor =
+    const RoundingLevel level =
         step_rounding_level(ref.gradients[s], p.gradient_fingerprints, p.gradient_tolerance);
     for (int64_t i = n - 1; i >= 0; --i) {
       const auto k = static_cast<size_t>(i);
@@ -44,9 +50,10 @@ void compare_gradients(const ModeTrace& ref, const ModeTrace& got, const Compari
       const at::Tensor g = s < got.gradients.size() && k < got.gradients[s].size()
                                ? got.gradients[s][k]
                                : at::Tensor();
-      const double err = normalized_gradient_error(g, r, p.gradient_fingerprints, floor);
-      b.add({ref.param_names[k], ref.first_step + static_cast<int64_t>(s), err, err, err},
-            n - 1 - i);
+      const double err = normalized_gradient_error(g, r, p.gradient_fingerprints, level);
+      Item item{ref.param_names[k], step, err, err, err};
+      item.floor_limit = gradient_floor_limit(floors, step, k, r, p.gradient_fingerprints, level);
+      b.add(item, n - 1 - i);
     }
   }
 }
@@ -87,8 +94,10 @@ class FamilyChecks {
   std::deque<CheckBuilder> builders_;  // stable addresses
 };
 
-// Lockstep: every step's recorded state, each item in its family's check.
-void compare_lockstep_state(const ModeTrace& got, FamilyChecks& families) {
+// Lockstep: every step's recorded state, each item in its family's check; the optimizer state has
+// no measured floor.
+void compare_lockstep_state(const ModeTrace& got, const MeasuredFloors* floors,
+                            FamilyChecks& families) {
   // A lockstep run that recorded nothing must not pass by having nothing to compare.
   CheckBuilder& updates = families.of(reports::Stage::kUpdates);
   if (got.state_diffs.empty()) {
@@ -100,16 +109,26 @@ void compare_lockstep_state(const ModeTrace& got, FamilyChecks& families) {
     if (reports::spec_of(d.family).judge == reports::StateJudge::kLikeState) {
       // A violation counted by the driver fails the item whatever its ratio says.
       const double ratio = d.violations > 0 ? std::max(d.ratio, std::nextafter(1.0, 2.0)) : d.ratio;
-      b.add({d.tensor, d.step, d.error, d.max_rel, ratio, d.ref_max_abs}, position++);
+      Item item{d.tensor, d.step, d.error, d.max_rel, ratio, d.ref_max_abs};
+      item.floor_limit =
+          tolerance_floor_limit(floors, d.family, d.step, d.tensor, ratio, d.error, d.ref_max_abs);
+      b.add(item, position++);
     } else {
-      b.add({d.tensor, d.step, d.error, d.max_rel, d.error}, position++);
+      Item item{d.tensor, d.step, d.error, d.max_rel, d.error};
+      if (floors != nullptr && d.family == reports::Stage::kUpdates) {
+        item.floor_limit =
+            normalized_floor_limit(floors, floors->get(d.family, d.step, d.tensor), b.limit());
+      }
+      b.add(item, position++);
     }
   }
 }
 
-// Free-running: the final parameters (first `param_names.size()` entries) and buffers.
+// Free-running: the final parameters (first `param_names.size()` entries, Note [Parameters
+// judged by what moved them]) and buffers.
 void compare_final_state(const ModeTrace& ref, const ModeTrace& got, const ComparisonPolicy& p,
-                         CheckBuilder& params, CheckBuilder& buffers) {
+                         const MeasuredFloors* floors, CheckBuilder& params,
+                         CheckBuilder& buffers) {
   const size_t num_params = ref.param_names.size();
   for (size_t i = 0; i < ref.final_state.size(); ++i) {
     const auto& [name, r] = ref.final_state[i];
@@ -117,31 +136,38 @@ void compare_final_state(const ModeTrace& ref, const ModeTrace& got, const Compa
     for (const auto& [n, t] : got.final_state) {
       if (n == name) g = t;
     }
-    CheckBuilder& b = i < num_params ? params : buffers;
+    const bool parameter = i < num_params;
+    CheckBuilder& b = parameter ? params : buffers;
     const auto position = static_cast<int64_t>(i);
     if (!g.defined()) {
       b.add({name, -1, INFINITY, INFINITY, INFINITY}, position);
       continue;
     }
-    const TensorDiff d = diff_tensors(g, r, p.state);
+    const at::Tensor travel =
+        parameter && i < ref.parameter_travel.size() ? ref.parameter_travel[i] : at::Tensor();
+    const TensorDiff d = diff_tensors(g, r, p.state, travel);
     const double ratio =
         d.violations > 0 ? std::max(d.max_ratio, std::nextafter(1.0, 2.0)) : d.max_ratio;
-    b.add({name, -1, d.max_abs, d.max_rel, ratio, d.ref_max_abs}, position);
+    Item item{name, -1, d.max_abs, d.max_rel, ratio, d.ref_max_abs};
+    item.floor_limit = tolerance_floor_limit(
+        floors, parameter ? reports::Stage::kParameters : reports::Stage::kBuffers, -1, name, ratio,
+        d.max_abs, d.ref_max_abs);
+    b.add(item, position);
   }
 }
 
 }  // namespace
 
 ModeComparison compare_modes(const ModeTrace& reference, const ModeTrace& candidate,
-                             const ComparisonPolicy& policy) {
+                             const ComparisonPolicy& policy, const MeasuredFloors* floors) {
   using reports::Stage;
   const bool lockstep = candidate.comparison == "lockstep";
   const Rule state = tolerance_rule(policy.state);
   const Rule gradient = normalized_rule(policy.gradient_tolerance);
   CheckBuilder loss(Stage::kLoss, state, policy.divergences);
   CheckBuilder gradients(Stage::kGradients, gradient, policy.divergences);
-  compare_losses(reference, candidate, policy, loss);
-  compare_gradients(reference, candidate, policy, gradients);
+  compare_losses(reference, candidate, policy, floors, loss);
+  compare_gradients(reference, candidate, policy, floors, gradients);
   ModeComparison out;
   out.checks.push_back(loss.build());
   out.checks.push_back(gradients.build());
@@ -150,13 +176,13 @@ ModeComparison compare_modes(const ModeTrace& reference, const ModeTrace& candid
   CheckBuilder params(Stage::kParameters, state, policy.divergences);
   CheckBuilder buffers(Stage::kBuffers, state, policy.divergences);
   if (lockstep) {
-    compare_lockstep_state(candidate, families);
+    compare_lockstep_state(candidate, floors, families);
     for (const CheckBuilder* b : families.in_report_order()) {
       out.checks.push_back(b->build());
       offered.push_back(b);
     }
   } else {
-    compare_final_state(reference, candidate, policy, params, buffers);
+    compare_final_state(reference, candidate, policy, floors, params, buffers);
     out.checks.push_back(params.build());
     if (buffers.items() > 0) out.checks.push_back(buffers.build());
     offered.insert(offered.end(), {&params, &buffers});

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "compare/rounding_floor.h"
 #include "compare/tensor_diff.h"
 #include "reports/run_record.h"
 
@@ -48,6 +49,10 @@ struct ModeTrace {
   int64_t first_step = 0;
   std::vector<std::string> param_names;
   std::vector<std::pair<std::string, at::Tensor>> final_state;  // parameters, then buffers
+  // Free-running references: per parameter, elementwise max(|initial value|, sum over the steps of
+  // |update|): the size of what made the final parameter, which its rounding scales with
+  // (Note [Parameters judged by what moved them]). Empty where not measured.
+  std::vector<at::Tensor> parameter_travel;
   // "free-running": trained on its own from the common start; "lockstep": every step started
   // from the reference's state.
   std::string comparison = "free-running";
@@ -75,8 +80,20 @@ struct ModeComparison {
 // Lockstep traces are judged on the loss, gradients, updates and buffers of every step (and the
 // optimizer state after it, where the driver recorded it: zero);
 // free-running ones on the loss and gradients of every step and the final parameters and buffers.
+// With `floors`, an item beyond its fixed limit is held to its measured floor's limit instead
+// (Note [Rounding floor measured on the model]); the optimizer state has no floor.
+//
+// Note [Parameters judged by what moved them]: a final parameter of a free-running comparison is
+// within atol + rtol x max(|ref|, travel) elementwise, where travel is the reference's
+// parameter_travel. Its rounding accumulates from every p + update the trajectory took, so it
+// scales with what was added, not with where the parameter happened to end: a BatchNorm weight
+// that went from 1 to 25.8 and back to 1.7 in two steps carries rounding of 25.8's size, which
+// rtol x 1.7 cannot hold (scripted shufflenet_v2_x0_5, float64, world 3: 2.7e-10 apart against
+// 1.7e-10). A fault still moves the final parameter by its own size, which the travel does not
+// hide beyond what the steps themselves moved.
 ModeComparison compare_modes(const ModeTrace& reference, const ModeTrace& candidate,
-                             const ComparisonPolicy& policy);
+                             const ComparisonPolicy& policy,
+                             const MeasuredFloors* floors = nullptr);
 
 // The DDP ranks-agree-bitwise check over `steps` checked steps; step < 0 means they always agreed.
 reports::CheckRecord rank_agreement_check(int64_t steps, int64_t step, int64_t rank,

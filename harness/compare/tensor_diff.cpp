@@ -48,7 +48,8 @@ double update_max_abs(const at::Tensor& ref, const at::Tensor& before) {
   return (host_double(ref) - host_double(before)).abs().max().item<double>();
 }
 
-TensorDiff diff_tensors(const at::Tensor& got, const at::Tensor& ref, const Tolerance& tol) {
+TensorDiff diff_tensors(const at::Tensor& got, const at::Tensor& ref, const Tolerance& tol,
+                        const at::Tensor& magnitude) {
   TensorDiff d;
   if (!got.sizes().equals(ref.sizes())) {
     d.shape_mismatch = true;
@@ -61,11 +62,14 @@ TensorDiff diff_tensors(const at::Tensor& got, const at::Tensor& ref, const Tole
   const at::Tensor a = host_double(got);
   const at::Tensor b = host_double(ref);
   const at::Tensor diff = (a - b).abs();
-  const at::Tensor bound = tol.atol + tol.rtol * b.abs();
+  const at::Tensor scale = magnitude.defined() && magnitude.sizes().equals(ref.sizes())
+                               ? at::maximum(b.abs(), host_double(magnitude))
+                               : b.abs();
+  const at::Tensor bound = tol.atol + tol.rtol * scale;
   // NaN compares false everywhere, so count "not within bound" rather than "above bound".
   d.violations = diff.le(bound).logical_not().sum().item<int64_t>();
   d.max_abs = diff.max().item<double>();
-  d.ref_max_abs = b.abs().max().item<double>();
+  d.ref_max_abs = scale.max().item<double>();
   // An element with a zero bound (atol 0, ref 0) is within it only when equal.
   const at::Tensor ratio = at::where(diff.eq(0), at::zeros_like(diff), diff / bound);
   d.max_ratio = ratio.max().item<double>();

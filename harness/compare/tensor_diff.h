@@ -22,11 +22,14 @@ struct TensorDiff {
   // max |got - ref| / (atol + rtol * |ref|): <= 1 exactly when there are no violations (the
   // verdict's measure, reports/verdict.h); infinite for a shape mismatch or a non-finite value.
   double max_ratio = 0.0;
-  double ref_max_abs = 0.0;  // max |ref|
+  double ref_max_abs = 0.0;  // max |ref| (with `magnitude`: max of max(|ref|, magnitude))
   bool shape_mismatch = false;
 };
 
-TensorDiff diff_tensors(const at::Tensor& got, const at::Tensor& ref, const Tolerance& tol);
+// With `magnitude` (ref's shape), each element's rtol scales with max(|ref|, magnitude) instead of
+// |ref| (Note [Parameters judged by what moved them], compare/mode_comparison.h).
+TensorDiff diff_tensors(const at::Tensor& got, const at::Tensor& ref, const Tolerance& tol,
+                        const at::Tensor& magnitude = {});
 
 // Note [Gradients at rounding level]: a gradient can be a sum that cancels to rounding noise. The
 // bias of a BatchNorm whose output goes through a 1x1 convolution into another BatchNorm has

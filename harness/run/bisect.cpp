@@ -61,6 +61,7 @@ void annotate_bisect(reports::RunReport& report, const reports::RunReport& float
       if (c.name == reports::Stage::kGradients) worst_gradient = c.max_abs_diff;
     }
     d.bisect = "vanishes";
+    d.float64_checks = twin->checks;
     d.bisect_detail = fmt::format(
         "float32 rounding (float64 passes every check; worst gradient difference {:.3e})",
         worst_gradient);

@@ -20,8 +20,10 @@ reports::RunReport run_float64_twin(const RunRequest& request, bool lockstep,
                                     const CommandLineOf& command_line, int& exit_code);
 
 // Fills `bisect` and `bisect_detail` of every failing mode's first divergence in `report` from
-// the float64 run (`exit_code` is its exit status: 0 pass, 1 a check failed, else it broke).
-void annotate_bisect(reports::RunReport& report, const reports::RunReport& float64,
-                     int exit_code);
+// the float64 run (`exit_code` is its exit status: 0 pass, 1 a check failed, else it broke), and
+// where the difference vanishes its float64 checks, which make the mode's float32 failures
+// `rounding` (Note [Bisect's answer counts], reports/verdict.h). The caller recomputes statuses
+// and the verdict.
+void annotate_bisect(reports::RunReport& report, const reports::RunReport& float64, int exit_code);
 
 }  // namespace ddpbench::run

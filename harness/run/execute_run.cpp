@@ -90,8 +90,8 @@ int execute_run(const RunRequest& given, const scenarios::ScenarioRegistry& regi
   for (ModeKind mode : modes::per_rank_modes(setup.modes)) {
     outcomes.push_back(spawn_ranks(setup, mode, argv));
   }
-  RunDescription run{dataset->describe(), &plan, modes::grad_record_name(grad), argv,
-                     instance.model.ptr().get()};
+  RunDescription run{dataset->describe(),        &plan, modes::grad_record_name(grad), argv,
+                     instance.model.ptr().get(), &in};
   if (setup.bisect) {
     run.bisect = [&](reports::RunReport& report) {
       int exit_code = 0;

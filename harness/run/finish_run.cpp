@@ -5,6 +5,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cstdio>
+#include <deque>
+
 #include "compare/ddp_agreement.h"
 #include "compare/mode_comparison.h"
 #include "errors.h"
@@ -18,6 +21,7 @@
 #include "scenarios/training_recipe.h"
 #include "training/comparison_policy.h"
 #include "training/fault_detection.h"
+#include "training/floor_measurement.h"
 
 namespace ddpbench::run {
 namespace {
@@ -79,6 +83,50 @@ reports::ReferenceRecord reference_record(const training::ExactReference& exact,
       fmt::join(names, " and "), names.size() == 1 ? "s" : "", r.loss_diff, 100 * r.loss_rel_diff,
       r.steps, r.max_parameter_diff);
   return r;
+}
+
+// Note [Rounding floor measured on the model] (compare/rounding_floor.h): measured on demand, once
+// per reference rule and limit, for a comparison that failed at its fixed limits.
+class FloorsOnDemand {
+ public:
+  FloorsOnDemand(const training::RunSetup& setup, const training::PhaseInputs* inputs)
+      : setup_(setup), inputs_(setup.check_steps > 0 ? inputs : nullptr), quiet_(setup.quiet) {}
+
+  // Null when the run cannot measure one.
+  const compare::MeasuredFloors* of(const modes::single::ReferenceRule& rule,
+                                    double gradient_limit) {
+    if (inputs_ == nullptr || !training::can_measure_floors(setup_, rule)) return nullptr;
+    for (const Measured& m : measured_) {
+      if (m.rule == rule && m.limit == gradient_limit) return &m.floors;
+    }
+    if (!quiet_) {
+      fmt::print(
+          "measuring the rounding floor of the reference (a check failed at its fixed "
+          "limit) ...\n");
+      std::fflush(stdout);
+    }
+    measured_.push_back(
+        {rule, gradient_limit, training::measure_floors(*inputs_, rule, gradient_limit)});
+    return &measured_.back().floors;
+  }
+
+ private:
+  struct Measured {
+    modes::single::ReferenceRule rule;
+    double limit;
+    compare::MeasuredFloors floors;
+  };
+  const training::RunSetup& setup_;
+  const training::PhaseInputs* inputs_;
+  bool quiet_;
+  std::deque<Measured> measured_;  // stable addresses
+};
+
+bool any_failed(const std::vector<reports::CheckRecord>& checks) {
+  for (const auto& c : checks) {
+    if (c.status == reports::CheckStatus::kFail) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -188,6 +236,7 @@ int finish_run(const training::RunSetup& setup, const runtime::ExecutionContext&
     if (o.mode == modes::ModeKind::kDdp) ddp = &o;
   }
   bool wrote_checkpoints = false;
+  FloorsOnDemand floors(setup, run.inputs);
   const double single_throughput =
       single != nullptr ? throughput_of(setup, *single).samples_per_s : 0.0;
   for (auto& o : outcomes) {
@@ -230,25 +279,43 @@ int finish_run(const training::RunSetup& setup, const runtime::ExecutionContext&
         if (!exact.rule.plain() && candidate.rule == exact.rule) ref = &candidate.outcome;
       }
       r.gradient_check = run.grad_record;
-      compare::ModeComparison judged = compare::compare_modes(
-          ref->trace, o.trace, training::comparison_policy(setup, o.mode, run.grad_record));
+      const compare::ComparisonPolicy policy =
+          training::comparison_policy(setup, o.mode, run.grad_record);
+      compare::ModeComparison judged = compare::compare_modes(ref->trace, o.trace, policy);
+      std::string floor_how;
+      if (any_failed(judged.checks)) {
+        if (const auto* f = floors.of(exact.rule, policy.gradient_tolerance)) {
+          if (!f->empty()) judged = compare::compare_modes(ref->trace, o.trace, policy, f);
+          floor_how = f->how;
+        }
+      }
       r.checks = std::move(judged.checks);
       r.first_divergence = std::move(judged.first_divergence);
       r.reference = reference_record(exact, single->trace, o.trace);
       r.reference.comparison = o.trace.comparison;
+      r.reference.floor = floor_how;
       if (ref != single) {
         r.reference.state_file = fmt::format("state_reference_{}.pt", modes::mode_name(o.mode));
         const std::vector<char> state = modes::pickle_state(ref->trace.final_state);
         out.stage(r.reference.state_file, std::string_view(state.data(), state.size()));
       }
     }
+    const modes::single::ReferenceRule zero_rule =
+        training::exact_reference_for(setup, o.mode, *run.model).rule;
     if (o.mode == modes::ModeKind::kZero && ddp != nullptr && !o.trace.losses.empty() &&
         !ddp->trace.losses.empty() &&
-        training::exact_reference_for(setup, o.mode, *run.model).rule ==
-            training::exact_reference_for(setup, modes::ModeKind::kDdp, *run.model).rule) {
+        zero_rule == training::exact_reference_for(setup, modes::ModeKind::kDdp, *run.model).rule) {
       // Judged against ddp itself too (issue 35), after the checks against the reference.
-      compare::ModeComparison judged = compare::ddp_agreement(
-          ddp->trace, o.trace, training::ddp_agreement_rule(setup, run.grad_record));
+      const compare::AgreementRule rule = training::ddp_agreement_rule(setup, run.grad_record);
+      compare::ModeComparison judged = compare::ddp_agreement(ddp->trace, o.trace, rule);
+      if (any_failed(judged.checks) && !rule.bitwise) {
+        const double limit =
+            training::comparison_policy(setup, o.mode, run.grad_record).gradient_tolerance;
+        if (const auto* f = floors.of(zero_rule, limit)) {
+          if (!f->empty()) judged = compare::ddp_agreement(ddp->trace, o.trace, rule, f);
+          if (r.reference.floor.empty()) r.reference.floor = f->how;
+        }
+      }
       r.checks.push_back(judged.checks.front());
       if (r.first_divergence.stage == reports::Stage::kNone) {
         r.first_divergence = std::move(judged.first_divergence);
@@ -281,6 +348,13 @@ int finish_run(const training::RunSetup& setup, const runtime::ExecutionContext&
   if (report.verdict == reports::Verdict::kFail && setup.bisect) {
     if (run.bisect) {
       run.bisect(report);
+      // Note [Bisect's answer counts] (reports/verdict.h): the float64 numbers may make float32
+      // failures rounding.
+      for (reports::ModeResult& r : report.results) {
+        for (reports::CheckRecord& c : r.checks)
+          c.status = reports::check_status(c, r.first_divergence);
+      }
+      report.verdict = reports::run_verdict(report);
     } else {
       fmt::print(stderr,
                  "ddpbench: --bisect runs from the launching ddpbench process only; under an "

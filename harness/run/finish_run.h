@@ -13,6 +13,7 @@
 #include "runtime/execution_context.h"
 #include "training/exact_reference.h"
 #include "training/mode_outcome.h"
+#include "training/phase_inputs.h"
 #include "training/reference_runs.h"
 #include "training/run_setup.h"
 
@@ -31,6 +32,9 @@ struct RunDescription {
   std::string grad_record;  // "full" or "fingerprint"
   std::vector<std::string> argv;
   const torch::nn::Module* model = nullptr;  // a fresh instance: what the exact references model
+  // What the phases trained from: a failing comparison's rounding floor is measured from it
+  // (training/floor_measurement.h); null: none is measured.
+  const training::PhaseInputs* inputs = nullptr;
   // --bisect: annotates a failing report's first divergences from a float64 re-run (run/bisect.h);
   // empty where the run cannot start one (under an external launcher).
   std::function<void(reports::RunReport&)> bisect;

@@ -124,6 +124,23 @@ void check_script_model(const training::RunSetup& setup,
         "--gpus 1",
         setup.accumulation_steps, fmt::join(script.facts().random_ops, ", ")));
   }
+  // Note [Buffers updated in forward] (training/exact_reference.h).
+  const std::vector<std::string>& written = script.facts().mutated_buffers;
+  if (!written.empty() && setup.world_size > 1 && setup.has_per_rank_mode() &&
+      !setup.ddp.broadcast_buffers) {
+    throw InputError(fmt::format(
+        "--no-broadcast-buffers: the --model file updates {} in forward, and without the "
+        "broadcast each rank's copy drifts from the others' step after step, which no exact "
+        "reference models; drop --no-broadcast-buffers",
+        fmt::join(written, ", ")));
+  }
+  if (!written.empty() && replicated && setup.accumulation_steps > 1) {
+    throw InputError(fmt::format(
+        "--accumulation-steps {}: the --model file updates {} in forward, once per micro-batch "
+        "from rank 0's copy of the micro-step before, which no exact reference models yet; use "
+        "--accumulation-steps 1",
+        setup.accumulation_steps, fmt::join(written, ", ")));
+  }
 }
 
 // The last line of an error (the TorchScript interpreter's message is its traceback).

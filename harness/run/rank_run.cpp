@@ -95,10 +95,10 @@ int run_as_rank(const RunRequest& request, const scenarios::ScenarioRegistry& re
     references = training::run_exact_references(in, *fresh.model.ptr());
   }
   for (training::ModeOutcome& o : ranked) outcomes.push_back(std::move(o));
-  return finish_run(
-      setup, context,
-      {dataset->describe(), &plan, modes::grad_record_name(grad), argv, fresh.model.ptr().get()},
-      std::move(outcomes), references, *out);
+  return finish_run(setup, context,
+                    {dataset->describe(), &plan, modes::grad_record_name(grad), argv,
+                     fresh.model.ptr().get(), &in},
+                    std::move(outcomes), references, *out);
 }
 
 }  // namespace ddpbench::run

@@ -464,11 +464,21 @@ training::RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioReg
   s.grad_check = o.grad_check;
   // float64 exposes algorithmic errors over many free-running steps; below it, deep networks'
   // trajectories separate by rounding within a few steps, so each step is judged from the same
-  // state instead. Without single there is nothing to compare, and every mode trains freely (its
-  // state file is then its own trajectory, e.g. for the PyTorch oracle).
-  s.lockstep =
-      s.has_mode(modes::ModeKind::kSingle) &&
-      (o.comparison == "lockstep" || (o.comparison == "auto" && s.context.dtype != at::kDouble));
+  // state instead. Lockstep judges each step from the exact reference's state: with single every
+  // mode against it, without single ddp and zero against each other (matches_ddp). With neither
+  // there is nothing to compare, and every mode trains freely (its state file is then its own
+  // trajectory, e.g. for the PyTorch oracle); an explicit --comparison lockstep is refused there,
+  // not quietly dropped.
+  const bool pair = s.has_mode(modes::ModeKind::kDdp) && s.has_mode(modes::ModeKind::kZero);
+  const bool comparable = s.has_mode(modes::ModeKind::kSingle) || pair;
+  if (o.comparison == "lockstep" && !comparable) {
+    throw InputError(
+        "--comparison lockstep starts every step of a judged mode from its reference's state: "
+        "add single to --modes (or judge ddp and zero against each other: --modes ddp,zero), or "
+        "drop --comparison");
+  }
+  s.lockstep = comparable && (o.comparison == "lockstep" ||
+                              (o.comparison == "auto" && s.context.dtype != at::kDouble));
   s.sync_bn = o.sync_bn || s.spec->sync_bn;
   resolve_accumulation(o, s);
   check_amp(o, s);
@@ -496,6 +506,7 @@ training::RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioReg
   s.warmup_steps = o.check_only ? 0 : o.warmup;
   s.strong_scaling = o.strong;
   s.progress = training::progress_wanted(o.quiet);
+  s.quiet = o.quiet;
   s.export_batches = o.export_batches;
   s.out = o.out;
   s.eval_size = o.eval_size < 0 ? s.spec->eval_size : o.eval_size;

@@ -66,9 +66,9 @@ std::vector<char> export_batches(const RunSetup& setup, const runtime::Execution
   meta.insert("bucket_cap_mb",
               static_cast<double>(setup.ddp.reducer.limits.bucket_cap_bytes) / (1 << 20));
   meta.insert("broadcast_buffers", setup.ddp.broadcast_buffers);
-  // With single in the run, modes below float64 are judged in lockstep: state_<mode>.pt is then
-  // the state after the last lockstep step, each step started from the reference's state, not a
-  // free-running trajectory; the oracle says so when it checks one.
+  // With single in the run (or ddp and zero), modes below float64 are judged in lockstep:
+  // state_<mode>.pt is then the state after the last lockstep step, each step started from the
+  // reference's state, not a free-running trajectory; the oracle says so when it checks one.
   meta.insert("lockstep", setup.lockstep);
   meta.insert("bucket_cap_given", setup.ddp.reducer.limits.cap_given);
   meta.insert("first_bucket_mb",

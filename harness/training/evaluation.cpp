@@ -12,6 +12,7 @@
 
 #include "data/dataset_prefix.h"
 #include "data/distributed_sampler.h"
+#include "modes/common/forward_draws.h"
 #include "modes/common/model_state.h"
 #include "reports/verdict.h"
 
@@ -25,13 +26,19 @@ using Forward = std::function<at::Tensor(const at::Tensor&)>;
 // batches, ranks or duplicates sums the same terms. Token sequences are padded to the longest of
 // the whole set, so a sample's padding, and with it its logits, does not depend on which batch or
 // rank evaluates it.
-EvalSamples evaluate_indices(const Forward& forward, const data::Dataset& set,
-                             const std::vector<int64_t>& indices, int64_t batch,
-                             const runtime::ExecutionContext& context) {
+//
+// A model whose forward draws random numbers (dropout kept on in eval, noise) is evaluated one
+// sample at a time, each under its own key (modes::kEvaluationStep, forward_draws.h), so that the
+// mode and the single-device evaluation draw the same numbers for every sample.
+EvalSamples evaluate_indices(const Forward& forward, const torch::nn::Module& model,
+                             const data::Dataset& set, const std::vector<int64_t>& indices,
+                             int64_t batch, const runtime::ExecutionContext& context) {
   EvalSamples out;
   std::vector<int64_t> whole(static_cast<size_t>(set.size()));
   std::iota(whole.begin(), whole.end(), int64_t{0});
   const int64_t pad_to = data::padded_length(set, whole);
+  modes::ForwardDraws draws(model);
+  if (draws.seeds()) batch = 1;
   for (size_t start = 0; start < indices.size(); start += static_cast<size_t>(batch)) {
     const size_t end = std::min(indices.size(), start + static_cast<size_t>(batch));
     const std::vector<int64_t> chunk(indices.begin() + static_cast<std::ptrdiff_t>(start),
@@ -39,7 +46,8 @@ EvalSamples evaluate_indices(const Forward& forward, const data::Dataset& set,
     // Epoch 0: the evaluation transform has no augmentation, so the epoch changes nothing.
     const data::Batch b = context.place_batch(data::collate(set, chunk, 0, pad_to));
     torch::NoGradGuard no_grad;
-    const at::Tensor logits = forward(b.inputs);
+    const at::Tensor logits = draws.forward([&] { return forward(b.inputs); }, b.inputs.device(),
+                                            modes::kEvaluationStep, chunk.front());
     const at::Tensor loss =
         torch::nn::functional::cross_entropy(
             logits, b.targets,
@@ -85,8 +93,8 @@ EvalSamples single_device_samples(const RunSetup& setup, const runtime::Executio
     }
   }
   fresh.ptr()->eval();
-  return evaluate_indices([&fresh](const at::Tensor& x) { return fresh.forward(x); }, set,
-                          all_indices(set.size()), setup.spec->eval_batch, context);
+  return evaluate_indices([&fresh](const at::Tensor& x) { return fresh.forward(x); }, *fresh.ptr(),
+                          set, all_indices(set.size()), setup.spec->eval_batch, context);
 }
 
 const scenarios::Tolerance& run_tolerance(const RunSetup& setup) {
@@ -163,6 +171,19 @@ reports::CheckRecord evaluation_check(const EvalTotals& mode, const EvalTotals& 
   c.atol = tolerance.atol;
   c.rtol = tolerance.rtol;
   c.limit = 1.0;
+  // A reference that is not finite (BatchNorm running statistics from a few samples can send an
+  // evaluation loss to inf or NaN) leaves nothing to judge the mode against: not comparable, which
+  // neither passes nor fails the run. Only the mode being non-finite is its failure.
+  const bool padded_reference = reference.all.count != reference.unique.count;
+  if (!std::isfinite(reference.all.loss) || !std::isfinite(reference.unique.loss)) {
+    c.incomparable = padded_reference ? 6 : 3;
+    c.detail = fmt::format(
+        "not comparable: the reference's evaluation loss is not finite (single-device evaluation "
+        "of the same weights: mean loss {:g}; this mode: {:g}), so its figures cannot be judged",
+        reference.all.mean_loss(), mode.all.mean_loss());
+    c.status = reports::check_status(c, {});
+    return c;
+  }
   std::vector<std::string> problems;
   int64_t outside = 0;
   double within_error = 0.0, outside_error = 0.0;
@@ -195,7 +216,7 @@ reports::CheckRecord evaluation_check(const EvalTotals& mode, const EvalTotals& 
   };
   // Without padding the two tallies must be one: the distinct samples are judged (and named)
   // apart only when there is padding or when the mode's two tallies disagree.
-  const bool padded = reference.all.count != reference.unique.count;
+  const bool padded = padded_reference;
   const bool one_tally = mode.unique.count == mode.all.count &&
                          mode.unique.correct == mode.all.correct &&
                          mode.unique.loss == mode.all.loss;
@@ -287,8 +308,8 @@ void evaluate_local_mode(const RunSetup& setup, const runtime::ExecutionContext&
     return;
   }
   const EvalSamples samples =
-      evaluate_indices([&path](const at::Tensor& x) { return path.eval_forward(x); }, *set,
-                       all_indices(set->size()), setup.spec->eval_batch, context);
+      evaluate_indices([&path](const at::Tensor& x) { return path.eval_forward(x); }, path.module(),
+                       *set, all_indices(set->size()), setup.spec->eval_batch, context);
   // The `eval` fault under dp: the last gathered sample (the last replica's) is left out.
   const bool dropped = data_parallel && setup.fault && setup.fault->kind == modes::FaultKind::kEval;
   const EvalTotals totals =
@@ -325,8 +346,8 @@ void evaluate_ddp_rank(const RunSetup& setup, const runtime::ExecutionContext& c
   // Every rank's share has num_samples >= 1 samples, so every rank makes the first evaluation
   // forward, which joins the buffer broadcast.
   const EvalSamples samples =
-      evaluate_indices([&path](const at::Tensor& x) { return path.eval_forward(x); }, *set, share,
-                       setup.spec->eval_batch, context);
+      evaluate_indices([&path](const at::Tensor& x) { return path.eval_forward(x); }, path.module(),
+                       *set, share, setup.spec->eval_batch, context);
   const bool dropped = modes::fault_active(setup.fault, modes::FaultKind::kEval, rank, 0);
   at::Tensor payload = totals_to_payload(tally_share(samples, padding, dropped));
   comm::allreduce_sum_blocking(comm, payload);

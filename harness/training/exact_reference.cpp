@@ -44,6 +44,8 @@ ExactReference exact_reference_for(const RunSetup& setup, ModeKind mode,
   const scenarios::models::ScriptModelFacts* script = scenarios::models::script_model_facts(model);
   const int64_t script_bn = script != nullptr ? script->batch_norm_layers : 0;
   const bool draws = script != nullptr && !script->random_ops.empty();
+  const std::vector<std::string> written =
+      script != nullptr ? script->mutated_buffers : std::vector<std::string>{};
   const int64_t bn = modes::sync_bn::count_batchnorm(model) + script_bn;
   const bool ddp = modes::runs_per_rank(mode);  // zero's ranks forward as DDP's
   const std::vector<int64_t> sizes = data::split_sizes(setup.global_batch, k);
@@ -69,6 +71,15 @@ ExactReference exact_reference_for(const RunSetup& setup, ModeKind mode,
         "for (step, rank), not once for the whole batch (Note [Same random draws in every "
         "mode]; {})",
         ddp ? "rank" : "replica", local, fmt::join(script->random_ops, ", ")));
+  }
+  if (split && !written.empty()) {
+    // Note [Buffers updated in forward] (exact_reference.h).
+    ref.causes.push_back(fmt::format(
+        "Buffers updated in forward: each {0} updates its own copy of {1} from its own {2} "
+        "samples before using it, starting from {0} 0's, and {0} 0's is kept ({3})",
+        ddp ? "rank" : "replica", fmt::join(written, ", "), local,
+        ddp ? "DDP broadcasts rank 0's buffers before every forward"
+            : "DataParallel's replica 0 updates the module's own buffers"));
   }
   // Note [SyncBN arithmetic reference] (modes/common/global_batch_norm.h).
   const bool sync_arithmetic =
@@ -117,7 +128,8 @@ ExactReference exact_reference_for(const RunSetup& setup, ModeKind mode,
   if (ref.causes.empty()) return ref;
   ref.rule.replicas = k;
   ref.rule.sync_bn_arithmetic = sync_arithmetic;
-  ref.rule.forward_chunk_by_chunk = script_bn > 0 || draws || amp != scenarios::AmpKind::kOff;
+  ref.rule.forward_chunk_by_chunk =
+      script_bn > 0 || draws || !written.empty() || amp != scenarios::AmpKind::kOff;
   // Forwarding chunk by chunk gives each chunk its own BatchNorm statistics already.
   ref.rule.forward_per_replica =
       bn > 0 && !(ddp && setup.sync_bn) && amp == scenarios::AmpKind::kOff;

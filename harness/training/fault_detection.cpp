@@ -132,7 +132,24 @@ std::optional<reports::CheckRecord> undetected_fault_check(
                modes::fault_name(f.kind), f.rank, f.step, f.eps, setup.dtype_name(),
                setup.context.dtype == at::kDouble ? "about 16" : "about 7"));
   }
-  if (!judges_ddp_gradients(setup) || !modes::runs_per_rank(mode)) return std::nullopt;
+  if (!modes::runs_per_rank(mode) || !setup.fault || setup.fault->kind != modes::FaultKind::kGrad) {
+    return std::nullopt;
+  }
+  if (!setup.has_mode(modes::ModeKind::kSingle)) {
+    // With ddp and zero judged against each other, the fault went into both alike and no
+    // reference judges either (a ddp-only run is judged by nothing here: its state file is for
+    // an outside oracle, which sees the fault).
+    const bool pair =
+        setup.has_mode(modes::ModeKind::kDdp) && setup.has_mode(modes::ModeKind::kZero);
+    if (!pair || any_failed(checks)) return std::nullopt;
+    return unseen_fault(
+        *setup.fault,
+        fmt::format("the injected fault {} was not detected: it goes into every per-rank mode of "
+                    "the run alike, and without single nothing judges {}'s gradients against a "
+                    "reference (zero's matches_ddp compares two faulted modes); add single to "
+                    "--modes",
+                    fault_text(*setup.fault), modes::mode_name(mode)));
+  }
   // Without a gradients check nothing judged this mode against a reference.
   const bool judged = std::any_of(checks.begin(), checks.end(), [](const reports::CheckRecord& c) {
     return c.name == reports::Stage::kGradients;

@@ -49,35 +49,44 @@ LockstepDriver::LockstepDriver(const PhaseInputs& in, modes::ModeKind mode,
 
 LockstepDriver::~LockstepDriver() = default;
 
-void LockstepDriver::record(int64_t step, const torch::nn::Module& module) {
-  if (!reference_) return;
-  torch::nn::Module& ref = reference_->loop().module();
-  const auto ref_params = ref.named_parameters();
-  const auto params = module.named_parameters();
+std::vector<double> update_errors(const torch::nn::Module& got, const torch::nn::Module& reference,
+                                  const std::vector<at::Tensor>& start, double limit) {
+  const auto ref_params = reference.named_parameters();
+  const auto params = got.named_parameters();
   // Note [Gradients at rounding level] (compare/tensor_diff.h): the updates' own level, and the
   // elements whose reference gradient was at the gradients' level left out.
   double largest_update = 0.0;
   double largest_gradient = 0.0;
   for (size_t i = 0; i < ref_params.size(); ++i) {
     const at::Tensor& p = ref_params[i].value();
-    largest_update = std::max(largest_update, compare::update_max_abs(p, start_parameters_[i]));
+    largest_update = std::max(largest_update, compare::update_max_abs(p, start[i]));
     if (p.grad().defined()) {
       largest_gradient = std::max(largest_gradient, compare::gradient_max_abs(p.grad(), false));
     }
   }
   const at::ScalarType dtype =
       ref_params.is_empty() ? at::kFloat : ref_params[0].value().scalar_type();
-  const compare::RoundingLevel floor =
-      compare::rounding_level(largest_update, dtype, gradient_limit_);
+  const compare::RoundingLevel floor = compare::rounding_level(largest_update, dtype, limit);
   const double gradient_level = compare::rounding_level(largest_gradient, dtype, 1.0).level;
+  std::vector<double> errors;
   for (size_t i = 0; i < params.size(); ++i) {
-    // Both started the step from start_parameters_: their updates are what differs.
+    // Both started the step from start[i]: their updates are what differs.
     const at::Tensor& grad = ref_params[i].value().grad();
     const at::Tensor compared =
         grad.defined() ? grad.detach().abs().ge(gradient_level) : at::Tensor();
-    const double err = compare::normalized_update_error(params[i].value(), ref_params[i].value(),
-                                                        start_parameters_[i], floor, compared);
-    diffs_.push_back({step, params[i].key(), reports::Stage::kUpdates, err, err, 0});
+    errors.push_back(compare::normalized_update_error(params[i].value(), ref_params[i].value(),
+                                                      start[i], floor, compared));
+  }
+  return errors;
+}
+
+void LockstepDriver::record(int64_t step, const torch::nn::Module& module) {
+  if (!reference_) return;
+  torch::nn::Module& ref = reference_->loop().module();
+  const auto params = module.named_parameters();
+  const std::vector<double> errors = update_errors(module, ref, start_parameters_, gradient_limit_);
+  for (size_t i = 0; i < params.size(); ++i) {
+    diffs_.push_back({step, params[i].key(), reports::Stage::kUpdates, errors[i], errors[i], 0});
   }
   const auto ref_buffers = ref.named_buffers();
   const auto buffers = module.named_buffers();

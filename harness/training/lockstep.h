@@ -27,6 +27,14 @@ class Optimizer;
 
 namespace ddpbench::training {
 
+// Lockstep's updates check, per parameter of `got`: its update against `reference`'s, both from
+// `start` (the parameters before the step), as compare::normalized_update_error with the step's
+// largest reference update as the rounding level and the elements whose reference gradient was
+// at rounding level left out (Note [Gradients at rounding level]); `limit` is the check's. Shared
+// with the rounding floor's twin (training/floor_measurement.h), so both are measured alike.
+std::vector<double> update_errors(const torch::nn::Module& got, const torch::nn::Module& reference,
+                                  const std::vector<at::Tensor>& start, double limit);
+
 class LockstepDriver {
  public:
   // `judged` is the judged mode's model (its structure picks the exact reference); `comm` is null

@@ -15,6 +15,7 @@
 #include "training/evaluation.h"
 #include "training/float32_shadow.h"
 #include "training/lockstep.h"
+#include "training/parameter_travel.h"
 #include "training/progress_line.h"
 
 namespace ddpbench::training {
@@ -257,8 +258,22 @@ void run_check_phase(const PhaseInputs& in, ModeKind mode, const MakePath& make_
   options.overflow_step = in.setup.overflow_step();
   options.on_step = [&progress](int64_t step, double loss) { progress.update(step + 1, loss); };
   if (keep_checkpoints) options.after_step = checkpoint_keeper(in, mode, o);
+  // A free-running reference's parameter travel (Note [Parameters judged by what moved them]).
+  ParameterTravel travel;
+  if (mode == ModeKind::kSingle && !in.setup.lockstep) {
+    options.before_step = [&travel](int64_t, torch::nn::Module& m, torch::optim::Optimizer&) {
+      travel.before_step(m);
+    };
+    options.after_step = [after = std::move(options.after_step), &travel](
+                             int64_t step, torch::nn::Module& m, torch::optim::Optimizer& opt,
+                             const scenarios::GradScaler* scaler) {
+      travel.after_step(m);
+      if (after) after(step, m, opt, scaler);
+    };
+  }
   keep_check(o, train_checked(in, mode, *path, options, nullptr, measure_amp, o), path->module(),
              options.first_step);
+  o.trace.parameter_travel = travel.finish();
   if (evaluate) {
     evaluate_local_mode(in.setup, in.context, *path, mode == ModeKind::kDataParallel, o.evaluation,
                         o.extra_checks);

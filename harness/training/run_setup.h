@@ -56,6 +56,7 @@ struct RunSetup {
   int64_t warmup_steps = 0;  // discarded before the timed steps
   bool strong_scaling = false;
   bool progress = false;  // draw a progress line (stdout is a TTY and no --quiet)
+  bool quiet = false;     // --quiet: no progress or status lines, only the summary
   bool export_batches = false;
   // Samples of the held-out set the evaluation pass uses (training/evaluation.h); 0 = no pass.
   int64_t eval_size = 0;

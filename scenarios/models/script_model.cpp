@@ -8,9 +8,10 @@
 #include <torch/script.h>
 
 #include <algorithm>
+#include <set>
 #include <sstream>
-#include <unordered_set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "errors.h"
 
@@ -47,7 +48,8 @@ torch::jit::Module load_script(const std::string& bytes, const std::string& file
 }
 
 // Registers `from`'s own parameters and buffers on `into`, then mirrors its children.
-void mirror_tensors(const torch::jit::Module& from, torch::nn::Module& into, ScriptModelFacts& facts) {
+void mirror_tensors(const torch::jit::Module& from, torch::nn::Module& into,
+                    ScriptModelFacts& facts) {
   for (const auto& p : from.named_parameters(/*recurse=*/false)) {
     into.register_parameter(p.name, p.value, p.value.requires_grad());
     (p.value.requires_grad() ? facts.parameters : facts.frozen_parameters) += 1;
@@ -65,15 +67,30 @@ void mirror_tensors(const torch::jit::Module& from, torch::nn::Module& into, Scr
 // ATen's random operations (native_functions.yaml's nondeterministic_seeded ones a model's
 // forward may call), by graph kind.
 bool is_random_op(const std::string& kind) {
-  static const std::unordered_set<std::string> kRandom = {
-      "aten::dropout",       "aten::dropout_",       "aten::feature_dropout",
-      "aten::feature_dropout_", "aten::alpha_dropout", "aten::alpha_dropout_",
-      "aten::feature_alpha_dropout", "aten::feature_alpha_dropout_", "aten::native_dropout",
-      "aten::bernoulli",     "aten::bernoulli_",     "aten::multinomial",
-      "aten::normal",        "aten::normal_",        "aten::uniform_",
-      "aten::exponential_",  "aten::geometric_",     "aten::cauchy_",
-      "aten::log_normal_",   "aten::random_",        "aten::rrelu",
-      "aten::rrelu_",        "aten::rrelu_with_noise", "aten::poisson"};
+  static const std::unordered_set<std::string> kRandom = {"aten::dropout",
+                                                          "aten::dropout_",
+                                                          "aten::feature_dropout",
+                                                          "aten::feature_dropout_",
+                                                          "aten::alpha_dropout",
+                                                          "aten::alpha_dropout_",
+                                                          "aten::feature_alpha_dropout",
+                                                          "aten::feature_alpha_dropout_",
+                                                          "aten::native_dropout",
+                                                          "aten::bernoulli",
+                                                          "aten::bernoulli_",
+                                                          "aten::multinomial",
+                                                          "aten::normal",
+                                                          "aten::normal_",
+                                                          "aten::uniform_",
+                                                          "aten::exponential_",
+                                                          "aten::geometric_",
+                                                          "aten::cauchy_",
+                                                          "aten::log_normal_",
+                                                          "aten::random_",
+                                                          "aten::rrelu",
+                                                          "aten::rrelu_",
+                                                          "aten::rrelu_with_noise",
+                                                          "aten::poisson"};
   return kRandom.count(kind) > 0 || kind.rfind("aten::rand", 0) == 0;  // rand, randn, randint, ...
 }
 
@@ -94,6 +111,63 @@ std::vector<std::string> random_ops_of_forward(const torch::jit::Module& script)
   std::vector<std::string> found;
   collect_random_ops(*graph->block(), found);
   return found;
+}
+
+// The attribute path of `v` from forward's self ("stem.norm.mean" as {"stem", "norm", "mean"}),
+// through the views an in-place op may write through (a slice of a buffer is the buffer); empty
+// when `v` is no attribute of the module.
+std::vector<std::string> attribute_path(const torch::jit::Value* v) {
+  static const std::unordered_set<std::string> kViews = {
+      "aten::select",     "aten::slice",     "aten::view",     "aten::reshape", "aten::narrow",
+      "aten::squeeze",    "aten::unsqueeze", "aten::expand",   "aten::flatten", "aten::t",
+      "aten::transpose",  "aten::permute",   "aten::diagonal", "aten::view_as", "aten::index",
+      "aten::as_strided", "aten::detach",    "aten::unflatten"};
+  while (kViews.count(v->node()->kind().toQualString()) > 0) v = v->node()->input(0);
+  std::vector<std::string> path;
+  while (v->node()->kind() == c10::prim::GetAttr) {
+    path.push_back(v->node()->s(c10::attr::name));
+    v = v->node()->input(0);
+  }
+  if (v->node()->kind() != c10::prim::Param) return {};
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
+// Every attribute an in-place operation (aten::add_, copy_, index_put_, ...) of forward writes.
+void collect_written_attributes(const torch::jit::Block& block, std::set<std::string>& found) {
+  for (const torch::jit::Node* node : block.nodes()) {
+    const std::string kind = node->kind().toQualString();
+    const bool in_place = kind.rfind("aten::", 0) == 0 && kind.back() == '_' &&
+                          kind.rfind("aten::__", 0) != 0 && !node->inputs().empty();
+    if (in_place) {
+      const std::vector<std::string> path = attribute_path(node->input(0));
+      if (!path.empty()) found.insert(fmt::format("{}", fmt::join(path, ".")));
+    }
+    for (const torch::jit::Block* inner : node->blocks()) collect_written_attributes(*inner, found);
+  }
+}
+
+// The buffers forward updates in place, BatchNorm's left out.
+std::vector<std::string> mutated_buffers_of_forward(const torch::jit::Module& script) {
+  std::shared_ptr<torch::jit::Graph> graph = script.get_method("forward").graph()->copy();
+  torch::jit::Inline(*graph);
+  std::set<std::string> written;
+  collect_written_attributes(*graph->block(), written);
+  std::unordered_set<std::string> batch_norm;  // the modules' paths ("" is the root)
+  for (const auto& m : script.named_modules()) {
+    const auto name = m.value.type()->name();
+    if (name && name->qualifiedName().find("BatchNorm") != std::string::npos) {
+      batch_norm.insert(m.name);
+    }
+  }
+  std::vector<std::string> out;
+  for (const auto& b : script.named_buffers(/*recurse=*/true)) {
+    if (written.count(b.name) == 0) continue;
+    const size_t dot = b.name.rfind('.');
+    if (batch_norm.count(dot == std::string::npos ? "" : b.name.substr(0, dot)) > 0) continue;
+    out.push_back(b.name);
+  }
+  return out;
 }
 
 // A scripted forward's nodes were generated from the Python file and line they were compiled from
@@ -132,9 +206,9 @@ void require_trainable(const torch::jit::Module& script, const torch::nn::Module
   }
   const c10::FunctionSchema& schema = script.get_method("forward").function().getSchema();
   const bool one_tensor_in = schema.arguments().size() == 2 &&
-      schema.arguments()[1].type()->kind() == c10::TypeKind::TensorType;
+                             schema.arguments()[1].type()->kind() == c10::TypeKind::TensorType;
   const bool one_tensor_out = schema.returns().size() == 1 &&
-      schema.returns()[0].type()->kind() == c10::TypeKind::TensorType;
+                              schema.returns()[0].type()->kind() == c10::TypeKind::TensorType;
   if (!one_tensor_in || !one_tensor_out) {
     std::ostringstream signature;
     signature << schema;
@@ -161,6 +235,8 @@ ScriptModelImpl::ScriptModelImpl(std::shared_ptr<const std::string> bytes, std::
   }
   require_trainable(*script_, *this, facts_, file_);
   facts_.random_ops = known != nullptr ? known->random_ops : random_ops_of_forward(*script_);
+  facts_.mutated_buffers =
+      known != nullptr ? known->mutated_buffers : mutated_buffers_of_forward(*script_);
   facts_.traced = known != nullptr ? known->traced : forward_is_traced(*script_);
   script_->train(is_training());
 }
@@ -203,6 +279,9 @@ std::string describe_script_model(const ScriptModelFacts& facts, bool optimize_g
   if (facts.frozen_parameters > 0) s += fmt::format(", {} frozen", facts.frozen_parameters);
   if (facts.batch_norm_layers > 0) {
     s += fmt::format(", {} BatchNorm layer(s)", facts.batch_norm_layers);
+  }
+  if (!facts.mutated_buffers.empty()) {
+    s += fmt::format(", buffers updated in forward ({})", fmt::join(facts.mutated_buffers, ", "));
   }
   if (!facts.random_ops.empty()) {
     s += fmt::format(", random draws ({})", fmt::join(facts.random_ops, ", "));

@@ -30,13 +30,18 @@ namespace ddpbench::scenarios::models {
 
 // What a loaded file holds, for the report and the refusals.
 struct ScriptModelFacts {
-  int64_t parameters = 0;     // tensors that require grad
+  int64_t parameters = 0;         // tensors that require grad
   int64_t frozen_parameters = 0;  // parameters with requires_grad=False (not trained)
   int64_t batch_norm_layers = 0;  // submodules of a torch.nn BatchNorm class (by type name)
   // The random operations forward runs (aten::dropout, aten::bernoulli, ...), once each, in
   // graph order: a model that draws needs the same draws in every mode
   // (Note [Same random draws in every mode], modes/common/forward_draws.h).
   std::vector<std::string> random_ops;
+  // Buffers that forward updates in place (a running mean of the input, a step counter), by their
+  // state_dict names, BatchNorm's own left out (counted in batch_norm_layers): data parallelism
+  // gives each rank its own update of them (Note [Buffers updated in forward],
+  // training/exact_reference.h).
+  std::vector<std::string> mutated_buffers;
   // Made by torch.jit.trace, not torch.jit.script: forward has no line of Python source (a traced
   // graph records none), and data-dependent branches were frozen to the example input's.
   bool traced = false;

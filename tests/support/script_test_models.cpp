@@ -27,13 +27,26 @@ std::string file_text(const std::string& path) {
   return s.str();
 }
 
+// The script's flag for the set (also part of the folder's key).
+std::string flag_of(ScriptTestModels which) {
+  switch (which) {
+    case ScriptTestModels::kZoo:
+      return "--zoo";
+    case ScriptTestModels::kFloor:
+      return "--floor";
+    case ScriptTestModels::kSmall:
+      break;
+  }
+  return "small";
+}
+
 // FNV-1a over what the files depend on: the scripts that write them and the Python (its torch
 // writes them), so an edit to either makes a new folder rather than reusing a stale one.
 std::string content_key(ScriptTestModels which) {
   const std::string source = std::string(kSourceDir);
   const std::string text = file_text(source + "/tests/support/script_test_models.py") +
                            file_text(source + "/reference/script_model.py") + kPython +
-                           (which == ScriptTestModels::kZoo ? "zoo" : "small");
+                           flag_of(which);
   uint64_t h = 1469598103934665603ULL;
   for (const unsigned char c : text) h = (h ^ c) * 1099511628211ULL;
   std::ostringstream hex;
@@ -54,7 +67,7 @@ std::string make_script_test_models(ScriptTestModels which) {
   fs::create_directories(partial);
   std::vector<std::string> command = {
       kPython, std::string(kSourceDir) + "/tests/support/script_test_models.py", partial.string()};
-  if (which == ScriptTestModels::kZoo) command.push_back("--zoo");
+  if (which != ScriptTestModels::kSmall) command.push_back(flag_of(which));
   const auto r = run_process(command);
   if (r.exit_code != 0) {
     fs::remove_all(partial);

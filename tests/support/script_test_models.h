@@ -9,6 +9,7 @@ namespace ddpbench::testing {
 enum class ScriptTestModels {
   kSmall,  // the small files: the ScriptModel unit tests and the refusals
   kZoo,    // torchvision's mobilenet_v2 and resnet18, a transformer, an unused branch
+  kFloor,  // the models that ask most of the tolerance model (shufflenet, mnasnet, noise, ...)
 };
 
 // The folder holding the files, made once per build folder and content of the scripts and

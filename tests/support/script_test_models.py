@@ -2,7 +2,7 @@
 the suite's Python (1.13 for the Debian build, the build's own torch for a PyPI build), with what
 Python eager training of the same module computed, for the C++ side to reproduce.
 
-    python3 tests/support/script_test_models.py DIR [--zoo]
+    python3 tests/support/script_test_models.py DIR [--zoo | --floor]
 
 Without --zoo, the small files:
 
@@ -33,6 +33,18 @@ DIR/transformer.pt      Embedding + one nn.TransformerEncoderLayer (dropout 0.1)
                         Linear: int64 tokens in, 2 logits out; fits imdb_gcnn's data
 DIR/unused_branch.pt    the mlp with a second head forward never calls (an always-unused parameter)
 DIR/resnet18.pt         torchvision's resnet18(num_classes=10): fits cifar_resnet18's images
+With --floor, instead, the models that ask the most of the tolerance model
+(tests/e2e/rounding_floor_e2e_test.cpp), all on 3x32x32 images with 10 classes:
+DIR/shufflenet_v2_x0_5.pt  torchvision's: channel shuffle, depthwise convolutions, BatchNorm over
+                        2x2 and 1x1 maps
+DIR/mnasnet0_5.pt       torchvision's: depthwise convolutions, BatchNorm whose running statistics
+                        from a few samples send its evaluation loss to inf
+DIR/mobilenet_v3_small.pt  torchvision's: squeeze-and-excitation, hardswish
+DIR/noise.pt            a convolution whose output gets torch.randn_like noise in forward, also in
+                        eval mode
+DIR/mc_dropout.pt       dropout with training=True: kept on in eval mode (MC dropout)
+DIR/input_mean.pt       a buffer updated in forward with a running mean of the input, which the
+                        forward then subtracts
 """
 import os
 import sys
@@ -165,11 +177,65 @@ def write_zoo(out):
     script(UnusedBranch()).save(os.path.join(out, "unused_branch.pt"))
 
 
+class Noise(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.fc = nn.Linear(8, 10)
+
+    def forward(self, x):
+        h = torch.relu(self.conv(x))
+        h = h + 0.1 * torch.randn_like(h)
+        return self.fc(h.mean(dim=(2, 3)))
+
+
+class McDropout(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.fc = nn.Linear(8, 10)
+
+    def forward(self, x):
+        h = torch.relu(self.conv(x)).mean(dim=(2, 3))
+        return self.fc(nn.functional.dropout(h, 0.3, training=True))
+
+
+class InputMean(nn.Module):
+    """Normalises its input by a running mean it updates first, as BatchNorm keeps its
+    statistics, but is no BatchNorm."""
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.fc = nn.Linear(8, 10)
+        self.register_buffer("mean", torch.zeros(3))
+
+    def forward(self, x):
+        if self.training:
+            with torch.no_grad():
+                self.mean.mul_(0.9).add_(0.1 * x.mean(dim=(0, 2, 3)))
+        h = torch.relu(self.conv(x - self.mean.view(1, 3, 1, 1)))
+        return self.fc(h.mean(dim=(2, 3)))
+
+
+def write_floor(out):
+    import torchvision
+    for seed, name in enumerate(["shufflenet_v2_x0_5", "mnasnet0_5", "mobilenet_v3_small"]):
+        torch.manual_seed(seed)
+        script(getattr(torchvision.models, name)(num_classes=10)).save(
+            os.path.join(out, name + ".pt"))
+    for name, make in [("noise", Noise), ("mc_dropout", McDropout), ("input_mean", InputMean)]:
+        torch.manual_seed(0)
+        script(make()).save(os.path.join(out, name + ".pt"))
+
+
 def main():
     out = sys.argv[1]
     torch.set_num_threads(1)
     if sys.argv[2:] == ["--zoo"]:
         write_zoo(out)
+        return
+    if sys.argv[2:] == ["--floor"]:
+        write_floor(out)
         return
     torch.manual_seed(0)
     model = Small()

@@ -29,6 +29,12 @@ namespace ddpbench::modes {
 // The generator seed of rank chunk `chunk`'s forward at run-global step `step`.
 uint64_t forward_draw_seed(int64_t step, int64_t chunk);
 
+// The evaluation pass's key (training/evaluation.h): a model that draws is evaluated one sample at
+// a time, sample i of the held-out set under forward_draw_seed(kEvaluationStep, i), so every mode,
+// replica, rank and the single-device evaluation draw the same numbers for it however they batch
+// and share the set.
+inline constexpr int64_t kEvaluationStep = -1;
+
 class ForwardDraws {
  public:
   // Seeds only when `model`'s forward draws random numbers (a TorchScript model's facts say so;
@@ -43,6 +49,8 @@ class ForwardDraws {
   // The same around any forward on `device` (DDP's, which broadcasts buffers first).
   at::Tensor forward(const std::function<at::Tensor()>& run, const at::Device& device, int64_t step,
                      int64_t chunk);
+  // Whether the model draws (and so is seeded).
+  bool seeds() const { return seeds_; }
 
  private:
   bool seeds_;

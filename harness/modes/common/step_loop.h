@@ -129,6 +129,9 @@ class StepLoop {
   torch::optim::Optimizer& optimizer() { return *optimizer_; }
   // What the steps recorded, and the final state on checked runs; call once, after the last step.
   TrainResult finish();
+  // What the steps so far recorded (checked runs: each step's loss and gradients), for a driver
+  // that compares two loops step by step (the rounding floor's twin).
+  const TrainResult& recorded() const { return result_; }
 
  private:
   void enter(int64_t step, StepPhase phase);

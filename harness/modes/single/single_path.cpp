@@ -56,8 +56,9 @@ class SinglePath : public GradientPath {
                       step, batch.inputs.size(0), k));
     }
     const std::vector<Piece> pieces = pieces_of(sizes, step);
+    if (rule_.backward_rank_by_rank) return rank_loss_terms(batch, pieces, step, rows);
     const at::Tensor output = rule_.forward_chunk_by_chunk
-                                  ? forward_chunk_by_chunk(batch.inputs, pieces, step)
+                                  ? at::cat(forward_chunk_by_chunk(batch.inputs, pieces, step))
                                   : model_.forward(batch.inputs);
     const int64_t a = rule_.micro_steps;
     if (!rule_.mean_of_replica_losses) {
@@ -81,11 +82,21 @@ class SinglePath : public GradientPath {
     return sum / static_cast<double>(k);
   }
 
-  void backward(const at::Tensor& loss) override { loss.backward(); }
+  void backward(const at::Tensor& loss) override {
+    if (!rule_.backward_rank_by_rank) {
+      loss.backward();
+      return;
+    }
+    // ReferenceRule::backward_rank_by_rank: rank 0's gradients first, rank K-1's added last.
+    for (const at::Tensor& term : rank_terms_) term.backward();
+    rank_terms_.clear();
+  }
   // One device: the gradients are already the gradients, or their sum over the rank chunks
   // (average_after_backward), which DDP's average divides by K.
   void reduce_gradients() override {
-    if (!rule_.average_after_backward) return;
+    if (!rule_.average_after_backward && !(rule_.backward_rank_by_rank && divide_after_backward_)) {
+      return;
+    }
     torch::NoGradGuard no_grad;
     const double inv = 1.0 / static_cast<double>(rule_.replicas);
     for (at::Tensor& p : model_.ptr()->parameters()) {
@@ -149,17 +160,58 @@ class SinglePath : public GradientPath {
     return sum;
   }
 
+  // ReferenceRule::backward_rank_by_rank: each rank chunk's loss from its own forward (so its own
+  // graph), kept for backward. Under mean_of_replica_losses, or with equal chunks (where the
+  // gathered mean is the mean of the chunk means), each term is the chunk's own mean loss and
+  // reduce_gradients divides the sum of their gradients by K, as ranks do; with uneven chunks of
+  // a gathered-output rule, each term is the chunk's mean weighted by its share of the rows.
+  // Returns the step's loss as the rule records it.
+  at::Tensor rank_loss_terms(const data::Batch& batch, const std::vector<Piece>& pieces,
+                             int64_t step, int64_t rows) {
+    const std::vector<at::Tensor> outputs = forward_chunk_by_chunk(batch.inputs, pieces, step);
+    bool equal = true;
+    for (const Piece& piece : pieces) equal = equal && piece.rows == pieces.front().rows;
+    divide_after_backward_ = rule_.mean_of_replica_losses || equal;
+    rank_terms_.clear();
+    at::Tensor weighted;  // the sample-weighted mean of the chunk losses: the gathered mean
+    size_t next = 0;
+    for (const Piece& piece : pieces) {
+      if (piece.rows == 0) continue;
+      const at::Tensor l = scenarios::compute_loss(
+          spec_.loss, outputs[next++], batch.targets.narrow(0, piece.begin, piece.rows));
+      const double share = static_cast<double>(piece.rows) / static_cast<double>(rows);
+      rank_terms_.push_back(divide_after_backward_ ? l : l * share);
+      weighted = weighted.defined() ? weighted + l.detach() * share : l.detach() * share;
+    }
+    recorded_loss_ = weighted;
+    return weighted;
+  }
+
   // ReferenceRule::forward_chunk_by_chunk: rank r's forward (each of its micro-batches on its
-  // own), r = 0..K-1, and the buffers as rank 0's forward left them (DDP broadcasts rank 0's
-  // before the next forward; DataParallel keeps replica 0's).
-  at::Tensor forward_chunk_by_chunk(const at::Tensor& inputs, const std::vector<Piece>& pieces,
-                                    int64_t step) {
+  // own), r = 0..K-1, in order, and the buffers as rank 0's forward left them (DDP broadcasts
+  // rank 0's before the next forward; DataParallel keeps replica 0's). Each piece's output.
+  std::vector<at::Tensor> forward_chunk_by_chunk(const at::Tensor& inputs,
+                                                 const std::vector<Piece>& pieces, int64_t step) {
     std::vector<at::Tensor> outputs;
     std::vector<at::Tensor> rank0_buffers;
+    // Every rank's forward starts from the step's buffers (Note [Buffers updated in forward],
+    // training/exact_reference.h); accumulation micro-steps follow their own rank's.
+    std::vector<at::Tensor> start_buffers;
+    if (rule_.micro_steps == 1) {
+      torch::NoGradGuard no_grad;
+      for (const at::Tensor& b : model_.ptr()->buffers()) start_buffers.push_back(b.clone());
+    }
     int64_t first_rank = -1;
     for (const Piece& piece : pieces) {
       if (piece.rows == 0) continue;  // a rank that ran out has no forward (Join)
-      if (first_rank < 0) first_rank = piece.rank;
+      if (first_rank < 0) {
+        first_rank = piece.rank;
+      } else if (!start_buffers.empty()) {
+        std::vector<at::Tensor> buffers = model_.ptr()->buffers();
+        for (size_t i = 0; i < start_buffers.size(); ++i) {
+          buffers[i].set_data(start_buffers[i].clone());
+        }
+      }
       if (rule_.autocast_per_chunk) at::autocast::clear_cache();
       outputs.push_back(
           draws_.forward(model_, inputs.narrow(0, piece.begin, piece.rows), step, piece.rank));
@@ -174,7 +226,7 @@ class SinglePath : public GradientPath {
     // its kernel and bumps none).
     std::vector<at::Tensor> buffers = model_.ptr()->buffers();
     for (size_t i = 0; i < rank0_buffers.size(); ++i) buffers[i].set_data(rank0_buffers[i]);
-    return at::cat(outputs);
+    return outputs;
   }
 
   // DDP records the sample-weighted mean of the ranks' losses; with chunks of unequal size that
@@ -191,6 +243,8 @@ class SinglePath : public GradientPath {
   std::shared_ptr<std::vector<int64_t>> chunk_sizes_;
   ForwardDraws draws_;
   at::Tensor recorded_loss_;
+  std::vector<at::Tensor> rank_terms_;  // backward_rank_by_rank: this step's per-chunk loss terms
+  bool divide_after_backward_ = false;  // backward_rank_by_rank: this step's terms are chunk means
 };
 
 }  // namespace
