@@ -85,6 +85,10 @@ std::string verdict_section(const RunReport& r) {
     if (!m.reference.summary.empty()) {
       line += fmt::format("<br><span class=\"ref\">{}</span>", xml_escape(m.reference.summary));
     }
+    if (!m.reference.floor.empty()) {
+      line += fmt::format("<br><span class=\"ref\">rounding floor measured: {}</span>",
+                          xml_escape(m.reference.floor));
+    }
     s += "<li>" + line + "</li>\n";
   }
   return s + "</ul></section>\n";

@@ -65,6 +65,10 @@ std::string MarkdownReporter::render(const RunReport& report) const {
       out += fmt::format("\n- **{}** vs {}: {}", md(name_of(r.mode)),
                          md(describe_reference(r.reference)), md(r.reference.summary));
     }
+    if (!r.reference.floor.empty()) {
+      out += fmt::format("\n- **{} rounding floor** measured: {}", md(name_of(r.mode)),
+                         md(r.reference.floor));
+    }
     if (const std::string e = describe_evaluation(r.evaluation); !e.empty()) {
       out += fmt::format("\n- **{} evaluation** {}", md(name_of(r.mode)), md(e));
     }

@@ -104,12 +104,17 @@ void collect_random_ops(const torch::jit::Block& block, std::vector<std::string>
   }
 }
 
-// forward's graph with every method and function call inlined: what one forward runs.
-std::vector<std::string> random_ops_of_forward(const torch::jit::Module& script) {
+// forward's graph with every method and function call inlined: what one forward runs. Both
+// analyses below read it: inlining costs about as much as loading the file.
+std::shared_ptr<torch::jit::Graph> inlined_forward(const torch::jit::Module& script) {
   std::shared_ptr<torch::jit::Graph> graph = script.get_method("forward").graph()->copy();
   torch::jit::Inline(*graph);
+  return graph;
+}
+
+std::vector<std::string> random_ops_of(const torch::jit::Graph& forward) {
   std::vector<std::string> found;
-  collect_random_ops(*graph->block(), found);
+  collect_random_ops(*forward.block(), found);
   return found;
 }
 
@@ -147,12 +152,11 @@ void collect_written_attributes(const torch::jit::Block& block, std::set<std::st
   }
 }
 
-// The buffers forward updates in place, BatchNorm's left out.
-std::vector<std::string> mutated_buffers_of_forward(const torch::jit::Module& script) {
-  std::shared_ptr<torch::jit::Graph> graph = script.get_method("forward").graph()->copy();
-  torch::jit::Inline(*graph);
+// The buffers `forward` (script's, inlined) updates in place, BatchNorm's left out.
+std::vector<std::string> mutated_buffers_of(const torch::jit::Graph& forward,
+                                            const torch::jit::Module& script) {
   std::set<std::string> written;
-  collect_written_attributes(*graph->block(), written);
+  collect_written_attributes(*forward.block(), written);
   std::unordered_set<std::string> batch_norm;  // the modules' paths ("" is the root)
   for (const auto& m : script.named_modules()) {
     const auto name = m.value.type()->name();
@@ -234,9 +238,14 @@ ScriptModelImpl::ScriptModelImpl(std::shared_ptr<const std::string> bytes, std::
     }
   }
   require_trainable(*script_, *this, facts_, file_);
-  facts_.random_ops = known != nullptr ? known->random_ops : random_ops_of_forward(*script_);
-  facts_.mutated_buffers =
-      known != nullptr ? known->mutated_buffers : mutated_buffers_of_forward(*script_);
+  if (known != nullptr) {
+    facts_.random_ops = known->random_ops;
+    facts_.mutated_buffers = known->mutated_buffers;
+  } else {
+    const std::shared_ptr<torch::jit::Graph> forward = inlined_forward(*script_);
+    facts_.random_ops = random_ops_of(*forward);
+    facts_.mutated_buffers = mutated_buffers_of(*forward, *script_);
+  }
   facts_.traced = known != nullptr ? known->traced : forward_is_traced(*script_);
   script_->train(is_training());
 }

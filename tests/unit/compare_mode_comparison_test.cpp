@@ -11,6 +11,7 @@
 #include "compare/mode_comparison.h"
 #include "modes/common/gradient_record.h"
 #include "reports/verdict.h"
+#include "support/mode_traces.h"
 
 namespace ddpbench::compare {
 namespace {
@@ -27,14 +28,7 @@ ModeTrace trace(uint64_t seed) {
   return t;
 }
 
-ModeTrace deep_copy(const ModeTrace& t) {
-  ModeTrace c = t;
-  for (auto& step : c.gradients) {
-    for (auto& g : step) g = g.clone();
-  }
-  for (auto& [n, v] : c.final_state) v = v.clone();
-  return c;
-}
+using test::deep_copy;
 
 ComparisonPolicy policy() {
   ComparisonPolicy p;

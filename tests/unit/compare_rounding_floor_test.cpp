@@ -15,6 +15,7 @@
 #include "compare/mode_comparison.h"
 #include "compare/rounding_floor.h"
 #include "reports/verdict.h"
+#include "support/mode_traces.h"
 
 namespace ddpbench::compare {
 namespace {
@@ -34,15 +35,6 @@ ModeTrace two_steps() {
   t.final_state = {{"conv.weight", at::randn({8, 3}, gen).to(at::kDouble)},
                    {"bn.weight", at::ones({4}, at::kDouble)}};
   return t;
-}
-
-ModeTrace copy_of(const ModeTrace& t) {
-  ModeTrace c = t;
-  for (auto& step : c.gradients) {
-    for (auto& g : step) g = g.clone();
-  }
-  for (auto& [n, v] : c.final_state) v = v.clone();
-  return c;
 }
 
 ComparisonPolicy policy() {
@@ -73,7 +65,7 @@ MeasuredFloors floors_of(const ModeTrace& ref, double floor) {
 
 // bn.weight's gradient at step 1 moved by `relative` of its largest entry.
 ModeTrace moved(const ModeTrace& ref, double relative) {
-  ModeTrace got = copy_of(ref);
+  ModeTrace got = test::deep_copy(ref);
   at::Tensor& g = got.gradients[1][1];
   g[2] += relative * ref.gradients[1][1].abs().max().item<double>();
   return got;
@@ -118,7 +110,7 @@ TEST(RoundingFloor, AFaultBeyondFourTimesTheFloorStillFails) {
   EXPECT_EQ(g.floored, 0);
   EXPECT_EQ(m.first_divergence.tensor, "bn.weight");
   // The floor of one tensor says nothing of another: a fault on conv.weight is held to the limit.
-  ModeTrace other = copy_of(ref);
+  ModeTrace other = test::deep_copy(ref);
   other.gradients[1][0] *= 1 + 5e-5;
   EXPECT_EQ(find(compare_modes(ref, other, policy(), &f), reports::Stage::kGradients).status,
             reports::CheckStatus::kFail);
@@ -137,7 +129,7 @@ TEST(RoundingFloor, AFloorBeyondThePrecisionLeavesTheItemUnjudged) {
   EXPECT_NE(reports::describe_counts(g).find("1 more beyond it not comparable"), std::string::npos)
       << reports::describe_counts(g);
   // A non-finite difference is a failure whatever the floor says.
-  ModeTrace nan = copy_of(ref);
+  ModeTrace nan = test::deep_copy(ref);
   nan.gradients[1][1][0] = std::nan("");
   EXPECT_EQ(find(compare_modes(ref, nan, policy(), &f), reports::Stage::kGradients).status,
             reports::CheckStatus::kFail);
@@ -145,7 +137,7 @@ TEST(RoundingFloor, AFloorBeyondThePrecisionLeavesTheItemUnjudged) {
 
 TEST(RoundingFloor, LossAndFinalStateAreHeldToTheirAbsoluteFloors) {
   const ModeTrace ref = two_steps();
-  ModeTrace got = copy_of(ref);
+  ModeTrace got = test::deep_copy(ref);
   got.losses[1] += 1e-4;                 // 5 x atol + rtol |1.5|
   got.final_state[1].second[0] += 3e-5;  // 2.7 x atol + rtol |1|
   MeasuredFloors f;
@@ -163,7 +155,7 @@ TEST(RoundingFloor, LossAndFinalStateAreHeldToTheirAbsoluteFloors) {
 
 TEST(RoundingFloor, AFinalParameterIsJudgedByWhatMovedIt) {
   ModeTrace ref = two_steps();
-  ModeTrace got = copy_of(ref);
+  ModeTrace got = test::deep_copy(ref);
   // bn.weight ended at 1 after travelling 30: its rounding is of 30's size, not of 1's.
   got.final_state[1].second[0] += 2e-5;  // beyond 1e-5 + 1.3e-6 x 1, within 1e-5 + 1.3e-6 x 30
   ASSERT_EQ(find(compare_modes(ref, got, policy()), reports::Stage::kParameters).status,
