@@ -30,6 +30,10 @@ struct FloorCase {
   std::vector<std::string> args;        // the model, its data, world, batch, dtype
   const char* fault_tensor;             // where a 1e-3 fault on rank 1 at step 1 must be seen
   const char* modes = "single,dp,ddp";  // the passing run's (the larger models: single,ddp)
+  // Whether the fault moves the averaged gradient beyond the limit on every build, so that the
+  // gradients check sees it; else the run may instead FAIL as an unseen fault (injected_fault),
+  // naming the tensor.
+  bool seen_on_gradients = true;
 };
 
 void PrintTo(const FloorCase& c, std::ostream* os) { *os << c.name; }
@@ -48,7 +52,11 @@ const std::vector<FloorCase>& floor_cases() {
       {"ShufflenetFloat32TwoPerRank",
        joined(image_model("shufflenet_v2_x0_5.pt"),
               {"--gpus", "3", "--batch-size", "6", "--eval-size", "0"}),
-       "fc.weight", "single,ddp"},
+       // BatchNorm over 2 values per channel (1x1 maps, 2 samples per rank) outputs +-1 whatever
+       // its input, which leaves rank 1's gradients upstream of it near zero: a 1e-3 fault moves
+       // the average by about the limit (1.13's instance: 3.2e-5 against 2e-5, seen; 2.11's:
+       // 1.1e-5, unseen).
+       "fc.weight", "single,ddp", false},
       {"ShufflenetFloat64FourPerRank",
        joined(image_model("shufflenet_v2_x0_5.pt"),
               {"--gpus", "3", "--batch-size", "12", "--dtype", "float64", "--eval-size", "0"}),
@@ -111,9 +119,14 @@ TEST_P(RoundingFloorModels, ACorrectRunPassesAndAFaultOnOneRankFails) {
           joined(c.args, {"--modes", "single,ddp", "--inject-fault",
                           std::string("grad:rank=1,step=1,eps=1e-3,tensor=") + c.fault_tensor}));
   EXPECT_EQ(f.exit_code, 1) << f.out << f.err;
-  EXPECT_EQ(find_check(read_json(path("fault") + "/report.json"), "ddp", "gradients").at("status"),
-            "fail")
-      << f.out;
+  const auto faulted = read_json(path("fault") + "/report.json");
+  if (!c.seen_on_gradients && find_check(faulted, "ddp", "gradients").at("status") != "fail") {
+    const auto unseen = find_check(faulted, "ddp", "injected_fault");
+    EXPECT_EQ(unseen.at("status"), "fail") << f.out;
+    EXPECT_EQ(unseen.at("tensor"), c.fault_tensor) << f.out;
+    return;
+  }
+  EXPECT_EQ(find_check(faulted, "ddp", "gradients").at("status"), "fail") << f.out;
   EXPECT_NE(f.out.find(std::string("step 1, gradients of ") + c.fault_tensor), std::string::npos)
       << f.out;
 }
