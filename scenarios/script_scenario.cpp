@@ -10,20 +10,15 @@
 #include <sstream>
 
 #include "errors.h"
+#include "input_file.h"
 #include "scenarios/content_hash.h"
 #include "scenarios/models/script_model.h"
 
 namespace ddpbench::scenarios {
 
 ScenarioSpec with_script_model(ScenarioSpec base, const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream content;
-  if (!in || !(content << in.rdbuf())) {
-    throw InputError(fmt::format("--model {}: cannot read it ({}); pass a TorchScript file saved "
-                                 "with torch.jit.script(model).save(FILE)",
-                                 file, std::strerror(errno)));
-  }
-  auto bytes = std::make_shared<const std::string>(content.str());
+  auto bytes = std::make_shared<const std::string>(read_input_file(
+      file, "--model", "pass a TorchScript file saved with torch.jit.script(model).save(FILE)"));
   // Refuses, before anything starts, what cannot train.
   const models::ScriptModel probe(bytes, file);
   base.model_name = "TorchScript sha256:" + sha256_hex(*bytes);

@@ -15,13 +15,13 @@ CLI::App* add_project_command(CLI::App& app, run::ProjectRequest& r) {
                   integer_in(1, 1 << 20))
       ->capture_default_str();
   add_list_option(*cmd, "--link-gbps", r.link_gbit_s, "Link bandwidths in Gbit/s",
-                  finite_number_above(0, false, "link bandwidth in Gbit/s, e.g. 100"))
+                  number_in(1e-3, 1e6, "link bandwidth in Gbit/s, e.g. 100"))
       ->capture_default_str();
   cmd->add_option("--algo", r.algo, "Allreduce algorithm: ring or tree (NCCL's double binary tree)")
       ->check(CLI::IsMember({"ring", "tree"}))
       ->capture_default_str();
   cmd->add_option("--alpha-us", r.alpha_us, "Per-message latency of the projected links, in us")
-      ->check(finite_number_above(0, true, "latency in microseconds, e.g. 5"))
+      ->check(number_in(0, 1e6, "latency in microseconds, e.g. 5"))
       ->capture_default_str();
   cmd->add_option("--out", r.out, "Output directory for projection.{json,csv,html}")
       ->capture_default_str();

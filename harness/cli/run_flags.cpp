@@ -148,7 +148,7 @@ void add_shared_run_flags(CLI::App& cmd, run::RunRequest& r) {
          "The zero mode's ZeRO stage: 1 (optimizer state sharded, as PyTorch's "
          "ZeroRedundancyOptimizer), 2 (gradients reduce-scattered to their owners too) or 3 "
          "(parameters sharded on dim 0 too, gathered for forward and backward, as FSDP)")
-      ->check(CLI::IsMember({1, 2, 3}))
+      ->check(integer_one_of({1, 2, 3}, "the ZeRO stage"))
       ->default_str("1");
   cmd.add_option("--accumulation-steps", r.accumulation_steps,
                  "Gradient accumulation: micro-steps per optimizer step in dp and ddp (default: "

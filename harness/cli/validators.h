@@ -3,10 +3,12 @@
 #pragma once
 
 #include <CLI/Validators.hpp>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace ddpbench::cli {
 
@@ -40,6 +42,27 @@ inline CLI::Validator integer_at_least(long long minimum) {
   return integer_in(minimum, std::numeric_limits<long long>::max());
 }
 
+// Accepts one of a few integers; the message lists them ("must be 1, 2 or 3"). CLI11's IsMember
+// echoes a refused value with no reason ("--zero-stage: 1.5").
+inline CLI::Validator integer_one_of(std::vector<long long> allowed, const std::string& meaning) {
+  std::string listed;
+  for (size_t i = 0; i < allowed.size(); ++i) {
+    listed += (i == 0 ? "" : i + 1 == allowed.size() ? " or " : ", ") + std::to_string(allowed[i]);
+  }
+  return CLI::Validator(
+      [allowed, listed, meaning](std::string& value) -> std::string {
+        try {
+          size_t used = 0;
+          const long long v = std::stoll(value, &used);
+          if (used == value.size() && std::find(allowed.begin(), allowed.end(), v) != allowed.end())
+            return {};
+        } catch (const std::exception&) {
+        }
+        return "'" + value + "' must be " + listed + " (" + meaning + ")";
+      },
+      "{" + listed + "}");
+}
+
 // Accepts finite numbers from 0 to 1 (CLI11's Range lets nan through: every comparison with it
 // is false); the message says what the fraction means.
 inline CLI::Validator fraction_0_to_1(const std::string& meaning) {
@@ -56,22 +79,20 @@ inline CLI::Validator fraction_0_to_1(const std::string& meaning) {
       "FRACTION");
 }
 
-// Accepts finite numbers above `minimum` (or from it, with `inclusive`); the message says what
-// the number is, e.g. "link speed in Gbit/s, e.g. 100".
-inline CLI::Validator finite_number_above(double minimum, bool inclusive,
-                                          const std::string& meaning) {
+// Accepts numbers from `minimum` to `maximum`; the message says what the number is, e.g. "link
+// speed in Gbit/s, e.g. 100". The bounds keep what follows printable: a latency of 1.7e308 us
+// made `project` print numbers hundreds of digits long.
+inline CLI::Validator number_in(double minimum, double maximum, const std::string& meaning) {
   return CLI::Validator(
-      [minimum, inclusive, meaning](std::string& value) -> std::string {
+      [minimum, maximum, meaning](std::string& value) -> std::string {
         try {
           size_t used = 0;
           const double v = std::stod(value, &used);
-          if (used == value.size() && std::isfinite(v) &&
-              (v > minimum || (inclusive && v == minimum)))
-            return {};
+          if (used == value.size() && v >= minimum && v <= maximum) return {};
         } catch (const std::exception&) {
         }
-        return "'" + value + "' must be a number " + (inclusive ? ">= " : "> ") +
-               CLI::detail::to_string(minimum) + " (" + meaning + ")";
+        return "'" + value + "' must be a number from " + CLI::detail::to_string(minimum) + " to " +
+               CLI::detail::to_string(maximum) + " (" + meaning + ")";
       },
       "NUMBER");
 }

@@ -14,6 +14,7 @@
 
 #include "data/tensor_dataset.h"
 #include "errors.h"
+#include "input_file.h"
 #include "modes/common/checkpoint_file.h"
 #include "quoted_input.h"
 #include "scenarios/content_hash.h"
@@ -28,15 +29,6 @@ constexpr const char* kHowToSave =
 
 [[noreturn]] void refuse(const std::string& file, const std::string& why) {
   throw InputError(fmt::format("--data {}: {}; {}", quoted_input(file), why, kHowToSave));
-}
-
-std::vector<char> read_bytes(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    throw InputError(fmt::format("--data {}: cannot read it ({}); {}", quoted_input(file),
-                                 std::strerror(errno), kHowToSave));
-  }
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 // The tensor under `key`, its record holding every byte its storage claims.
@@ -65,7 +57,7 @@ at::Tensor tensor_entry(const modes::TorchFile& f, const c10::impl::GenericDict&
 }  // namespace
 
 scenarios::ScenarioSpec with_data_file(scenarios::ScenarioSpec spec, const std::string& file) {
-  const std::vector<char> bytes = read_bytes(file);
+  const auto bytes = read_input_file<std::vector<char>>(file, "--data", kHowToSave);
   // No record can hold more than the file does (torch.save stores them uncompressed).
   const auto size = static_cast<uint64_t>(bytes.size());
   modes::TorchFileRole role;
@@ -108,11 +100,11 @@ scenarios::ScenarioSpec with_data_file(scenarios::ScenarioSpec spec, const std::
   std::vector<int64_t> input_shape(inputs.sizes().begin() + 1, inputs.sizes().end());
   std::vector<int64_t> target_shape(targets.sizes().begin() + 1, targets.sizes().end());
   // The hash, not the path: the same tensors on two machines are the same data to the gate.
-  const std::string description = fmt::format(
-      "--data tensors sha256:{} ({} samples, inputs [{}] {}, targets [{}] {})",
-      scenarios::sha256_hex(std::string(bytes.begin(), bytes.end())), inputs.size(0),
-      fmt::join(input_shape, ","), c10::toString(inputs.scalar_type()),
-      fmt::join(target_shape, ","), c10::toString(targets.scalar_type()));
+  const std::string description =
+      fmt::format("--data tensors sha256:{} ({} samples, inputs [{}] {}, targets [{}] {})",
+                  scenarios::sha256_hex(std::string(bytes.begin(), bytes.end())), inputs.size(0),
+                  fmt::join(input_shape, ","), c10::toString(inputs.scalar_type()),
+                  fmt::join(target_shape, ","), c10::toString(targets.scalar_type()));
   auto dataset = std::make_shared<const data::TensorDataset>(inputs, targets, description);
   spec.dataset_name = description;
   spec.data_file = file;

@@ -13,6 +13,7 @@
 #include "comm/backend_support.h"
 #include "errors.h"
 #include "launch/local_address.h"
+#include "modes/common/trained_parameters.h"
 #include "modes/ddp/comm_hook.h"
 #include "quoted_input.h"
 #include "run/data_file.h"
@@ -127,14 +128,14 @@ void check_temp_dir() {
 
 void check_fault_tensor(const training::RunSetup& s) {
   if (s.fault->kind != modes::FaultKind::kGrad || s.fault->tensor.empty()) return;
-  std::vector<std::string> names;
-  for (const auto& p : s.spec->build_model(s.seed).ptr()->named_parameters()) {
-    names.push_back(p.key());
-    if (p.key() == s.fault->tensor) return;
-  }
+  // A frozen parameter has no gradient to fault: the engines reduce only what trains.
+  const std::vector<std::string> names =
+      modes::trained_parameters(*s.spec->build_model(s.seed).ptr()).names;
+  if (std::find(names.begin(), names.end(), s.fault->tensor) != names.end()) return;
   const size_t shown = std::min<size_t>(3, names.size());
   throw InputError(fmt::format(
-      "--inject-fault tensor {} is not a parameter of {}: name one of its parameters ({}{})",
+      "--inject-fault tensor {} is not a trained parameter of {}: name one of its parameters "
+      "that require grad ({}{})",
       quoted_input(s.fault->tensor), s.spec->name,
       fmt::join(names.begin(), names.begin() + shown, ", "), shown < names.size() ? ", ..." : ""));
 }
@@ -236,9 +237,9 @@ void check_c10d_options(const RunRequest& o, const training::RunSetup& s) {
   }
   if (c10d && s.has_mode(modes::ModeKind::kDdp) && s.backend != comm::Backend::kGloo) {
     throw InputError(fmt::format(
-        "--ddp-impl c10d runs PyTorch's Reducer on c10d's ProcessGroupGloo, and --backend {} is "
-        "ddpbench's own communicator, which that Reducer cannot drive: use --backend gloo (it "
-        "also reduces CUDA tensors), or --ddp-impl bucketed",
+        "--ddp-impl c10d runs PyTorch's Reducer on c10d's ProcessGroupGloo, and ddpbench drives "
+        "--backend {} through its own communicator, not a c10d ProcessGroup, so that Reducer "
+        "cannot use it: use --backend gloo (it also reduces CUDA tensors), or --ddp-impl bucketed",
         comm::backend_name(s.backend)));
   }
 }
@@ -454,6 +455,14 @@ training::RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioReg
   s.ddp.reducer.comm_hook = modes::ddp::parse_comm_hook(o.comm_hook);
   if (s.ddp.reducer.comm_hook == modes::ddp::CommHookKind::kBf16Compress &&
       !comm::supports_sum(s.backend, at::kBFloat16)) {
+    // c10d's Reducer runs only on ProcessGroupGloo (check_c10d_options), so another backend is
+    // no advice there.
+    if (s.ddp.impl == modes::ddp::DdpImpl::kC10d) {
+      throw InputError(fmt::format(
+          "--comm-hook bf16 needs a bfloat16 sum, which c10d's ProcessGroupGloo (the only one "
+          "--ddp-impl c10d runs on) lacks; use --comm-hook fp16, or --ddp-impl bucketed with {}",
+          bf16_backends()));
+    }
     throw InputError(fmt::format(
         "--comm-hook bf16 needs a bfloat16 sum, which --backend {} lacks; use {}, or --comm-hook "
         "fp16",

@@ -11,27 +11,12 @@
 
 #include "errors.h"
 #include "input_bounds.h"
+#include "input_file.h"
 #include "quoted_input.h"
 #include "scenarios/training_recipe.h"
 
 namespace ddpbench::run {
 namespace {
-
-std::vector<char> read_file(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    throw InputError(fmt::format(
-        "--resume {}: no such file; pass a checkpoint written by `ddpbench run --checkpoint-every "
-        "N` (checkpoint_<mode>_step<N>.pt in its --out)",
-        quoted_input(path)));
-  }
-  std::ifstream in(path, std::ios::binary);
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (!in.good() && !in.eof()) {
-    throw InputError(fmt::format("--resume {}: cannot read it", quoted_input(path)));
-  }
-  return bytes;
-}
 
 // One setting the checkpoint's run and this one must share. `valid` says whether the saved value
 // is one the flag takes: a file saying --seed -5 or --dtype float16 is damaged or not ddpbench's,
@@ -75,7 +60,10 @@ std::shared_ptr<const modes::Checkpoint> load_resume(const std::string& path,
                                                      const scenarios::ScenarioRegistry& registry,
                                                      const torch::nn::Module& model,
                                                      const data::GlobalBatchPlan& plan) {
-  const std::vector<char> bytes = read_file(path);
+  const auto bytes = read_input_file<std::vector<char>>(
+      path, "--resume",
+      "pass a checkpoint written by `ddpbench run --checkpoint-every N` "
+      "(checkpoint_<mode>_step<N>.pt in its --out)");
   // What shapes the trajectory before the tensors: a float64 checkpoint offered to a float32 run
   // is refused for its --dtype, not for its first tensor's dtype.
   const auto check_meta = [&](const modes::CheckpointMeta& m) {

@@ -244,7 +244,7 @@ TEST_F(CliE2E, BadInputIsOneLineExitTwoAndNothingWritten) {
       {"fault on a tensor the model lacks",
        {"run", "--scenario", "linear_mse", "--gpus", "2", "--inject-fault",
         "grad:rank=1,step=0,tensor=nope", "--out", out},
-       "tensor 'nope' is not a parameter of linear_mse"},
+       "tensor 'nope' is not a trained parameter of linear_mse"},
       {"hostile value that CLI11 echoes",
        {"run", "--dtype", "\x1b[2J" + std::string(50000, 'y'), "--out", out},
        "\\x1b[2Jyyy"},

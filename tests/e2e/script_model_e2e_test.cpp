@@ -23,9 +23,7 @@ using testing::read_json;
 class ScriptModelE2E : public testing::TempDirTest {
  protected:
   static void SetUpTestSuite() { models_ = new std::string(testing::make_script_test_models()); }
-  static void TearDownTestSuite() {
-    delete models_;
-  }
+  static void TearDownTestSuite() { delete models_; }
   static std::string model(const std::string& name) { return *models_ + "/" + name; }
 
   // A short checked run of `scenario` (default linear_mse) with `extra`.
@@ -42,7 +40,8 @@ class ScriptModelE2E : public testing::TempDirTest {
 std::string* ScriptModelE2E::models_ = nullptr;
 
 TEST_F(ScriptModelE2E, EveryModeAndEngineIsJudgedAFaultFailsAndTheGateKnowsTheFile) {
-  const auto r = run("all", {"--model", model("mlp.pt"), "--modes", "single,dp,ddp", "--gpus", "3"});
+  const auto r =
+      run("all", {"--model", model("mlp.pt"), "--modes", "single,dp,ddp", "--gpus", "3"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   auto report = read_json(path("all") + "/report.json");
   EXPECT_TRUE(report.at("passed").get<bool>());
@@ -54,10 +53,9 @@ TEST_F(ScriptModelE2E, EveryModeAndEngineIsJudgedAFaultFailsAndTheGateKnowsTheFi
   }
 
   // PyTorch's own Reducer, float64, with a gradient fault on rank 1 at step 1.
-  const auto fault =
-      run("fault", {"--model", model("mlp.pt"), "--modes", "single,ddp", "--gpus", "2",
-                    "--ddp-impl", "c10d", "--dtype", "float64", "--inject-fault",
-                    "grad:rank=1,step=1"});
+  const auto fault = run(
+      "fault", {"--model", model("mlp.pt"), "--modes", "single,ddp", "--gpus", "2", "--ddp-impl",
+                "c10d", "--dtype", "float64", "--inject-fault", "grad:rank=1,step=1"});
   EXPECT_EQ(fault.exit_code, 1) << fault.out << fault.err;
   EXPECT_EQ(find_check(read_json(path("fault") + "/report.json"), "ddp", "gradients").at("status"),
             "fail");
@@ -102,6 +100,27 @@ TEST_F(ScriptModelE2E, WhatCannotTrainIsRefusedInOneLineAndNothingIsWritten) {
             0);
 }
 
+// PyTorch's DDP reduces only what requires grad. ddpbench's own engine and zero refused a partly
+// frozen model at start (exit 3: "parameter '2.weight' does not require grad"), where dp and c10d
+// trained it; c10d's gradient fault counted the frozen parameters and hit another tensor.
+TEST_F(ScriptModelE2E, APartlyFrozenModelTrainsInEveryEngineAndItsFaultsAreSeen) {
+  const std::string frozen = model("half_frozen.pt");
+  for (const std::vector<std::string>& engine :
+       {std::vector<std::string>{"--modes", "single,dp,ddp,zero", "--zero-stage", "2"},
+        {"--modes", "single,zero", "--zero-stage", "3"}}) {
+    std::vector<std::string> args = {"--model", frozen, "--gpus", "2"};
+    args.insert(args.end(), engine.begin(), engine.end());
+    const auto r = run("frozen", args);
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    fs::remove_all(path("frozen"));
+  }
+  const auto fault =
+      run("fault", {"--model", frozen, "--modes", "single,ddp", "--gpus", "2", "--ddp-impl", "c10d",
+                    "--dtype", "float64", "--inject-fault", "grad:rank=1,step=1,tensor=4.weight"});
+  EXPECT_EQ(fault.exit_code, 1) << fault.out << fault.err;
+  EXPECT_NE(fault.out.find("step 1, gradients of 4.weight"), std::string::npos) << fault.out;
+}
+
 // A checkpoint knows the file it trained (its hash): resuming it with another file is refused
 // before any tensor is matched, and the report names the file and what ddpbench found in it.
 TEST_F(ScriptModelE2E, ACheckpointResumesOnlyWithTheFileItTrained) {
@@ -113,8 +132,8 @@ TEST_F(ScriptModelE2E, ACheckpointResumesOnlyWithTheFileItTrained) {
   EXPECT_NE(config.at("model_notes").get<std::string>().find("scripted"), std::string::npos);
   const std::string checkpoint = path("ckpt") + "/checkpoint_single_step3.pt";
   ASSERT_TRUE(fs::exists(checkpoint)) << r.out;
-  const auto other = run("other", {"--model", model("mlp_bn.pt"), "--modes", "single",
-                                   "--resume", checkpoint});
+  const auto other =
+      run("other", {"--model", model("mlp_bn.pt"), "--modes", "single", "--resume", checkpoint});
   EXPECT_EQ(other.exit_code, 2) << other.out << other.err;
   EXPECT_NE(other.err.find("saved by a run that trained"), std::string::npos) << other.err;
   EXPECT_EQ(testing::count_lines(other.err), 1) << other.err;
@@ -126,8 +145,8 @@ TEST_F(ScriptModelE2E, ACheckpointResumesOnlyWithTheFileItTrained) {
 // is refused in one line, exit 2, nothing written.
 TEST_F(ScriptModelE2E, DataFileTrainsEveryModeAndBadFilesAreRefused) {
   // cifar_resnet18 gives cross entropy and SGD; the mlp and the file give 10 features, 10 classes.
-  const std::vector<std::string> own = {"--model", model("mlp.pt"), "--data",
-                                        model("data_classes.pt"), "--batch-size", "8"};
+  const std::vector<std::string> own = {
+      "--model", model("mlp.pt"), "--data", model("data_classes.pt"), "--batch-size", "8"};
   auto args = own;
   args.insert(args.end(), {"--modes", "single,dp,ddp", "--gpus", "2"});
   const auto r = run("data", args, "cifar_resnet18");

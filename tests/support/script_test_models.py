@@ -18,6 +18,8 @@ DIR/tuple_out.pt        forward returns a tuple
 DIR/tied.pt             one weight tensor under two names
 DIR/mlp.pt              Linear(10, 16) + Tanh + Linear(16, 10): fits linear_mse's data (e2e tests)
 DIR/mlp_bn.pt           the same with BatchNorm1d(16) after the first Linear
+DIR/half_frozen.pt      Linear(10, 16) + Tanh + Linear(16, 16) + Tanh + Linear(16, 10), the middle
+                        Linear frozen (requires_grad=False): DDP reduces only what trains
 DIR/tokens.pt           Embedding(50, 8) + mean over the sequence + Linear(8, 4): int64 tokens in
 DIR/newer.pt            mlp.pt with its archive's format version set to 99: "saved by a newer PyTorch"
 DIR/traced_dropout.pt   torch.jit.trace of Linear + Dropout(0.5): traced, one random op
@@ -269,6 +271,10 @@ def main():
         os.path.join(out, "mlp.pt"))
     script(nn.Sequential(nn.Linear(10, 16), nn.BatchNorm1d(16), nn.Tanh(),
                          nn.Linear(16, 10))).save(os.path.join(out, "mlp_bn.pt"))
+    half_frozen = nn.Sequential(nn.Linear(10, 16), nn.Tanh(), nn.Linear(16, 16), nn.Tanh(),
+                                nn.Linear(16, 10))
+    half_frozen[2].requires_grad_(False)
+    script(half_frozen).save(os.path.join(out, "half_frozen.pt"))
     script(Tokens()).save(os.path.join(out, "tokens.pt"))
     write_newer_version(os.path.join(out, "mlp.pt"), os.path.join(out, "newer.pt"))
     write_data_files(out)

@@ -2,8 +2,9 @@
 // test can hold: whatever is added to a table in code must also be where a reader looks for it.
 // Every check (Note [One row per check]) has a phase and its line in reports/SCHEMA.md; every
 // backend is described in the README; every mode is in the README's `--modes` list, in the code's
-// order; every built-in scenario has its row in the README's scenario table. (The flags whose
-// choices come from an enum are held by run_flag_choices_test.cpp.)
+// order; every built-in scenario has its row in the README's scenario table; every training fault
+// the README shows parses. (The flags whose choices come from an enum are held by
+// run_flag_choices_test.cpp.)
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -12,6 +13,7 @@
 #include <string>
 
 #include "comm/backend_support.h"
+#include "modes/common/fault_injection.h"
 #include "modes/common/mode_kind.h"
 #include "reports/record_enums.h"
 #include "scenarios/registry.h"
@@ -70,6 +72,24 @@ TEST(DocsChecklists, EveryBuiltinScenarioHasAReadmeRow) {
     EXPECT_NE(readme.find("\n| `" + name + "`"), std::string::npos)
         << "the README's scenario table has no row for `" << name << "`";
   }
+}
+
+// A user copies a fault from the README: `syncbn:rank=1` was shown while the parser needed a step.
+// Every backticked KIND:key=value,... with concrete values (not the syntax's R, S, E) is a
+// training fault except `comm`'s corrupt.
+TEST(DocsChecklists, EveryTrainingFaultTheReadmeShowsParses) {
+  const std::string readme = source_file("README.md");
+  const std::regex fault(
+      "`(?:--inject-fault )?([a-z]+:[a-z]+=[a-z0-9_.+-]+(?:,[a-z]+=[a-z0-9_.+-]+)*)`");
+  int shown = 0;
+  for (auto it = std::sregex_iterator(readme.begin(), readme.end(), fault);
+       it != std::sregex_iterator(); ++it) {
+    const std::string text = (*it)[1];
+    if (text.rfind("corrupt:", 0) == 0) continue;
+    ++shown;
+    EXPECT_NO_THROW(modes::parse_fault(text)) << "the README shows --inject-fault " << text;
+  }
+  EXPECT_GE(shown, 5) << "the README's fault examples were not found";
 }
 
 }  // namespace

@@ -4,16 +4,17 @@
 
 #include <fmt/format.h>
 #include <torch/csrc/autograd/engine.h>
-#include <torch/csrc/distributed/c10d/comm.hpp>
-#include <torch/csrc/distributed/c10d/logger.hpp>
-#include <torch/csrc/distributed/c10d/reducer.hpp>
 #include <torch/torch.h>
 #include <torch/version.h>
 
 #include <limits>
+#include <torch/csrc/distributed/c10d/comm.hpp>
+#include <torch/csrc/distributed/c10d/logger.hpp>
+#include <torch/csrc/distributed/c10d/reducer.hpp>
 
 #include "comm/c10d_process_group.h"
 #include "errors.h"
+#include "modes/common/trained_parameters.h"
 
 namespace ddpbench::modes::ddp {
 namespace {
@@ -21,9 +22,9 @@ namespace {
 // DistributedDataParallel.broadcast_bucket_size.
 constexpr size_t kBroadcastBucketBytes = size_t{250} * 1024 * 1024;
 
-// default_hooks.bf16_compress_hook: cast the bucket to bfloat16, divide by the world size, allreduce,
-// copy the sum back into the bucket. c10d has no built-in bf16 hook (ALLREDUCE and FP16_COMPRESS
-// only), so this is Python's hook in C++ — the same operations in the same order.
+// default_hooks.bf16_compress_hook: cast the bucket to bfloat16, divide by the world size,
+// allreduce, copy the sum back into the bucket. c10d has no built-in bf16 hook (ALLREDUCE and
+// FP16_COMPRESS only), so this is Python's hook in C++ — the same operations in the same order.
 // (CommHookInterface, not CppCommHookInterface: the latter's parseHookResult calls a function
 // libtorch 1.13 does not export.)
 class Bf16CompressHook : public c10d::CommHookInterface {
@@ -49,20 +50,6 @@ class Bf16CompressHook : public c10d::CommHookInterface {
  private:
   c10::intrusive_ptr<c10d::ProcessGroup> state_;
 };
-
-// DDP's constructor: the parameters it reduces (requires_grad, each once, in named_parameters
-// order) and their names for the Reducer's messages.
-void collect_parameters(torch::nn::Module& module, std::vector<at::Tensor>& params,
-                        std::unordered_map<size_t, std::string>& names) {
-  for (const auto& p : module.named_parameters()) {
-    if (!p.value().requires_grad()) continue;
-    bool seen = false;
-    for (const auto& q : params) seen = seen || q.is_same(p.value());
-    if (seen) continue;
-    names[params.size()] = p.key();
-    params.push_back(p.value());
-  }
-}
 
 }  // namespace
 
@@ -94,8 +81,11 @@ C10dEngine::C10dEngine(torch::nn::Module& module, comm::Communicator& comm,
         "--ddp-impl c10d needs a communicator on a c10d process group, and --backend {} is not",
         comm.backend()));
   }
+  // DDP's constructor: the parameters it reduces, and their names for the Reducer's messages.
+  TrainedParameters trained = trained_parameters(module);
+  s.params = std::move(trained.tensors);
   std::unordered_map<size_t, std::string> names;
-  collect_parameters(module, s.params, names);
+  for (size_t i = 0; i < trained.names.size(); ++i) names[i] = trained.names[i];
 
   // _verify_param_shape_across_processes, then _sync_module_states: parameters, then buffers.
   c10d::verify_params_across_processes(s.group, s.params, {});

@@ -47,9 +47,7 @@ DdpPath::DdpPath(const scenarios::ScenarioSpec& spec, scenarios::ScenarioInstanc
   draws_ = std::make_unique<ForwardDraws>(model_->module());
   model_->set_record_buffers(options_.checking && checks_buffers());
 
-  std::vector<std::string> names;
-  for (const auto& p : model_->module().named_parameters()) names.push_back(p.key());
-  const int64_t fault_tensor = resolve_fault_tensor(options_.fault, names);
+  const int64_t fault_tensor = resolve_fault_tensor(options_.fault, model_->reduced_names());
   if (fault_on_rank(options_.fault, FaultKind::kInf, comm_.rank())) {
     // An overflow in this rank's first gradient, before the reduction spreads it.
     const int64_t fault_step = options_.fault->step;

@@ -7,6 +7,7 @@
 
 #include "comm/broadcast_coalesced.h"
 #include "errors.h"
+#include "modes/common/trained_parameters.h"
 #include "modes/ddp/c10d_engine.h"
 
 namespace ddpbench::modes::ddp {
@@ -36,10 +37,9 @@ DdpImpl parse_ddp_impl(const std::string& name) {
 DistributedModel::DistributedModel(torch::nn::AnyModule module, comm::Communicator& comm,
                                    DdpOptions options)
     : module_(std::move(module)), comm_(comm), options_(std::move(options)) {
-  for (const auto& p : module_.ptr()->named_parameters()) {
-    names_.push_back(p.key());
-    params_.push_back(p.value());
-  }
+  TrainedParameters trained = trained_parameters(*module_.ptr());
+  names_ = std::move(trained.names);
+  params_ = std::move(trained.tensors);
   if (options_.impl == DdpImpl::kC10d) {
     // PyTorch's own constructor: verification, state broadcast, buckets, Reducer.
     C10dEngineOptions o;
@@ -56,7 +56,8 @@ DistributedModel::DistributedModel(torch::nn::AnyModule module, comm::Communicat
     // Every rank starts from rank 0's weights, as DDP's constructor does; in-place writes to
     // leaves that require grad are only allowed without grad tracking.
     torch::NoGradGuard no_grad;
-    std::vector<at::Tensor> state = params_;
+    // Frozen parameters too, as DDP's _sync_module_states sends every parameter.
+    std::vector<at::Tensor> state = module_.ptr()->parameters();
     for (const auto& b : module_.ptr()->buffers()) state.push_back(b);
     comm::broadcast_coalesced(comm_, state, 0);
   }

@@ -83,6 +83,9 @@ class DistributedModel {
   void set_record_buffers(bool record) { record_buffers_ = record; }
   const std::vector<at::Tensor>& buffers_at_last_forward() const { return buffers_at_forward_; }
   torch::nn::Module& module() { return *module_.ptr(); }
+  // The parameters the engine reduces (modes/common/trained_parameters.h), in its order: what a
+  // gradient tap's index counts.
+  const std::vector<std::string>& reduced_names() const { return names_; }
   // ddpbench's own bucketed Reducer; nullptr for the naive strategy and c10d.
   const Reducer* reducer() const { return reducer_.get(); }
   // Gradient buckets of the engine (the c10d Reducer's as rebuilt); 0 for the naive strategy.

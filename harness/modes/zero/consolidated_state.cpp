@@ -11,12 +11,12 @@
 namespace ddpbench::modes::zero {
 
 std::unique_ptr<torch::optim::Optimizer> consolidate_optimizer(
-    const std::vector<at::Tensor>& parameters, const ZeroPartition& partition,
-    torch::optim::Optimizer& local, const scenarios::OptimizerSpec& spec,
-    comm::Communicator& comm) {
-  std::unique_ptr<torch::optim::Optimizer> full = scenarios::make_optimizer(spec, parameters);
+    const std::vector<at::Tensor>& model_parameters, const std::vector<at::Tensor>& partitioned,
+    const ZeroPartition& partition, torch::optim::Optimizer& local,
+    const scenarios::OptimizerSpec& spec, comm::Communicator& comm) {
+  std::unique_ptr<torch::optim::Optimizer> full = scenarios::make_optimizer(spec, model_parameters);
   for (int owner = 0; owner < comm.world_size(); ++owner) {
-    const std::vector<at::Tensor> owned = owned_parameters(parameters, partition, owner);
+    const std::vector<at::Tensor> owned = owned_parameters(partitioned, partition, owner);
     if (owned.empty()) continue;
     std::vector<scenarios::ParameterState> states(owned.size());
     if (owner == comm.rank()) {

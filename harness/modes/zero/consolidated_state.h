@@ -19,11 +19,13 @@ class Optimizer;
 
 namespace ddpbench::modes::zero {
 
-// Collective: a plain optimizer of `spec` over every one of `parameters` (the model's order),
-// holding every parameter's state from `local`, the optimizer of its owner under `partition`.
-// Every rank gets it (one broadcast per owner); it is a copy: stepping it changes nothing.
+// Collective: a plain optimizer of `spec` over every one of `model_parameters` (the model's order,
+// frozen ones too, as the reference's optimizer holds them), holding each of the `partitioned`
+// parameters' state from `local`, the optimizer of its owner under `partition`. Every rank gets
+// it (one broadcast per owner); it is a copy: stepping it changes nothing.
 std::unique_ptr<torch::optim::Optimizer> consolidate_optimizer(
-    const std::vector<at::Tensor>& parameters, const ZeroPartition& partition,
-    torch::optim::Optimizer& local, const scenarios::OptimizerSpec& spec, comm::Communicator& comm);
+    const std::vector<at::Tensor>& model_parameters, const std::vector<at::Tensor>& partitioned,
+    const ZeroPartition& partition, torch::optim::Optimizer& local,
+    const scenarios::OptimizerSpec& spec, comm::Communicator& comm);
 
 }  // namespace ddpbench::modes::zero

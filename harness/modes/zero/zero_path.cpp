@@ -14,6 +14,7 @@
 
 #include "comm/broadcast_coalesced.h"
 #include "errors.h"
+#include "modes/common/trained_parameters.h"
 #include "modes/zero/consolidated_state.h"
 #include "modes/zero/sharded_optimizer.h"
 #include "scenarios/optim/clip_grad_norm.h"
@@ -48,14 +49,14 @@ ZeroPath::ZeroPath(const scenarios::ScenarioSpec& spec, scenarios::ScenarioInsta
     throw std::logic_error(fmt::format("zero stage {} is not built", options_.stage));
   }
   context.place_model(*model_.ptr());
-  for (const auto& p : module().named_parameters()) {
-    params_.push_back(p.value());
-    names_.push_back(p.key());
-  }
+  // What trains is partitioned; a frozen parameter stays whole on every rank, as in DDP.
+  TrainedParameters trained = trained_parameters(module());
+  params_ = std::move(trained.tensors);
+  names_ = std::move(trained.names);
   {
     // Every rank starts from rank 0's model, as DDP's constructor makes it.
     torch::NoGradGuard no_grad;
-    comm::broadcast_coalesced(comm_, params_, 0);
+    comm::broadcast_coalesced(comm_, module().parameters(), 0);
     const std::vector<at::Tensor> buffers = module().buffers();
     if (!buffers.empty()) comm::broadcast_coalesced(comm_, buffers, 0);
   }
@@ -392,7 +393,7 @@ std::unique_ptr<torch::optim::Optimizer> ZeroPath::make_optimizer(
 std::unique_ptr<torch::optim::Optimizer> ZeroPath::consolidated_optimizer(
     torch::optim::Optimizer& local, const scenarios::OptimizerSpec& spec) {
   if (shards_) return nullptr;
-  return consolidate_optimizer(params_, partition_, local, spec, comm_);
+  return consolidate_optimizer(module().parameters(), params_, partition_, local, spec, comm_);
 }
 
 void ZeroPath::clip_gradients(double max_norm) {
@@ -487,7 +488,7 @@ std::vector<at::Tensor> ZeroPath::gradients_to_record() {
     for (size_t i = 0; i < grads.size(); ++i) {
       if (used_anywhere_[i] == 0) grads[i] = at::Tensor();
     }
-    return grads;
+    return in_model_order(std::move(grads));
   }
   // Stage 2: each gradient lives on its owner only; gathered for the record (checked steps only,
   // outside the timed phases), one broadcast per owner.
@@ -506,7 +507,17 @@ std::vector<at::Tensor> ZeroPath::gradients_to_record() {
     }
     if (!theirs.empty()) comm_.broadcast(theirs, owner);
   }
-  return grads;
+  return in_model_order(std::move(grads));
+}
+
+std::vector<at::Tensor> ZeroPath::in_model_order(std::vector<at::Tensor> trained) const {
+  std::vector<at::Tensor> out;
+  size_t next = 0;  // params_ keeps the model's order
+  for (const at::Tensor& p : model_.ptr()->parameters()) {
+    const bool trains = next < params_.size() && params_[next].is_same(p);
+    out.push_back(trains ? std::move(trained[next++]) : at::Tensor());
+  }
+  return out;
 }
 
 double ZeroPath::finish_checked_step(int64_t step, double local_loss, int64_t samples) {

@@ -142,8 +142,12 @@ class ZeroPath : public GradientPath {
   torch::nn::AnyModule model_;
   comm::Communicator& comm_;
   ZeroPathOptions options_;
+  // The parameters that train (modes/common/trained_parameters.h), partitioned over the ranks.
   std::vector<at::Tensor> params_;
   std::vector<std::string> names_;
+  // The gradients of params_ in the model's parameter order, a frozen parameter's undefined: the
+  // order a gradient record keeps (GradientPath::gradients_to_record).
+  std::vector<at::Tensor> in_model_order(std::vector<at::Tensor> trained) const;
   ZeroPartition partition_;
   std::unique_ptr<Dim0Shards> shards_;         // stage 3
   std::vector<at::Tensor> stashed_gradients_;  // stage 3: the shards' while gather_state holds
