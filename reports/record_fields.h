@@ -27,8 +27,10 @@ inline constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // Whether two runs that differ in a field can be compared: kNumbers fields change what is
 // computed or how fast, and the gate refuses runs that differ in one (software versions are
-// kReport on purpose: an upgrade is what a gate is often asked to judge).
-enum class Affects { kReport, kNumbers };
+// kReport on purpose: an upgrade is what a gate is often asked to judge). kTimings fields shape
+// only the timed phase (its warm-up): they matter only where both runs timed, and a check-only
+// run (no timed phase) compares with a timed one under --allow-missing.
+enum class Affects { kReport, kNumbers, kTimings };
 
 struct FieldSpec {
   Affects affects = Affects::kReport;
@@ -49,6 +51,7 @@ constexpr FieldSpec number_or_nan(double lo, double hi, Affects a = Affects::kRe
   return number(lo, hi, a, true);
 }
 constexpr Affects kNumbers = Affects::kNumbers;
+constexpr Affects kTimings = Affects::kTimings;
 
 template <typename T>
 struct IsRecord : std::false_type {};
@@ -127,7 +130,7 @@ DDPBENCH_RECORD_FIELDS(RunConfig) {
   v("data_dir", r.data_dir, plain(kNumbers));
   v("sampler", r.sampler, plain(kNumbers));
   v("ddp", r.ddp, plain(kNumbers));
-  v("warmup_steps", r.warmup_steps, count(0, kMaxCount, kNumbers));
+  v("warmup_steps", r.warmup_steps, count(0, kMaxCount, kTimings));
   v("scaling", r.scaling, plain(kNumbers));
   // How the scenario was configured names files (a path differs between machines); the scenario
   // it produced, every key and tolerance, is scenario_yaml.

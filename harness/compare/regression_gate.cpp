@@ -55,34 +55,40 @@ std::string text_of(const T& v) {
 // compared without an edit here.
 struct NumbersFields {
   std::string prefix;
+  bool with_timings;  // kTimings fields too: both runs timed
   std::vector<std::pair<std::string, std::string>>& out;
 
   template <typename T>
   void operator()(const char* key, const T& field, const reports::FieldSpec& spec) {
     const std::string path = prefix + key;
     if constexpr (reports::kIsRecord<T>) {
-      NumbersFields sub{path + ".", out};
+      NumbersFields sub{path + ".", with_timings, out};
       reports::fields(sub, field);
     } else if constexpr (!records_vector<T>()) {  // a check list is compared check by check
-      if (spec.affects == reports::Affects::kNumbers) out.emplace_back(path, text_of(field));
+      if (spec.affects == reports::Affects::kNumbers ||
+          (with_timings && spec.affects == reports::Affects::kTimings)) {
+        out.emplace_back(path, text_of(field));
+      }
     }
   }
 };
 
 template <typename Record>
 std::vector<std::pair<std::string, std::string>> numbers_fields(const std::string& prefix,
-                                                                const Record& r) {
+                                                                const Record& r,
+                                                                bool with_timings) {
   std::vector<std::pair<std::string, std::string>> out;
-  NumbersFields v{prefix, out};
+  NumbersFields v{prefix, with_timings, out};
   reports::fields(v, r);
   return out;
 }
 
 // Refuses, naming the first field in which the two records differ.
 template <typename Record>
-void require_same_numbers(const std::string& prefix, const Record& base, const Record& cur) {
-  const auto b = numbers_fields(prefix, base);
-  const auto c = numbers_fields(prefix, cur);
+void require_same_numbers(const std::string& prefix, const Record& base, const Record& cur,
+                          bool with_timings = true) {
+  const auto b = numbers_fields(prefix, base, with_timings);
+  const auto c = numbers_fields(prefix, cur, with_timings);
   for (size_t i = 0; i < b.size() && i < c.size(); ++i) {
     if (b[i].second == c[i].second) continue;
     throw InputError(fmt::format(
@@ -92,12 +98,25 @@ void require_same_numbers(const std::string& prefix, const Record& base, const R
   }
 }
 
+// A point without a perf phase (--check-only) records 0 samples/s.
+bool timed(const reports::ModeResult& m) { return m.throughput.samples_per_s > 0; }
+
+bool any_timed(const reports::RunReport& r) {
+  return std::any_of(r.results.begin(), r.results.end(), timed);
+}
+
+bool any_checked(const reports::RunReport& r) {
+  return std::any_of(r.results.begin(), r.results.end(),
+                     [](const reports::ModeResult& m) { return !m.checks.empty(); });
+}
+
 // Every recorded setting that changes what is computed or how fast: the gate compares like with
 // like or refuses. (Software versions are left out on purpose: an upgrade is what a gate is
-// often asked to judge.)
+// often asked to judge.) The timed phase's settings count only where both runs have one.
 void require_same_configuration(const reports::RunReport& b, const reports::RunReport& c) {
-  require_same_numbers("context.", b.context, c.context);
-  require_same_numbers("config.", b.config, c.config);
+  const bool with_timings = any_timed(b) && any_timed(c);
+  require_same_numbers("context.", b.context, c.context, with_timings);
+  require_same_numbers("config.", b.config, c.config, with_timings);
 }
 
 void require_fraction(const std::string& what, double v) {
@@ -124,9 +143,6 @@ void require_valid(const GateThresholds& t, const reports::RunReport& baseline) 
     }
   }
 }
-
-// A point without a perf phase (--check-only) records 0 samples/s.
-bool timed(const reports::ModeResult& m) { return m.throughput.samples_per_s > 0; }
 
 // The checks of `base` that `cur` no longer has, by name.
 std::vector<std::string> vanished_checks(const reports::ModeResult& base,
@@ -209,10 +225,16 @@ GateResult run_gate(const reports::RunReport& baseline, const reports::RunReport
         }
       }
     }
-    // A point that neither checked nor timed anything compared nothing: never ok.
+    // A point that neither checked nor timed anything compared nothing of its own. In a
+    // check-only run that is the reference (single): the other points' checks judge against
+    // it, so it passes with them; in a run that checked and timed nothing, never ok.
     if (p.verdict == "ok" && cur->checks.empty() && !timed(*cur)) {
-      p.verdict = "nothing compared";
-      p.detail = "the current run neither checked nor timed this point";
+      if (any_checked(current)) {
+        p.detail = "the reference of this run's checks: nothing of its own to compare";
+      } else {
+        p.verdict = "nothing compared";
+        p.detail = "the current run neither checked nor timed this point";
+      }
     }
     const std::string gone = vanished(base, *cur);
     if (!gone.empty() && p.verdict == "ok") {
