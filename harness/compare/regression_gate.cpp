@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <regex>
 
 #include "errors.h"
 #include "quoted_input.h"
@@ -50,6 +51,14 @@ std::string text_of(const T& v) {
   }
 }
 
+// The scenario as YAML without the paths of its files (MODEL.FILE, DATA.FILE, the two `FILE:`
+// keys): their contents are compared by hash (config.model, config.dataset), and the same bytes
+// reached through another path (a symlink, another checkout) compute the same thing.
+std::string without_file_paths(const std::string& yaml) {
+  static const std::regex file_key(R"(\n(\s+)FILE: [^\n]*)");
+  return std::regex_replace(yaml, file_key, "\n$1FILE: (compared by content)");
+}
+
 // Every field of a record that changes the numbers (reports/record_fields.h), as path and value,
 // in the lists' order: the gate compares two such lists, so a field added to a list later is
 // compared without an edit here.
@@ -67,6 +76,12 @@ struct NumbersFields {
     } else if constexpr (!records_vector<T>()) {  // a check list is compared check by check
       if (spec.affects == reports::Affects::kNumbers ||
           (with_timings && spec.affects == reports::Affects::kTimings)) {
+        if constexpr (std::is_same_v<T, std::string>) {
+          if (path == "config.scenario_yaml") {
+            out.emplace_back(path, text_of(without_file_paths(field)));
+            return;
+          }
+        }
         out.emplace_back(path, text_of(field));
       }
     }

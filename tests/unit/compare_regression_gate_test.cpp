@@ -336,6 +336,27 @@ TEST(RegressionGate, TheWarmUpCountsOnlyWhereBothRunsTimed) {
   EXPECT_THROW(run_gate(timed, other, {}), InputError);
 }
 
+// Issue 51 defect 13: the same model bytes through a symlink were refused ("differ in
+// config.scenario_yaml"): a file is compared by its content's hash (config.model), not its path.
+TEST(RegressionGate, AFileIsComparedByItsContentNotItsPath) {
+  const auto with_files = [](const std::string& model, const std::string& hash) {
+    reports::RunReport r = run(1800);
+    r.config.model = "TorchScript sha256:" + hash;
+    r.config.scenario_yaml =
+        "SCENARIO:\n  BASE: linear_mse\nDATA:\n  FILE: \"\"  # none\n"
+        "MODEL:\n  FILE: " +
+        model + "  # TorchScript file\n  SYNC_BN: false\n";
+    return test::with_verdict(r);
+  };
+  EXPECT_TRUE(run_gate(with_files("/a/mlp.pt", "aa"), with_files("/b/link.pt", "aa"), {}).passed);
+  EXPECT_THROW(run_gate(with_files("/a/mlp.pt", "aa"), with_files("/a/mlp.pt", "bb"), {}),
+               InputError);
+  reports::RunReport other_key = with_files("/a/mlp.pt", "aa");
+  other_key.config.scenario_yaml += "  SYNC_BN: true\n";
+  EXPECT_THROW(run_gate(with_files("/a/mlp.pt", "aa"), test::with_verdict(other_key), {}),
+               InputError);
+}
+
 TEST(RegressionGate, PerPointThresholdsMustNameBaselinePoints) {
   GateThresholds t;
   t.point_max_slowdown["toy_cnn/ddp/2"] = 0.1;
