@@ -225,6 +225,21 @@ void check_fault(const training::RunSetup& s) {
 // communicator is; the options only PyTorch's engine has need it.
 void check_c10d_options(const RunRequest& o, const training::RunSetup& s) {
   const bool c10d = s.ddp.impl == modes::ddp::DdpImpl::kC10d;
+  // An engine's flag without the mode it drives changes nothing, yet was recorded: the gate then
+  // refused two runs that computed the same thing (config.ddp.impl).
+  if (!s.has_mode(modes::ModeKind::kDdp)) {
+    for (const auto& [flag, set] :
+         {std::pair{"--ddp-impl " + o.ddp_impl, o.ddp_impl != RunRequest{}.ddp_impl},
+          std::pair{std::string("--static-graph"), o.static_graph},
+          std::pair{std::string("--gradient-as-bucket-view"), o.gradient_as_bucket_view}}) {
+      if (set) {
+        throw InputError(fmt::format(
+            "{} only applies to the ddp mode, which this run does not have (modes {}): add ddp to "
+            "--modes, or drop {}",
+            flag, mode_list(s.modes), flag.substr(0, flag.find(' '))));
+      }
+    }
+  }
   for (const auto& [flag, set] :
        {std::pair{"--static-graph", o.static_graph},
         std::pair{"--gradient-as-bucket-view", o.gradient_as_bucket_view}}) {
@@ -250,6 +265,18 @@ void check_c10d_options(const RunRequest& o, const training::RunSetup& s) {
 // in docs/ARCHITECTURE.md).
 void check_amp(const RunRequest& o, const training::RunSetup& s) {
   const scenarios::AmpKind amp = s.spec->amp;
+  // The GradScaler's settings without a GradScaler change nothing, yet were recorded.
+  if (amp != scenarios::AmpKind::kFp16) {
+    for (const auto& [flag, given] : {std::pair{"--grad-scaler-init", o.grad_scaler_init},
+                                      std::pair{"--growth-interval", o.growth_interval}}) {
+      if (!given.empty()) {
+        throw InputError(fmt::format(
+            "{} sets the GradScaler of --amp fp16, and this run's --amp is {}: add --amp fp16, "
+            "or drop {}",
+            flag, scenarios::amp_name(amp), flag));
+      }
+    }
+  }
   if (amp == scenarios::AmpKind::kOff) return;
   const std::string flag = fmt::format("--amp {}", scenarios::amp_name(amp));
   if (s.context.dtype == at::kDouble) {

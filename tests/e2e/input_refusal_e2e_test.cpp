@@ -2,7 +2,9 @@
 // real binary: a --data directory reached libstdc++'s "basic_filebuf::underflow" (exit 3), an empty
 // --model file reported a stale errno, --zero-stage 1.5 gave no reason, `project` printed numbers
 // hundreds of digits long for --alpha-us 1.7e308, and --ddp-impl c10d --comm-hook bf16 advised
-// backends c10d refuses. Each: exit 2, exactly the one line below, nothing written.
+// backends c10d refuses; flags that change nothing in the run (an engine without its mode, the
+// GradScaler without fp16) were recorded, and the gate refused two runs that computed the same
+// thing. Each: exit 2, exactly the one line below, nothing written.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -68,6 +70,21 @@ TEST_F(InputRefusal, C10dAdvisesOnlyWhatC10dRuns) {
               "--comm-hook bf16 needs a bfloat16 sum, which c10d's ProcessGroupGloo (the only one "
               "--ddp-impl c10d runs on) lacks; use --comm-hook fp16, or --ddp-impl bucketed with "
               "--backend shm or --backend mpi (under mpirun) or --backend nccl");
+}
+
+TEST_F(InputRefusal, FlagsThatChangeNothingInTheRunAreRefused) {
+  expect_line({"run", "--scenario", "toy_cnn", "--ddp-impl", "c10d", "--modes", "single,dp",
+               "--out", path("o")},
+              "--ddp-impl c10d only applies to the ddp mode, which this run does not have (modes "
+              "single,dp): add ddp to --modes, or drop --ddp-impl");
+  expect_line({"run", "--scenario", "toy_cnn", "--static-graph", "--modes", "single,zero", "--out",
+               path("o")},
+              "--static-graph only applies to the ddp mode, which this run does not have (modes "
+              "single,zero): add ddp to --modes, or drop --static-graph");
+  expect_line({"run", "--scenario", "toy_cnn", "--amp", "bf16", "--grad-scaler-init", "1024",
+               "--out", path("o")},
+              "--grad-scaler-init sets the GradScaler of --amp fp16, and this run's --amp is bf16: "
+              "add --amp fp16, or drop --grad-scaler-init");
 }
 
 }  // namespace
