@@ -9,6 +9,8 @@ usage: damage_checkpoint.py SRC DST HOW
        nan       model["weight"][0, 0] = nan
        adam      Adam's state (step, exp_avg, exp_avg_sq) for parameter 0 of an SGD checkpoint
        tpu       ddpbench["mode"] = "tpu", a mode ddpbench does not have
+       overwrite 200 bytes inside the same record overwritten in place with finite floats (0x3f3f3f3f),
+                 its size and the archive's CRC-32 kept: a damaged disk or copy
 """
 import sys
 import zipfile
@@ -26,10 +28,28 @@ def rewrite_record(src, dst, how):
             zout.writestr(info, data)
 
 
+def overwrite_in_place(src, dst):
+    with open(src, "rb") as f:
+        data = bytearray(f.read())
+    with zipfile.ZipFile(src) as z:
+        info = next(i for i in z.infolist()
+                    if i.filename.split("/")[-2:-1] == ["data"] and i.file_size == 400)
+    # The local header (30 bytes, then the name and the extra field) precedes the stored bytes.
+    at = info.header_offset
+    start = at + 30 + int.from_bytes(data[at + 26:at + 28], "little") + int.from_bytes(
+        data[at + 28:at + 30], "little")
+    data[start + 100:start + 300] = b"\x3f" * 200
+    with open(dst, "wb") as f:
+        f.write(data)
+
+
 def main():
     src, dst, how = sys.argv[1:4]
     if how in ("empty", "cut4", "inflate"):
         rewrite_record(src, dst, how)
+        return
+    if how == "overwrite":
+        overwrite_in_place(src, dst)
         return
     import torch
 

@@ -200,7 +200,8 @@ TEST_F(Checkpoints, AFileThatDoesNotFitIsRefused) {
 // momentum; weight Float [10, 10], a 400-byte record): each is refused at load with one line
 // naming the file, the record or tensor and the fix, exit 2, and no --out folder. Before, an
 // emptied record crashed (exit 139, an empty --out), a record 4 bytes short trained on memory
-// past it and passed, a 64 MiB record was inflated and accepted, and NaN weights, Adam's state
+// past it and passed, a 64 MiB record was inflated and accepted, bytes overwritten inside a record
+// were trained from (torch.load 1.13 checks no CRC), and NaN weights, Adam's state
 // and an unknown mode failed as internal errors (exit 3) or with a hint no one could follow.
 TEST_F(Checkpoints, ADamagedOrForeignCheckpointIsRefusedAtLoad) {
   const auto linear = [&](const std::string& out, const std::vector<std::string>& extra) {
@@ -222,6 +223,8 @@ TEST_F(Checkpoints, ADamagedOrForeignCheckpointIsRefusedAtLoad) {
        "the optimizer state of weight has 'exp_avg', which SGD without momentum does not "
        "keep"},
       {"tpu", "saved by mode 'tpu', which is no ddpbench mode (single, dp, ddp, zero)"},
+      // Issue 51 defect 5: resumed from the overwritten weights and passed.
+      {"overwrite", "fails its CRC-32 check: its bytes are not those that were written"},
   };
   for (const auto& [how, message] : cases) {
     const std::string bad = path(how + ".pt");

@@ -42,33 +42,52 @@ std::string record_name(const std::string& entry) {
   return slash == std::string::npos ? entry : entry.substr(slash + 1);
 }
 
-// Each entry's size against what its kind of record can hold; the sizes by record name.
-std::map<std::string, uint64_t> bounded_sizes(const std::vector<char>& bytes,
-                                              const std::string& path, const RecordBounds& b,
-                                              bool with_tensors, const TorchFileRole& role) {
+// What the central directory says of a record.
+struct RecordFacts {
+  uint64_t size = 0;
+  uint32_t crc32 = 0;
+};
+
+// Each entry's size against what its kind of record can hold; the facts by record name.
+std::map<std::string, RecordFacts> bounded_sizes(const std::vector<char>& bytes,
+                                                 const std::string& path, const RecordBounds& b,
+                                                 bool with_tensors, const TorchFileRole& role) {
   std::vector<ZipEntry> entries;
   try {
     entries = zip_entries(bytes);
   } catch (const std::exception& e) {
     unreadable(path, e.what(), role);
   }
-  std::map<std::string, uint64_t> sizes;
+  std::map<std::string, RecordFacts> sizes;
   for (const ZipEntry& e : entries) {
     const std::string name = record_name(e.name);
     const bool tensor = name.rfind("data/", 0) == 0;
     const uint64_t limit = name == "data.pkl" ? b.pickle : tensor ? b.largest_tensor : kSmallRecord;
     if (e.size > limit && (with_tensors || !tensor)) {
-      refuse_file(
-          path,
-          fmt::format("its record {} holds {} bytes, more than {} can ({} bytes): {}",
-                      quoted_input(e.name), e.size,
-                      tensor ? role.one_tensor : "such a record", limit, role.fix),
-          role);
+      refuse_file(path,
+                  fmt::format("its record {} holds {} bytes, more than {} can ({} bytes): {}",
+                              quoted_input(e.name), e.size,
+                              tensor ? role.one_tensor : "such a record", limit, role.fix),
+                  role);
     }
-    uint64_t& size = sizes[name];
-    size = std::max(size, e.size);
+    RecordFacts& facts = sizes[name];
+    if (e.size >= facts.size) facts = {e.size, e.crc32};
   }
   return sizes;
+}
+
+// A record's bytes against the CRC-32 the archive stored for them: 200 bytes overwritten inside a
+// tensor record were read as weights, and the run resumed from them and passed.
+void require_intact(const std::map<std::string, RecordFacts>& facts, const std::string& name,
+                    const void* data, uint64_t size, const std::string& path,
+                    const TorchFileRole& role) {
+  const auto it = facts.find(name);
+  if (it == facts.end() || zip_crc32(data, size) == it->second.crc32) return;
+  refuse_file(path,
+              fmt::format("its record {} fails its CRC-32 check: its bytes are not those that were "
+                          "written, the file is damaged; {}",
+                          quoted_input(name), role.fix),
+              role);
 }
 
 }  // namespace
@@ -81,7 +100,7 @@ uint64_t TorchFile::record_bytes(const at::Tensor& t) const {
 TorchFile read_torch_file(const std::vector<char>& bytes, const std::string& path,
                           const RecordBounds& bounds, bool with_tensors,
                           const TorchFileRole& role) {
-  const std::map<std::string, uint64_t> sizes =
+  const std::map<std::string, RecordFacts> sizes =
       bounded_sizes(bytes, path, bounds, with_tensors, role);
   TorchFile out;
   try {
@@ -89,6 +108,7 @@ TorchFile read_torch_file(const std::vector<char>& bytes, const std::string& pat
         std::make_shared<caffe2::serialize::MemoryReadAdapter>(bytes.data(), bytes.size()));
     auto [pickle, pickle_size] = reader.getRecord("data.pkl");
     const char* pickle_bytes = static_cast<const char*>(pickle.get());
+    require_intact(sizes, "data.pkl", pickle_bytes, pickle_size, path, role);
     size_t read = 0;
     const auto next = [&](char* buffer, size_t n) -> size_t {
       n = std::min(pickle_size - read, n);
@@ -103,7 +123,7 @@ TorchFile read_torch_file(const std::vector<char>& bytes, const std::string& pat
       if (!with_tensors) return at::DataPtr();  // storages without data, never read
       const std::string name = "data/" + key;
       const auto size = sizes.find(name);
-      total += size == sizes.end() ? 0 : size->second;
+      total += size == sizes.end() ? 0 : size->second.size;
       if (total > bounds.all_tensors) {
         refuse_file(path,
                     fmt::format("its tensor records add up to more than {} hold ({} bytes): {}",
@@ -111,6 +131,7 @@ TorchFile read_torch_file(const std::vector<char>& bytes, const std::string& pat
                     role);
       }
       auto [data, data_size] = reader.getRecord(name);
+      require_intact(sizes, name, data.get(), data_size, path, role);
       out.records[data.get()] = data_size;
       return std::move(data);
     };

@@ -4,6 +4,8 @@
 // searching backwards from the end, so both read the same directory.
 #include "modes/common/zip_directory.h"
 
+#include <zlib.h>
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -92,6 +94,17 @@ uint64_t zip64_size(const ZipReader& r, uint64_t extra, uint64_t extra_end) {
 
 }  // namespace
 
+uint32_t zip_crc32(const void* data, uint64_t n) {
+  uLong crc = crc32(0L, Z_NULL, 0);
+  const auto* bytes = static_cast<const Bytef*>(data);
+  // zlib's length is a uInt: a record past 4 GiB goes in pieces.
+  constexpr uint64_t kPiece = uint64_t{1} << 30;
+  for (uint64_t done = 0; done < n; done += kPiece) {
+    crc = crc32(crc, bytes + done, static_cast<uInt>(std::min(kPiece, n - done)));
+  }
+  return static_cast<uint32_t>(crc);
+}
+
 std::vector<ZipEntry> zip_entries(const std::vector<char>& bytes) {
   const ZipReader r(bytes);
   const ZipDirectory d = find_directory(r);
@@ -110,6 +123,7 @@ std::vector<ZipEntry> zip_entries(const std::vector<char>& bytes) {
     ZipEntry e;
     e.name = r.text(name_at, name_length);
     e.size = size32 == 0xffffffff ? zip64_size(r, extra_at, extra_at + extra_length) : size32;
+    e.crc32 = r.u32(at + 16);
     out.push_back(std::move(e));
     at = extra_at + extra_length + comment_length;
   }
