@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>  // fmt::join
 #include <torch/torch.h>
+#include <torch/version.h>
 
 #include <algorithm>
 #include <cctype>
@@ -149,6 +150,43 @@ std::string last_line(std::string why) {
   return why.substr(why.find_last_of('\n') + 1);
 }
 
+// What a failed forward or loss says: a c10::Error's message without its C++ backtrace (whose last
+// line is a stack frame: "frame #14: <unknown function> + 0x88191"), and of that the last line,
+// where TorchScript's interpreter puts the cause.
+std::string cause_of(const std::exception& e) {
+  const auto* error = dynamic_cast<const c10::Error*>(&e);
+  return last_line(error != nullptr ? error->what_without_backtrace() : e.what());
+}
+
+#if TORCH_VERSION_MAJOR >= 2
+namespace warning_api = c10::WarningUtils;
+#else
+namespace warning_api = c10::Warning;
+#endif
+
+// Swallows libtorch's warnings while the first sample is probed, and restores the handler after:
+// a probe that fails says why in its one line (the mismatch warning before it, through glog,
+// printed "Logging before InitGoogleLogging()" and two more lines), and one that passes runs
+// the same ops again in training, warnings and all.
+class ProbeWarningsSilenced : public c10::WarningHandler {
+ public:
+  ProbeWarningsSilenced() : previous_(warning_api::get_warning_handler()) {
+    warning_api::set_warning_handler(this);
+  }
+  ~ProbeWarningsSilenced() override { warning_api::set_warning_handler(previous_); }
+  ProbeWarningsSilenced(const ProbeWarningsSilenced&) = delete;
+  ProbeWarningsSilenced& operator=(const ProbeWarningsSilenced&) = delete;
+#if TORCH_VERSION_MAJOR >= 2
+  void process(const c10::Warning& /*warning*/) override {}
+#else
+  void process(const c10::SourceLocation& /*where*/, const std::string& /*message*/,
+               bool /*verbatim*/) override {}
+#endif
+
+ private:
+  c10::WarningHandler* previous_;
+};
+
 // One forward and loss of the first training sample, in eval mode and without autograd, before
 // anything starts: a --model that does not fit the data, or --data that does not fit the model or
 // the loss, says so here, naming the shapes.
@@ -167,6 +205,7 @@ void check_first_sample(const training::RunSetup& setup, const data::Dataset& da
                            : spec.synthetic.requested() ? spec.dataset_name
                                                         : spec.name + "'s data";
   torch::NoGradGuard no_grad;
+  const ProbeWarningsSilenced quiet;
   model.ptr()->to(setup.context.dtype);
   model.ptr()->eval();
   at::Tensor output;
@@ -175,7 +214,21 @@ void check_first_sample(const training::RunSetup& setup, const data::Dataset& da
   } catch (const std::exception& e) {
     throw InputError(fmt::format(
         "{}: forward fails on a batch of shape {} {} ({}): {}; pass a model and data that fit",
-        flag, input.sizes(), c10::toString(input.scalar_type()), data, last_line(e.what())));
+        flag, input.sizes(), c10::toString(input.scalar_type()), data, cause_of(e)));
+  }
+  // Synthetic token ids are drawn below --vocab-size, and the first sample need not hold the
+  // largest: an embedding smaller than that failed mid-run (exit 3, a TorchScript traceback cut
+  // before its cause). Every id at the largest shows it here.
+  const int64_t vocab = spec.synthetic.vocab_size;
+  if (spec.synthetic.requested() && vocab > 0 && !input.is_floating_point()) {
+    try {
+      model.forward(torch::full_like(input, vocab - 1));
+    } catch (const std::exception& e) {
+      throw InputError(fmt::format(
+          "--vocab-size {}: forward fails on token id {}, the largest the synthetic data draws: "
+          "{}; pass a --vocab-size no larger than the model's embedding holds",
+          vocab, vocab - 1, cause_of(e)));
+    }
   }
   // One sample's label cannot show that a later one is past the model's outputs.
   const int64_t classes = spec.synthetic.num_classes;
@@ -192,7 +245,7 @@ void check_first_sample(const training::RunSetup& setup, const data::Dataset& da
         "{}: {}'s loss {} fails on an output of shape {} and a target of shape {} {} ({}): {}; "
         "pass a model and data that fit the loss",
         flag, setup.spec->name, scenarios::loss_name(setup.spec->loss), output.sizes(),
-        target.sizes(), c10::toString(target.scalar_type()), data, last_line(e.what())));
+        target.sizes(), c10::toString(target.scalar_type()), data, cause_of(e)));
   }
   model.ptr()->train();
 }

@@ -85,6 +85,15 @@ TEST_F(ScriptModelE2E, WhatCannotTrainIsRefusedInOneLineAndNothingIsWritten) {
        "--accumulation-steps 2: the --model file has 1 BatchNorm layer(s)"},
       {{"--model", model("mlp.pt"), "--modes", "single,ddp", "--gpus", "2", "--sync-bn"},
        "--sync-bn does not apply to a --model file"},
+      // Issue 51 defect 7: a glog line, a libtorch warning, then "frame #14: <unknown function>".
+      {{"--model", model("mlp.pt"), "--input-shape", "10", "--target-shape", "7"},
+       "and a target of shape [1, 7] Float (synthetic inputs [10] float32 -> targets [7] float32 "
+       "(1024 samples)): The size of tensor a (10) must match the size of tensor b (7) at "
+       "non-singleton dimension 1; pass a model and data that fit the loss"},
+      // Defect 8: ids up to 50 for Embedding(50, 8) failed mid-run (exit 3), the cause cut off.
+      {{"--model", model("tokens.pt"), "--input-shape", "6", "--input-dtype", "int64",
+        "--vocab-size", "51", "--num-classes", "4", "--loss", "cross_entropy"},
+       "--vocab-size 51: forward fails on token id 50, the largest the synthetic data draws: "},
   };
   for (const auto& [args, says] : cases) {
     const auto r = run("refused", args);
