@@ -31,6 +31,20 @@ class AmpE2E : public testing::TempDirTest {
     EXPECT_EQ(last_.exit_code, exit_code) << name << last_.out << last_.err;
     return read_json(dir + "/report.json");
   }
+  // toy_cnn under --amp `amp` on 2 ranks, 4 checked steps of `modes` with the batches exported
+  // for the oracle, into `dir`; fp16 starts its GradScaler at 2^20 (the first steps overflow and
+  // are skipped; bf16 has no GradScaler and refuses the flag).
+  static testing::ProcessResult oracle_run(const std::string& amp, const std::string& modes,
+                                           const std::string& dir,
+                                           const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> args = {"run",     "--scenario", "toy_cnn", "--amp",
+                                     amp,       "--gpus",     "2",       "--modes",
+                                     modes,     "--steps",    "4",       "--check-only",
+                                     "--quiet", "--out",      dir,       "--export-batches"};
+    if (amp == "fp16") args.insert(args.end(), {"--grad-scaler-init", "1048576"});
+    args.insert(args.end(), extra.begin(), extra.end());
+    return ddpbench(args);
+  }
   testing::ProcessResult last_;
 };
 
@@ -245,26 +259,7 @@ TEST_F(AmpE2E, DdpAgreesWithPythonDdpUnderAutocastAndGradScaler) {
     for (const char* accumulation : {"1", "2"}) {
       const std::string what = amp + " x" + accumulation;
       const std::string dir = path("oracle-" + amp + "-" + accumulation);
-      const auto r = ddpbench({"run",
-                               "--scenario",
-                               "toy_cnn",
-                               "--amp",
-                               amp,
-                               "--grad-scaler-init",
-                               "1048576",
-                               "--accumulation-steps",
-                               accumulation,
-                               "--gpus",
-                               "2",
-                               "--modes",
-                               "ddp",
-                               "--steps",
-                               "4",
-                               "--check-only",
-                               "--export-batches",
-                               "--quiet",
-                               "--out",
-                               dir});
+      const auto r = oracle_run(amp, "ddp", dir, {"--accumulation-steps", accumulation});
       ASSERT_EQ(r.exit_code, 0) << what << r.out << r.err;
       const auto o =
           testing::python({testing::oracle("torch_ddp_oracle.py"), "--batches", dir + "/batches.pt",
@@ -289,25 +284,7 @@ TEST_F(AmpE2E, SingleAgreesWithPythonSingleDeviceUnderAutocastAndGradScaler) {
   if (cpu_fp16_supported()) precisions.push_back("fp16");
   for (const std::string& amp : precisions) {
     const std::string dir = path("oracle-single-" + amp);
-    std::vector<std::string> args = {"run",
-                                     "--scenario",
-                                     "toy_cnn",
-                                     "--amp",
-                                     amp,
-                                     "--gpus",
-                                     "2",
-                                     "--modes",
-                                     "single",
-                                     "--steps",
-                                     "4",
-                                     "--check-only",
-                                     "--export-batches",
-                                     "--quiet",
-                                     "--out",
-                                     dir};
-    // The GradScaler's setting applies to fp16 alone (bf16 refuses it).
-    if (amp == "fp16") args.insert(args.end(), {"--grad-scaler-init", "1048576"});
-    const auto r = ddpbench(args);
+    const auto r = oracle_run(amp, "single", dir);
     ASSERT_EQ(r.exit_code, 0) << amp << r.out << r.err;
     const auto o = testing::python({testing::oracle("torch_ddp_oracle.py"), "--single", "--batches",
                                     dir + "/batches.pt", "--check", dir + "/state_single.pt"});

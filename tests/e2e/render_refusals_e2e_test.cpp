@@ -74,7 +74,8 @@ class Render : public testing::TempDirTest {
 };
 
 // Defect 5: phases of 1.7e308 s (1.7e311 ms: inf once scaled) crashed the chart's tick loop with
-// SIGSEGV and left .report.*.tmp-<pid> files in --out; so did `project --alpha-us 1e306`.
+// SIGSEGV and left .report.*.tmp-<pid> files in --out; so did `project --alpha-us 1e306` (refused
+// now, issue 51: the largest latency and device count the flags take still render).
 TEST_F(Render, HugeFiniteNumbersRenderAndLeaveNoTemporaries) {
   const std::string run = copy_of("a");
   json doc = testing::read_json(run + "/report.json");
@@ -92,7 +93,7 @@ TEST_F(Render, HugeFiniteNumbersRenderAndLeaveNoTemporaries) {
   EXPECT_EQ(html.find("=\"nan"), std::string::npos);
   EXPECT_EQ(temporaries(path("rendered")), std::vector<std::string>{});
 
-  const auto project = ddpbench({"project", "--from", run, "--alpha-us", "1e306", "--devices",
+  const auto project = ddpbench({"project", "--from", run, "--alpha-us", "1e6", "--devices",
                                  "1048576", "--out", path("projected")});
   EXPECT_EQ(project.exit_code, 0) << project.out << project.err;
   EXPECT_TRUE(fs::exists(path("projected/projection.html")));
