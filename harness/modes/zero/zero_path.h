@@ -137,6 +137,9 @@ class ZeroPath : public GradientPath {
   void finish_used_map(const at::Tensor& map);
   // The parameter a grad/shard/owner fault names (its tensor, else the first the rank owns).
   int64_t fault_parameter() const;
+  // The gradients of params_ in the model's parameter order, a frozen parameter's undefined: the
+  // order a gradient record keeps (GradientPath::gradients_to_record).
+  std::vector<at::Tensor> in_model_order(std::vector<at::Tensor> trained) const;
 
   const scenarios::ScenarioSpec& spec_;
   torch::nn::AnyModule model_;
@@ -145,9 +148,6 @@ class ZeroPath : public GradientPath {
   // The parameters that train (modes/common/trained_parameters.h), partitioned over the ranks.
   std::vector<at::Tensor> params_;
   std::vector<std::string> names_;
-  // The gradients of params_ in the model's parameter order, a frozen parameter's undefined: the
-  // order a gradient record keeps (GradientPath::gradients_to_record).
-  std::vector<at::Tensor> in_model_order(std::vector<at::Tensor> trained) const;
   ZeroPartition partition_;
   std::unique_ptr<Dim0Shards> shards_;         // stage 3
   std::vector<at::Tensor> stashed_gradients_;  // stage 3: the shards' while gather_state holds
