@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "runtime/device_probe.h"
 #include "support/cli_runner.h"
@@ -124,11 +126,12 @@ TEST_F(GpuE2E, ImdbGcnnEveryModeOnOneGpu) {
 // steps in every mode and rank.
 TEST_F(GpuE2E, CifarResNet18UnderAmpEveryModeOnOneGpu) {
   for (const char* amp : {"bf16", "fp16"}) {
-    const auto report =
-        run_cuda(std::string("amp-") + amp,
-                 {"--scenario", "cifar_resnet18", "--gpus", "2", "--share-gpus", "--backend",
-                  "gloo", "--modes", "single,dp,ddp", "--steps", "4", "--batch-size", "32",
-                  "--check-only", "--amp", amp, "--grad-scaler-init", "1048576"});
+    std::vector<std::string> args = {"--scenario", "cifar_resnet18", "--gpus", "2", "--share-gpus",
+                                     "--backend", "gloo", "--modes", "single,dp,ddp", "--steps", "4",
+                                     "--batch-size", "32", "--check-only", "--amp", amp};
+    // The GradScaler's flags belong to fp16 only (bf16 with them is refused, issue 51).
+    if (std::string(amp) == "fp16") args.insert(args.end(), {"--grad-scaler-init", "1048576"});
+    const auto report = run_cuda(std::string("amp-") + amp, args);
     EXPECT_EQ(report.at("config").at("amp"), amp);
     for (const char* mode : {"dp", "ddp"}) {
       EXPECT_EQ(find_check(report, mode, "gradients").at("status"), "pass") << amp << mode;
