@@ -1,4 +1,5 @@
 // cuda_services_torch_cuda.cpp — cuda_services.h for a CUDA libtorch (PyPI torch 2.x).
+#include <ATen/ATen.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
@@ -92,12 +93,23 @@ std::unique_ptr<PhaseTimer> make_cuda_phase_timer(at::Device device) {
   return std::make_unique<CudaPhaseTimer>(device);
 }
 
+// The caching allocator sizes its per-device tables on its first allocation; until then it
+// refuses every device index ("Invalid device argument", measured on the H200 with torch 2.11: a
+// TorchScript model's run asked before any CUDA tensor existed in the process). One empty
+// allocation initialises it; the block returns to the cache at once.
+void init_caching_allocator(at::Device device) {
+  (void)at::empty({1}, at::TensorOptions().device(device).dtype(at::kFloat));
+}
+
 void reset_peak_device_memory(at::Device device) {
-  if (device.is_cuda()) c10::cuda::CUDACachingAllocator::resetPeakStats(device.index());
+  if (!device.is_cuda()) return;
+  init_caching_allocator(device);
+  c10::cuda::CUDACachingAllocator::resetPeakStats(device.index());
 }
 
 int64_t peak_device_memory_bytes(at::Device device) {
   if (!device.is_cuda()) return -1;
+  init_caching_allocator(device);
   // Index 0 is the aggregate over the small and large pools in every release.
   return c10::cuda::CUDACachingAllocator::getDeviceStats(device.index()).allocated_bytes[0].peak;
 }
