@@ -2,58 +2,21 @@
 #include "modes/common/step_loop.h"
 
 #include <fmt/format.h>
+#include <ATen/Parallel.h>
 #include <torch/torch.h>
 
 #include <cmath>
 #include <limits>
 
 #include "errors.h"
-#include "modes/common/micro_batches.h"
+#include "modes/common/step_batches.h"
 #include "modes/common/zero_gradients.h"
-#include "runtime/worker_pool.h"
 #include "scenarios/optim/autocast_scope.h"
 #include "scenarios/optim/clip_grad_norm.h"
 #include "scenarios/optim/grad_scaler.h"
 #include "scenarios/training_recipe.h"
 
 namespace ddpbench::modes {
-namespace {
-
-// Collates and places the step's shards, one thread of `pool` per shard when the mode asks for
-// several (every dataset is thread-safe by contract: keyed randomness, no shared state). The pool
-// is made at the first step, for the mode's shard count. Result [micro-step][shard]: each shard
-// cut into `micro_steps` micro-batches (one, without accumulation). Sequences are padded to the
-// longest of the step's global batch, whatever the mode loads, so every mode sees the same padded
-// samples (data/dataset.h: padded_length).
-std::vector<std::vector<data::Batch>> load_shards(const GradientPath& path, const TrainInputs& in,
-                                                  data::PlanCursor& cursor, int64_t step,
-                                                  int64_t micro_steps,
-                                                  std::unique_ptr<runtime::WorkerPool>& pool) {
-  data::StepPosition pos;
-  const data::EpochPlan& epoch = cursor.seek(step, pos);
-  const std::vector<std::vector<int64_t>> samples = path.step_shards(epoch, pos.step_in_epoch);
-  // A DDP rank out of batches (Join) loads nothing.
-  if (samples.empty())
-    return std::vector<std::vector<data::Batch>>(static_cast<size_t>(micro_steps));
-  const int64_t pad_to = data::padded_length(in.dataset, epoch.global_batch(pos.step_in_epoch));
-  const auto n = static_cast<int64_t>(samples.size());
-  std::vector<std::vector<data::Batch>> micro(static_cast<size_t>(micro_steps),
-                                              std::vector<data::Batch>(samples.size()));
-  if (!pool || pool->size() != n) pool = std::make_unique<runtime::WorkerPool>(n);
-  pool->run([&](int64_t i) {
-    const auto s = static_cast<size_t>(i);
-    const std::vector<std::vector<int64_t>> pieces =
-        micro_steps == 1 ? std::vector<std::vector<int64_t>>{samples[s]}
-                         : split_micro_batches(samples[s], micro_steps, path.who(), step);
-    for (size_t m = 0; m < pieces.size(); ++m) {
-      micro[m][s] = in.context.place_batch(data::collate(in.dataset, pieces[m], pos.epoch, pad_to),
-                                           path.shard_device(i, in.context));
-    }
-  });
-  return micro;
-}
-
-}  // namespace
 
 const char* step_phase_name(StepPhase phase) {
   switch (phase) {
@@ -79,7 +42,7 @@ StepLoop::StepLoop(GradientPath& path, const TrainInputs& in, TrainOptions optio
       options_(std::move(options)),
       optimizer_(path.make_optimizer(in.spec.optimizer)),
       timer_(in.context.make_phase_timer()),
-      cursor_(in.plan),
+      batches_(in.dataset, in.plan, in.context, at::get_num_threads()),
       autocast_(scenarios::autocast_dtype_of(in.spec.amp)) {
   in.context.enter_phase(options_.numerics);  // a no-op on the CPU
   if (in.spec.amp == scenarios::AmpKind::kFp16) {
@@ -118,7 +81,7 @@ void StepLoop::run_step(int64_t step) {
   enter(step, StepPhase::kData);
   const int64_t micro_steps = options_.micro_steps;
   const std::vector<std::vector<data::Batch>> micro =
-      load_shards(path_, in_, cursor_, step, micro_steps, shard_pool_);
+      batches_.load(path_, step, micro_steps);
   timer_->stop(Phase::kData);
   if (scaler_ && step == options_.diverged_scale_step) {
     // The `scaler` fault: this rank's scale parts from the others' (pytorch/pytorch#90057). DDP

@@ -19,10 +19,10 @@
 #include "modes/common/gradient_path.h"
 #include "modes/common/gradient_record.h"
 #include "modes/common/model_state.h"
+#include "modes/common/step_batches.h"
 #include "modes/common/training_state.h"
 #include "runtime/execution_context.h"
 #include "runtime/phase_timer.h"
-#include "runtime/worker_pool.h"
 #include "scenarios/scenario.h"
 
 namespace torch::optim {
@@ -141,8 +141,7 @@ class StepLoop {
   TrainOptions options_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   std::unique_ptr<runtime::PhaseTimer> timer_;
-  data::PlanCursor cursor_;
-  std::unique_ptr<runtime::WorkerPool> shard_pool_;  // loads the shards, made at the first step
+  StepBatches batches_;
   // --amp: the dtype the forward and loss autocast to, and fp16's GradScaler (this replica's or
   // rank's own, as each DDP process has its own torch.amp.GradScaler).
   std::optional<at::ScalarType> autocast_;
