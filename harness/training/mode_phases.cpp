@@ -142,9 +142,11 @@ using Consolidate =
 std::function<void(int64_t, torch::nn::Module&, torch::optim::Optimizer&,
                    const scenarios::GradScaler*)>
 checkpoint_keeper(const PhaseInputs& in, ModeKind mode, ModeOutcome& o,
-                  Consolidate consolidate = nullptr, bool keep = true) {
+                  Consolidate consolidate = nullptr, bool keep = true,
+                  std::function<std::vector<std::vector<int64_t>>()> ddp_buckets = nullptr) {
   if (in.setup.checkpoint_every <= 0) return nullptr;
-  return [&in, mode, &o, consolidate = std::move(consolidate), keep](
+  return [&in, mode, &o, consolidate = std::move(consolidate), keep,
+          ddp_buckets = std::move(ddp_buckets)](
              int64_t step, torch::nn::Module& module, torch::optim::Optimizer& opt,
              const scenarios::GradScaler* scaler) {
     const RunSetup& s = in.setup;
@@ -158,6 +160,10 @@ checkpoint_keeper(const PhaseInputs& in, ModeKind mode, ModeOutcome& o,
         s.global_batch, s.dtype_name(),         done,   in.plan.locate(done).epoch};
     meta.model = s.spec->model_name;
     meta.amp = scenarios::amp_name(s.spec->amp);
+    if (ddp_buckets) {
+      meta.ddp_buckets = ddp_buckets();
+      meta.ddp_bucket_cap_bytes = s.ddp.reducer.limits.bucket_cap_bytes;
+    }
     o.checkpoints.push_back(
         {done, modes::checkpoint_bytes(module, full ? *full : opt, s.spec->optimizer, meta,
                                        s.checkpoint_prefix, scaler)});
@@ -355,6 +361,10 @@ ModeOutcome run_ddp_rank(const PhaseInputs& in, comm::Communicator& comm,
   const RunSetup& s = in.setup;
   ModeOutcome o = rank_outcome(in, ModeKind::kDdp);
   modes::ddp::DdpPathOptions path_options{s.ddp, s.fault, s.sync_bn};
+  // --resume from a DDP checkpoint: the buckets its step reduced with (made under this cap).
+  if (s.resume && s.resume->meta.ddp_bucket_cap_bytes == s.ddp.reducer.limits.bucket_cap_bytes) {
+    path_options.ddp.resume_buckets = s.resume->meta.ddp_buckets;
+  }
   auto record_path = [&o](const modes::ddp::DdpPath& path) {
     o.bytes_per_step = path.bytes_per_step();
     o.buckets = path.num_buckets();
@@ -372,7 +382,21 @@ ModeOutcome run_ddp_rank(const PhaseInputs& in, comm::Communicator& comm,
     if (modes::fault_on_rank(s.fault, modes::FaultKind::kScaler, comm.rank())) {
       options.diverged_scale_step = s.fault->step;
     }
-    if (comm.rank() == 0) options.after_step = checkpoint_keeper(in, ModeKind::kDdp, o);
+    if (s.checkpoint_every > 0) {
+      // Every rank settles the buckets the next step will use (a collective), rank 0 records
+      // them in its checkpoint: a resumed run then sums in the uninterrupted run's order.
+      auto keep = comm.rank() == 0
+                      ? checkpoint_keeper(in, ModeKind::kDdp, o, nullptr, true,
+                                          [&path] { return path.bucket_layout(); })
+                      : nullptr;
+      options.after_step = [&path, keep = std::move(keep), every = s.checkpoint_every](
+                               int64_t step, torch::nn::Module& m, torch::optim::Optimizer& opt,
+                               const scenarios::GradScaler* scaler) {
+        if ((step + 1) % every != 0) return;
+        path.settle_buckets();
+        if (keep) keep(step, m, opt, scaler);
+      };
+    }
     measure_after(options, s.check_steps - 1, footprint);
     keep_check(o, train_checked(in, ModeKind::kDdp, path, options, &comm, /*measure_amp=*/true, o),
                path.module(), options.first_step);
@@ -398,6 +422,7 @@ ModeOutcome run_ddp_rank(const PhaseInputs& in, comm::Communicator& comm,
   if (s.perf_steps > 0) {
     path_options.fault.reset();  // faults belong to the check phase
     path_options.checking = false;
+    path_options.ddp.resume_buckets.clear();  // the perf phase starts from step 0
     scenarios::ScenarioInstance instance = fresh_instance(in);
     modes::ddp::DdpPath path(*s.spec, instance, comm, in.context, path_options);
     const modes::TrainOptions options = rank_perf_options(in, ModeKind::kDdp, on_phase, footprint);

@@ -300,6 +300,41 @@ std::string string_entry(const Dict& d, const char* key, const std::string& path
   return v.toStringRef();
 }
 
+// DDP's buckets as text, "9,8,7;6,5": buckets launch order, parameter indices in bucket order.
+// Text rather than lists: Python writes a one-element list with APPEND and a one-item dict with
+// SETITEM, which libtorch 1.13's unpickler lacks, so a checkpoint a user loads and saves again
+// (torch.save) would no longer resume. Which indices the model has is the engine's to check
+// (bucket_assignment.h: check_bucket_layout).
+std::string bucket_text(const std::vector<std::vector<int64_t>>& buckets) {
+  std::vector<std::string> parts;
+  for (const std::vector<int64_t>& b : buckets) parts.push_back(fmt::format("{}", fmt::join(b, ",")));
+  return fmt::format("{}", fmt::join(parts, ";"));
+}
+
+std::vector<std::vector<int64_t>> bucket_entry(const Dict& d, const char* key,
+                                               const std::string& path) {
+  const std::string text = string_entry(d, key, path);
+  const std::string wrong =
+      fmt::format("\"{}\" is not DDP buckets (\"9,8,7;6,5\": parameter indices): {}", key, kDamaged);
+  std::vector<std::vector<int64_t>> out(1);
+  int64_t value = -1;
+  for (const char c : text) {
+    if (c >= '0' && c <= '9') {
+      if (value > (int64_t{1} << 40)) refuse(path, wrong);
+      value = (value < 0 ? 0 : value * 10) + (c - '0');
+    } else if ((c == ',' || c == ';') && value >= 0) {
+      out.back().push_back(value);
+      value = -1;
+      if (c == ';') out.emplace_back();
+    } else {
+      refuse(path, wrong);
+    }
+  }
+  if (value < 0) refuse(path, wrong);
+  out.back().push_back(value);
+  return out;
+}
+
 // The checkpoint's top-level dicts and what it says about its run.
 struct TopLevel {
   Dict top = string_dict(), model = string_dict(), optimizer = string_dict();
@@ -332,6 +367,10 @@ CheckpointMeta read_meta(const c10::IValue& value, const std::string& path) {
   m.dtype = string_entry(r, "dtype", path);
   if (r.contains("model")) m.model = string_entry(r, "model", path);
   if (r.contains("amp")) m.amp = string_entry(r, "amp", path);
+  if (r.contains("ddp_buckets")) {
+    m.ddp_buckets = bucket_entry(r, "ddp_buckets", path);
+    m.ddp_bucket_cap_bytes = int_entry(r, "ddp_bucket_cap_bytes", path);
+  }
   m.step = int_entry(t.top, "step", path);
   m.epoch = int_entry(t.top, "epoch", path);
   if (m.step < 1 || m.epoch < 0) {
@@ -398,6 +437,10 @@ std::vector<char> checkpoint_bytes(const torch::nn::Module& module,
   run.insert("dtype", meta.dtype);
   run.insert("model", meta.model);
   run.insert("amp", meta.amp);
+  if (!meta.ddp_buckets.empty()) {
+    run.insert("ddp_buckets", bucket_text(meta.ddp_buckets));
+    run.insert("ddp_bucket_cap_bytes", meta.ddp_bucket_cap_bytes);
+  }
   Dict out = string_dict();
   out.insert("model", model);
   out.insert("optimizer", optimizer_state_dict(s, spec));

@@ -42,6 +42,13 @@ struct CheckpointMeta {
   // --amp: "off", "bf16" or "fp16" ("off" in files written before ddpbench saved it). An fp16
   // checkpoint also holds the GradScaler's state (PyTorch's "scaler" entry).
   std::string amp = "off";
+  // DDP: the gradient buckets the next step reduces with, parameter indices (among the parameters
+  // DDP reduces) per bucket in launch order, and the bucket cap they were made under. At 3 ranks
+  // or more a bucket's layout decides the order of each element's sum, so a resumed run starts
+  // from these rather than from first-iteration buckets (issue 51); saved as text, "9,8,7;6,5".
+  // Empty: another mode, the naive strategy, or a file written before ddpbench saved them.
+  std::vector<std::vector<int64_t>> ddp_buckets;
+  int64_t ddp_bucket_cap_bytes = 0;
 };
 
 struct Checkpoint {

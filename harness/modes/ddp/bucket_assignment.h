@@ -48,4 +48,8 @@ std::vector<std::vector<int64_t>> rebuilt_buckets(const std::vector<int64_t>& re
                                                   const std::vector<int64_t>& param_bytes,
                                                   const BucketLimits& limits);
 
+// A layout read from a checkpoint (--resume) must hold each of `params` parameter indices exactly
+// once, in non-empty buckets; throws InputError naming what does not fit otherwise.
+void check_bucket_layout(const std::vector<std::vector<int64_t>>& buckets, int64_t params);
+
 }  // namespace ddpbench::modes::ddp

@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 #include <torch/version.h>
 
+#include <algorithm>
 #include <limits>
 #include <torch/csrc/distributed/c10d/comm.hpp>
 #include <torch/csrc/distributed/c10d/logger.hpp>
@@ -112,6 +113,13 @@ C10dEngine::C10dEngine(torch::nn::Module& module, comm::Communicator& comm,
   auto assignment = c10d::compute_bucket_assignment_by_size(s.params, limits, sparse);
   std::vector<std::vector<size_t>> buckets = std::get<0>(assignment);
   std::reverse(buckets.begin(), buckets.end());
+  if (!options.initial_buckets.empty()) {
+    check_bucket_layout(options.initial_buckets, static_cast<int64_t>(s.params.size()));
+    buckets.clear();
+    for (const std::vector<int64_t>& b : options.initial_buckets) {
+      buckets.emplace_back(b.begin(), b.end());
+    }
+  }
 #if TORCH_VERSION_MAJOR >= 2
   s.reducer = std::make_shared<c10d::Reducer>(
       s.params, buckets, s.group, sparse, options.limits.bucket_cap_bytes,
@@ -121,6 +129,8 @@ C10dEngine::C10dEngine(torch::nn::Module& module, comm::Communicator& comm,
 #else
   std::vector<size_t> per_bucket_limits = std::get<1>(assignment);
   std::reverse(per_bucket_limits.begin(), per_bucket_limits.end());
+  // A resumed layout's limits: 1.13's Reducer only logs them.
+  per_bucket_limits.resize(buckets.size(), static_cast<size_t>(options.limits.bucket_cap_bytes));
   s.reducer = std::make_shared<c10d::Reducer>(
       s.params, buckets, per_bucket_limits, s.group, sparse, options.limits.bucket_cap_bytes,
       options.find_unused_parameters, options.gradient_as_bucket_view, names,
@@ -209,6 +219,28 @@ void C10dEngine::set_gradient_tap(std::function<void(int64_t, at::Tensor&)> tap)
 
 int64_t C10dEngine::num_buckets() const {
   return static_cast<int64_t>(state_->reducer->get_grad_buckets(false).size());
+}
+
+void C10dEngine::settle_buckets() {
+  if (torch::GradMode::is_enabled()) state_->reducer->rebuild_buckets();
+}
+
+std::vector<std::vector<int64_t>> C10dEngine::bucket_layout() const {
+  const State& s = *state_;
+  std::vector<std::vector<int64_t>> layout;
+  for (auto& bucket : s.reducer->get_grad_buckets(false)) {
+    std::vector<int64_t> indices;
+    for (const at::Tensor& p : bucket.getParameters()) {
+      const auto it = std::find_if(s.params.begin(), s.params.end(),
+                                   [&p](const at::Tensor& q) { return q.is_same(p); });
+      if (it == s.params.end()) {
+        throw std::logic_error("c10d engine: a bucket holds a parameter the engine does not reduce");
+      }
+      indices.push_back(it - s.params.begin());
+    }
+    layout.push_back(std::move(indices));
+  }
+  return layout;
 }
 
 int64_t C10dEngine::bucket_bytes() const {

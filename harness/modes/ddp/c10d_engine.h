@@ -42,6 +42,10 @@ struct C10dEngineOptions {
   bool gradient_as_bucket_view = false;
   bool static_graph = false;
   bool broadcast_buffers = true;
+  // --resume: the buckets the checkpoint recorded (parameter indices), handed to the Reducer in
+  // place of DDP's first-iteration buckets; empty: DDP's own. The Reducer still rebuilds after the
+  // first iteration, in the same gradient-ready order, hence into the same layout.
+  std::vector<std::vector<int64_t>> initial_buckets;
 };
 
 class C10dEngine {
@@ -68,6 +72,11 @@ class C10dEngine {
 
   // The Reducer's buckets now (after the first iteration: as rebuilt), and their bytes.
   int64_t num_buckets() const;
+  // What the next synchronised forward would do to the buckets, now (Reducer::rebuild_buckets:
+  // a collective every rank joins, and a no-op once rebuilt); then the Reducer's buckets as
+  // parameter indices, what a checkpoint records.
+  void settle_buckets();
+  std::vector<std::vector<int64_t>> bucket_layout() const;
   int64_t bucket_bytes() const;
 
  private:

@@ -92,6 +92,10 @@ class DdpPath : public GradientPath {
   int64_t gradient_collectives_per_step() const { return gradient_collectives_; }
   // Buckets of the bucketed reducer (0 for the naive strategy).
   int64_t num_buckets() const;
+  // DistributedModel::settle_buckets and bucket_layout: every rank settles, rank 0 records the
+  // layout in its checkpoints.
+  void settle_buckets() { model_->settle_buckets(); }
+  std::vector<std::vector<int64_t>> bucket_layout() const { return model_->bucket_layout(); }
   const RankDisagreement& disagreement() const { return disagreement_; }
   // Whether every rank's forward must start from rank 0's buffers (broadcast_buffers and the
   // model has buffers), and the first checked step where one did not.

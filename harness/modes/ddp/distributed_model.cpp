@@ -49,6 +49,7 @@ DistributedModel::DistributedModel(torch::nn::AnyModule module, comm::Communicat
     o.gradient_as_bucket_view = options_.gradient_as_bucket_view;
     o.static_graph = options_.static_graph;
     o.broadcast_buffers = options_.broadcast_buffers;
+    o.initial_buckets = options_.resume_buckets;
     c10d_ = std::make_unique<C10dEngine>(*module_.ptr(), comm_, o);
     return;
   }
@@ -63,6 +64,7 @@ DistributedModel::DistributedModel(torch::nn::AnyModule module, comm::Communicat
   }
   if (options_.impl == DdpImpl::kBucketed) {
     reducer_ = std::make_unique<Reducer>(names_, params_, comm_, options_.reducer);
+    if (!options_.resume_buckets.empty()) reducer_->adopt_buckets(options_.resume_buckets);
   }
 }
 
@@ -222,6 +224,19 @@ void DistributedModel::set_gradient_tap(GradientTap tap) {
 int64_t DistributedModel::num_buckets() const {
   if (c10d_) return c10d_->num_buckets();
   return reducer_ ? static_cast<int64_t>(reducer_->buckets().size()) : 0;
+}
+
+void DistributedModel::settle_buckets() {
+  if (c10d_) {
+    c10d_->settle_buckets();
+  } else if (reducer_ && torch::GradMode::is_enabled()) {
+    reducer_->prepare_for_forward();
+  }
+}
+
+std::vector<std::vector<int64_t>> DistributedModel::bucket_layout() const {
+  if (c10d_) return c10d_->bucket_layout();
+  return reducer_ ? reducer_->buckets() : std::vector<std::vector<int64_t>>{};
 }
 
 int64_t DistributedModel::bytes_last_step() const {

@@ -36,6 +36,9 @@ struct DdpOptions {
   // c10d only (resolve_run refuses them with the other engines).
   bool static_graph = false;
   bool gradient_as_bucket_view = false;
+  // --resume: the gradient buckets the checkpoint recorded (CheckpointMeta::ddp_buckets), which the
+  // engine starts from instead of its first-iteration buckets; empty: the engine's own.
+  std::vector<std::vector<int64_t>> resume_buckets;
 };
 
 class DistributedModel {
@@ -91,6 +94,12 @@ class DistributedModel {
   // Gradient buckets of the engine (the c10d Reducer's as rebuilt); 0 for the naive strategy.
   int64_t num_buckets() const;
   int64_t bytes_last_step() const;
+  // Rebuilds the buckets now if the next synchronised forward would (a collective every rank
+  // joins; bucketed and c10d engines), then the layout that step will reduce with, as parameter
+  // indices: what a checkpoint records so that a resumed run sums in the same order. Empty for
+  // the naive strategy, whose order is the parameters'.
+  void settle_buckets();
+  std::vector<std::vector<int64_t>> bucket_layout() const;
 
  private:
   // The naive strategy: one blocking allreduce per gradient, in registration order. `joined`:

@@ -76,6 +76,12 @@ void Reducer::prepare_for_forward() {
   allocate_buckets(rebuilt_buckets(order, bytes, options_.limits));
 }
 
+void Reducer::adopt_buckets(const std::vector<std::vector<int64_t>>& buckets) {
+  check_bucket_layout(buckets, static_cast<int64_t>(params_.size()));
+  rebuilt_ = true;
+  allocate_buckets(buckets);
+}
+
 Reducer::~Reducer() {
   for (size_t i = 0; i < params_.size(); ++i) grad_accumulators_[i]->del_post_hook(hook_keys_[i]);
 }

@@ -63,6 +63,11 @@ class Reducer {
   // Call at every forward with autograd on (DDP's _rebuild_buckets): after the first synchronised
   // step, once, re-buckets in rank 0's gradient-ready order (a broadcast every rank joins).
   void prepare_for_forward();
+  // --resume: the buckets a checkpoint recorded (checkpoint.h: CheckpointMeta::ddp_buckets), as
+  // the uninterrupted run had rebuilt them; no rebuild follows. At W >= 3 the layout is part of
+  // the arithmetic, so a resumed run without it sums in another order. Throws InputError when
+  // the layout does not cover each reduced parameter exactly once.
+  void adopt_buckets(const std::vector<std::vector<int64_t>>& buckets);
   // Call before each synchronised backward: points every .grad back at its bucket slot (an
   // optimizer's zero_grad(set_to_none) or a user may have replaced it), keeping its value.
   void prepare_for_backward();
