@@ -11,6 +11,8 @@ usage: damage_checkpoint.py SRC DST HOW
        tpu       ddpbench["mode"] = "tpu", a mode ddpbench does not have
        overwrite 200 bytes inside the same record overwritten in place with finite floats (0x3f3f3f3f),
                  its size and the archive's CRC-32 kept: a damaged disk or copy
+       buckets   a ddp checkpoint's "ddp_buckets" text with every digit made 0 (its length and a
+                 fresh CRC-32 kept): parameter 0 named in every slot
 """
 import sys
 import zipfile
@@ -25,6 +27,19 @@ def rewrite_record(src, dst, how):
                     zout.writestr(info, bytes(64 << 20), compress_type=zipfile.ZIP_DEFLATED)
                     continue
                 data = b"" if how == "empty" else data[:-4]
+            zout.writestr(info, data)
+
+
+def zero_bucket_digits(src, dst):
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
+        for info in zin.infolist():
+            data = zin.read(info.filename)
+            at = data.find(b"ddp_buckets") if info.filename.endswith("data.pkl") else -1
+            if at >= 0:
+                text = data.find(b"X", at + len("ddp_buckets")) + 5  # BINUNICODE, 4-byte length
+                size = int.from_bytes(data[text - 4:text], "little")
+                zeroed = bytes(b"0"[0] if chr(c).isdigit() else c for c in data[text:text + size])
+                data = data[:text] + zeroed + data[text + size:]
             zout.writestr(info, data)
 
 
@@ -50,6 +65,9 @@ def main():
         return
     if how == "overwrite":
         overwrite_in_place(src, dst)
+        return
+    if how == "buckets":
+        zero_bucket_digits(src, dst)
         return
     import torch
 

@@ -132,6 +132,18 @@ TEST_F(Checkpoints, AResumeAtThreeRanksOrMoreSumsInTheUninterruptedOrder) {
     r = tiny(path("fresh_buckets"), impl, world, {"--resume", ckpt, "--bucket-cap-mb", "24"});
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
     EXPECT_NE(bytes_of(path("fresh_buckets") + "/state_ddp.pt"), bytes_of(full + "/state_ddp.pt"));
+    // A layout that does not fit the model (parameter 0 in every slot) is one line, exit 2.
+    const std::string bad = path("buckets.pt");
+    const auto py =
+        testing::python({testing::oracle("damage_checkpoint.py"), ckpt, bad, "buckets"});
+    ASSERT_EQ(py.exit_code, 0) << py.out << py.err;
+    r = tiny(path("bad_buckets"), impl, world, {"--resume", bad});
+    EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+    EXPECT_EQ(r.err, "ddpbench: error: --resume '" + bad +
+                         "': the checkpoint's DDP buckets name parameter 0 twice, and this run's "
+                         "model reduces 38 parameters, each once; pass a checkpoint of this run's "
+                         "scenario and model\n");
+    EXPECT_FALSE(fs::exists(path("bad_buckets")));
   }
 }
 

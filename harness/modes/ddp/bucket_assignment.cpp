@@ -60,20 +60,22 @@ std::vector<std::vector<int64_t>> rebuilt_buckets(const std::vector<int64_t>& re
                         {first_bucket_limit(limits), limits.bucket_cap_bytes});
 }
 
-void check_bucket_layout(const std::vector<std::vector<int64_t>>& buckets, int64_t params) {
+void check_bucket_layout(const std::vector<std::vector<int64_t>>& buckets, int64_t params,
+                         const std::string& source) {
   std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(params, 0)), false);
   int64_t count = 0;
   for (const std::vector<int64_t>& bucket : buckets) {
     if (bucket.empty()) {
-      throw InputError("--resume: the checkpoint's DDP buckets hold an empty bucket; pass a "
-                       "checkpoint ddpbench wrote");
+      throw InputError(fmt::format(
+          "{}: the checkpoint's DDP buckets hold an empty bucket; pass a checkpoint ddpbench wrote",
+          source));
     }
     for (const int64_t i : bucket) {
       if (i < 0 || i >= params || seen[static_cast<size_t>(i)]) {
         throw InputError(fmt::format(
-            "--resume: the checkpoint's DDP buckets name parameter {} {}, and this run's model "
-            "reduces {} parameters, each once; pass a checkpoint of this run's scenario and model",
-            i, i < 0 || i >= params ? "out of range" : "twice", params));
+            "{}: the checkpoint's DDP buckets name parameter {} {}, and this run's model reduces "
+            "{} parameters, each once; pass a checkpoint of this run's scenario and model",
+            source, i, i < 0 || i >= params ? "out of range" : "twice", params));
       }
       seen[static_cast<size_t>(i)] = true;
       ++count;
@@ -81,9 +83,9 @@ void check_bucket_layout(const std::vector<std::vector<int64_t>>& buckets, int64
   }
   if (count != params) {
     throw InputError(fmt::format(
-        "--resume: the checkpoint's DDP buckets hold {} of this run's {} reduced parameters; pass "
-        "a checkpoint of this run's scenario and model",
-        count, params));
+        "{}: the checkpoint's DDP buckets hold {} of this run's {} reduced parameters; pass a "
+        "checkpoint of this run's scenario and model",
+        source, count, params));
   }
 }
 

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace ddpbench::modes::ddp {
@@ -49,7 +50,9 @@ std::vector<std::vector<int64_t>> rebuilt_buckets(const std::vector<int64_t>& re
                                                   const BucketLimits& limits);
 
 // A layout read from a checkpoint (--resume) must hold each of `params` parameter indices exactly
-// once, in non-empty buckets; throws InputError naming what does not fit otherwise.
-void check_bucket_layout(const std::vector<std::vector<int64_t>>& buckets, int64_t params);
+// once, in non-empty buckets; throws InputError naming what does not fit otherwise, after
+// `source` (e.g. "--resume 'ckpt.pt'").
+void check_bucket_layout(const std::vector<std::vector<int64_t>>& buckets, int64_t params,
+                         const std::string& source = "--resume");
 
 }  // namespace ddpbench::modes::ddp
