@@ -189,9 +189,9 @@ class ProbeWarningsSilenced : public c10::WarningHandler {
 
 // One forward and loss of the first training sample, in eval mode and without autograd, before
 // anything starts: a --model that does not fit the data, or --data that does not fit the model or
-// the loss, says so here, naming the shapes.
-void check_first_sample(const training::RunSetup& setup, const data::Dataset& dataset,
-                        torch::nn::AnyModule& model) {
+// the loss, says so here, naming the shapes. Returns how many values the model outputs for it.
+int64_t check_first_sample(const training::RunSetup& setup, const data::Dataset& dataset,
+                           torch::nn::AnyModule& model) {
   const data::Example example = dataset.get(0, 0);
   at::Tensor input = example.input.unsqueeze(0);
   at::Tensor target = example.target.unsqueeze(0);
@@ -248,6 +248,24 @@ void check_first_sample(const training::RunSetup& setup, const data::Dataset& da
         target.sizes(), c10::toString(target.scalar_type()), data, cause_of(e)));
   }
   model.ptr()->train();
+  return output.numel();
+}
+
+// The default evaluation pass (512 samples for most scenarios) is sized for classifier heads; a
+// model with millions of outputs per sample spent minutes in it, silently (issue 51 defect 16).
+// Unless --eval-size was given, the pass computes at most this many output values.
+constexpr int64_t kDefaultEvalOutputs = int64_t{1} << 24;
+
+void size_evaluation_by_output(const RunRequest& request, int64_t outputs_per_sample,
+                               training::RunSetup& setup) {
+  if (request.eval_size >= 0 || outputs_per_sample <= 0 || setup.eval_size <= 0) return;
+  if (setup.eval_size <= kDefaultEvalOutputs / outputs_per_sample) return;
+  const int64_t capped = std::max<int64_t>(1, kDefaultEvalOutputs / outputs_per_sample);
+  setup.eval_size_note = fmt::format(
+      "the evaluation pass takes {} sample(s), not the default {}: the model outputs {} values "
+      "per sample, and the default pass computes at most {}; --eval-size N chooses",
+      capped, setup.eval_size, outputs_per_sample, kDefaultEvalOutputs);
+  setup.eval_size = capped;
 }
 
 }  // namespace
@@ -372,7 +390,8 @@ std::optional<PreparedRun> prepare_run(const RunRequest& request,
   check_model_fits(setup, *instance.model.ptr());
   if (!setup.spec->model_file.empty() || !setup.spec->data_file.empty() ||
       setup.spec->synthetic.requested()) {
-    check_first_sample(setup, *dataset, instance.model);
+    size_evaluation_by_output(request, check_first_sample(setup, *dataset, instance.model),
+                              setup);
   }
   check_micro_batches(setup, plan);
   if (!request.resume.empty()) {

@@ -62,6 +62,7 @@ void print_run_header(const training::RunSetup& s, const runtime::ExecutionConte
              modes::grad_record_name(grad));
   fmt::print("phases    check {} step(s); perf {} warm-up + {} timed step(s), {} scaling\n",
              s.check_steps, s.warmup_steps, s.perf_steps, s.strong_scaling ? "strong" : "weak");
+  if (!s.eval_size_note.empty()) fmt::print("eval      {}\n", s.eval_size_note);
   if (context.on_cuda()) {
     const int n = gpu.usable_devices;
     fmt::print(

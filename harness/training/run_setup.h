@@ -60,6 +60,8 @@ struct RunSetup {
   bool export_batches = false;
   // Samples of the held-out set the evaluation pass uses (training/evaluation.h); 0 = no pass.
   int64_t eval_size = 0;
+  // Why the default eval_size was lowered for this model (the run header says it); empty if not.
+  std::string eval_size_note;
   bool bisect = false;  // re-run a failing run in float64 (run/bisect.h)
   std::string out;
   // --checkpoint-every N: the check phase of every mode (DDP: rank 0) keeps a checkpoint after

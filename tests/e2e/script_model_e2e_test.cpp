@@ -130,6 +130,32 @@ TEST_F(ScriptModelE2E, APartlyFrozenModelTrainsInEveryEngineAndItsFaultsAreSeen)
   EXPECT_NE(fault.out.find("step 1, gradients of 4.weight"), std::string::npos) << fault.out;
 }
 
+// Issue 51 defect 16: a model with millions of outputs per sample spent minutes in the default
+// evaluation pass, silently. Without --eval-size the pass computes at most 2^24 output values and
+// the header says so (wide.pt: 2^18 per sample, so 64 of cifar_resnet18's default 128); an
+// explicit --eval-size is kept.
+TEST_F(ScriptModelE2E, AWideOutputCutsTheDefaultEvaluationPassAndSaysSo) {
+  const std::vector<std::string> wide = {"run", "--model", model("wide.pt"), "--input-shape", "2",
+                                         "--num-classes", "10", "--modes", "single",
+                                         "--batch-size", "4", "--steps", "1", "--check-only"};
+  auto args = wide;
+  args.insert(args.end(), {"--out", path("default")});
+  auto r = ddpbench(args);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("\neval      the evaluation pass takes 64 sample(s), not the default 128: "
+                       "the model outputs 262144 values per sample, and the default pass "
+                       "computes at most 16777216; --eval-size N chooses\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(testing::read_json(path("default") + "/report.json").at("config").at("eval_size"), 64);
+  args = wide;
+  args.insert(args.end(), {"--eval-size", "100", "--out", path("asked")});
+  r = ddpbench(args);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.find("\neval      "), std::string::npos) << r.out;
+  EXPECT_EQ(testing::read_json(path("asked") + "/report.json").at("config").at("eval_size"), 100);
+}
+
 // A checkpoint knows the file it trained (its hash): resuming it with another file is refused
 // before any tensor is matched, and the report names the file and what ddpbench found in it.
 TEST_F(ScriptModelE2E, ACheckpointResumesOnlyWithTheFileItTrained) {

@@ -20,6 +20,7 @@ DIR/mlp.pt              Linear(10, 16) + Tanh + Linear(16, 10): fits linear_mse'
 DIR/mlp_bn.pt           the same with BatchNorm1d(16) after the first Linear
 DIR/half_frozen.pt      Linear(10, 16) + Tanh + Linear(16, 16) + Tanh + Linear(16, 10), the middle
                         Linear frozen (requires_grad=False): DDP reduces only what trains
+DIR/wide.pt             Linear(2, 262144): 2^18 outputs per sample (the default evaluation pass is cut)
 DIR/tokens.pt           Embedding(50, 8) + mean over the sequence + Linear(8, 4): int64 tokens in
 DIR/newer.pt            mlp.pt with its archive's format version set to 99: "saved by a newer PyTorch"
 DIR/traced_dropout.pt   torch.jit.trace of Linear + Dropout(0.5): traced, one random op
@@ -276,6 +277,7 @@ def main():
     half_frozen[2].requires_grad_(False)
     script(half_frozen).save(os.path.join(out, "half_frozen.pt"))
     script(Tokens()).save(os.path.join(out, "tokens.pt"))
+    script(nn.Linear(2, 1 << 18)).save(os.path.join(out, "wide.pt"))
     write_newer_version(os.path.join(out, "mlp.pt"), os.path.join(out, "newer.pt"))
     write_data_files(out)
     torch.jit.trace(nn.Sequential(nn.Linear(10, 10), nn.Dropout(0.5)).train(),
