@@ -12,6 +12,7 @@
 #include "errors.h"
 #include "input_bounds.h"
 #include "input_file.h"
+#include "modes/common/trained_parameters.h"
 #include "modes/ddp/bucket_assignment.h"
 #include "quoted_input.h"
 #include "scenarios/training_recipe.h"
@@ -118,8 +119,7 @@ std::shared_ptr<const modes::Checkpoint> load_resume(const std::string& path,
   if (!m.ddp_buckets.empty()) {
     // Checked here, in the parent, so that a layout that does not fit is one line and exit 2
     // rather than every rank failing as it builds its engine.
-    int64_t reduced = 0;
-    for (const at::Tensor& p : model.parameters()) reduced += p.requires_grad() ? 1 : 0;
+    const auto reduced = static_cast<int64_t>(modes::trained_parameters(model).tensors.size());
     modes::ddp::check_bucket_layout(m.ddp_buckets, reduced, "--resume " + quoted_input(path));
   }
   if (plan.locate(m.step).epoch != m.epoch) {

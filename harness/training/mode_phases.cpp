@@ -136,7 +136,8 @@ modes::TrainOptions check_options(const PhaseInputs& in) {
 
 // --checkpoint-every N: after every N-th run-global step, `mode`'s state as a checkpoint into `o`.
 // Null without the flag. With `consolidate` (zero), every rank calls the keeper, which first
-// gathers the whole optimizer state (collective), and only `keep` (rank 0) records it.
+// gathers the whole optimizer state (collective), and only `keep` (rank 0) records it; likewise
+// `ddp_buckets` (ddp) settles the buckets on every rank and gives the layout rank 0 records.
 using Consolidate =
     std::function<std::unique_ptr<torch::optim::Optimizer>(torch::optim::Optimizer&)>;
 std::function<void(int64_t, torch::nn::Module&, torch::optim::Optimizer&,
@@ -154,6 +155,8 @@ checkpoint_keeper(const PhaseInputs& in, ModeKind mode, ModeOutcome& o,
     if (done % s.checkpoint_every != 0) return;
     std::unique_ptr<torch::optim::Optimizer> full;
     if (consolidate) full = consolidate(opt);
+    std::vector<std::vector<int64_t>> buckets;
+    if (ddp_buckets) buckets = ddp_buckets();
     if (!keep) return;
     modes::CheckpointMeta meta{
         s.spec->name,   modes::mode_name(mode), s.seed, s.world_size,
@@ -161,7 +164,7 @@ checkpoint_keeper(const PhaseInputs& in, ModeKind mode, ModeOutcome& o,
     meta.model = s.spec->model_name;
     meta.amp = scenarios::amp_name(s.spec->amp);
     if (ddp_buckets) {
-      meta.ddp_buckets = ddp_buckets();
+      meta.ddp_buckets = std::move(buckets);
       meta.ddp_bucket_cap_bytes = s.ddp.reducer.limits.bucket_cap_bytes;
     }
     o.checkpoints.push_back(
@@ -382,21 +385,13 @@ ModeOutcome run_ddp_rank(const PhaseInputs& in, comm::Communicator& comm,
     if (modes::fault_on_rank(s.fault, modes::FaultKind::kScaler, comm.rank())) {
       options.diverged_scale_step = s.fault->step;
     }
-    if (s.checkpoint_every > 0) {
-      // Every rank settles the buckets the next step will use (a collective), rank 0 records
-      // them in its checkpoint: a resumed run then sums in the uninterrupted run's order.
-      auto keep = comm.rank() == 0
-                      ? checkpoint_keeper(in, ModeKind::kDdp, o, nullptr, true,
-                                          [&path] { return path.bucket_layout(); })
-                      : nullptr;
-      options.after_step = [&path, keep = std::move(keep), every = s.checkpoint_every](
-                               int64_t step, torch::nn::Module& m, torch::optim::Optimizer& opt,
-                               const scenarios::GradScaler* scaler) {
-        if ((step + 1) % every != 0) return;
-        path.settle_buckets();
-        if (keep) keep(step, m, opt, scaler);
-      };
-    }
+    // Every rank settles the buckets the next step will use (a collective), rank 0 records
+    // them in its checkpoint: a resumed run then sums in the uninterrupted run's order.
+    options.after_step = checkpoint_keeper(in, ModeKind::kDdp, o, nullptr, comm.rank() == 0,
+                                           [&path] {
+                                             path.settle_buckets();
+                                             return path.bucket_layout();
+                                           });
     measure_after(options, s.check_steps - 1, footprint);
     keep_check(o, train_checked(in, ModeKind::kDdp, path, options, &comm, /*measure_amp=*/true, o),
                path.module(), options.first_step);

@@ -1,8 +1,8 @@
 // step_loop.cpp — see step_loop.h.
 #include "modes/common/step_loop.h"
 
-#include <fmt/format.h>
 #include <ATen/Parallel.h>
+#include <fmt/format.h>
 #include <torch/torch.h>
 
 #include <cmath>

@@ -113,8 +113,7 @@ C10dEngine::C10dEngine(torch::nn::Module& module, comm::Communicator& comm,
   auto assignment = c10d::compute_bucket_assignment_by_size(s.params, limits, sparse);
   std::vector<std::vector<size_t>> buckets = std::get<0>(assignment);
   std::reverse(buckets.begin(), buckets.end());
-  if (!options.initial_buckets.empty()) {
-    check_bucket_layout(options.initial_buckets, static_cast<int64_t>(s.params.size()));
+  if (!options.initial_buckets.empty()) {  // checked by DistributedModel: check_bucket_layout
     buckets.clear();
     for (const std::vector<int64_t>& b : options.initial_buckets) {
       buckets.emplace_back(b.begin(), b.end());

@@ -40,6 +40,11 @@ DistributedModel::DistributedModel(torch::nn::AnyModule module, comm::Communicat
   TrainedParameters trained = trained_parameters(*module_.ptr());
   names_ = std::move(trained.names);
   params_ = std::move(trained.tensors);
+  // run/resume.cpp refuses a layout that does not fit before any rank starts; this guards the
+  // engines' bucket allocation whatever hands them one.
+  if (!options_.resume_buckets.empty()) {
+    check_bucket_layout(options_.resume_buckets, static_cast<int64_t>(params_.size()));
+  }
   if (options_.impl == DdpImpl::kC10d) {
     // PyTorch's own constructor: verification, state broadcast, buckets, Reducer.
     C10dEngineOptions o;

@@ -65,8 +65,8 @@ class Reducer {
   void prepare_for_forward();
   // --resume: the buckets a checkpoint recorded (checkpoint.h: CheckpointMeta::ddp_buckets), as
   // the uninterrupted run had rebuilt them; no rebuild follows. At W >= 3 the layout is part of
-  // the arithmetic, so a resumed run without it sums in another order. Throws InputError when
-  // the layout does not cover each reduced parameter exactly once.
+  // the arithmetic, so a resumed run without it sums in another order. The layout must cover each
+  // reduced parameter exactly once (DistributedModel checks it: check_bucket_layout).
   void adopt_buckets(const std::vector<std::vector<int64_t>>& buckets);
   // Call before each synchronised backward: points every .grad back at its bucket slot (an
   // optimizer's zero_grad(set_to_none) or a user may have replaced it), keeping its value.
