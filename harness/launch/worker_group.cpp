@@ -23,6 +23,7 @@
 #include "errors.h"
 #include "launch/child_process.h"
 #include "launch/environment.h"
+#include "launch/failure_blame.h"
 #include "launch/signal_cleanup.h"
 #include "launch/stale_reclaim.h"
 
@@ -36,6 +37,7 @@ struct Worker {
   pid_t pid = -1;
   bool exited = false;
   int status = 0;
+  int seen_order = -1;  // when the parent reaped it (failure_blame.h)
   std::string log_path;
   std::string last_progress = "starting";
   Clock::time_point last_change;
@@ -138,30 +140,27 @@ std::pair<long, long> progress_rank(const std::string& p) {
   return {std::strtol(p.c_str(), nullptr, 10), std::strtol(p.c_str() + colon + 1, nullptr, 10)};
 }
 
-bool failed(const Worker& w) {
-  return w.exited && (!WIFEXITED(w.status) || WEXITSTATUS(w.status) != 0);
+// Reaps `w` if it has exited, numbering the exits in the order seen.
+bool reap(Worker& w, int& exits_seen) {
+  if (w.exited || waitpid(w.pid, &w.status, WNOHANG) != w.pid) return false;
+  w.exited = true;
+  w.seen_order = exits_seen++;
+  return true;
 }
 
-// Peers of a dead rank fail their next collective within moments, so the first exit seen is not
-// necessarily the cause: give the others a moment to exit, then prefer a rank that did not die
-// of a lost peer (kExitPeerLost).
-std::string blame_failure(std::vector<Worker>& workers) {
+// Peers of a dead rank fail their next collective within moments: give them a moment to exit,
+// then blame the rank failure_blame.h picks.
+std::string blame_failure(std::vector<Worker>& workers, int& exits_seen) {
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  std::vector<RankExit> exits;
   for (auto& w : workers) {
-    if (!w.exited && waitpid(w.pid, &w.status, WNOHANG) == w.pid) w.exited = true;
+    reap(w, exits_seen);
+    if (w.exited) exits.push_back(RankExit{w.rank, w.status, w.seen_order});
   }
-  const Worker* culprit = nullptr;
-  for (const auto& w : workers) {
-    if (!failed(w)) continue;
-    const bool peer_lost = WIFEXITED(w.status) && WEXITSTATUS(w.status) == kExitPeerLost;
-    if (culprit == nullptr || (!peer_lost && WIFEXITED(culprit->status) &&
-                               WEXITSTATUS(culprit->status) == kExitPeerLost)) {
-      culprit = &w;
-    }
-  }
-  return fmt::format("rank {} {} at {}; its stderr ends: {}", culprit->rank,
-                     describe_exit(culprit->status), describe_progress(culprit->last_progress),
-                     tail_of(culprit->log_path, 4));
+  const Worker& culprit = workers[static_cast<size_t>(choose_culprit(exits)->rank)];
+  return fmt::format("rank {} {} at {}; its stderr ends: {}", culprit.rank,
+                     describe_exit(culprit.status), describe_progress(culprit.last_progress),
+                     tail_of(culprit.log_path, 4));
 }
 
 // The bytes rank 0 wrote, checked against the size it announced through the store.
@@ -215,15 +214,15 @@ std::string run_worker_group(const WorkerGroupOptions& o) {
       tracked.emplace_back(cleanup.track_child(w.pid));
     }
     size_t done = 0;
+    int exits_seen = 0;
     while (done < workers.size() && failure.empty()) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
       for (auto& w : workers) {
         if (w.exited) continue;
-        if (waitpid(w.pid, &w.status, WNOHANG) == w.pid) {
-          w.exited = true;
+        if (reap(w, exits_seen)) {
           ++done;
-          if (!WIFEXITED(w.status) || WEXITSTATUS(w.status) != 0) {
-            failure = blame_failure(workers);
+          if (failed_exit(w.status)) {
+            failure = blame_failure(workers, exits_seen);
             break;
           }
           continue;

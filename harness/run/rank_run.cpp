@@ -2,6 +2,7 @@
 #include "run/rank_run.h"
 
 #include <fmt/format.h>
+#include <signal.h>
 #include <torch/torch.h>
 
 #include <optional>
@@ -23,6 +24,10 @@ namespace ddpbench::run {
 int run_as_rank(const RunRequest& request, const scenarios::ScenarioRegistry& registry,
                 const launch::WorldInfo& world, const std::vector<std::string>& argv) {
   using modes::ModeKind;
+  // A write to a dead peer's socket (gloo's TCP pairs) must fail as an error this rank reports
+  // as a lost peer, not kill it with SIGPIPE: a rank killed so looks like a cause, and the
+  // parent or a torchrun log would blame it instead of the peer that died first.
+  signal(SIGPIPE, SIG_IGN);
   const bool spawned = world.launcher == launch::Launcher::kDdpbench;
   std::optional<PreparedRun> prepared = prepare_run(request, registry, world);
   if (!prepared) return kExitOk;  // the scenario cannot run here; prepare_run said why
