@@ -215,6 +215,7 @@ DDPBENCH_RECORD_FIELDS(ReferenceRecord) {
   v("summary", r.summary, plain());
   v("state_file", r.state_file, plain());
   v("floor", r.floor, plain());
+  v("losses", r.losses, number_or_nan(-kInf, kInf));
 }
 
 DDPBENCH_RECORD_FIELDS(DivergenceRecord) {

@@ -13,7 +13,7 @@ namespace ddpbench::reports {
 
 // Bumped whenever a field changes meaning, disappears or is added: the reader requires every
 // field it knows (json_report_reader.h), so an older report is refused with its version named.
-inline constexpr int kSchemaVersion = 6;
+inline constexpr int kSchemaVersion = 7;
 
 struct RunContext {
   std::string ddpbench_version;
@@ -195,6 +195,9 @@ struct ReferenceRecord {
   // How the rounding floor its checks were re-judged with was measured (Note [Rounding floor
   // measured on the model]); "" when every check passed at its fixed limit, or none could be.
   std::string floor;
+  // The reference's loss per checked step: what the loss check compared `losses` with, so that
+  // `report` and `gate` recompute that check (compare/report_audit.h).
+  std::vector<double> losses;
 };
 
 // Where a failing mode first parted from its reference: the earliest step, and within it the

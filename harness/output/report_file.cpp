@@ -10,6 +10,7 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 
+#include "compare/report_audit.h"
 #include "errors.h"
 #include "quoted_input.h"
 #include "reports/json_report_reader.h"
@@ -60,6 +61,8 @@ ReportFile load_report_file(const std::string& given) {
   try {
     // report_from_json recomputes every status and the verdict (reports/verdict.h).
     f.report = reports::report_from_json(nlohmann::json::parse(f.bytes));
+    // ... and the limits, the check set and the loss check its configuration gives.
+    compare::audit_report(f.report);
     return f;
   } catch (const nlohmann::json::exception& e) {
     throw InputError(fmt::format("{}: not a valid report ({})", quoted_input(path), e.what()));

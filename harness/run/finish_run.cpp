@@ -10,6 +10,7 @@
 
 #include "compare/ddp_agreement.h"
 #include "compare/mode_comparison.h"
+#include "compare/report_audit.h"
 #include "errors.h"
 #include "metrics/step_statistics.h"
 #include "modes/common/model_state.h"
@@ -294,6 +295,7 @@ int finish_run(const training::RunSetup& setup, const runtime::ExecutionContext&
       r.reference = reference_record(exact, single->trace, o.trace);
       r.reference.comparison = o.trace.comparison;
       r.reference.floor = floor_how;
+      r.reference.losses = ref->trace.losses;
       if (ref != single) {
         r.reference.state_file = fmt::format("state_reference_{}.pt", modes::mode_name(o.mode));
         const std::vector<char> state = modes::pickle_state(ref->trace.final_state);
@@ -360,6 +362,15 @@ int finish_run(const training::RunSetup& setup, const runtime::ExecutionContext&
                  "ddpbench: --bisect runs from the launching ddpbench process only; under an "
                  "external launcher, re-run with --dtype float64 instead\n");
     }
+  }
+  // `report` and `gate` refuse a report its configuration contradicts (Note [What a report's
+  // configuration implies]); one ddpbench wrote itself must never be such: a disagreement is
+  // ddpbench's own bug, and no report is written.
+  try {
+    compare::audit_report(report);
+  } catch (const InputError& e) {
+    throw std::logic_error(
+        fmt::format("ddpbench's own report fails the audit `report` applies: {}", e.what()));
   }
   output::write_reports(report, out,
                         wrote_checkpoints ? ", state files and checkpoints" : " and state files");

@@ -5,12 +5,16 @@
 
 #include <string>
 
+#include "compare/check_limits.h"
 #include "compare/ddp_agreement.h"
 #include "compare/mode_comparison.h"
 #include "modes/common/mode_kind.h"
 #include "training/run_setup.h"
 
 namespace ddpbench::training {
+
+// What the run's limits depend on (compare/check_limits.h), as its report's config records it.
+compare::LimitSettings limit_settings(const RunSetup& setup);
 
 // grad_record: "full" or "fingerprint".
 compare::ComparisonPolicy comparison_policy(const RunSetup& setup, modes::ModeKind mode,
