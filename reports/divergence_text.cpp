@@ -39,8 +39,8 @@ std::string describe_precision(const RunConfig& c) {
 }
 
 std::string describe_evaluation(const EvaluationRecord& e) {
-  if (e.status.empty()) return "";
-  if (e.status == "skipped") return "skipped: " + e.skipped_reason;
+  if (e.status == EvaluationStatus::kNotRun) return "";
+  if (e.status == EvaluationStatus::kSkipped) return "skipped: " + e.skipped_reason;
   return fmt::format("on {}: {}", e.dataset, e.summary);
 }
 

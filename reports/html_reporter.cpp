@@ -343,7 +343,8 @@ std::string hosts_text(const RunReport& r) {
 // libtorch's own code, so its version is part of the answer.
 std::string ddp_engine_text(const RunReport& r) {
   const DdpSettings& d = r.config.ddp;
-  if (std::find(r.config.modes.begin(), r.config.modes.end(), "ddp") == r.config.modes.end()) {
+  if (std::find(r.config.modes.begin(), r.config.modes.end(), name_of(Mode::kDdp)) ==
+      r.config.modes.end()) {
     return "-";
   }
   std::string engine = d.impl == "c10d"
@@ -382,7 +383,7 @@ std::string memory_chart(const std::vector<MemoryRow>& rows) {
   if (sizes.size() < 2) return "";
   std::vector<Series> series;
   for (const auto& [mode, points] : largest) {
-    Series s{mode, color_of(mode == "zero" ? Mode::kZero : Mode::kDdp), {}};
+    Series s{mode, color_of(parse_name<Mode>(mode).value_or(Mode::kDdp)), {}};
     for (const auto& [k, mib] : points) s.points.emplace_back(static_cast<double>(k), mib);
     series.push_back(std::move(s));
   }

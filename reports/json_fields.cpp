@@ -41,8 +41,6 @@ void JsonFields::refuse(const std::string& field, const json& value,
                                shown(value), expected));
 }
 
-bool JsonFields::has(const char* key) const { return object_.contains(key); }
-
 const json& JsonFields::at(const char* key) const {
   const auto it = object_.find(key);
   if (it == object_.end()) {
@@ -56,10 +54,6 @@ std::string JsonFields::text(const char* key) const {
   const json& v = at(key);
   if (!v.is_string()) refuse(field(key), v, "a string");
   return v.get<std::string>();
-}
-
-std::string JsonFields::text_or(const char* key, const std::string& fallback) const {
-  return has(key) ? text(key) : fallback;
 }
 
 bool JsonFields::flag(const char* key) const {
@@ -91,10 +85,6 @@ int64_t JsonFields::integer(const char* key, int64_t lo, int64_t hi) const {
   return integer_value(field(key), at(key), lo, hi);
 }
 
-int64_t JsonFields::integer_or(const char* key, int64_t fallback, int64_t lo, int64_t hi) const {
-  return has(key) ? integer(key, lo, hi) : fallback;
-}
-
 double JsonFields::number_value(const std::string& name, const json& v, double lo, double hi,
                                 bool null_is_nan) const {
   if (null_is_nan && v.is_null()) return std::nan("");
@@ -112,10 +102,6 @@ double JsonFields::number(const char* key, double lo, double hi) const {
 
 double JsonFields::number_or_nan(const char* key, double lo, double hi) const {
   return number_value(field(key), at(key), lo, hi, true);
-}
-
-double JsonFields::number_or_nan_or(const char* key, double fallback, double lo, double hi) const {
-  return has(key) ? number_or_nan(key, lo, hi) : fallback;
 }
 
 namespace {

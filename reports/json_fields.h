@@ -20,7 +20,6 @@ class JsonFields {
   // `path` names the object in messages ("config.sampler"); "" for the document itself.
   JsonFields(const nlohmann::json& object, std::string path);
 
-  bool has(const char* key) const;
   // Required fields: a missing one is an error naming it.
   std::string text(const char* key) const;
   bool flag(const char* key) const;
@@ -40,12 +39,6 @@ class JsonFields {
   JsonFields object(const char* key) const;
   // The elements of an array field, each an object, with its index in the path.
   std::vector<JsonFields> objects(const char* key) const;
-
-  // Optional fields (reports written before they existed): the fallback when absent, checked
-  // like the required ones when present.
-  std::string text_or(const char* key, const std::string& fallback) const;
-  int64_t integer_or(const char* key, int64_t fallback, int64_t lo, int64_t hi) const;
-  double number_or_nan_or(const char* key, double fallback, double lo, double hi) const;
 
   const std::string& path() const { return path_; }
   // The path of field `key` in messages ("results[1].world_size").

@@ -37,9 +37,10 @@ enum class Stage {
   kInjectedFault,    // an --inject-fault no other check caught (training/fault_detection.h)
   kOptimizerState,   // zero, lockstep: the optimizer's state after each step against the reference
   kMatchesDdp,       // zero: its losses, gradients and final state against ddp's in the same run
+  kStageCount,       // not a stage: the number of them, so that a value added above needs a row
 };
-// The last Stage: a value appended after it moves this name too (kStageSpecs is checked up to it).
-inline constexpr Stage kLastStage = Stage::kMatchesDdp;
+// The last Stage (kStageSpecs has a row for every value up to it, or the build fails).
+inline constexpr Stage kLastStage = static_cast<Stage>(static_cast<int>(Stage::kStageCount) - 1);
 
 // How a check's `error` is computed, and so what its `limit` bounds (Note [Recomputable
 // verdicts] in verdict.h):
@@ -170,6 +171,20 @@ struct EnumNames<Mode> {
       {Mode::kDp, "dp"},
       {Mode::kDdp, "ddp"},
       {Mode::kZero, "zero"},
+  }};
+};
+
+// Whether a mode's evaluation pass ran (training/evaluation.h): not at all (no check phase), to
+// its end, or skipped for the reason the record gives.
+enum class EvaluationStatus { kNotRun, kDone, kSkipped };
+
+template <>
+struct EnumNames<EvaluationStatus> {
+  static constexpr const char* kWhat = "evaluation status";
+  static constexpr std::array<std::pair<EvaluationStatus, std::string_view>, 3> kTable{{
+      {EvaluationStatus::kNotRun, ""},
+      {EvaluationStatus::kDone, "done"},
+      {EvaluationStatus::kSkipped, "skipped"},
   }};
 };
 

@@ -101,7 +101,7 @@ struct RunConfig {
   std::string scenario_config;
   std::string scenario_yaml;
   // Training settings outside the scenario that change what every mode computes.
-  int64_t accumulation_steps = 1;  // micro-steps per optimizer step (dp, ddp)
+  int64_t accumulation_steps = 1;  // micro-steps per optimizer step (dp, ddp, zero)
   bool no_sync = true;             // DDP's no_sync() over all but the last micro-step
   std::string comparison;          // "lockstep" or "free-running"
   std::string gradient_check;      // "full" or "fingerprint" (or "auto" before resolution)
@@ -225,7 +225,7 @@ struct DivergenceRecord {
 // those duplicates are both kept. The check "evaluation" compares them with a single-device
 // evaluation of the same trained weights.
 struct EvaluationRecord {
-  std::string status;  // "done", "skipped" (see skipped_reason), "" = not run (no check phase)
+  EvaluationStatus status = EvaluationStatus::kNotRun;  // kSkipped: see skipped_reason
   std::string skipped_reason;
   std::string dataset;  // the held-out set
   int64_t samples = 0;  // its size N

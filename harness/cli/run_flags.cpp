@@ -151,7 +151,7 @@ void add_shared_run_flags(CLI::App& cmd, run::RunRequest& r) {
       ->check(integer_one_of({1, 2, 3}, "the ZeRO stage"))
       ->default_str("1");
   cmd.add_option("--accumulation-steps", r.accumulation_steps,
-                 "Gradient accumulation: micro-steps per optimizer step in dp and ddp (default: "
+                 "Gradient accumulation: micro-steps per optimizer step in dp, ddp and zero (default: "
                  "the scenario's); --batch-size is the global batch of the whole step")
       ->check(integer_in(1, kMaxSteps))
       ->default_str("");

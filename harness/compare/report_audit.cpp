@@ -151,7 +151,8 @@ std::vector<Stage> required_checks(const reports::RunReport& report, const ModeR
   }
   if (r.mode == Mode::kDdp || r.mode == Mode::kZero) need.push_back(Stage::kRanksBitwiseEqual);
   if (r.mode == Mode::kDdp && config.amp == "fp16") need.push_back(Stage::kRanksScaleEqual);
-  if ((r.mode == Mode::kDp || r.mode == Mode::kDdp) && r.evaluation.status == "done") {
+  if ((r.mode == Mode::kDp || r.mode == Mode::kDdp) &&
+      r.evaluation.status == reports::EvaluationStatus::kDone) {
     need.push_back(Stage::kEvaluation);
   }
   const ModeResult* ddp = result_of(report, Mode::kDdp, r.world_size);

@@ -246,7 +246,7 @@ reports::CheckRecord evaluation_check(const EvalTotals& mode, const EvalTotals& 
 
 reports::EvaluationRecord evaluation_record(const EvalTotals& t, const std::string& dataset) {
   reports::EvaluationRecord r;
-  r.status = "done";
+  r.status = reports::EvaluationStatus::kDone;
   r.dataset = dataset;
   r.samples = t.unique.count;
   r.count = t.all.count;
@@ -272,7 +272,7 @@ reports::EvaluationRecord evaluation_record(const EvalTotals& t, const std::stri
 
 reports::EvaluationRecord skipped_evaluation(const std::string& reason) {
   reports::EvaluationRecord r;
-  r.status = "skipped";
+  r.status = reports::EvaluationStatus::kSkipped;
   r.skipped_reason = reason;
   return r;
 }

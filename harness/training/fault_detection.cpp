@@ -8,6 +8,7 @@
 
 #include "errors.h"
 #include "modes/ddp/comm_hook.h"
+#include "reports/verdict.h"
 #include "scenarios/scenario.h"
 #include "training/comparison_policy.h"
 
@@ -102,7 +103,7 @@ reports::CheckRecord unseen_fault(const modes::FaultSpec& f, std::string detail)
   c.items = 1;
   c.outside = 1;
   c.error = 1;
-  c.status = reports::CheckStatus::kFail;
+  c.status = reports::check_status(c, {});  // fail: its one item is outside
   c.tensor = f.tensor;
   c.step = f.step;
   c.detail = std::move(detail);

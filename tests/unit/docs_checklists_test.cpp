@@ -3,10 +3,11 @@
 // Every check (Note [One row per check]) has a phase and its line in reports/SCHEMA.md; every
 // backend is described in the README; every mode is in the README's `--modes` list, in the code's
 // order; every built-in scenario has its row in the README's scenario table; every training fault
-// the README shows parses. (The flags whose choices come from an enum are held by
-// run_flag_choices_test.cpp.)
+// the README shows parses; the README's Layout names every folder. (The flags whose choices come
+// from an enum are held by run_flag_choices_test.cpp.)
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -90,6 +91,27 @@ TEST(DocsChecklists, EveryTrainingFaultTheReadmeShowsParses) {
     EXPECT_NO_THROW(modes::parse_fault(text)) << "the README shows --inject-fault " << text;
   }
   EXPECT_GE(shown, 5) << "the README's fault examples were not found";
+}
+
+// Issue 52: the README's Layout names every folder of the product and its tests (`name` in
+// backticks), so a folder added is a folder described.
+TEST(DocsChecklists, TheReadmeLayoutNamesEveryFolder) {
+  const std::string readme = source_file("README.md");
+  const auto at = readme.find("## Layout");
+  ASSERT_NE(at, std::string::npos) << "README.md lost its Layout section";
+  const std::string layout = readme.substr(at, readme.find("\n## ", at + 1) - at);
+  namespace fs = std::filesystem;
+  int folders = 0;
+  for (const char* top : {"harness", "harness/modes", "harness/modes/ddp", "scenarios", "tests"}) {
+    for (const auto& e : fs::directory_iterator(std::string(testing::kSourceDir) + "/" + top)) {
+      if (!e.is_directory()) continue;
+      const std::string name = e.path().filename().string();
+      ++folders;
+      EXPECT_NE(layout.find("`" + name + "`"), std::string::npos)
+          << top << "/" << name << " is missing from the README's Layout section";
+    }
+  }
+  EXPECT_GE(folders, 25);  // the walk found the folders at all
 }
 
 }  // namespace

@@ -26,7 +26,7 @@ TEST(OutcomeCodec, RoundTripsEveryField) {
   r.buckets = 3;
   r.peak_device_memory_bytes = {int64_t{1} << 33, 7};
   r.extra_checks = {compare::rank_agreement_check(3, 1, 2, "w")};
-  r.evaluation = {"done", "", "held-out", 10, 12, 2, 0.5, 0.75, 0.4, 0.7, "summary"};
+  r.evaluation = {reports::EvaluationStatus::kDone, "", "held-out", 10, 12, 2, 0.5, 0.75, 0.4, 0.7, "summary"};
   r.trace.comparison = "lockstep";
   r.trace.state_diffs = {{0, "w", reports::Stage::kUpdates, 3e-7, 3e-7, 0},
                          {1, "n", reports::Stage::kBuffers, 0.5, 0.25, 2, 1.5, 4.0},
@@ -63,7 +63,7 @@ TEST(OutcomeCodec, RoundTripsEveryField) {
   EXPECT_EQ(back.extra_checks[0].tensor, "w");
   EXPECT_NE(back.extra_checks[0].detail.find("rank 2"), std::string::npos);
   EXPECT_EQ(back.trace.comparison, "lockstep");
-  EXPECT_EQ(back.evaluation.status, "done");
+  EXPECT_EQ(back.evaluation.status, reports::EvaluationStatus::kDone);
   EXPECT_EQ(back.evaluation.dataset, "held-out");
   EXPECT_EQ(back.evaluation.count, 12);
   EXPECT_EQ(back.evaluation.padded, 2);
