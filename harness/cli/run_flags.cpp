@@ -150,9 +150,10 @@ void add_shared_run_flags(CLI::App& cmd, run::RunRequest& r) {
          "(parameters sharded on dim 0 too, gathered for forward and backward, as FSDP)")
       ->check(integer_one_of({1, 2, 3}, "the ZeRO stage"))
       ->default_str("1");
-  cmd.add_option("--accumulation-steps", r.accumulation_steps,
-                 "Gradient accumulation: micro-steps per optimizer step in dp, ddp and zero (default: "
-                 "the scenario's); --batch-size is the global batch of the whole step")
+  cmd.add_option(
+         "--accumulation-steps", r.accumulation_steps,
+         "Gradient accumulation: micro-steps per optimizer step in dp, ddp and zero (default: "
+         "the scenario's); --batch-size is the global batch of the whole step")
       ->check(integer_in(1, kMaxSteps))
       ->default_str("");
   cmd.add_option("--no-sync", r.no_sync,
@@ -177,14 +178,7 @@ void add_run_flags(CLI::App& cmd, run::RunRequest& r) {
   cmd.add_option("--gpus,--world-size", r.world_size, "World size K: ranks, one process each")
       ->default_str("without --modes: every usable GPU, else 2 CPU ranks; with --modes: 1")
       ->check(integer_at_least(1));
-  cmd.add_option(
-      "--inject-fault", r.inject_fault,
-      "KIND:rank=R,step=S[,eps=E][,tensor=NAME], KIND in grad, crash, hang, nan (ddp, zero), "
-      "syncbn, buffers, join (ddp), scaler (ddp, --amp fp16), inf (ddp, zero, --amp fp16), shard, "
-      "owner, gather, state "
-      "(zero); eval:rank=R (dp's and ddp's evaluation pass); dpbuffers:step=S (dp); "
-      "noscale:step=S (dp, ddp, --accumulation-steps). eps applies to grad, shard and state, "
-      "tensor to grad");
+  cmd.add_option("--inject-fault", r.inject_fault, run::inject_fault_help());
   cmd.add_option("--grad-check", r.grad_check, "Gradient comparison: auto, full, fingerprint")
       ->check(CLI::IsMember(run::grad_check_choices()));
   cmd.add_option("--comparison", r.comparison,

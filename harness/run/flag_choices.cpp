@@ -2,6 +2,7 @@
 #include "run/flag_choices.h"
 
 #include "comm/backend_support.h"
+#include "modes/common/fault_table.h"
 #include "modes/common/gradient_record.h"
 #include "modes/ddp/comm_hook.h"
 #include "modes/ddp/distributed_model.h"
@@ -42,5 +43,7 @@ std::vector<std::string> grad_check_choices() {
   }
   return names;
 }
+
+std::string inject_fault_help() { return modes::fault_usage(); }
 
 }  // namespace ddpbench::run

@@ -1,8 +1,8 @@
 // flag_choices.h — the values the CLI offers for flags whose choices belong to a layer below it
 // (the CLI sees only run/'s plain headers): --backend's come from comm/'s backend table, and
 // --ddp-impl's, --comm-hook's and --grad-check's from the arrays beside their enums
-// (modes/ddp/distributed_model.h, comm_hook.h, modes/common/gradient_record.h), so a new value
-// needs no edit of the CLI.
+// (modes/ddp/distributed_model.h, comm_hook.h, modes/common/gradient_record.h), and
+// --inject-fault's from the fault table, so a new value needs no edit of the CLI.
 #pragma once
 
 #include <string>
@@ -18,5 +18,8 @@ std::string backend_help();
 std::vector<std::string> ddp_impl_choices();
 std::vector<std::string> comm_hook_choices();
 std::vector<std::string> grad_check_choices();
+// --inject-fault's help text: every fault kind's syntax, modes and needs, from its row
+// (modes/common/fault_table.h).
+std::string inject_fault_help();
 
 }  // namespace ddpbench::run

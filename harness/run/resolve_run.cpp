@@ -13,7 +13,6 @@
 #include "comm/backend_support.h"
 #include "errors.h"
 #include "launch/local_address.h"
-#include "modes/common/trained_parameters.h"
 #include "modes/ddp/comm_hook.h"
 #include "quoted_input.h"
 #include "run/data_file.h"
@@ -24,7 +23,7 @@
 #include "scenarios/scenario_config.h"
 #include "scenarios/script_scenario.h"
 #include "scenarios/training_recipe.h"
-#include "training/fault_detection.h"
+#include "training/fault_refusals.h"
 #include "training/progress_line.h"
 
 namespace ddpbench::run {
@@ -124,101 +123,6 @@ void check_temp_dir() {
         "TMPDIR as an existing writable folder, or unset it (then /tmp is used)",
         quoted_input(tmpdir)));
   }
-}
-
-void check_fault_tensor(const training::RunSetup& s) {
-  if (s.fault->kind != modes::FaultKind::kGrad || s.fault->tensor.empty()) return;
-  // A frozen parameter has no gradient to fault: the engines reduce only what trains.
-  const std::vector<std::string> names =
-      modes::trained_parameters(*s.spec->build_model(s.seed).ptr()).names;
-  if (std::find(names.begin(), names.end(), s.fault->tensor) != names.end()) return;
-  const size_t shown = std::min<size_t>(3, names.size());
-  throw InputError(fmt::format(
-      "--inject-fault tensor {} is not a trained parameter of {}: name one of its parameters "
-      "that require grad ({}{})",
-      quoted_input(s.fault->tensor), s.spec->name,
-      fmt::join(names.begin(), names.begin() + shown, ", "), shown < names.size() ? ", ..." : ""));
-}
-
-void check_fault(const training::RunSetup& s) {
-  const modes::FaultKind kind = s.fault->kind;
-  if (kind == modes::FaultKind::kDpBuffers) {
-    if (!s.has_mode(modes::ModeKind::kDataParallel)) {
-      throw InputError("--inject-fault dpbuffers needs the dp mode (add dp to --modes)");
-    }
-  } else if (kind == modes::FaultKind::kNoScale) {
-    if (s.accumulation_steps == 1 ||
-        (!s.has_mode(modes::ModeKind::kDataParallel) && !s.has_per_rank_mode())) {
-      throw InputError(
-          "--inject-fault noscale needs gradient accumulation in dp, ddp or zero: add "
-          "--accumulation-steps 2 or more (or use grad_accum) and dp, ddp or zero to --modes");
-    }
-  } else if (kind == modes::FaultKind::kEval) {
-    if (!s.has_mode(modes::ModeKind::kDataParallel) && !s.has_mode(modes::ModeKind::kDdp)) {
-      throw InputError("--inject-fault eval needs a data-parallel mode (add dp or ddp to --modes)");
-    }
-  } else if (kind == modes::FaultKind::kShard || kind == modes::FaultKind::kOwner ||
-             kind == modes::FaultKind::kGather || kind == modes::FaultKind::kState) {
-    if (!s.has_mode(modes::ModeKind::kZero)) {
-      throw InputError(fmt::format("--inject-fault {} needs the zero mode (add zero to --modes)",
-                                   modes::fault_name(kind)));
-    }
-  } else if (kind == modes::FaultKind::kGrad || kind == modes::FaultKind::kCrash ||
-             kind == modes::FaultKind::kHang || kind == modes::FaultKind::kNan ||
-             kind == modes::FaultKind::kInf) {
-    if (!s.has_per_rank_mode()) {
-      throw InputError(
-          fmt::format("--inject-fault {} needs the ddp or zero mode (add one to --modes)",
-                      modes::fault_name(kind)));
-    }
-  } else if (!s.has_mode(modes::ModeKind::kDdp)) {
-    throw InputError("--inject-fault needs the ddp mode (add ddp to --modes)");
-  }
-  if ((kind == modes::FaultKind::kScaler || kind == modes::FaultKind::kInf) &&
-      s.spec->amp != scenarios::AmpKind::kFp16) {
-    throw InputError(fmt::format(
-        "--inject-fault {} tests the GradScaler of --amp fp16, which this run does not use: add "
-        "--amp fp16",
-        modes::fault_name(kind)));
-  }
-  if (kind == modes::FaultKind::kScaler && s.fault->rank == 0) {
-    throw InputError(
-        "--inject-fault scaler: every rank's scale is compared with rank 0's; pick rank=1 or "
-        "higher");
-  }
-  if (kind == modes::FaultKind::kBuffers && s.fault->rank == 0) {
-    throw InputError(
-        "--inject-fault buffers: rank 0 is the broadcast's source and keeps its buffers anyway; "
-        "pick rank=1 or higher");
-  }
-  if (kind == modes::FaultKind::kBuffers && !s.ddp.broadcast_buffers) {
-    throw InputError(
-        "--inject-fault buffers skips the buffer broadcast, which --no-broadcast-buffers turns "
-        "off already: drop one of them");
-  }
-  if (s.fault->rank >= s.world_size) {
-    throw InputError(fmt::format("--inject-fault rank {} is outside a world of {} ranks",
-                                 s.fault->rank, s.world_size));
-  }
-  if (kind == modes::FaultKind::kState && !s.lockstep) {
-    // Free-running, a state scaled at the last step would move nothing any check sees.
-    throw InputError(
-        "--inject-fault state is caught by the lockstep comparison's optimizer_state check, and "
-        "this run trains free-running: add single to --modes and run in float32, or pass "
-        "--comparison lockstep");
-  }
-  if (s.fault->kind == modes::FaultKind::kSyncBn && !s.sync_bn) {
-    throw InputError("--inject-fault syncbn needs SyncBN: add --sync-bn or use resnet18_syncbn");
-  }
-  if (s.check_steps == 0) {
-    throw InputError("--inject-fault needs the check phase (drop --perf-only)");
-  }
-  if (s.fault->step >= s.steps) {
-    throw InputError(
-        fmt::format("--inject-fault step {} is beyond the run's {} steps", s.fault->step, s.steps));
-  }
-  check_fault_tensor(s);
-  training::require_detectable_fault(s);
 }
 
 // --ddp-impl c10d drives c10d's Reducer over c10d's process group, which only the gloo
@@ -549,7 +453,7 @@ training::RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioReg
 
   if (!o.inject_fault.empty()) {
     s.fault = modes::parse_fault(o.inject_fault);
-    check_fault(s);
+    training::check_fault(s);
   }
   return s;
 }

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "errors.h"
+#include "modes/common/fault_table.h"
 #include "modes/ddp/comm_hook.h"
 #include "reports/verdict.h"
 #include "scenarios/scenario.h"
@@ -86,14 +87,6 @@ void require_detectable_fault(const RunSetup& setup) {
 
 namespace {
 
-// A fault of the zero mode's own (modes/zero/zero_path.h), which only its checks can see.
-bool zero_fault(const RunSetup& s) {
-  using modes::FaultKind;
-  return s.fault && s.has_mode(modes::ModeKind::kZero) &&
-         (s.fault->kind == FaultKind::kShard || s.fault->kind == FaultKind::kOwner ||
-          s.fault->kind == FaultKind::kGather || s.fault->kind == FaultKind::kState);
-}
-
 // A failing check of one exact item, the fault that was not seen.
 reports::CheckRecord unseen_fault(const modes::FaultSpec& f, std::string detail) {
   reports::CheckRecord c;
@@ -120,7 +113,12 @@ bool any_failed(const std::vector<reports::CheckRecord>& checks) {
 
 std::optional<reports::CheckRecord> undetected_fault_check(
     const RunSetup& setup, modes::ModeKind mode, const std::vector<reports::CheckRecord>& checks) {
-  if (zero_fault(setup) && mode == modes::ModeKind::kZero) {
+  // Only the kinds whose row says so, in the modes they go into (fault_table.h).
+  if (!setup.fault) return std::nullopt;
+  const modes::FaultRow& row = modes::fault_row(setup.fault->kind);
+  if (!row.must_be_caught || (row.modes & modes::mode_bit(mode)) == 0) return std::nullopt;
+  if (row.kind != modes::FaultKind::kGrad) {
+    // zero's own faults (shard, owner, gather, state), which only zero's checks can see.
     if (checks.empty() || any_failed(checks)) return std::nullopt;
     const modes::FaultSpec& f = *setup.fault;
     return unseen_fault(
@@ -132,9 +130,6 @@ std::optional<reports::CheckRecord> undetected_fault_check(
                "run, matches_ddp can see it; inject a larger eps, or run free-running with ddp",
                modes::fault_name(f.kind), f.rank, f.step, f.eps, setup.dtype_name(),
                setup.context.dtype == at::kDouble ? "about 16" : "about 7"));
-  }
-  if (!modes::runs_per_rank(mode) || !setup.fault || setup.fault->kind != modes::FaultKind::kGrad) {
-    return std::nullopt;
   }
   if (!setup.has_mode(modes::ModeKind::kSingle)) {
     // With ddp and zero judged against each other, the fault went into both alike and no

@@ -22,8 +22,9 @@ namespace ddpbench::training {
 void require_detectable_fault(const RunSetup& setup);
 
 // After `mode` was judged (`checks`: every check of it, extra checks included): a failing
-// "injected_fault" check when the run's grad fault, or a zero fault (shard, owner, gather, state)
-// into the zero mode, went into this mode and no check failed; a grad fault in a run of ddp and
+// "injected_fault" check when the run's fault is of a kind whose row says must_be_caught (grad,
+// and zero's shard, owner, gather, state; modes/common/fault_table.h), went into this mode (one of
+// the row's modes) and no check failed; a grad fault in a run of ddp and
 // zero without single is never seen (it moves both alike, and no reference judges them).
 std::optional<reports::CheckRecord> undetected_fault_check(
     const RunSetup& setup, modes::ModeKind mode, const std::vector<reports::CheckRecord>& checks);

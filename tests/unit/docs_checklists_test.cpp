@@ -15,6 +15,7 @@
 
 #include "comm/backend_support.h"
 #include "modes/common/fault_injection.h"
+#include "modes/common/fault_table.h"
 #include "modes/common/mode_kind.h"
 #include "reports/record_enums.h"
 #include "scenarios/registry.h"
@@ -91,6 +92,16 @@ TEST(DocsChecklists, EveryTrainingFaultTheReadmeShowsParses) {
     EXPECT_NO_THROW(modes::parse_fault(text)) << "the README shows --inject-fault " << text;
   }
   EXPECT_GE(shown, 5) << "the README's fault examples were not found";
+}
+
+// Issue 52: the README's fault table is the fault rows (modes/common/fault_table.cpp), so a kind
+// added, or a mode or need changed, is a README changed.
+TEST(DocsChecklists, TheReadmeFaultTableIsTheFaultRows) {
+  const std::string readme = source_file("README.md");
+  const std::string table = modes::fault_table_markdown();
+  EXPECT_NE(readme.find("\n" + table), std::string::npos)
+      << "README.md's \"Fault injection\" section should hold this table, as it is:\n"
+      << table;
 }
 
 // Issue 52: the README's Layout names every folder of the product and its tests (`name` in

@@ -3,6 +3,7 @@
 
 #include "errors.h"
 #include "modes/common/fault_injection.h"
+#include "modes/common/fault_table.h"
 
 namespace ddpbench::modes {
 namespace {
@@ -65,7 +66,7 @@ TEST(FaultInjection, RequiresRankAndStepAndRefusesRepeatsAndStrayFields) {
       {"eval", "rank is missing"},
       {"eval:rank=1,step=0", "eval has no step"},
       {"nan:rank=1,step=1,eps=2", "eps= applies to grad, shard and state"},
-      {"crash:rank=1,step=1,tensor=fc.weight", "tensor= to grad"},
+      {"crash:rank=1,step=1,tensor=fc.weight", "tensor= applies to grad"},
       {"shard:rank=1,step=1,tensor=fc.weight", "drop tensor="},
       {"state:rank=1,step=1,tensor=fc.weight", "drop tensor="},
   };
@@ -110,6 +111,77 @@ TEST(FaultInjection, LastingFaultsAreActiveFromTheirStepOn) {
   EXPECT_TRUE(fault_active(f, FaultKind::kBuffers, 1, 7));
   EXPECT_FALSE(fault_active(f, FaultKind::kBuffers, 0, 7));
   EXPECT_FALSE(fault_active(f, FaultKind::kSyncBn, 1, 7));
+}
+
+// KIND:f1,f2,... from the fields of `texts`.
+std::string fault_text(const char* kind, const std::vector<std::string>& texts) {
+  std::string out = std::string(kind) + ":";
+  for (size_t i = 0; i < texts.size(); ++i) out += (i ? "," : "") + texts[i];
+  return out;
+}
+
+std::string refusal_of(const std::string& text) {
+  try {
+    parse_fault(text);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Every row parses with its own syntax, and refuses each field it does not take and each
+// required field left out (fault_table.h drives the grammar).
+TEST(FaultTable, EveryRowParsesItsOwnFieldsAndNoOthers) {
+  struct Field {
+    const char* key;
+    const char* text;
+    FaultField bit;
+  };
+  const Field fields[] = {{"rank", "rank=1", kFaultRank},
+                          {"step", "step=1", kFaultStep},
+                          {"eps", "eps=0.5", kFaultEps},
+                          {"tensor", "tensor=fc.weight", kFaultTensor}};
+  for (const FaultRow& row : fault_rows()) {
+    std::vector<std::string> taken;
+    for (const Field& f : fields) {
+      if (row.fields & f.bit) taken.emplace_back(f.text);
+    }
+    EXPECT_EQ(parse_fault(fault_text(row.name, taken)).kind, row.kind) << row.name;
+    EXPECT_STREQ(fault_name(row.kind), row.name);
+    for (const Field& f : fields) {
+      if (!(row.fields & f.bit)) {
+        std::vector<std::string> extra = taken;
+        extra.emplace_back(f.text);
+        const std::string said = refusal_of(fault_text(row.name, extra));
+        EXPECT_NE(said.find(std::string(row.name) + " has no " + f.key), std::string::npos)
+            << row.name << " with " << f.text << ": " << said;
+      } else if (f.bit == kFaultRank || f.bit == kFaultStep) {
+        std::vector<std::string> missing;
+        for (const std::string& t : taken) {
+          if (t != f.text) missing.push_back(t);
+        }
+        const std::string said = refusal_of(fault_text(row.name, missing));
+        EXPECT_NE(said.find(std::string(f.key) + " is missing"), std::string::npos)
+            << row.name << " without " << f.key << ": " << said;
+      }
+    }
+  }
+}
+
+TEST(FaultTable, TheUsageNamesEveryKindWithItsSyntaxAndModes) {
+  const std::string usage = fault_usage();
+  for (const FaultRow& row : fault_rows()) {
+    const bool plain = row.fields == (kFaultRank | kFaultStep);
+    EXPECT_NE(usage.find((plain ? std::string(row.name) : fault_syntax(row)) + " (" +
+                         fault_modes_text(row)),
+              std::string::npos)
+        << row.name << " in " << usage;
+    EXPECT_NE(fault_table_markdown().find("| `" + fault_syntax(row) + "` |"), std::string::npos)
+        << row.name;
+  }
+  EXPECT_EQ(fault_modes_text(fault_row(FaultKind::kNoScale)), "dp, ddp or zero");
+  EXPECT_EQ(fault_modes_text(fault_row(FaultKind::kDpBuffers)), "dp");
+  EXPECT_EQ(find_fault_row("boom"), nullptr);
 }
 
 }  // namespace

@@ -1,27 +1,9 @@
 // fault_injection.h — `--inject-fault KIND:rank=R,step=S[,eps=E][,tensor=NAME]`: deliberate
-// faults that prove the harness can say FAIL. DDP: grad: scale rank R's gradient of one tensor by
-// (1+eps) before the allreduce; crash: rank R exits with an error at step S; hang: rank R stops
-// responding at step S; nan: rank R's loss becomes NaN at step S; syncbn: rank R normalises with
-// local statistics from step S on; buffers: rank R keeps its own buffers instead of rank 0's
-// broadcast from step S on; join: rank R, which has run out of batches at step S (uneven rank
-// batches, PyTorch's Join), contributes its last batch's gradient instead of zeros. DP: dpbuffers:
-// from step S on the master keeps the mean of the replicas' buffers instead of replica 0's (a wrong
-// buffer rule; rank is not used). DP and DDP with gradient accumulation: noscale:step=S: at step S
-// every process forgets to scale the micro-step losses by 1/A (the classic accumulation bug; rank
-// is not used). eval: DDP rank R leaves its last evaluated sample out of its contribution to the
-// evaluation pass's allreduce, and DP leaves the last gathered sample out (training/evaluation.h;
-// no step). scaler (--amp fp16, ddp): rank R's GradScaler scale doubles at step S and stays apart
-// from the other ranks' (pytorch/pytorch#90057). inf (--amp fp16, ddp): an inf in rank R's gradient
-// of the first parameter at step S, before the allreduce, which must make every rank skip the
-// step (the references overflow at that step too, so the run passes only if every rank skipped).
-// zero (modes/zero/zero_path.h) takes grad, crash, hang, nan and inf as DDP does, and four of its
-// own: shard: after rank R's optimizer step at step S, the first parameter it owns is scaled by
-// 1+eps before its broadcast; owner: at step S rank R does not step the first parameter it owns (a
-// wrong owner in its partition); gather: at step S rank R misses the broadcasts of the parameters
-// it does not own and keeps their old values; state: after rank R's optimizer step at step S, its
-// optimizer state of the first parameter it owns (stage 3: holds rows of) is scaled by 1+eps, as
-// a wrong or stale state shard would be (the lockstep comparison's optimizer_state check sees it;
-// its updates cannot, since every step starts from the reference's state).
+// faults that prove the harness can say FAIL. What each kind does, the fields it takes, the modes
+// and options it needs and what catches it are its row in fault_table.h (one row per FaultKind);
+// the code that injects a kind lives with the mode it goes into (the step loop, modes/ddp,
+// modes/zero/zero_path.h, training/evaluation.h). Here: the parsed fault and the questions the
+// injection sites ask of it.
 #pragma once
 
 #include <cstdint>
@@ -46,7 +28,8 @@ enum class FaultKind {
   kShard,
   kOwner,
   kGather,
-  kState
+  kState,
+  kFaultKindCount,  // not a kind: the number of them, so that a kind added above needs a row
 };
 
 struct FaultSpec {

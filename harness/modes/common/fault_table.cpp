@@ -1,0 +1,159 @@
+// fault_table.cpp — see fault_table.h. The rows say what each fault does; the code that injects it
+// lives with the mode it goes into (the step loop, modes/ddp, modes/zero, training/evaluation).
+#include "modes/common/fault_table.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+#include <vector>
+
+namespace ddpbench::modes {
+namespace {
+
+constexpr unsigned kDp = mode_bit(ModeKind::kDataParallel);
+constexpr unsigned kDdp = mode_bit(ModeKind::kDdp);
+constexpr unsigned kZero = mode_bit(ModeKind::kZero);
+constexpr unsigned kAt = kFaultRank | kFaultStep;
+
+constexpr std::array<FaultRow, kFaultKinds> kRows = {{
+    {FaultKind::kGrad, "grad", kAt | kFaultEps | kFaultTensor, kDdp | kZero, kNeedsNothing, true,
+     "scales rank R's gradient of one tensor (the first parameter, or tensor=) by 1+eps (1e-3) "
+     "before the allreduce at step S",
+     "the gradients check, exit 1 (an eps below the run's gradient tolerance is refused)"},
+    {FaultKind::kCrash, "crash", kAt, kDdp | kZero, kNeedsNothing, false,
+     "rank R exits with an error at step S", "the launch: exit 3 naming the rank"},
+    {FaultKind::kHang, "hang", kAt, kDdp | kZero, kNeedsNothing, false,
+     "rank R stops responding at step S", "the timeout: exit 3 naming the rank"},
+    {FaultKind::kNan, "nan", kAt, kDdp | kZero, kNeedsNothing, false,
+     "rank R's loss becomes NaN at step S", "the NaN guard: exit 3 naming the rank"},
+    {FaultKind::kSyncBn, "syncbn", kAt, kDdp, kNeedsSyncBn, false,
+     "rank R normalises with its local statistics from step S on (it still joins every "
+     "collective)",
+     "the parameters and buffers checks, exit 1"},
+    {FaultKind::kBuffers, "buffers", kAt, kDdp, kNeedsBufferBroadcast | kNeedsRankAboveZero, false,
+     "rank R keeps its own buffers instead of rank 0's broadcast from step S on",
+     "the ranks_buffers_equal check, exit 1"},
+    {FaultKind::kDpBuffers, "dpbuffers", kFaultStep, kDp, kNeedsNothing, false,
+     "from step S on the master keeps the mean of the replicas' buffers instead of replica 0's",
+     "the buffers check, exit 1"},
+    {FaultKind::kNoScale, "noscale", kFaultStep, kDp | kDdp | kZero, kNeedsAccumulation, false,
+     "at step S every process forgets to scale the micro-step losses by 1/A (the classic "
+     "accumulation bug)",
+     "the gradients check, exit 1"},
+    {FaultKind::kEval, "eval", kFaultRank, kDp | kDdp, kNeedsNothing, false,
+     "ddp rank R leaves its last evaluated sample out of the evaluation pass's allreduce (dp: the "
+     "last gathered sample)",
+     "the evaluation check, exit 1"},
+    {FaultKind::kJoin, "join", kAt, kDdp, kNeedsNothing, false,
+     "rank R, out of batches at step S (uneven data, PyTorch's Join), contributes its last "
+     "batch's gradient instead of zeros",
+     "the gradients check, exit 1"},
+    {FaultKind::kScaler, "scaler", kAt, kDdp, kNeedsFp16Amp | kNeedsRankAboveZero, false,
+     "rank R's GradScaler scale doubles at step S and stays apart from the other ranks' "
+     "(pytorch/pytorch#90057)",
+     "the ranks_scale_equal check, exit 1"},
+    {FaultKind::kInf, "inf", kAt, kDdp | kZero, kNeedsFp16Amp, false,
+     "an inf in rank R's gradient of the first parameter at step S, before the allreduce, which "
+     "must make every rank skip the step",
+     "the loss_scale check, exit 1, unless every rank skipped the step the references skip"},
+    {FaultKind::kShard, "shard", kAt | kFaultEps, kZero, kNeedsNothing, true,
+     "after rank R's optimizer step at step S, the first parameter it owns is scaled by 1+eps "
+     "before its broadcast",
+     "the parameters check, exit 1"},
+    {FaultKind::kOwner, "owner", kAt, kZero, kNeedsNothing, true,
+     "at step S rank R does not step the first parameter it owns (a wrong owner in its "
+     "partition)",
+     "the updates and parameters checks, exit 1"},
+    {FaultKind::kGather, "gather", kAt, kZero, kNeedsNothing, true,
+     "at step S rank R misses the broadcasts of the parameters it does not own and keeps their "
+     "old values",
+     "the ranks_bitwise_equal check, exit 1"},
+    {FaultKind::kState, "state", kAt | kFaultEps, kZero, kNeedsLockstep, true,
+     "after rank R's optimizer step at step S, its optimizer state of the first parameter it owns "
+     "(stage 3: holds rows of) is scaled by 1+eps, as a wrong or stale state shard would be",
+     "the lockstep comparison's optimizer_state check, exit 1"},
+}};
+
+constexpr bool rows_follow_the_enum() {
+  for (size_t i = 0; i < kFaultKinds; ++i) {
+    if (kRows[i].kind != static_cast<FaultKind>(i) || kRows[i].name == nullptr) return false;
+  }
+  return true;
+}
+static_assert(rows_follow_the_enum(),
+              "every FaultKind needs its row in kRows, in the enum's order");
+
+std::string needs_text(unsigned needs) {
+  std::vector<std::string> parts;
+  if (needs & kNeedsFp16Amp) parts.push_back("--amp fp16");
+  if (needs & kNeedsAccumulation) parts.push_back("--accumulation-steps 2+");
+  if (needs & kNeedsSyncBn) parts.push_back("SyncBN");
+  if (needs & kNeedsLockstep) parts.push_back("lockstep");
+  if (needs & kNeedsBufferBroadcast) parts.push_back("the buffer broadcast");
+  if (needs & kNeedsRankAboveZero) parts.push_back("rank >= 1");
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+}  // namespace
+
+const std::array<FaultRow, kFaultKinds>& fault_rows() { return kRows; }
+
+const FaultRow& fault_row(FaultKind kind) {
+  const auto i = static_cast<size_t>(kind);
+  if (i >= kFaultKinds) throw std::logic_error("fault_row: kFaultKindCount is not a fault kind");
+  return kRows[i];
+}
+
+const FaultRow* find_fault_row(const std::string& name) {
+  for (const FaultRow& row : kRows) {
+    if (name == row.name) return &row;
+  }
+  return nullptr;
+}
+
+std::string fault_syntax(const FaultRow& row) {
+  std::vector<std::string> fields;
+  if (row.fields & kFaultRank) fields.push_back("rank=R");
+  if (row.fields & kFaultStep) fields.push_back("step=S");
+  std::string text = fmt::format("{}:{}", row.name, fmt::join(fields, ","));
+  if (row.fields & kFaultEps) text += "[,eps=E]";
+  if (row.fields & kFaultTensor) text += "[,tensor=NAME]";
+  return text;
+}
+
+std::string fault_modes_text(const FaultRow& row) {
+  std::vector<std::string> names;
+  for (ModeKind m : {ModeKind::kSingle, ModeKind::kDataParallel, ModeKind::kDdp, ModeKind::kZero}) {
+    if (row.modes & mode_bit(m)) names.push_back(mode_name(m));
+  }
+  if (names.size() < 2) return names.empty() ? "" : names[0];
+  const std::string last = names.back();
+  names.pop_back();
+  return fmt::format("{} or {}", fmt::join(names, ", "), last);
+}
+
+std::string fault_usage() {
+  std::vector<std::string> kinds;
+  for (const FaultRow& row : kRows) {
+    const std::string needs = needs_text(row.needs & ~kNeedsRankAboveZero);
+    // The kinds that take just rank and step go by their name; the others show their fields.
+    kinds.push_back(fmt::format("{} ({}{}{})", row.fields == kAt ? row.name : fault_syntax(row),
+                                fault_modes_text(row), needs.empty() ? "" : "; ", needs));
+  }
+  return fmt::format("KIND:rank=R,step=S, KIND one of {}", fmt::join(kinds, ", "));
+}
+
+std::string fault_table_markdown() {
+  std::string text =
+      "| fault | modes | needs | what it does | caught by |\n|---|---|---|---|---|\n";
+  for (const FaultRow& row : kRows) {
+    const std::string needs = needs_text(row.needs);
+    text +=
+        fmt::format("| `{}` | {} | {} | {} | {}{} |\n", fault_syntax(row), fault_modes_text(row),
+                    needs.empty() ? "-" : needs, row.effect, row.detected,
+                    row.must_be_caught ? "; a run where nothing caught it FAILs" : "");
+  }
+  return text;
+}
+
+}  // namespace ddpbench::modes

@@ -1,0 +1,72 @@
+// fault_table.h — one row per `--inject-fault` kind: its name, the fields it takes, the modes and
+// options it needs, what it does and how the run catches it. Parsing (fault_injection.cpp), the
+// refusals before training (training/fault_refusals.cpp), the detection rule
+// (training/fault_detection.cpp), `run --help` and the README's fault table all read these rows,
+// so a kind is added in one place (and the code path that injects it). No torch here.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <string>
+
+#include "modes/common/fault_injection.h"
+#include "modes/common/mode_kind.h"
+
+namespace ddpbench::modes {
+
+// The fields of KIND:rank=R,step=S[,eps=E][,tensor=NAME] a kind takes. rank and step, when a kind
+// takes them, are required (a fault at a made-up place proves nothing); eps and tensor are not.
+enum FaultField : unsigned {
+  kFaultRank = 1u << 0,
+  kFaultStep = 1u << 1,
+  kFaultEps = 1u << 2,
+  kFaultTensor = 1u << 3,
+};
+
+// What else in the run a kind needs, beyond one of its modes.
+enum FaultNeed : unsigned {
+  kNeedsNothing = 0,
+  kNeedsFp16Amp = 1u << 0,          // it tests the GradScaler of --amp fp16
+  kNeedsAccumulation = 1u << 1,     // --accumulation-steps 2 or more
+  kNeedsSyncBn = 1u << 2,           // --sync-bn or resnet18_syncbn
+  kNeedsLockstep = 1u << 3,         // only the lockstep comparison's optimizer_state sees it
+  kNeedsBufferBroadcast = 1u << 4,  // it skips the broadcast --no-broadcast-buffers removes
+  kNeedsRankAboveZero = 1u << 5,    // rank 0 is the source everything is compared with
+};
+
+constexpr unsigned mode_bit(ModeKind mode) { return 1u << static_cast<unsigned>(mode); }
+
+struct FaultRow {
+  FaultKind kind;
+  const char* name;
+  unsigned fields;  // FaultField bits
+  unsigned modes;   // mode_bit()s of the modes it goes into
+  unsigned needs;   // FaultNeed bits
+  // A run the fault went into (one of `modes`) FAILs with an `injected_fault` check when no check
+  // of that mode failed, instead of passing blind (training/fault_detection.h).
+  bool must_be_caught;
+  const char* effect;    // what it does to the run, one sentence for --help's reader and README
+  const char* detected;  // what catches it
+};
+
+inline constexpr size_t kFaultKinds = static_cast<size_t>(FaultKind::kFaultKindCount);
+
+// Every kind, in FaultKind's order (the build fails when a kind has no row, or a row sits out of
+// order: fault_table.cpp's static_assert).
+const std::array<FaultRow, kFaultKinds>& fault_rows();
+const FaultRow& fault_row(FaultKind kind);
+// nullptr for an unknown name.
+const FaultRow* find_fault_row(const std::string& name);
+
+// "grad:rank=R,step=S[,eps=E][,tensor=NAME]": the row's own syntax.
+std::string fault_syntax(const FaultRow& row);
+// "ddp or zero", "dp": the modes a row goes into.
+std::string fault_modes_text(const FaultRow& row);
+// The whole grammar, every kind with its modes and needs (and its fields where they are not
+// rank and step): the --inject-fault help, and
+// the tail of every parse error (after "expected ").
+std::string fault_usage();
+// The README's fault table (a docs test holds the README to it).
+std::string fault_table_markdown();
+
+}  // namespace ddpbench::modes

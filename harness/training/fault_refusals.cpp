@@ -1,0 +1,109 @@
+// fault_refusals.cpp — see fault_refusals.h. The modes and needs come from the fault's row; the
+// rules here only say what each need means for a run and how to meet it.
+#include "training/fault_refusals.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "errors.h"
+#include "modes/common/fault_table.h"
+#include "modes/common/trained_parameters.h"
+#include "quoted_input.h"
+#include "scenarios/scenario.h"
+#include "training/fault_detection.h"
+
+namespace ddpbench::training {
+namespace {
+
+void check_modes(const RunSetup& s, const modes::FaultRow& row) {
+  for (modes::ModeKind m : s.modes) {
+    if (row.modes & modes::mode_bit(m)) return;
+  }
+  const std::string names = modes::fault_modes_text(row);
+  const bool one = names.find(' ') == std::string::npos;
+  throw InputError(fmt::format("--inject-fault {} needs the {} mode (add {} to --modes)", row.name,
+                               names, one ? names : "one"));
+}
+
+// The first need of `row` the run does not meet, as the error line's text; empty if none.
+std::string unmet_need(const RunSetup& s, const modes::FaultRow& row) {
+  const std::string name = row.name;
+  if ((row.needs & modes::kNeedsAccumulation) && s.accumulation_steps == 1) {
+    return fmt::format(
+        "--inject-fault {} needs gradient accumulation: add --accumulation-steps 2 or more (or "
+        "use grad_accum)",
+        name);
+  }
+  if ((row.needs & modes::kNeedsFp16Amp) && s.spec->amp != scenarios::AmpKind::kFp16) {
+    return fmt::format(
+        "--inject-fault {} tests the GradScaler of --amp fp16, which this run does not use: add "
+        "--amp fp16",
+        name);
+  }
+  if ((row.needs & modes::kNeedsRankAboveZero) && s.fault->rank == 0) {
+    return fmt::format(
+        "--inject-fault {}: every rank's {} is compared with rank 0's, whose is the source; pick "
+        "rank=1 or higher",
+        name, row.kind == modes::FaultKind::kScaler ? "scale" : "buffers");
+  }
+  if ((row.needs & modes::kNeedsBufferBroadcast) && !s.ddp.broadcast_buffers) {
+    return fmt::format(
+        "--inject-fault {} skips the buffer broadcast, which --no-broadcast-buffers turns off "
+        "already: drop one of them",
+        name);
+  }
+  if ((row.needs & modes::kNeedsLockstep) && !s.lockstep) {
+    // Free-running, a state scaled at the last step would move nothing any check sees.
+    return fmt::format(
+        "--inject-fault {} is caught by the lockstep comparison's optimizer_state check, and this "
+        "run trains free-running: add single to --modes and run in float32, or pass --comparison "
+        "lockstep",
+        name);
+  }
+  if ((row.needs & modes::kNeedsSyncBn) && !s.sync_bn) {
+    return fmt::format("--inject-fault {} needs SyncBN: add --sync-bn or use resnet18_syncbn",
+                       name);
+  }
+  return "";
+}
+
+void check_fault_tensor(const RunSetup& s) {
+  if (s.fault->tensor.empty()) return;
+  // A frozen parameter has no gradient to fault: the engines reduce only what trains.
+  const std::vector<std::string> names =
+      modes::trained_parameters(*s.spec->build_model(s.seed).ptr()).names;
+  if (std::find(names.begin(), names.end(), s.fault->tensor) != names.end()) return;
+  const size_t shown = std::min<size_t>(3, names.size());
+  throw InputError(fmt::format(
+      "--inject-fault tensor {} is not a trained parameter of {}: name one of its parameters "
+      "that require grad ({}{})",
+      quoted_input(s.fault->tensor), s.spec->name,
+      fmt::join(names.begin(), names.begin() + shown, ", "), shown < names.size() ? ", ..." : ""));
+}
+
+}  // namespace
+
+void check_fault(const RunSetup& s) {
+  const modes::FaultRow& row = modes::fault_row(s.fault->kind);
+  check_modes(s, row);
+  if (const std::string need = unmet_need(s, row); !need.empty()) throw InputError(need);
+  if (s.fault->rank >= s.world_size) {
+    throw InputError(fmt::format("--inject-fault rank {} is outside a world of {} ranks",
+                                 s.fault->rank, s.world_size));
+  }
+  if (s.check_steps == 0) {
+    throw InputError("--inject-fault needs the check phase (drop --perf-only)");
+  }
+  if ((row.fields & modes::kFaultStep) && s.fault->step >= s.steps) {
+    throw InputError(
+        fmt::format("--inject-fault step {} is beyond the run's {} steps", s.fault->step, s.steps));
+  }
+  check_fault_tensor(s);
+  require_detectable_fault(s);
+}
+
+}  // namespace ddpbench::training

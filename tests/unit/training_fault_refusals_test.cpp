@@ -1,0 +1,120 @@
+// training_fault_refusals_test.cpp — the fault table drives what `--inject-fault` is refused for,
+// in both directions: every kind is accepted in a run that has one of its modes and everything it
+// needs, and refused, naming the fix, for a run without its modes and for each need unmet.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "errors.h"
+#include "modes/common/fault_table.h"
+#include "scenarios/registry.h"
+#include "training/fault_refusals.h"
+
+namespace ddpbench::training {
+namespace {
+
+using modes::FaultRow;
+using modes::ModeKind;
+
+// A run of linear_mse at 2 ranks with single and every mode the row goes into, and every need it
+// has met.
+RunSetup run_for(const FaultRow& row) {
+  RunSetup s;
+  auto spec =
+      std::make_shared<scenarios::ScenarioSpec>(scenarios::builtin_registry().get("linear_mse"));
+  if (row.needs & modes::kNeedsFp16Amp) spec->amp = scenarios::AmpKind::kFp16;
+  s.spec = spec;
+  s.world_size = 2;
+  s.steps = 3;
+  s.check_steps = 3;
+  s.modes = {ModeKind::kSingle};
+  for (ModeKind m : {ModeKind::kDataParallel, ModeKind::kDdp, ModeKind::kZero}) {
+    if (row.modes & modes::mode_bit(m)) s.modes.push_back(m);
+  }
+  if (row.needs & modes::kNeedsAccumulation) s.accumulation_steps = 2;
+  if (row.needs & modes::kNeedsSyncBn) s.sync_bn = true;
+  if (row.needs & modes::kNeedsLockstep) s.lockstep = true;
+  s.ddp.broadcast_buffers = true;
+  modes::FaultSpec f;
+  f.kind = row.kind;
+  f.rank = 1;
+  f.step = 1;
+  f.eps = 0.5;  // far above every gradient tolerance: the grad fault is detectable
+  s.fault = f;
+  return s;
+}
+
+std::string refusal(const RunSetup& s) {
+  try {
+    check_fault(s);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(FaultRefusals, EveryKindIsTakenWhereItsRowSaysAndRefusedElsewhere) {
+  for (const FaultRow& row : modes::fault_rows()) {
+    const RunSetup ok = run_for(row);
+    EXPECT_EQ(refusal(ok), "") << row.name;
+
+    RunSetup without_modes = ok;
+    without_modes.modes = {ModeKind::kSingle};
+    EXPECT_NE(refusal(without_modes).find(std::string("--inject-fault ") + row.name + " needs the"),
+              std::string::npos)
+        << row.name << ": " << refusal(without_modes);
+
+    RunSetup beyond = ok;
+    beyond.fault->rank = 2;
+    EXPECT_NE(refusal(beyond).find("outside a world of 2 ranks"), std::string::npos) << row.name;
+  }
+}
+
+TEST(FaultRefusals, EachNeedUnmetIsRefusedNamingTheFix) {
+  struct Need {
+    modes::FaultNeed need;
+    void (*unmeet)(RunSetup&);
+    const char* fix;
+  };
+  const Need needs[] = {
+      {modes::kNeedsFp16Amp,
+       [](RunSetup& s) {
+         auto spec = std::make_shared<scenarios::ScenarioSpec>(*s.spec);
+         spec->amp = scenarios::AmpKind::kOff;
+         s.spec = spec;
+       },
+       "add --amp fp16"},
+      {modes::kNeedsAccumulation, [](RunSetup& s) { s.accumulation_steps = 1; },
+       "--accumulation-steps 2 or more"},
+      {modes::kNeedsSyncBn, [](RunSetup& s) { s.sync_bn = false; }, "add --sync-bn"},
+      {modes::kNeedsLockstep, [](RunSetup& s) { s.lockstep = false; }, "--comparison lockstep"},
+      {modes::kNeedsBufferBroadcast, [](RunSetup& s) { s.ddp.broadcast_buffers = false; },
+       "drop one of them"},
+      {modes::kNeedsRankAboveZero, [](RunSetup& s) { s.fault->rank = 0; }, "pick rank=1"},
+  };
+  int refused = 0;
+  for (const FaultRow& row : modes::fault_rows()) {
+    for (const Need& n : needs) {
+      if (!(row.needs & n.need)) continue;
+      RunSetup s = run_for(row);
+      n.unmeet(s);
+      const std::string said = refusal(s);
+      EXPECT_NE(said.find(n.fix), std::string::npos) << row.name << ": " << said;
+      ++refused;
+    }
+  }
+  EXPECT_GE(refused, 7) << "the table lost the needs this test knows";
+}
+
+TEST(FaultRefusals, AStepBeyondTheRunAndAPerfOnlyRunAreRefused) {
+  RunSetup s = run_for(modes::fault_row(modes::FaultKind::kCrash));
+  s.fault->step = 3;
+  EXPECT_NE(refusal(s).find("beyond the run's 3 steps"), std::string::npos) << refusal(s);
+  s.fault->step = 1;
+  s.check_steps = 0;
+  EXPECT_NE(refusal(s).find("drop --perf-only"), std::string::npos) << refusal(s);
+}
+
+}  // namespace
+}  // namespace ddpbench::training
