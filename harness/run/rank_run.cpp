@@ -17,6 +17,7 @@
 #include "run/prepare_run.h"
 #include "training/mode_phases.h"
 #include "training/outcome_codec.h"
+#include "training/rank_phases.h"
 #include "training/reference_runs.h"
 
 namespace ddpbench::run {
