@@ -17,12 +17,7 @@
 namespace ddpbench::reports {
 namespace {
 
-const char* color_of(Mode mode) {
-  if (mode == Mode::kSingle) return "#555555";
-  if (mode == Mode::kDp) return "#1f77b4";
-  if (mode == Mode::kZero) return "#2ca02c";
-  return "#d62728";  // ddp
-}
+const char* color_of(Mode mode) { return mode_spec(mode).colour.data(); }
 
 // The verdict's class and heading word.
 std::pair<const char*, const char*> verdict_words(Verdict v) {

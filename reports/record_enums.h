@@ -15,8 +15,46 @@ namespace ddpbench::reports {
 // What a check concluded. Only the verdict function (reports/verdict.h) decides it.
 enum class CheckStatus { kPass, kFail, kExpectedDivergence, kNotComparable, kRounding };
 
-// The execution mode a result belongs to (modes::ModeKind is the same set, for running).
-enum class Mode { kSingle, kDp, kDdp, kZero };
+// The execution mode a result belongs to, and the mode a run trains in (modes::ModeKind is this
+// type). A value added needs its row in kModeSpecs (the build fails without it).
+enum class Mode { kSingle, kDp, kDdp, kZero, kModeCount };
+
+// Note [One row per mode]
+// ~~~~~~~~~~~~~~~~~~~~~~~
+// Everything the program says of a mode outside the code that runs it: its one name (what
+// --modes takes, report.json carries and every format prints), whether it runs one process per
+// rank (over a backend and a launch, judged rank by rank) or in the parent, what `run --help`
+// says of it, and its colour in report.html. The CLI, resolve, the launch, scale and the report
+// formats read these rows; how a per-rank mode runs its phases is its driver
+// (training/rank_phases.h).
+struct ModeSpec {
+  Mode mode;
+  std::string_view name;
+  bool per_rank;
+  std::string_view help;
+  std::string_view colour;
+};
+
+inline constexpr std::array<ModeSpec, static_cast<size_t>(Mode::kModeCount)> kModeSpecs{{
+    {Mode::kSingle, "single", false, "the reference: one device, the whole global batch",
+     "#555555"},
+    {Mode::kDp, "dp", false, "one process, K replicas, as torch.nn.DataParallel", "#1f77b4"},
+    {Mode::kDdp, "ddp", true, "one process per rank, as DistributedDataParallel", "#d62728"},
+    {Mode::kZero, "zero", true, "one process per rank, sharded: ZeRO stages 1-3, --zero-stage",
+     "#2ca02c"},
+}};
+
+constexpr const ModeSpec& mode_spec(Mode mode) { return kModeSpecs[static_cast<size_t>(mode)]; }
+
+namespace detail {
+constexpr bool one_row_per_mode() {
+  for (size_t i = 0; i < kModeSpecs.size(); ++i) {
+    if (kModeSpecs[i].mode != static_cast<Mode>(i) || kModeSpecs[i].name.empty()) return false;
+  }
+  return true;
+}
+}  // namespace detail
+static_assert(detail::one_row_per_mode(), "every Mode needs its row in kModeSpecs, in order");
 
 // What a check judges, which is also where a failing run first parted from its reference: a
 // stage of the step in the order a step computes it (the forward's loss and buffers, backward's
@@ -163,15 +201,18 @@ struct EnumNames<CheckStatus> {
   }};
 };
 
+namespace detail {
+template <size_t... I>
+constexpr std::array<std::pair<Mode, std::string_view>, sizeof...(I)> mode_names(
+    std::index_sequence<I...>) {
+  return {{{kModeSpecs[I].mode, kModeSpecs[I].name}...}};
+}
+}  // namespace detail
+
 template <>
 struct EnumNames<Mode> {
   static constexpr const char* kWhat = "mode";
-  static constexpr std::array<std::pair<Mode, std::string_view>, 4> kTable{{
-      {Mode::kSingle, "single"},
-      {Mode::kDp, "dp"},
-      {Mode::kDdp, "ddp"},
-      {Mode::kZero, "zero"},
-  }};
+  static constexpr auto kTable = detail::mode_names(std::make_index_sequence<kModeSpecs.size()>{});
 };
 
 // Whether a mode's evaluation pass ran (training/evaluation.h): not at all (no check phase), to

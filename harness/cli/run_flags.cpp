@@ -172,7 +172,7 @@ void add_shared_run_flags(CLI::App& cmd, run::RunRequest& r) {
 
 void add_run_flags(CLI::App& cmd, run::RunRequest& r) {
   add_shared_run_flags(cmd, r);
-  add_list_option(cmd, "--modes", r.modes, "Comma-separated modes: single, dp, ddp, zero")
+  add_list_option(cmd, "--modes", r.modes, run::modes_help())
       ->allow_extra_args(false)  // the words after it are KEY VALUE overrides
       ->default_str("single,dp,ddp without --gpus; with --gpus K: single,ddp (single for K = 1)");
   cmd.add_option("--gpus,--world-size", r.world_size, "World size K: ranks, one process each")

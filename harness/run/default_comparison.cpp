@@ -8,7 +8,7 @@ namespace ddpbench::run {
 RunRequest with_default_comparison(RunRequest request, int usable_devices) {
   if (!request.modes.empty() || request.world_size_given) return request;
   using modes::ModeKind;
-  for (ModeKind m : {ModeKind::kSingle, ModeKind::kDataParallel, ModeKind::kDdp}) {
+  for (ModeKind m : {ModeKind::kSingle, ModeKind::kDp, ModeKind::kDdp}) {
     request.modes.emplace_back(modes::mode_name(m));
   }
   // run/device_choice.h's rule: CUDA unless --device cpu or no device is usable.

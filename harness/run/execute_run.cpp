@@ -84,8 +84,8 @@ int execute_run(const RunRequest& given, const scenarios::ScenarioRegistry& regi
     outcomes.push_back(training::run_local_mode(in, ModeKind::kSingle));
     references = training::run_exact_references(in, *instance.model.ptr());
   }
-  if (setup.has_mode(ModeKind::kDataParallel)) {
-    outcomes.push_back(training::run_local_mode(in, ModeKind::kDataParallel));
+  if (setup.has_mode(ModeKind::kDp)) {
+    outcomes.push_back(training::run_local_mode(in, ModeKind::kDp));
   }
   for (ModeKind mode : modes::per_rank_modes(setup.modes)) {
     outcomes.push_back(spawn_ranks(setup, mode, argv));

@@ -132,20 +132,6 @@ bool any_failed(const std::vector<reports::CheckRecord>& checks) {
 
 }  // namespace
 
-reports::Mode record_mode(modes::ModeKind mode) {
-  switch (mode) {
-    case modes::ModeKind::kSingle:
-      return reports::Mode::kSingle;
-    case modes::ModeKind::kDataParallel:
-      return reports::Mode::kDp;
-    case modes::ModeKind::kDdp:
-      return reports::Mode::kDdp;
-    case modes::ModeKind::kZero:
-      return reports::Mode::kZero;
-  }
-  return reports::Mode::kSingle;
-}
-
 reports::ThroughputRecord throughput_of(const training::RunSetup& setup,
                                         const training::ModeOutcome& o) {
   reports::ThroughputRecord t;
@@ -242,7 +228,7 @@ int finish_run(const training::RunSetup& setup, const runtime::ExecutionContext&
       single != nullptr ? throughput_of(setup, *single).samples_per_s : 0.0;
   for (auto& o : outcomes) {
     reports::ModeResult r;
-    r.mode = record_mode(o.mode);
+    r.mode = o.mode;  // modes::ModeKind is reports::Mode
     r.world_size = o.world_size;
     r.losses = o.trace.losses;
     r.loss_scales = o.trace.loss_scales;

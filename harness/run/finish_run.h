@@ -19,9 +19,6 @@
 
 namespace ddpbench::run {
 
-// The record's name for a mode.
-reports::Mode record_mode(modes::ModeKind mode);
-
 // The perf-phase figures of one mode (formulas in reports/METRICS.md).
 reports::ThroughputRecord throughput_of(const training::RunSetup& setup,
                                         const training::ModeOutcome& outcome);

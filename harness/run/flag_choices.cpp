@@ -4,6 +4,7 @@
 #include "comm/backend_support.h"
 #include "modes/common/fault_table.h"
 #include "modes/common/gradient_record.h"
+#include "modes/common/mode_kind.h"
 #include "modes/ddp/comm_hook.h"
 #include "modes/ddp/distributed_model.h"
 
@@ -43,6 +44,8 @@ std::vector<std::string> grad_check_choices() {
   }
   return names;
 }
+
+std::string modes_help() { return modes::modes_help(); }
 
 std::string inject_fault_help() { return modes::fault_usage(); }
 

@@ -18,6 +18,8 @@ std::string backend_help();
 std::vector<std::string> ddp_impl_choices();
 std::vector<std::string> comm_hook_choices();
 std::vector<std::string> grad_check_choices();
+// --modes' help text: every mode with what it is (reports/record_enums.h's rows).
+std::string modes_help();
 // --inject-fault's help text: every fault kind's syntax, modes and needs, from its row
 // (modes/common/fault_table.h).
 std::string inject_fault_help();

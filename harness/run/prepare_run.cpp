@@ -117,7 +117,7 @@ void check_script_model(const training::RunSetup& setup,
         "drop --sync-bn (ddp is then judged against per-rank BatchNorm)");
   }
   const bool replicated = setup.world_size > 1 &&
-                          (setup.has_mode(ModeKind::kDataParallel) || setup.has_per_rank_mode());
+                          (setup.has_mode(ModeKind::kDp) || setup.has_per_rank_mode());
   if (setup.accumulation_steps > 1 && replicated && !script.facts().random_ops.empty()) {
     throw InputError(fmt::format(
         "--accumulation-steps {}: the --model file draws random numbers in forward ({}), which "
@@ -309,7 +309,7 @@ namespace {
 // than by the step loop when the step comes (exit 3).
 void check_micro_batches(const training::RunSetup& setup, const data::GlobalBatchPlan& plan) {
   const int64_t a = setup.accumulation_steps;
-  const bool parallel = setup.has_per_rank_mode() || setup.has_mode(ModeKind::kDataParallel);
+  const bool parallel = setup.has_per_rank_mode() || setup.has_mode(ModeKind::kDp);
   if (a == 1 || !parallel) return;
   // Each phase walks the plan from step 0; every epoch has the same batch sizes.
   const int64_t steps = std::max(setup.check_steps, setup.warmup_steps + setup.perf_steps);

@@ -221,7 +221,7 @@ void resolve_accumulation(const RunRequest& o, training::RunSetup& s) {
       o.accumulation_steps > 0 ? o.accumulation_steps : s.spec->accumulation_steps;
   s.no_sync = o.no_sync != "off";
   const int64_t a = s.accumulation_steps;
-  const bool parallel = s.has_per_rank_mode() || s.has_mode(modes::ModeKind::kDataParallel);
+  const bool parallel = s.has_per_rank_mode() || s.has_mode(modes::ModeKind::kDp);
   if (!s.no_sync && (a == 1 || !s.has_mode(modes::ModeKind::kDdp))) {
     throw InputError(
         "--no-sync off only matters to ddp with gradient accumulation: add ddp to --modes and "
@@ -364,7 +364,7 @@ training::RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioReg
     q.share_gpus = o.share_gpus;
     q.backend = s.backend;
     q.world_size = s.world_size;
-    q.dp = s.has_mode(modes::ModeKind::kDataParallel);
+    q.dp = s.has_mode(modes::ModeKind::kDp);
     q.ddp = s.has_per_rank_mode();
     q.self_launched = !world_size.has_value();
     q.usable_devices = gpus.usable_devices;

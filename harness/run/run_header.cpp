@@ -69,7 +69,7 @@ void print_run_header(const training::RunSetup& s, const runtime::ExecutionConte
         "device    cuda: {}; TF32 {}; check phase deterministic kernels, perf phase "
         "cudnn.benchmark\n",
         runtime::describe_devices(gpu), context.numerics().allow_tf32 ? "on" : "off");
-    if (s.has_mode(ModeKind::kDataParallel)) {
+    if (s.has_mode(ModeKind::kDp)) {
       fmt::print("dp        {} replicas on cuda:0..{}{}\n", s.world_size,
                  std::min<int64_t>(s.world_size, n) - 1,
                  s.world_size > n ? " (shared: --share-gpus)" : "");
@@ -81,7 +81,7 @@ void print_run_header(const training::RunSetup& s, const runtime::ExecutionConte
   } else {
     fmt::print("device    cpu ({})\n", gpu.status);
   }
-  if (s.has_mode(ModeKind::kDataParallel) && !context.on_cuda()) {
+  if (s.has_mode(ModeKind::kDp) && !context.on_cuda()) {
     fmt::print("dp        on the CPU: {} replicas run as {} threads of this process\n",
                s.world_size, s.world_size);
   }

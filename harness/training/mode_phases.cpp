@@ -45,7 +45,7 @@ void run_check_phase(const PhaseInputs& in, ModeKind mode, const MakePath& make_
              options.first_step);
   o.trace.parameter_travel = travel.finish();
   if (evaluate) {
-    evaluate_local_mode(in.setup, in.context, *path, mode == ModeKind::kDataParallel, o.evaluation,
+    evaluate_local_mode(in.setup, in.context, *path, mode == ModeKind::kDp, o.evaluation,
                         o.extra_checks);
   }
 }

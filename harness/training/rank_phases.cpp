@@ -99,7 +99,8 @@ std::unique_ptr<RankModeDriver> rank_driver(ModeKind mode, const PhaseInputs& in
     case ModeKind::kZero:
       return make_zero_driver(in, comm);
     case ModeKind::kSingle:
-    case ModeKind::kDataParallel:
+    case ModeKind::kDp:
+    case ModeKind::kModeCount:
       break;
   }
   throw std::logic_error(std::string("rank_driver: ") + modes::mode_name(mode) +

@@ -29,7 +29,7 @@ RunSetup run_for(const FaultRow& row) {
   s.steps = 3;
   s.check_steps = 3;
   s.modes = {ModeKind::kSingle};
-  for (ModeKind m : {ModeKind::kDataParallel, ModeKind::kDdp, ModeKind::kZero}) {
+  for (ModeKind m : {ModeKind::kDp, ModeKind::kDdp, ModeKind::kZero}) {
     if (row.modes & modes::mode_bit(m)) s.modes.push_back(m);
   }
   if (row.needs & modes::kNeedsAccumulation) s.accumulation_steps = 2;

@@ -10,7 +10,7 @@
 namespace ddpbench::modes {
 namespace {
 
-constexpr unsigned kDp = mode_bit(ModeKind::kDataParallel);
+constexpr unsigned kDp = mode_bit(ModeKind::kDp);
 constexpr unsigned kDdp = mode_bit(ModeKind::kDdp);
 constexpr unsigned kZero = mode_bit(ModeKind::kZero);
 constexpr unsigned kAt = kFaultRank | kFaultStep;
@@ -123,7 +123,7 @@ std::string fault_syntax(const FaultRow& row) {
 
 std::string fault_modes_text(const FaultRow& row) {
   std::vector<std::string> names;
-  for (ModeKind m : {ModeKind::kSingle, ModeKind::kDataParallel, ModeKind::kDdp, ModeKind::kZero}) {
+  for (ModeKind m : {ModeKind::kSingle, ModeKind::kDp, ModeKind::kDdp, ModeKind::kZero}) {
     if (row.modes & mode_bit(m)) names.push_back(mode_name(m));
   }
   if (names.size() < 2) return names.empty() ? "" : names[0];

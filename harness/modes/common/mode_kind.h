@@ -1,26 +1,31 @@
-// mode_kind.h — the execution modes and the names users type for them (--modes, report
-// fields). Every place that means a mode says ModeKind; the strings live only here.
+// mode_kind.h — the execution modes, as the run trains them: ModeKind is reports::Mode, whose rows
+// (reports/record_enums.h, Note [One row per mode]) give each mode its one name, whether it runs
+// one process per rank, its help line and its colour. Here: the questions the run asks of them.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "reports/record_enums.h"
+
 namespace ddpbench::modes {
 
-enum class ModeKind {
-  kSingle,        // the reference: one device, the whole global batch
-  kDataParallel,  // one process, K replicas (torch.nn.DataParallel semantics)
-  kDdp,           // one process per rank (DistributedDataParallel semantics)
-  kZero,          // one process per rank, sharded (ZeRO stages 1 and 2: modes/zero/zero_path.h)
-};
+// kSingle: the reference, one device, the whole global batch; kDp: one process, K replicas
+// (torch.nn.DataParallel semantics); kDdp: one process per rank (DistributedDataParallel
+// semantics); kZero: one process per rank, sharded (ZeRO stages 1-3: modes/zero/zero_path.h).
+using ModeKind = reports::Mode;
 
+// Every mode, in the rows' order.
+std::vector<ModeKind> all_modes();
 // "single", "dp", "ddp", "zero".
 const char* mode_name(ModeKind mode);
 // nullopt for anything else.
 std::optional<ModeKind> parse_mode(const std::string& name);
 // "single, dp, ddp, zero": for error messages and help texts.
-const char* known_mode_names();
+std::string known_mode_names();
+// "single (the reference: ...), dp (...), ...": --modes' help.
+std::string modes_help();
 
 // Whether `modes` contains `mode`.
 bool has_mode(const std::vector<ModeKind>& modes, ModeKind mode);
