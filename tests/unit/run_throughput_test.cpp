@@ -2,7 +2,7 @@
 // samples/s from the median step, the mean and the CV beside it, and the weak-figure flag.
 #include <gtest/gtest.h>
 
-#include "run/finish_run.h"
+#include "run/judge_mode.h"
 
 namespace ddpbench::run {
 namespace {
