@@ -284,19 +284,10 @@ void check_checkpoint_flags(const RunRequest& o) {
   }
 }
 
-}  // namespace
-
-scenarios::ScenarioSource scenario_source(const RunRequest& request) {
-  scenarios::ScenarioSource source{request.scenario, request.config, request.overrides, {}};
-  for (const KeyFlag& f : key_flags(request)) {
-    if (!f.value.empty()) source.flags.push_back({f.flag, f.key, f.value});
-  }
-  return source;
-}
-
-training::RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioRegistry& registry,
-                               std::optional<int64_t> world_size) {
-  training::RunSetup s;
+// The scenario as configured (a built-in, a file, KEY VALUE overrides), with --model, --data and
+// synthetic data applied.
+std::shared_ptr<const scenarios::ScenarioSpec> resolve_scenario(
+    const RunRequest& o, const scenarios::ScenarioRegistry& registry) {
   // --model and --data set MODEL.FILE and DATA.FILE, which a scenario file may set too.
   scenarios::ScenarioSpec spec = scenarios::configure_scenario(registry, scenario_source(o));
   const std::string model_file = spec.model_file;
@@ -308,7 +299,11 @@ training::RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioReg
   }
   if (!data_file.empty()) spec = with_data_file(std::move(spec), data_file);
   if (spec.synthetic.requested()) spec = with_synthetic_data(std::move(spec));
-  s.spec = std::make_shared<const scenarios::ScenarioSpec>(std::move(spec));
+  return std::make_shared<const scenarios::ScenarioSpec>(std::move(spec));
+}
+
+// The world, its modes and the plan: steps, batch, seed, dtype, the sampler, the data folder.
+void resolve_plan(const RunRequest& o, std::optional<int64_t> world_size, training::RunSetup& s) {
   s.world_size = world_size.value_or(o.world_size);
   s.modes = resolve_modes(o.modes, s.world_size);
   s.steps = o.steps > 0 ? o.steps : s.spec->steps;
@@ -333,6 +328,11 @@ training::RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioReg
   }
   check_data_dir(o.data_dir);
   s.request = {s.seed, o.data_dir};
+}
+
+// This machine's part: threads, the backend, the rendezvous address, the device.
+void resolve_machine(const RunRequest& o, std::optional<int64_t> world_size,
+                     training::RunSetup& s) {
   const int64_t cores = machine_cores();
   check_oversubscription(o, s.world_size, cores, !world_size.has_value());
   check_temp_dir();
@@ -373,8 +373,10 @@ training::RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioReg
     s.share_gpus = o.share_gpus;
     s.context.numerics.allow_tf32 = o.tf32 == "on";
   }
-  s.timeout = checked_timeout(o.timeout);
+}
 
+// The DDP engine's settings: the engine, its buckets, its hook, its buffer and graph options.
+void resolve_ddp(const RunRequest& o, training::RunSetup& s) {
   s.ddp.impl = modes::ddp::parse_ddp_impl(o.ddp_impl);
   check_c10d_options(o, s);
   s.ddp.reducer.limits.bucket_cap_bytes = checked_bucket_bytes("--bucket-cap-mb", o.bucket_cap_mb);
@@ -401,7 +403,9 @@ training::RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioReg
   }
   s.ddp.reducer.find_unused_parameters = o.find_unused_parameters;
   s.ddp.broadcast_buffers = !o.no_broadcast_buffers;
-  s.grad_check = o.grad_check;
+}
+
+void resolve_comparison(const RunRequest& o, training::RunSetup& s) {
   // float64 exposes algorithmic errors over many free-running steps; below it, deep networks'
   // trajectories separate by rounding within a few steps, so each step is judged from the same
   // state instead. Lockstep judges each step from the exact reference's state: with single every
@@ -419,10 +423,11 @@ training::RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioReg
   }
   s.lockstep = comparable && (o.comparison == "lockstep" ||
                               (o.comparison == "auto" && s.context.dtype != at::kDouble));
-  s.sync_bn = o.sync_bn || s.spec->sync_bn;
-  resolve_accumulation(o, s);
-  check_amp(o, s);
-  resolve_zero(o, s);
+}
+
+// The phases and what runs around them: check and perf steps, warm-up, --bisect, checkpoints,
+// the progress line and the outputs.
+void resolve_phases(const RunRequest& o, training::RunSetup& s) {
   if (o.check_only && o.perf_only) {
     throw InputError("--check-only and --perf-only exclude each other: pass at most one");
   }
@@ -450,7 +455,33 @@ training::RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioReg
   s.export_batches = o.export_batches;
   s.out = o.out;
   s.eval_size = o.eval_size < 0 ? s.spec->eval_size : o.eval_size;
+}
 
+}  // namespace
+
+scenarios::ScenarioSource scenario_source(const RunRequest& request) {
+  scenarios::ScenarioSource source{request.scenario, request.config, request.overrides, {}};
+  for (const KeyFlag& f : key_flags(request)) {
+    if (!f.value.empty()) source.flags.push_back({f.flag, f.key, f.value});
+  }
+  return source;
+}
+
+training::RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioRegistry& registry,
+                               std::optional<int64_t> world_size) {
+  training::RunSetup s;
+  s.spec = resolve_scenario(o, registry);
+  resolve_plan(o, world_size, s);
+  resolve_machine(o, world_size, s);
+  s.timeout = checked_timeout(o.timeout);
+  resolve_ddp(o, s);
+  s.grad_check = o.grad_check;
+  resolve_comparison(o, s);
+  s.sync_bn = o.sync_bn || s.spec->sync_bn;
+  resolve_accumulation(o, s);
+  check_amp(o, s);
+  resolve_zero(o, s);
+  resolve_phases(o, s);
   if (!o.inject_fault.empty()) {
     s.fault = modes::parse_fault(o.inject_fault);
     training::check_fault(s);

@@ -14,23 +14,11 @@
 
 namespace ddpbench::run {
 
-void print_run_header(const training::RunSetup& s, const runtime::ExecutionContext& context,
-                      const scenarios::ScenarioInstance& instance,
-                      const data::GlobalBatchPlan& plan, modes::GradRecordKind grad) {
-  using modes::ModeKind;
-  const scenarios::ScenarioSpec& spec = *s.spec;
+namespace {
+
+// The plan line: the global batch over the ranks, steps per epoch, padding and dropped samples.
+void print_plan(const training::RunSetup& s, const data::GlobalBatchPlan& plan) {
   const auto& sampler = plan.sampler();
-  const runtime::GpuInfo& gpu = context.gpus();
-  std::vector<std::string> names;
-  for (ModeKind m : s.modes) names.push_back(modes::mode_name(m));
-  fmt::print("{} — run {}\n", version_line(), spec.name);
-  fmt::print("scenario  {}: {}, {}\n", spec.name, spec.model_name, scenarios::loss_name(spec.loss));
-  if (!spec.model_file.empty()) fmt::print("model     {}: {}\n", spec.model_file, spec.model_notes);
-  if (!spec.configured_by.empty()) {
-    fmt::print("config    {} (base {})\n", spec.configured_by, spec.base);
-  }
-  fmt::print("data      {}; shuffle={} seed={}\n", instance.dataset->describe(), spec.shuffle,
-             s.seed);
   // A batch larger than an epoch's share: every step holds what there is, not the batch asked for.
   const std::string short_steps =
       plan.local_batch() > sampler.num_samples()
@@ -54,15 +42,12 @@ void print_run_header(const training::RunSetup& s, const runtime::ExecutionConte
       "duplicated by padding, {} dropped (drop_last={})\n",
       s.global_batch, s.world_size, per_rank, short_steps, plan.steps_per_epoch(), joins,
       sampler.padded_count(), sampler.dropped_count(), sampler.options().drop_last);
-  const std::string amp = s.spec->amp == scenarios::AmpKind::kOff
-                              ? std::string()
-                              : fmt::format(" under autocast {}", scenarios::amp_name(s.spec->amp));
-  fmt::print("modes     {}; {}{}, {} thread(s) per process, gradients compared {}\n",
-             fmt::join(names, ","), context.dtype_name(), amp, context.threads(),
-             modes::grad_record_name(grad));
-  fmt::print("phases    check {} step(s); perf {} warm-up + {} timed step(s), {} scaling\n",
-             s.check_steps, s.warmup_steps, s.perf_steps, s.strong_scaling ? "strong" : "weak");
-  if (!s.eval_size_note.empty()) fmt::print("eval      {}\n", s.eval_size_note);
+}
+
+// Where the modes run: the device, and how dp's replicas and ddp's ranks are placed on it.
+void print_device(const training::RunSetup& s, const runtime::ExecutionContext& context) {
+  using modes::ModeKind;
+  const runtime::GpuInfo& gpu = context.gpus();
   if (context.on_cuda()) {
     const int n = gpu.usable_devices;
     fmt::print(
@@ -85,9 +70,16 @@ void print_run_header(const training::RunSetup& s, const runtime::ExecutionConte
     fmt::print("dp        on the CPU: {} replicas run as {} threads of this process\n",
                s.world_size, s.world_size);
   }
+}
+
+// A line per option that changes how the modes train: accumulation, the engine, zero's stage,
+// SyncBN, CPU ranks.
+void print_mode_options(const training::RunSetup& s, const runtime::ExecutionContext& context) {
+  using modes::ModeKind;
   if (s.accumulation_steps > 1) {
     fmt::print(
-        "accum     dp and ddp: {} micro-steps of {} samples per optimizer step{}; single: the "
+        "accum     dp, ddp and zero: {} micro-steps of {} samples per optimizer step{}; single: "
+        "the "
         "whole batch of {} in one pass\n",
         s.accumulation_steps, s.global_batch / s.accumulation_steps,
         s.no_sync ? " (ddp: no_sync on all but the last)"
@@ -124,6 +116,36 @@ void print_run_header(const training::RunSetup& s, const runtime::ExecutionConte
                                  s.world_size, cores)
                    : "");
   }
+}
+
+}  // namespace
+
+void print_run_header(const training::RunSetup& s, const runtime::ExecutionContext& context,
+                      const scenarios::ScenarioInstance& instance,
+                      const data::GlobalBatchPlan& plan, modes::GradRecordKind grad) {
+  const scenarios::ScenarioSpec& spec = *s.spec;
+  std::vector<std::string> names;
+  for (modes::ModeKind m : s.modes) names.push_back(modes::mode_name(m));
+  fmt::print("{} — run {}\n", version_line(), spec.name);
+  fmt::print("scenario  {}: {}, {}\n", spec.name, spec.model_name, scenarios::loss_name(spec.loss));
+  if (!spec.model_file.empty()) fmt::print("model     {}: {}\n", spec.model_file, spec.model_notes);
+  if (!spec.configured_by.empty()) {
+    fmt::print("config    {} (base {})\n", spec.configured_by, spec.base);
+  }
+  fmt::print("data      {}; shuffle={} seed={}\n", instance.dataset->describe(), spec.shuffle,
+             s.seed);
+  print_plan(s, plan);
+  const std::string amp = s.spec->amp == scenarios::AmpKind::kOff
+                              ? std::string()
+                              : fmt::format(" under autocast {}", scenarios::amp_name(s.spec->amp));
+  fmt::print("modes     {}; {}{}, {} thread(s) per process, gradients compared {}\n",
+             fmt::join(names, ","), context.dtype_name(), amp, context.threads(),
+             modes::grad_record_name(grad));
+  fmt::print("phases    check {} step(s); perf {} warm-up + {} timed step(s), {} scaling\n",
+             s.check_steps, s.warmup_steps, s.perf_steps, s.strong_scaling ? "strong" : "weak");
+  if (!s.eval_size_note.empty()) fmt::print("eval      {}\n", s.eval_size_note);
+  print_device(s, context);
+  print_mode_options(s, context);
   std::fflush(stdout);
 }
 
