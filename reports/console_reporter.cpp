@@ -9,7 +9,10 @@
 
 namespace ddpbench::reports {
 
-std::string ConsoleReporter::render(const RunReport& report) const {
+namespace {
+
+// One row per mode: its losses, step times, throughput and scaling.
+std::string results_table(const RunReport& report) {
   // The median step (what samples/s divides by), the mean and the CV beside it, as
   // google/benchmark shows median, mean and CV; a row whose figures are weak ends in "weak".
   std::string out = fmt::format(
@@ -32,6 +35,12 @@ std::string ConsoleReporter::render(const RunReport& report) const {
                        name_of(r.mode), r.world_size, steps, first, last, p50, mean, cv, rate, eff,
                        t.weak_reasons.empty() ? "" : " weak");
   }
+  return out;
+}
+
+// The notes under the table: weak timing figures, evaluation passes, mixed precision figures.
+std::string result_notes(const RunReport& report) {
+  std::string out;
   bool weak_header = false;
   for (const ModeResult& r : report.results) {
     if (r.throughput.weak_reasons.empty()) continue;
@@ -56,6 +65,12 @@ std::string ConsoleReporter::render(const RunReport& report) const {
     amp_header = true;
     out += fmt::format("  {:<6} {}\n", name_of(r.mode), r.amp_vs_float32.summary);
   }
+  return out;
+}
+
+// Memory per rank after the last step, where the modes measured it.
+std::string memory_table(const RunReport& report) {
+  std::string out;
   const std::vector<MemoryRow> memory = memory_rows(report);
   if (!memory.empty()) {
     out += "\nmemory per rank after the last step (MiB; measured from the live tensors):\n";
@@ -71,7 +86,12 @@ std::string ConsoleReporter::render(const RunReport& report) const {
                          m.optimizer_state_mib, m.peak_rss_mib, vs);
     }
   }
-  int failed = 0;
+  return out;
+}
+
+// Each judged mode's checks against its reference; `failed` counts the failing ones.
+std::string check_tables(const RunReport& report, int& failed) {
+  std::string out;
   for (const ModeResult& r : report.results) {
     if (r.checks.empty()) continue;
     const ReferenceRecord& ref = r.reference;
@@ -104,7 +124,12 @@ std::string ConsoleReporter::render(const RunReport& report) const {
       out += fmt::format("  first divergence: {}\n", describe_first_divergence(r.first_divergence));
     }
   }
-  // The report's own verdict, the one every other format shows.
+  return out;
+}
+
+// The report's own verdict, the one every other format shows.
+std::string verdict_line(const RunReport& report, int failed) {
+  std::string out;
   switch (report.verdict) {
     case Verdict::kPass:
       out += "\nPASS\n";
@@ -118,6 +143,15 @@ std::string ConsoleReporter::render(const RunReport& report) const {
       break;
   }
   return out;
+}
+
+}  // namespace
+
+std::string ConsoleReporter::render(const RunReport& report) const {
+  int failed = 0;
+  std::string out = results_table(report) + result_notes(report) + memory_table(report);
+  out += check_tables(report, failed);
+  return out + verdict_line(report, failed);
 }
 
 }  // namespace ddpbench::reports

@@ -29,119 +29,168 @@ std::string ExactReference::name() const {
   return s;
 }
 
-ExactReference exact_reference_for(const RunSetup& setup, ModeKind mode,
-                                   const torch::nn::Module& model) {
-  ExactReference ref;
-  const int64_t k = setup.world_size;
-  const scenarios::AmpKind amp = setup.spec->amp;
+namespace {
+
+// What the causes and the rule are decided from: the run's split of the batch and the model's
+// features that make a data-parallel mode differ from one device training the whole batch.
+struct SplitFacts {
+  int64_t k = 1;       // ranks or replicas
+  int64_t micro = 1;   // micro-steps that round on their own (autocast with accumulation)
+  bool split = false;  // the per-rank causes need more than one rank
+  bool ddp = false;    // a per-rank mode (zero's ranks forward as DDP's)
+  bool sync_bn = false;
+  int64_t bn = 0;         // BatchNorm layers, a TorchScript model's included
+  int64_t script_bn = 0;  // a TorchScript model's own (modelled chunk by chunk)
+  const std::vector<std::string>* random_ops = nullptr;  // non-empty: forward draws
+  std::vector<std::string> written;                      // buffers written in forward
+  std::vector<int64_t> sizes;                            // the rank chunks
+  bool uneven = false;
+  std::string local;  // "8", or "7,7,6 (rank by rank)"
+  bool sync_arithmetic = false;
+  scenarios::LossKind loss{};
+  scenarios::AmpKind amp = scenarios::AmpKind::kOff;
+  bool draws() const { return random_ops != nullptr && !random_ops->empty(); }
+  const char* who() const { return ddp ? "rank" : "replica"; }
+};
+
+SplitFacts split_facts(const RunSetup& setup, ModeKind mode, const torch::nn::Module& model) {
+  SplitFacts f;
+  f.k = setup.world_size;
+  f.amp = setup.spec->amp;
   // Under autocast each accumulation micro-step rounds its own gradients: even one rank's
   // micro-steps are not one single-device step.
-  const int64_t micro = amp != scenarios::AmpKind::kOff ? setup.accumulation_steps : 1;
-  if (mode == ModeKind::kSingle || (k == 1 && micro == 1)) return ref;
-  const bool split = k > 1;  // the per-rank causes below need more than one rank
+  f.micro = f.amp != scenarios::AmpKind::kOff ? setup.accumulation_steps : 1;
+  f.split = f.k > 1;
+  f.ddp = modes::runs_per_rank(mode);
+  f.sync_bn = setup.sync_bn;
   // The BatchNorm2d layers SyncBN converts are the ones ghost BatchNorm models; a TorchScript
   // model's are its own, modelled by forwarding each rank chunk on its own.
   const scenarios::models::ScriptModelFacts* script = scenarios::models::script_model_facts(model);
-  const int64_t script_bn = script != nullptr ? script->batch_norm_layers : 0;
-  const bool draws = script != nullptr && !script->random_ops.empty();
-  const std::vector<std::string> written =
-      script != nullptr ? script->mutated_buffers : std::vector<std::string>{};
-  const int64_t bn = modes::sync_bn::count_batchnorm(model) + script_bn;
-  const bool ddp = modes::runs_per_rank(mode);  // zero's ranks forward as DDP's
-  const std::vector<int64_t> sizes = data::split_sizes(setup.global_batch, k);
-  const bool uneven = sizes.front() != sizes.back();
-  const std::string local =
-      uneven ? fmt::format("{} (rank by rank)", fmt::join(sizes, ",")) : std::to_string(sizes[0]);
-  if (split && bn > 0 && ddp && !setup.sync_bn) {
-    ref.causes.push_back(fmt::format(
+  f.script_bn = script != nullptr ? script->batch_norm_layers : 0;
+  if (script != nullptr) {
+    f.random_ops = &script->random_ops;
+    f.written = script->mutated_buffers;
+  }
+  f.bn = modes::sync_bn::count_batchnorm(model) + f.script_bn;
+  f.sizes = data::split_sizes(setup.global_batch, f.k);
+  f.uneven = f.sizes.front() != f.sizes.back();
+  f.local = f.uneven ? fmt::format("{} (rank by rank)", fmt::join(f.sizes, ","))
+                     : std::to_string(f.sizes[0]);
+  // Note [SyncBN arithmetic reference] (modes/common/global_batch_norm.h).
+  f.sync_arithmetic =
+      f.split && f.bn > 0 && f.ddp && f.sync_bn && setup.context.dtype != at::kDouble;
+  f.loss = setup.spec->loss;
+  return f;
+}
+
+std::string mixed_precision_cause(const SplitFacts& f) {
+  const std::string pieces =
+      f.micro == 1 ? fmt::format("each {}'s {} samples", f.who(), f.local)
+                   : fmt::format("each of a {}'s {} accumulation micro-batches ({} samples each)",
+                                 f.who(), f.micro, f.sizes[0] / f.micro);
+  return fmt::format(
+      "Mixed precision: under autocast to {} each {} casts its own weights{} and its "
+      "gradients are rounded to {} before they are {}; the reference forwards {} on their own, "
+      "with fresh casts, so its gradients are rounded the same way",
+      scenarios::amp_name(f.amp), f.who(), f.micro == 1 ? "" : " in every micro-step",
+      scenarios::amp_name(f.amp),
+      f.micro == 1 ? (f.ddp ? "averaged over the ranks" : "summed onto the master")
+                   : (f.ddp ? "accumulated in float32 and averaged over the ranks"
+                            : "accumulated in float32 on the master"),
+      pieces);
+}
+
+// Each cause that makes the mode differ from plain single-device training, in the order the
+// report lists them (a cause's name is its text before the first colon).
+std::vector<std::string> causes_of(const SplitFacts& f, int64_t global_batch) {
+  std::vector<std::string> causes;
+  if (f.split && f.bn > 0 && f.ddp && !f.sync_bn) {
+    causes.push_back(fmt::format(
         "BatchNorm without SyncBN: {} BatchNorm layers normalise each rank's {} samples with that "
         "rank's statistics, and the running statistics are rank 0's",
-        bn, local));
+        f.bn, f.local));
   }
-  if (split && bn > 0 && !ddp) {
-    ref.causes.push_back(fmt::format(
+  if (f.split && f.bn > 0 && !f.ddp) {
+    causes.push_back(fmt::format(
         "DataParallel BatchNorm: {} BatchNorm layers normalise each replica's {} samples with that "
         "replica's statistics, and the running statistics are replica 0's",
-        bn, local));
+        f.bn, f.local));
   }
-  if (split && draws) {
-    // The cause's name is the text before its first colon: the op names come after it.
-    ref.causes.push_back(fmt::format(
+  if (f.split && f.draws()) {
+    // The op names come after the cause's name.
+    causes.push_back(fmt::format(
         "Random draws in forward: each {} draws for its own {} samples from a generator seeded "
         "for (step, rank), not once for the whole batch (Note [Same random draws in every "
         "mode]; {})",
-        ddp ? "rank" : "replica", local, fmt::join(script->random_ops, ", ")));
+        f.who(), f.local, fmt::join(*f.random_ops, ", ")));
   }
-  if (split && !written.empty()) {
+  if (f.split && !f.written.empty()) {
     // Note [Buffers updated in forward] (exact_reference.h).
-    ref.causes.push_back(fmt::format(
+    causes.push_back(fmt::format(
         "Buffers updated in forward: each {0} updates its own copy of {1} from its own {2} "
         "samples before using it, starting from {0} 0's, and {0} 0's is kept ({3})",
-        ddp ? "rank" : "replica", fmt::join(written, ", "), local,
-        ddp ? "DDP broadcasts rank 0's buffers before every forward"
-            : "DataParallel's replica 0 updates the module's own buffers"));
+        f.who(), fmt::join(f.written, ", "), f.local,
+        f.ddp ? "DDP broadcasts rank 0's buffers before every forward"
+              : "DataParallel's replica 0 updates the module's own buffers"));
   }
-  // Note [SyncBN arithmetic reference] (modes/common/global_batch_norm.h).
-  const bool sync_arithmetic =
-      split && bn > 0 && ddp && setup.sync_bn && setup.context.dtype != at::kDouble;
-  if (sync_arithmetic) {
-    ref.causes.push_back(fmt::format(
+  if (f.sync_arithmetic) {
+    causes.push_back(fmt::format(
         "SyncBN arithmetic below float64: {} SyncBN layers normalise as (x - mean) * invstd with "
         "float64 statistics, PyTorch's BatchNorm kernel as x * a + b, and the two roundings can "
         "give a ReLU input near 0 opposite signs; the reference computes BatchNorm as SyncBN does, "
         "on the whole batch",
-        bn));
+        f.bn));
   }
-  const scenarios::LossKind loss = setup.spec->loss;
-  if (split && ddp && !scenarios::loss_is_sample_mean(loss)) {
-    ref.causes.push_back(fmt::format(
+  if (f.split && f.ddp && !scenarios::loss_is_sample_mean(f.loss)) {
+    causes.push_back(fmt::format(
         "Per-rank {0}: {0} is not a mean of per-sample terms, and DDP averages the gradients of "
         "each rank's own loss",
-        scenarios::loss_name(loss)));
+        scenarios::loss_name(f.loss)));
   }
-  if (ddp && uneven) {
-    ref.causes.push_back(fmt::format(
+  if (f.ddp && f.uneven) {
+    causes.push_back(fmt::format(
         "Uneven rank batches: the global batch of {} splits over {} ranks as {}, and DDP averages "
         "each rank's mean-loss gradient over the world size, which weights the samples of a "
         "smaller rank batch more than the global mean does; a rank that runs out of batches "
         "before the epoch's end joins with zero gradients (PyTorch's Join, gradients divided by "
         "the initial world size)",
-        setup.global_batch, k, fmt::join(sizes, ",")));
+        global_batch, f.k, fmt::join(f.sizes, ",")));
   }
-  if (amp != scenarios::AmpKind::kOff) {
-    const char* who = ddp ? "rank" : "replica";
-    const std::string pieces =
-        micro == 1 ? fmt::format("each {}'s {} samples", who, local)
-                   : fmt::format("each of a {}'s {} accumulation micro-batches ({} samples each)",
-                                 who, micro, sizes[0] / micro);
-    ref.causes.push_back(fmt::format(
-        "Mixed precision: under autocast to {} each {} casts its own weights{} and its "
-        "gradients are rounded to {} before they are {}; the reference forwards {} on their own, "
-        "with fresh casts, so its gradients are rounded the same way",
-        scenarios::amp_name(amp), who, micro == 1 ? "" : " in every micro-step",
-        scenarios::amp_name(amp),
-        micro == 1 ? (ddp ? "averaged over the ranks" : "summed onto the master")
-                   : (ddp ? "accumulated in float32 and averaged over the ranks"
-                          : "accumulated in float32 on the master"),
-        pieces));
-  }
-  if (ref.causes.empty()) return ref;
-  ref.rule.replicas = k;
-  ref.rule.sync_bn_arithmetic = sync_arithmetic;
-  ref.rule.forward_chunk_by_chunk =
-      script_bn > 0 || draws || !written.empty() || amp != scenarios::AmpKind::kOff;
+  if (f.amp != scenarios::AmpKind::kOff) causes.push_back(mixed_precision_cause(f));
+  return causes;
+}
+
+// The reference rule that models the causes (exact_reference.h).
+modes::single::ReferenceRule rule_of(const SplitFacts& f) {
+  modes::single::ReferenceRule rule;
+  const bool autocast = f.amp != scenarios::AmpKind::kOff;
+  rule.replicas = f.k;
+  rule.sync_bn_arithmetic = f.sync_arithmetic;
+  rule.forward_chunk_by_chunk = f.script_bn > 0 || f.draws() || !f.written.empty() || autocast;
   // Forwarding chunk by chunk gives each chunk its own BatchNorm statistics already.
-  ref.rule.forward_per_replica =
-      bn > 0 && !(ddp && setup.sync_bn) && amp == scenarios::AmpKind::kOff;
-  ref.rule.autocast_per_chunk = amp != scenarios::AmpKind::kOff;
-  ref.rule.micro_steps = micro;
+  rule.forward_per_replica = f.bn > 0 && !(f.ddp && f.sync_bn) && !autocast;
+  rule.autocast_per_chunk = autocast;
+  rule.micro_steps = f.micro;
   // For a per-sample mean loss and equal chunks the two loss rules are the same function; one
   // rule lets DP and DDP share one reference run. DP's loss is the gathered output's, the global
   // mean, whatever the chunks: uneven chunks change only DDP's. Under autocast they differ
   // (each rank's gradient is that of its own loss, rounded, then divided by K).
-  ref.rule.mean_of_replica_losses =
-      ddp && (!scenarios::loss_is_sample_mean(loss) || uneven || ref.rule.autocast_per_chunk);
-  ref.rule.average_after_backward = ddp && ref.rule.autocast_per_chunk;
+  rule.mean_of_replica_losses =
+      f.ddp && (!scenarios::loss_is_sample_mean(f.loss) || f.uneven || autocast);
+  rule.average_after_backward = f.ddp && autocast;
+  return rule;
+}
+
+}  // namespace
+
+ExactReference exact_reference_for(const RunSetup& setup, ModeKind mode,
+                                   const torch::nn::Module& model) {
+  ExactReference ref;
+  const int64_t micro = setup.spec->amp != scenarios::AmpKind::kOff ? setup.accumulation_steps : 1;
+  if (mode == ModeKind::kSingle || (setup.world_size == 1 && micro == 1)) return ref;
+  const SplitFacts facts = split_facts(setup, mode, model);
+  ref.causes = causes_of(facts, setup.global_batch);
+  if (!ref.causes.empty()) ref.rule = rule_of(facts);
   return ref;
 }
 

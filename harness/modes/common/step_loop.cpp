@@ -69,30 +69,14 @@ void StepLoop::enter(int64_t step, StepPhase phase) {
   timer_->resume();
 }
 
-void StepLoop::run_step(int64_t step) {
-  using runtime::Phase;
-  torch::nn::Module& module = path_.module();
-  if (options_.before_step) {
-    path_.gather_state(*optimizer_);
-    options_.before_step(step, module, *optimizer_);
-    path_.release_state(*optimizer_);
-  }
-
-  enter(step, StepPhase::kData);
-  const int64_t micro_steps = options_.micro_steps;
-  const std::vector<std::vector<data::Batch>> micro =
-      batches_.load(path_, step, micro_steps);
-  timer_->stop(Phase::kData);
-  if (scaler_ && step == options_.diverged_scale_step) {
-    // The `scaler` fault: this rank's scale parts from the others' (pytorch/pytorch#90057). DDP
-    // averages the scaled gradients, so each rank then unscales a mix of two scales by its own:
-    // the gradients part too, and the scale check names where it began.
-    scaler_->set_state(scaler_->scale_tensor() * 2, scaler_->growth_tracker_tensor());
-  }
-
+at::Tensor StepLoop::run_micro_steps(int64_t step,
+                                     const std::vector<std::vector<data::Batch>>& micro) {
   // Gradient accumulation (one pass without it): the loss of each micro-step is scaled by
   // 1/micro_steps, so the accumulated gradient is that of the mean over the whole step's batch.
   // The phases' times add up over the micro-steps.
+  using runtime::Phase;
+  torch::nn::Module& module = path_.module();
+  const int64_t micro_steps = options_.micro_steps;
   at::Tensor loss;
   for (int64_t m = 0; m < micro_steps; ++m) {
     path_.set_gradient_sync(!options_.no_sync || m == micro_steps - 1);
@@ -119,7 +103,11 @@ void StepLoop::run_step(int64_t step) {
     timer_->stop(Phase::kCommWait);
     loss = m == 0 ? micro_loss.detach() : loss + micro_loss.detach();
   }
-  const std::vector<data::Batch>& shards = micro.back();
+  return loss;
+}
+
+bool StepLoop::unscale_and_record(int64_t step) {
+  torch::nn::Module& module = path_.module();
   // scaler.unscale_(optimizer), as a user calls it before clipping: the gradients recorded and
   // clipped are the unscaled ones. The scale this step used is read before update() changes it.
   double loss_scale = 0;
@@ -147,22 +135,13 @@ void StepLoop::run_step(int64_t step) {
     }
   }
 
-  enter(step, StepPhase::kOptimizer);
-  // The scenario's clipping acts on the gradients the mode trains with (after its reduction: each
-  // DDP rank clips the same averaged gradients, as clip_grad_norm_ after DDP's backward does).
-  // The gradients recorded above are those before clipping: what the mode's path computed, so a
-  // wrong gradient is named by its own tensor rather than by the shared clip coefficient it moves;
-  // the clipped update is judged through the parameters (lockstep: each step's update).
-  // scaler.step(optimizer): no clipping and no step when a gradient overflowed; then update().
-  if (in_.spec.clip_grad_norm && !skip) {
-    path_.clip_gradients(*in_.spec.clip_grad_norm);
-  }
-  if (!skip) path_.step_optimizer(*optimizer_);
-  if (scaler_) scaler_->update();
-  timer_->stop(Phase::kOptimizer);
-  result_.step_times.push_back(timer_->finish_step());
-  if (options_.on_phase) options_.on_phase(step, StepPhase::kDone);
+  return skip;
+}
 
+void StepLoop::end_step(int64_t step, const at::Tensor& loss,
+                        const std::vector<data::Batch>& shards) {
+  torch::nn::Module& module = path_.module();
+  const int64_t micro_steps = options_.micro_steps;
   // Read at the step boundary, where reading a device value costs no overlap. A non-finite loss
   // is a failure, never a number to compare; in DDP the rank that produced it stops here,
   // before the checked-step collectives, so the launcher can name it.
@@ -182,6 +161,47 @@ void StepLoop::run_step(int64_t step) {
   if (options_.after_step) options_.after_step(step, module, *optimizer_, scaler_.get());
   path_.release_state(*optimizer_);
   if (options_.at_rest) options_.at_rest(step, module, *optimizer_);
+}
+
+void StepLoop::run_step(int64_t step) {
+  using runtime::Phase;
+  torch::nn::Module& module = path_.module();
+  if (options_.before_step) {
+    path_.gather_state(*optimizer_);
+    options_.before_step(step, module, *optimizer_);
+    path_.release_state(*optimizer_);
+  }
+
+  enter(step, StepPhase::kData);
+  const int64_t micro_steps = options_.micro_steps;
+  const std::vector<std::vector<data::Batch>> micro = batches_.load(path_, step, micro_steps);
+  timer_->stop(Phase::kData);
+  if (scaler_ && step == options_.diverged_scale_step) {
+    // The `scaler` fault: this rank's scale parts from the others' (pytorch/pytorch#90057). DDP
+    // averages the scaled gradients, so each rank then unscales a mix of two scales by its own:
+    // the gradients part too, and the scale check names where it began.
+    scaler_->set_state(scaler_->scale_tensor() * 2, scaler_->growth_tracker_tensor());
+  }
+
+  const at::Tensor loss = run_micro_steps(step, micro);
+  const bool skip = unscale_and_record(step);
+  enter(step, StepPhase::kOptimizer);
+  // The scenario's clipping acts on the gradients the mode trains with (after its reduction: each
+  // DDP rank clips the same averaged gradients, as clip_grad_norm_ after DDP's backward does).
+  // The gradients recorded above are those before clipping: what the mode's path computed, so a
+  // wrong gradient is named by its own tensor rather than by the shared clip coefficient it moves;
+  // the clipped update is judged through the parameters (lockstep: each step's update).
+  // scaler.step(optimizer): no clipping and no step when a gradient overflowed; then update().
+  if (in_.spec.clip_grad_norm && !skip) {
+    path_.clip_gradients(*in_.spec.clip_grad_norm);
+  }
+  if (!skip) path_.step_optimizer(*optimizer_);
+  if (scaler_) scaler_->update();
+  timer_->stop(Phase::kOptimizer);
+  result_.step_times.push_back(timer_->finish_step());
+  if (options_.on_phase) options_.on_phase(step, StepPhase::kDone);
+
+  end_step(step, loss, micro.back());
 }
 
 TrainResult StepLoop::finish() {

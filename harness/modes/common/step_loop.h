@@ -135,6 +135,15 @@ class StepLoop {
 
  private:
   void enter(int64_t step, StepPhase phase);
+  // Forward, backward and reduction of each accumulation micro-step of `step` (one pass without
+  // accumulation); returns the step's loss, the sum of the micro-steps' scaled losses.
+  at::Tensor run_micro_steps(int64_t step, const std::vector<std::vector<data::Batch>>& micro);
+  // After the reduction: the overflow fault, scaler.unscale_(optimizer) and the checked step's
+  // gradient record; returns whether the GradScaler skips the step (a gradient overflowed).
+  bool unscale_and_record(int64_t step);
+  // The step boundary: the loss read (a non-finite one throws), the checked step's loss
+  // recorded, and the step's observers called.
+  void end_step(int64_t step, const at::Tensor& loss, const std::vector<data::Batch>& shards);
 
   GradientPath& path_;
   const TrainInputs& in_;
