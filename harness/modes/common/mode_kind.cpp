@@ -32,6 +32,12 @@ std::string known_mode_names() {
   return fmt::format("{}", fmt::join(names, ", "));
 }
 
+std::string joined_mode_names(const std::vector<ModeKind>& modes) {
+  std::vector<std::string> names;
+  for (ModeKind m : modes) names.emplace_back(mode_name(m));
+  return fmt::format("{}", fmt::join(names, ","));
+}
+
 std::string modes_help() {
   std::vector<std::string> parts;
   for (const reports::ModeSpec& m : reports::kModeSpecs) {

@@ -24,6 +24,8 @@ const char* mode_name(ModeKind mode);
 std::optional<ModeKind> parse_mode(const std::string& name);
 // "single, dp, ddp, zero": for error messages and help texts.
 std::string known_mode_names();
+// "single,ddp": `modes` as --modes spells them.
+std::string joined_mode_names(const std::vector<ModeKind>& modes);
 // "single (the reference: ...), dp (...), ...": --modes' help.
 std::string modes_help();
 
