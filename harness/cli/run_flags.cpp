@@ -120,8 +120,11 @@ void add_shared_run_flags(CLI::App& cmd, run::RunRequest& r) {
                "Allow more ranks than 4 per core (at least 8) and more --threads than cores");
   cmd.add_flag("--share-gpus", r.share_gpus,
                "Allow several ranks or replicas per CUDA device (DDP over gloo or mpi)");
-  cmd.add_option("--tf32", r.tf32, "TensorFloat-32 on CUDA: off (default) or on")
-      ->check(CLI::IsMember({"off", "on"}));
+  cmd.add_option_function<std::string>(
+         "--tf32", [&r](const std::string& v) { r.tf32 = v == "on"; },
+         "TensorFloat-32 on CUDA: off (default) or on")
+      ->check(CLI::IsMember({"off", "on"}))
+      ->default_str("off");
   cmd.add_option("--backend", r.backend, run::backend_help())
       ->check(CLI::IsMember(run::backend_choices()));
   cmd.add_option("--master-addr", r.master_addr, "Address the workers rendezvous on");
@@ -181,10 +184,13 @@ void add_run_flags(CLI::App& cmd, run::RunRequest& r) {
   cmd.add_option("--inject-fault", r.inject_fault, run::inject_fault_help());
   cmd.add_option("--grad-check", r.grad_check, "Gradient comparison: auto, full, fingerprint")
       ->check(CLI::IsMember(run::grad_check_choices()));
-  cmd.add_option("--comparison", r.comparison,
-                 "How modes are compared: lockstep (every step from the reference's state), "
-                 "free (each trains on its own), auto (lockstep below float64)")
-      ->check(CLI::IsMember({"auto", "lockstep", "free"}));
+  cmd.add_option_function<std::string>(
+         "--comparison",
+         [&r](const std::string& name) { r.comparison = run::comparison_from(name); },
+         "How modes are compared: lockstep (every step from the reference's state), free (each "
+         "trains on its own), auto (lockstep below float64)")
+      ->check(CLI::IsMember(run::comparison_choices()))
+      ->default_str(run::comparison_name(run::ComparisonChoice::kAuto));
   cmd.add_flag("--check-only", r.check_only, "Only the correctness checks, no perf phase");
   cmd.add_flag("--perf-only", r.perf_only, "Only the perf phase, no correctness checks");
   cmd.add_flag("--export-batches", r.export_batches,
@@ -244,7 +250,7 @@ std::vector<std::string> command_line(const run::RunRequest& r) {
   option("--device", r.device);
   flag("--share-gpus", r.share_gpus);
   flag("--oversubscribe", r.oversubscribe);
-  option("--tf32", r.tf32);
+  option("--tf32", r.tf32 ? "on" : "off");
   if (!r.backend.empty()) option("--backend", r.backend);
   option("--master-addr", r.master_addr);
   number("--timeout", r.timeout);
@@ -261,7 +267,7 @@ std::vector<std::string> command_line(const run::RunRequest& r) {
   option("--comm-hook", r.comm_hook);
   if (!r.inject_fault.empty()) option("--inject-fault", r.inject_fault);
   option("--grad-check", r.grad_check);
-  option("--comparison", r.comparison);
+  option("--comparison", run::comparison_name(r.comparison));
   number("--warmup", r.warmup);
   flag("--check-only", r.check_only);
   flag("--perf-only", r.perf_only);

@@ -15,7 +15,7 @@ namespace ddpbench::run {
 RunRequest float64_twin(const RunRequest& request, bool lockstep, const std::string& out) {
   RunRequest twin = request;
   twin.dtype = "float64";
-  twin.comparison = lockstep ? "lockstep" : "free";
+  twin.comparison = lockstep ? ComparisonChoice::kLockstep : ComparisonChoice::kFree;
   twin.check_only = true;
   twin.perf_only = false;
   twin.quiet = true;

@@ -1,6 +1,9 @@
 // flag_choices.cpp — see flag_choices.h.
 #include "run/flag_choices.h"
 
+#include <stdexcept>
+#include <utility>
+
 #include "comm/backend_support.h"
 #include "modes/common/fault_table.h"
 #include "modes/common/gradient_record.h"
@@ -43,6 +46,36 @@ std::vector<std::string> grad_check_choices() {
     names.emplace_back(modes::grad_record_name(kind));
   }
   return names;
+}
+
+namespace {
+
+constexpr std::pair<ComparisonChoice, const char*> kComparisonNames[] = {
+    {ComparisonChoice::kAuto, "auto"},
+    {ComparisonChoice::kLockstep, "lockstep"},
+    {ComparisonChoice::kFree, "free"},
+};
+
+}  // namespace
+
+std::vector<std::string> comparison_choices() {
+  std::vector<std::string> names;
+  for (const auto& [choice, name] : kComparisonNames) names.emplace_back(name);
+  return names;
+}
+
+ComparisonChoice comparison_from(const std::string& name) {
+  for (const auto& [choice, n] : kComparisonNames) {
+    if (name == n) return choice;
+  }
+  throw std::invalid_argument("--comparison " + name + ": not one of comparison_choices()");
+}
+
+const char* comparison_name(ComparisonChoice choice) {
+  for (const auto& [c, name] : kComparisonNames) {
+    if (c == choice) return name;
+  }
+  return "?";
 }
 
 std::string modes_help() { return modes::modes_help(); }

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "run/run_request.h"
+
 namespace ddpbench::run {
 
 // The names --backend accepts, default first.
@@ -18,6 +20,10 @@ std::string backend_help();
 std::vector<std::string> ddp_impl_choices();
 std::vector<std::string> comm_hook_choices();
 std::vector<std::string> grad_check_choices();
+// --comparison's names, default first, and the choice a name (one of them) stands for.
+std::vector<std::string> comparison_choices();
+ComparisonChoice comparison_from(const std::string& name);
+const char* comparison_name(ComparisonChoice choice);
 // --modes' help text: every mode with what it is (reports/record_enums.h's rows).
 std::string modes_help();
 // --inject-fault's help text: every fault kind's syntax, modes and needs, from its row

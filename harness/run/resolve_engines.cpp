@@ -117,7 +117,7 @@ void check_amp(const RunRequest& o, const training::RunSetup& s) {
         "each rank's rounding at once): drop --sync-bn, or --amp",
         flag));
   }
-  if (o.comparison == "free" && s.has_mode(modes::ModeKind::kSingle)) {
+  if (o.comparison == ComparisonChoice::kFree && s.has_mode(modes::ModeKind::kSingle)) {
     throw InputError(fmt::format(
         "{} is judged step by step from the reference's state: free-running trajectories "
         "separate at the autocast dtype's precision within a step; drop --comparison free",

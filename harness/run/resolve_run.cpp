@@ -203,7 +203,7 @@ void resolve_machine(const RunRequest& o, std::optional<int64_t> world_size,
     q.no_device_reason = gpus.status;
     s.context.device = choose_device(q);
     s.share_gpus = o.share_gpus;
-    s.context.numerics.allow_tf32 = o.tf32 == "on";
+    s.context.numerics.allow_tf32 = o.tf32;
   }
 }
 
@@ -217,14 +217,15 @@ void resolve_comparison(const RunRequest& o, training::RunSetup& s) {
   // not quietly dropped.
   const bool pair = s.has_mode(modes::ModeKind::kDdp) && s.has_mode(modes::ModeKind::kZero);
   const bool comparable = s.has_mode(modes::ModeKind::kSingle) || pair;
-  if (o.comparison == "lockstep" && !comparable) {
+  if (o.comparison == ComparisonChoice::kLockstep && !comparable) {
     throw InputError(
         "--comparison lockstep starts every step of a judged mode from its reference's state: "
         "add single to --modes (or judge ddp and zero against each other: --modes ddp,zero), or "
         "drop --comparison");
   }
-  s.lockstep = comparable && (o.comparison == "lockstep" ||
-                              (o.comparison == "auto" && s.context.dtype != at::kDouble));
+  s.lockstep =
+      comparable && (o.comparison == ComparisonChoice::kLockstep ||
+                     (o.comparison == ComparisonChoice::kAuto && s.context.dtype != at::kDouble));
 }
 
 // The phases and what runs around them: check and perf steps, warm-up, --bisect, checkpoints,

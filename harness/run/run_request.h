@@ -12,6 +12,11 @@
 
 namespace ddpbench::run {
 
+// --comparison: auto (lockstep below float64, else free-running), lockstep (every step of a
+// judged mode from its reference's state), free (each mode trains on its own). Its names are
+// run/flag_choices.h's.
+enum class ComparisonChoice { kAuto, kLockstep, kFree };
+
 struct RunRequest {
   // Scenario name (see `ddpbench list`).
   std::string scenario = "cifar_resnet18";
@@ -68,8 +73,8 @@ struct RunRequest {
   // Allow several DDP ranks or DP replicas per CUDA device (DDP then over gloo or mpi: NCCL
   // refuses two ranks on one GPU).
   bool share_gpus = false;
-  // TensorFloat-32 in CUDA matmuls and convolutions: off or on.
-  std::string tf32 = "off";
+  // --tf32 on: TensorFloat-32 in CUDA matmuls and convolutions (off by default).
+  bool tf32 = false;
   // World size K: DDP ranks (one process each), DP replicas. With neither --gpus nor --modes,
   // run/default_comparison.h picks it (every usable GPU, else 2 CPU ranks).
   int64_t world_size = 1;
@@ -107,8 +112,8 @@ struct RunRequest {
   std::string inject_fault;
   // Gradient comparison: auto, full, fingerprint.
   std::string grad_check = "auto";
-  // Mode comparison: auto (lockstep below float64, else free), lockstep, free.
-  std::string comparison = "auto";
+  // --comparison: how a judged mode is compared with its reference.
+  ComparisonChoice comparison = ComparisonChoice::kAuto;
   // Perf phase: warm-up steps discarded before the timed steps.
   int64_t warmup = 2;
   bool check_only = false;

@@ -59,7 +59,7 @@ TEST(RunFlags, CommandLineRoundTripsEveryField) {
   r.comm_hook = "fp16";
   r.inject_fault = "grad:rank=1,step=2,eps=1e-3";
   r.grad_check = "full";
-  r.comparison = "lockstep";
+  r.comparison = run::ComparisonChoice::kLockstep;
   r.warmup = 0;
   r.check_only = true;
   r.strong = true;

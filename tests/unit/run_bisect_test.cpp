@@ -24,7 +24,7 @@ TEST(Bisect, TwinIsTheSameRunInFloat64CheckedTheSameWay) {
   r.bisect = true;
   const RunRequest twin = float64_twin(r, /*lockstep=*/true, "/tmp/x");
   EXPECT_EQ(twin.dtype, "float64");
-  EXPECT_EQ(twin.comparison, "lockstep");
+  EXPECT_EQ(twin.comparison, ComparisonChoice::kLockstep);
   EXPECT_TRUE(twin.check_only);
   EXPECT_FALSE(twin.bisect);
   EXPECT_FALSE(twin.export_batches);
@@ -33,7 +33,7 @@ TEST(Bisect, TwinIsTheSameRunInFloat64CheckedTheSameWay) {
   EXPECT_EQ(twin.steps, 7);
   EXPECT_EQ(twin.batch_size, 24);
   EXPECT_EQ(twin.inject_fault, r.inject_fault);
-  EXPECT_EQ(float64_twin(r, false, "/tmp/x").comparison, "free");
+  EXPECT_EQ(float64_twin(r, false, "/tmp/x").comparison, ComparisonChoice::kFree);
 }
 
 reports::ModeResult failing(reports::Mode mode) {
