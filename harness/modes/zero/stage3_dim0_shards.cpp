@@ -1,0 +1,146 @@
+// stage3_dim0_shards.cpp — see stage3_dim0_shards.h.
+#include "modes/zero/stage3_dim0_shards.h"
+
+#include <torch/torch.h>
+
+#include <string>
+
+#include "scenarios/optim/clip_grad_norm.h"
+#include "scenarios/optim/optimizer_state.h"
+
+namespace ddpbench::modes::zero {
+
+Stage3Dim0Shards::Stage3Dim0Shards(ZeroShared& shared, bool keeps_previous_forward)
+    : ZeroStage(shared) {
+  if (keeps_previous_forward) {
+    for (const at::Tensor& p : shared_.params) previous_forward_.push_back(p.detach().clone());
+  }
+  shards_ = std::make_unique<Dim0Shards>(shared_.params, shared_.comm);
+}
+
+bool Stage3Dim0Shards::before_forward(bool stale) {
+  if (shards_->gathered()) return false;  // a no_sync micro-step's: still whole
+  std::vector<at::Tensor>& params = shared_.params;
+  // The step loop's zero_grad left the shards' gradients None (torch 2) or zeroed in place
+  // (libtorch 1.13, whose zeroed gradient still counts as one): the same, at full size.
+  std::vector<char> zeroed(params.size(), 0);
+  for (size_t i = 0; i < params.size(); ++i) {
+    zeroed[i] = params[i].grad().defined() ? 1 : 0;
+    params[i].mutable_grad().reset();
+  }
+  shards_->gather(stale ? &previous_forward_ : nullptr);
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (zeroed[i] != 0) params[i].mutable_grad() = at::zeros_like(params[i]);
+  }
+  if (!previous_forward_.empty()) {
+    for (size_t i = 0; i < params.size(); ++i) previous_forward_[i] = params[i].detach().clone();
+  }
+  return true;
+}
+
+void Stage3Dim0Shards::reduce() {
+  std::vector<at::Tensor>& params = shared_.params;
+  shared_.faults.apply_before_reduce(params);
+  std::vector<at::Tensor> full;
+  for (const at::Tensor& p : params) full.push_back(p.grad());
+  shared_.used.mark_gradients(params);
+  const std::shared_ptr<comm::Work> used = shared_.used.start(shared_.comm, params.front().device());
+  // Scaled by 1/K before the sum, as the other stages and DDP average.
+  std::vector<at::Tensor> mine = shards_->reduce_scatter(full, 1.0 / shared_.comm.world_size());
+  used->wait();
+  shared_.used.finish();
+  full.clear();
+  for (at::Tensor& p : params) p.mutable_grad().reset();
+  shards_->release();  // the full parameters and gradients are gone; the shards remain
+  for (size_t i = 0; i < params.size(); ++i) {
+    // No rank used it: None, as single-device's (and the optimizer skips it).
+    if (shared_.used.anywhere(i)) params[i].mutable_grad() = mine[i];
+  }
+  shared_.bytes_per_step = shared_.comm.world_size() * shards_->shard_bytes();
+}
+
+void Stage3Dim0Shards::clip(double max_norm) {
+  torch::NoGradGuard no_grad;
+  std::vector<at::Tensor>& params = shared_.params;
+  at::Tensor squares = at::zeros({static_cast<int64_t>(params.size())}, params.front().options());
+  for (size_t i = 0; i < params.size(); ++i) {
+    const at::Tensor& g = params[i].grad();
+    if (g.defined()) squares[static_cast<int64_t>(i)].copy_(g.pow(2).sum());
+  }
+  comm::allreduce_sum_blocking(shared_.comm, squares);
+  const at::Tensor coefficient = scenarios::clip_coefficient(squares.sqrt().norm(2), max_norm);
+  for (at::Tensor& p : params) {
+    if (p.grad().defined()) p.mutable_grad().mul_(coefficient);
+  }
+}
+
+std::vector<at::Tensor> Stage3Dim0Shards::recorded_gradients() {
+  std::vector<at::Tensor> mine;
+  for (const at::Tensor& p : shared_.params) mine.push_back(p.grad());
+  std::vector<at::Tensor> grads = shards_->gather_full(mine);
+  for (size_t i = 0; i < grads.size(); ++i) {
+    if (!shared_.used.anywhere(i)) grads[i] = at::Tensor();
+  }
+  return grads;
+}
+
+int64_t Stage3Dim0Shards::first_owned_parameter() const {
+  for (size_t i = 0; i < shared_.params.size(); ++i) {
+    if (shards_->holds_rows(static_cast<int64_t>(i))) return static_cast<int64_t>(i);
+  }
+  return -1;
+}
+
+void Stage3Dim0Shards::gather_state(torch::optim::Optimizer& optimizer) {
+  if (shards_->gathered()) return;
+  torch::NoGradGuard no_grad;
+  std::vector<at::Tensor>& params = shared_.params;
+  stashed_gradients_.clear();
+  for (at::Tensor& p : params) {
+    stashed_gradients_.push_back(p.grad());
+    p.mutable_grad().reset();
+  }
+  shards_->gather();
+  // The optimizer's shard-shaped state entries, whole. Every rank steps a shard of every parameter
+  // some rank has a gradient for, so an entry exists on all ranks or on none.
+  std::vector<scenarios::ParameterState> states;
+  for (const at::Tensor& p : params) states.push_back(scenarios::parameter_state(optimizer, p));
+  for (const std::string& name : scenarios::state_names()) {
+    if (!scenarios::shaped_like_parameter(name)) continue;
+    std::vector<at::Tensor> entries;
+    bool any = false;
+    for (const scenarios::ParameterState& st : states) {
+      const auto it = st.find(name);
+      entries.push_back(it == st.end() ? at::Tensor() : it->second);
+      any = any || it != st.end();
+    }
+    if (!any) continue;
+    const std::vector<at::Tensor> whole = shards_->gather_full(entries);
+    for (size_t i = 0; i < states.size(); ++i) {
+      if (entries[i].defined()) states[i][name] = whole[i];
+    }
+  }
+  for (size_t i = 0; i < params.size(); ++i) {
+    scenarios::set_parameter_state(optimizer, params[i], states[i]);
+  }
+}
+
+void Stage3Dim0Shards::release_state(torch::optim::Optimizer& optimizer) {
+  if (!shards_->gathered()) return;
+  torch::NoGradGuard no_grad;
+  std::vector<at::Tensor>& params = shared_.params;
+  for (size_t i = 0; i < params.size(); ++i) {
+    scenarios::ParameterState st = scenarios::parameter_state(optimizer, params[i]);
+    for (auto& [name, t] : st) {
+      if (scenarios::shaped_like_parameter(name)) t = shards_->chunk_of(static_cast<int64_t>(i), t);
+    }
+    scenarios::set_parameter_state(optimizer, params[i], st);
+  }
+  shards_->recut();
+  for (size_t i = 0; i < stashed_gradients_.size(); ++i) {
+    params[i].mutable_grad() = stashed_gradients_[i];
+  }
+  stashed_gradients_.clear();
+}
+
+}  // namespace ddpbench::modes::zero

@@ -1,0 +1,53 @@
+// stage3_dim0_shards.h — ZeRO stage 3 in the zero mode (FSDP2's fully_shard on the whole model,
+// reshard_after_forward=False): every parameter is sharded on dim 0 over all ranks
+// (dim0_shards.h) and only the rank's shards are held between steps; one all-gather before the
+// forward gives the full parameters, which forward and backward use and which are freed once the
+// gradients, averaged, are reduce-scattered to the shards. The optimizer is an ordinary one over
+// the module's parameters, which hold their shards when it steps: its state is shard-shaped. One
+// unit (the whole model), so the full parameters are held from the forward to the end of
+// backward; FSDP2 with every layer wrapped would hold one layer's at a time there.
+//
+// Gradient clipping: each rank has only rows of each gradient, so each parameter's norm is the
+// square root of the sum over ranks of its shards' squared norms (one allreduce), equal to
+// clip_grad_norm_'s to rounding, not bitwise.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "modes/zero/dim0_shards.h"
+#include "modes/zero/zero_stage.h"
+
+namespace ddpbench::modes::zero {
+
+class Stage3Dim0Shards : public ZeroStage {
+ public:
+  // Shards the parameters. `keeps_previous_forward`: this rank takes the gather fault, so it
+  // keeps each forward's full parameters to compute with the next time.
+  Stage3Dim0Shards(ZeroShared& shared, bool keeps_previous_forward);
+
+  bool before_forward(bool stale) override;
+  void reduce() override;
+  // Every parameter, each of which holds only this rank's shard when it steps.
+  std::vector<at::Tensor> optimizer_parameters() const override { return shared_.params; }
+  void clip(double max_norm) override;
+  // Nothing to send: the next forward gathers the shards.
+  void after_step(bool /*gather_fault*/) override {}
+  // Every rank holds rows of every gradient; one all-gather (untimed).
+  std::vector<at::Tensor> recorded_gradients() override;
+  // The first parameter with rows in this rank's shards.
+  int64_t first_owned_parameter() const override;
+  bool shards_parameters() const override { return true; }
+  void gather_state(torch::optim::Optimizer& optimizer) override;
+  void release_state(torch::optim::Optimizer& optimizer) override;
+
+ private:
+  std::unique_ptr<Dim0Shards> shards_;
+  std::vector<at::Tensor> stashed_gradients_;  // the shards' while gather_state holds
+  std::vector<at::Tensor> previous_forward_;   // gather fault: the last forward's
+};
+
+}  // namespace ddpbench::modes::zero
