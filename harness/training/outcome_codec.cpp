@@ -1,8 +1,14 @@
-// outcome_codec.cpp — see outcome_codec.h. Undefined tensors (parameters without a gradient)
-// travel as 0-element tensors, which no real gradient can be.
+// outcome_codec.cpp — see outcome_codec.h. ModeOutcome's fields are listed once (outcome_fields
+// below), as reports/record_fields.h lists a report record's, and one writer and one reader walk
+// the list; a value travels by its type (one to_ivalue/from_ivalue pair per type). Undefined
+// tensors (parameters without a gradient) travel as 0-element tensors, which no real gradient can
+// be.
 #include "training/outcome_codec.h"
 
 #include <torch/torch.h>
+
+#include <type_traits>
+#include <utility>
 
 #include "metrics/phase_times_tensor.h"
 #include "reports/record_fields.h"
@@ -12,205 +18,212 @@ namespace {
 
 using Dict = c10::impl::GenericDict;
 
-c10::IValue tensor_or_empty(const at::Tensor& t) { return t.defined() ? t : at::empty({0}); }
-at::Tensor undefined_if_empty(const at::Tensor& t) { return t.numel() == 0 ? at::Tensor() : t; }
+// What travels of a ModeOutcome: every field but the trace's parameter_travel, which only the
+// parent's references measure. The keys are the dict's.
+template <typename V, typename O>
+void outcome_fields(V& v, O& o) {
+  v("mode", o.mode);
+  v("world_size", o.world_size);
+  v("losses", o.trace.losses);
+  v("first_step", o.trace.first_step);
+  v("gradients", o.trace.gradients);
+  v("param_names", o.trace.param_names);
+  v("comparison", o.trace.comparison);
+  v("loss_scales", o.trace.loss_scales);
+  v("skipped", o.trace.skipped);
+  v("state_diffs", o.trace.state_diffs);
+  v("state", o.trace.final_state);
+  v("check_times", o.check_times);
+  v("perf_times", o.perf_times);
+  v("perf_samples_per_step", o.perf_samples_per_step);
+  v("backend", o.backend);
+  v("bytes_per_step", o.bytes_per_step);
+  v("buckets", o.buckets);
+  v("gradient_collectives_per_step", o.gradient_collectives_per_step);
+  v("peak_device_memory_bytes", o.peak_device_memory_bytes);
+  v("hosts", o.hosts);
+  v("extra_checks", o.extra_checks);
+  v("checkpoints", o.checkpoints);
+  v("evaluation", o.evaluation);
+  v("amp_vs_float32", o.amp_vs_float32);
+  v("memory", o.memory);
+}
 
-Dict new_dict() { return Dict(c10::StringType::get(), c10::AnyType::get()); }
+template <typename V, typename D>
+void state_diff_fields(V& v, D& d) {
+  v("step", d.step);
+  v("tensor", d.tensor);
+  v("family", d.family);  // the check's name (Note [One row per check])
+  v("error", d.error);
+  v("max_rel", d.max_rel);
+  v("violations", d.violations);
+  v("ratio", d.ratio);
+  v("ref_max_abs", d.ref_max_abs);
+}
 
-// A record's fields (reports/record_fields.h's list) into a dict, by key.
+template <typename V, typename C>
+void checkpoint_fields(V& v, C& c) {
+  v("step", c.step);
+  v("bytes", c.bytes);  // the checkpoint file's bytes, one uint8 tensor
+}
+
+// The field lists above and report records' (reports/record_fields.h), by the record's type.
+template <typename V, typename R>
+void fields_of(V& v, R& r) {
+  using T = std::remove_const_t<R>;
+  if constexpr (std::is_same_v<T, ModeOutcome>) {
+    outcome_fields(v, r);
+  } else if constexpr (std::is_same_v<T, compare::StateDiff>) {
+    state_diff_fields(v, r);
+  } else if constexpr (std::is_same_v<T, SavedCheckpoint>) {
+    checkpoint_fields(v, r);
+  } else {
+    static_assert(reports::kIsRecord<T>, "a ModeOutcome field of a new type");
+    reports::fields(v, r);
+  }
+}
+
+template <typename T>
+inline constexpr bool kHasFields =
+    reports::kIsRecord<T> || std::is_same_v<T, ModeOutcome> ||
+    std::is_same_v<T, compare::StateDiff> || std::is_same_v<T, SavedCheckpoint>;
+
+// One overload per type a field has; the generic ones for records, enums and lists.
+c10::IValue to_ivalue(int64_t v) { return v; }
+c10::IValue to_ivalue(double v) { return v; }
+c10::IValue to_ivalue(bool v) { return v; }
+c10::IValue to_ivalue(const std::string& v) { return v; }
+c10::IValue to_ivalue(const at::Tensor& t) { return t.defined() ? t : at::empty({0}); }
+c10::IValue to_ivalue(const std::vector<bool>& v);
+c10::IValue to_ivalue(const std::vector<char>& bytes);
+c10::IValue to_ivalue(const std::vector<metrics::PhaseTimes>& times) {
+  return metrics::phase_times_to_tensor(times);
+}
+c10::IValue to_ivalue(const std::pair<std::string, at::Tensor>& named);
+template <typename E, std::enable_if_t<std::is_enum_v<E>, int> = 0>
+c10::IValue to_ivalue(E value) {
+  return std::string(reports::name_of(value));
+}
+template <typename R, std::enable_if_t<kHasFields<R>, int> = 0>
+c10::IValue to_ivalue(const R& record);
+template <typename T>
+c10::IValue to_ivalue(const std::vector<T>& list);
+
+void from_ivalue(const c10::IValue& v, int64_t& out) { out = v.toInt(); }
+void from_ivalue(const c10::IValue& v, double& out) { out = v.toDouble(); }
+void from_ivalue(const c10::IValue& v, bool& out) { out = v.toBool(); }
+void from_ivalue(const c10::IValue& v, std::string& out) { out = v.toStringRef(); }
+void from_ivalue(const c10::IValue& v, at::Tensor& out) {
+  const at::Tensor t = v.toTensor();
+  out = t.numel() == 0 ? at::Tensor() : t;
+}
+void from_ivalue(const c10::IValue& v, std::vector<bool>& out);
+void from_ivalue(const c10::IValue& v, std::vector<char>& bytes);
+void from_ivalue(const c10::IValue& v, std::vector<metrics::PhaseTimes>& times) {
+  times = metrics::phase_times_from_tensor(v.toTensor());
+}
+void from_ivalue(const c10::IValue& v, std::pair<std::string, at::Tensor>& named);
+// A name of this very binary's table, from a rank of this very run: an unknown one is a bug.
+template <typename E, std::enable_if_t<std::is_enum_v<E>, int> = 0>
+void from_ivalue(const c10::IValue& v, E& out) {
+  out = reports::parse_name<E>(v.toStringRef()).value();
+}
+template <typename R, std::enable_if_t<kHasFields<R>, int> = 0>
+void from_ivalue(const c10::IValue& v, R& record);
+template <typename T>
+void from_ivalue(const c10::IValue& v, std::vector<T>& list);
+
+// A record's fields into a dict, by key (a report record's visitor passes its FieldSpec too).
 struct DictWriter {
   Dict& out;
-  template <typename T>
-  void operator()(const char* key, const T& field, const reports::FieldSpec&) {
-    if constexpr (std::is_enum_v<T>) {
-      out.insert(key, std::string(reports::name_of(field)));
-    } else {
-      out.insert(key, field);
-    }
+  template <typename T, typename... Spec>
+  void operator()(const char* key, const T& field, const Spec&... /*spec*/) {
+    out.insert(key, to_ivalue(field));
   }
 };
 
 // The same fields back; a record from a rank of this very run, so a missing key is a bug.
 struct DictReader {
   const Dict& in;
-  template <typename T>
-  void operator()(const char* key, T& field, const reports::FieldSpec&) {
-    const c10::IValue& v = in.at(key);
-    if constexpr (std::is_enum_v<T>) {
-      field = reports::parse_name<T>(v.toStringRef()).value();
-    } else if constexpr (std::is_same_v<T, std::string>) {
-      field = v.toStringRef();
-    } else if constexpr (std::is_same_v<T, bool>) {
-      field = v.toBool();
-    } else if constexpr (std::is_same_v<T, int64_t>) {
-      field = v.toInt();
-    } else {
-      static_assert(std::is_same_v<T, double>, "a check or evaluation field of a new type");
-      field = v.toDouble();
-    }
+  template <typename T, typename... Spec>
+  void operator()(const char* key, T& field, const Spec&... /*spec*/) {
+    from_ivalue(in.at(key), field);
   }
 };
 
-template <typename Record>
-c10::IValue encode_record(const Record& r) {
-  Dict d = new_dict();
-  DictWriter w{d};
-  reports::fields(w, r);
+template <typename R, std::enable_if_t<kHasFields<R>, int>>
+c10::IValue to_ivalue(const R& record) {
+  Dict d(c10::StringType::get(), c10::AnyType::get());
+  DictWriter writer{d};
+  fields_of(writer, record);
   return d;
 }
 
-template <typename Record>
-Record decode_record(const Dict& d) {
-  Record r;
+template <typename R, std::enable_if_t<kHasFields<R>, int>>
+void from_ivalue(const c10::IValue& v, R& record) {
+  const Dict d = v.toGenericDict();
   DictReader reader{d};
-  reports::fields(reader, r);
-  return r;
+  fields_of(reader, record);
 }
 
-// Per step, one tensor per parameter or buffer (an undefined one travels as an empty tensor).
-c10::impl::GenericList encode_steps(const std::vector<std::vector<at::Tensor>>& steps) {
+template <typename T>
+c10::IValue to_ivalue(const std::vector<T>& list) {
   c10::impl::GenericList out(c10::AnyType::get());
-  for (const auto& step : steps) {
-    c10::List<at::Tensor> list;
-    for (const auto& t : step) list.push_back(tensor_or_empty(t).toTensor());
-    out.push_back(list);
-  }
+  for (const T& item : list) out.push_back(to_ivalue(item));
   return out;
 }
 
-std::vector<std::vector<at::Tensor>> decode_steps(const c10::IValue& v) {
-  std::vector<std::vector<at::Tensor>> out;
-  for (const auto& step : v.toListRef()) {
-    std::vector<at::Tensor> list;
-    for (const auto& t : step.toListRef()) list.push_back(undefined_if_empty(t.toTensor()));
-    out.push_back(std::move(list));
-  }
+template <typename T>
+void from_ivalue(const c10::IValue& v, std::vector<T>& list) {
+  list.clear();
+  for (const c10::IValue& item : v.toListRef()) from_ivalue(item, list.emplace_back());
+}
+
+c10::IValue to_ivalue(const std::vector<bool>& v) {
+  c10::List<bool> out;
+  for (const bool b : v) out.push_back(b);
   return out;
+}
+
+void from_ivalue(const c10::IValue& v, std::vector<bool>& out) {
+  out.clear();
+  for (const c10::IValue& b : v.toListRef()) out.push_back(b.toBool());
+}
+
+c10::IValue to_ivalue(const std::vector<char>& bytes) {
+  return at::from_blob(const_cast<char*>(bytes.data()), {static_cast<int64_t>(bytes.size())},
+                       at::kByte)
+      .clone();
+}
+
+void from_ivalue(const c10::IValue& v, std::vector<char>& bytes) {
+  const at::Tensor t = v.toTensor().contiguous();
+  const char* b = reinterpret_cast<const char*>(t.data_ptr<uint8_t>());
+  bytes.assign(b, b + t.numel());
+}
+
+c10::IValue to_ivalue(const std::pair<std::string, at::Tensor>& named) {
+  c10::impl::GenericList pair(c10::AnyType::get());
+  pair.push_back(named.first);
+  pair.push_back(named.second);
+  return pair;
+}
+
+void from_ivalue(const c10::IValue& v, std::pair<std::string, at::Tensor>& named) {
+  const auto& items = v.toListRef();
+  named = {items.at(0).toStringRef(), items.at(1).toTensor()};
 }
 
 }  // namespace
 
 std::string encode_outcome(const ModeOutcome& o) {
-  Dict d = new_dict();
-  d.insert("mode", std::string(modes::mode_name(o.mode)));
-  d.insert("world_size", o.world_size);
-  d.insert("losses", c10::List<double>(o.trace.losses));
-  d.insert("first_step", o.trace.first_step);
-  d.insert("gradients", encode_steps(o.trace.gradients));
-  d.insert("param_names", c10::List<std::string>(o.trace.param_names));
-  d.insert("comparison", o.trace.comparison);
-  d.insert("loss_scales", c10::List<double>(o.trace.loss_scales));
-  c10::List<bool> skipped;
-  for (const bool b : o.trace.skipped) skipped.push_back(b);
-  d.insert("skipped", skipped);
-  c10::List<std::string> diff_names;
-  c10::List<std::string> diff_families;  // the check's name (Note [One row per check])
-  // step, error, max_rel, violations, ratio, ref_max_abs
-  std::vector<double> diff_values;
-  for (const auto& s : o.trace.state_diffs) {
-    diff_names.push_back(s.tensor);
-    diff_families.push_back(reports::name_str(s.family));
-    diff_values.insert(diff_values.end(),
-                       {static_cast<double>(s.step), s.error, s.max_rel,
-                        static_cast<double>(s.violations), s.ratio, s.ref_max_abs});
-  }
-  d.insert("state_diff_families", diff_families);
-  d.insert("state_diff_names", diff_names);
-  d.insert("state_diffs", c10::List<double>(diff_values));
-  c10::List<std::string> names;
-  c10::List<at::Tensor> tensors;
-  for (const auto& [n, t] : o.trace.final_state) {
-    names.push_back(n);
-    tensors.push_back(t);
-  }
-  d.insert("state_names", names);
-  d.insert("state", tensors);
-  d.insert("check_times", metrics::phase_times_to_tensor(o.check_times));
-  d.insert("perf_times", metrics::phase_times_to_tensor(o.perf_times));
-  d.insert("perf_samples_per_step", o.perf_samples_per_step);
-  d.insert("backend", o.backend);
-  d.insert("bytes_per_step", o.bytes_per_step);
-  d.insert("buckets", o.buckets);
-  d.insert("gradient_collectives_per_step", o.gradient_collectives_per_step);
-  d.insert("peak_device_memory_bytes", c10::List<int64_t>(o.peak_device_memory_bytes));
-  c10::List<std::string> hosts;
-  for (const auto& h : o.hosts) hosts.push_back(h);
-  d.insert("hosts", hosts);
-  c10::impl::GenericList checks(c10::AnyType::get());
-  for (const auto& c : o.extra_checks) checks.push_back(encode_record(c));
-  d.insert("extra_checks", checks);
-  // Checkpoints travel as their files' bytes, one uint8 tensor each.
-  std::vector<int64_t> checkpoint_steps;
-  c10::List<at::Tensor> checkpoint_files;
-  for (const auto& c : o.checkpoints) {
-    checkpoint_steps.push_back(c.step);
-    checkpoint_files.push_back(at::from_blob(const_cast<char*>(c.bytes.data()),
-                                             {static_cast<int64_t>(c.bytes.size())}, at::kByte)
-                                   .clone());
-  }
-  d.insert("checkpoint_steps", c10::List<int64_t>(checkpoint_steps));
-  d.insert("checkpoint_files", checkpoint_files);
-  d.insert("evaluation", encode_record(o.evaluation));
-  d.insert("amp_vs_float32", encode_record(o.amp_vs_float32));
-  c10::impl::GenericList memory(c10::AnyType::get());
-  for (const auto& m : o.memory) memory.push_back(encode_record(m));
-  d.insert("memory", memory);
-  const std::vector<char> bytes = torch::pickle_save(c10::IValue(d));
+  const std::vector<char> bytes = torch::pickle_save(to_ivalue(o));
   return {bytes.begin(), bytes.end()};
 }
 
 ModeOutcome decode_outcome(const std::string& bytes) {
-  const auto d = torch::pickle_load(std::vector<char>(bytes.begin(), bytes.end())).toGenericDict();
   ModeOutcome o;
-  o.mode = modes::parse_mode(d.at("mode").toStringRef()).value();
-  o.world_size = d.at("world_size").toInt();
-  for (const auto& v : d.at("losses").toListRef()) o.trace.losses.push_back(v.toDouble());
-  o.trace.first_step = d.at("first_step").toInt();
-  o.trace.gradients = decode_steps(d.at("gradients"));
-  for (const auto& n : d.at("param_names").toListRef())
-    o.trace.param_names.push_back(n.toStringRef());
-  o.trace.comparison = d.at("comparison").toStringRef();
-  for (const auto& v : d.at("loss_scales").toListRef()) o.trace.loss_scales.push_back(v.toDouble());
-  for (const auto& v : d.at("skipped").toListRef()) o.trace.skipped.push_back(v.toBool());
-  const auto& diff_names = d.at("state_diff_names").toListRef();
-  const auto& diff_families = d.at("state_diff_families").toListRef();
-  const auto diff_values = d.at("state_diffs").toDoubleVector();
-  for (size_t i = 0; i < diff_names.size(); ++i) {
-    const double* v = &diff_values[6 * i];
-    o.trace.state_diffs.push_back(
-        {static_cast<int64_t>(v[0]), diff_names[i].toStringRef(),
-         reports::parse_name<reports::Stage>(diff_families[i].toStringRef()).value(), v[1], v[2],
-         static_cast<int64_t>(v[3]), v[4], v[5]});
-  }
-  const auto& names = d.at("state_names").toListRef();
-  const auto& tensors = d.at("state").toListRef();
-  for (size_t i = 0; i < names.size(); ++i) {
-    o.trace.final_state.emplace_back(names[i].toStringRef(), tensors[i].toTensor());
-  }
-  o.check_times = metrics::phase_times_from_tensor(d.at("check_times").toTensor());
-  o.perf_times = metrics::phase_times_from_tensor(d.at("perf_times").toTensor());
-  o.perf_samples_per_step = d.at("perf_samples_per_step").toDouble();
-  o.backend = d.at("backend").toStringRef();
-  o.bytes_per_step = d.at("bytes_per_step").toInt();
-  o.buckets = d.at("buckets").toInt();
-  o.gradient_collectives_per_step = d.at("gradient_collectives_per_step").toInt();
-  o.peak_device_memory_bytes = d.at("peak_device_memory_bytes").toIntVector();
-  for (const auto& h : d.at("hosts").toListRef()) o.hosts.push_back(h.toStringRef());
-  for (const auto& c : d.at("extra_checks").toListRef()) {
-    o.extra_checks.push_back(decode_record<reports::CheckRecord>(c.toGenericDict()));
-  }
-  const std::vector<int64_t> checkpoint_steps = d.at("checkpoint_steps").toIntVector();
-  const auto& checkpoint_files = d.at("checkpoint_files").toListRef();
-  for (size_t i = 0; i < checkpoint_steps.size(); ++i) {
-    const at::Tensor t = checkpoint_files[i].toTensor().contiguous();
-    const char* b = reinterpret_cast<const char*>(t.data_ptr<uint8_t>());
-    o.checkpoints.push_back({checkpoint_steps[i], std::vector<char>(b, b + t.numel())});
-  }
-  o.evaluation = decode_record<reports::EvaluationRecord>(d.at("evaluation").toGenericDict());
-  o.amp_vs_float32 = decode_record<reports::AmpErrorRecord>(d.at("amp_vs_float32").toGenericDict());
-  for (const auto& m : d.at("memory").toListRef()) {
-    o.memory.push_back(decode_record<reports::RankMemoryRecord>(m.toGenericDict()));
-  }
+  from_ivalue(torch::pickle_load(std::vector<char>(bytes.begin(), bytes.end())), o);
   return o;
 }
 

@@ -1,5 +1,6 @@
 // training_outcome_codec_test.cpp — DDP rank 0's outcome survives the trip to the parent: every
-// field, including parameters without gradients and the lockstep comparison's per-step differences.
+// field (the codec walks one field list), including parameters without gradients and the lockstep
+// comparison's per-step differences.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -32,6 +33,12 @@ TEST(OutcomeCodec, RoundTripsEveryField) {
                          {1, "n", reports::Stage::kBuffers, 0.5, 0.25, 2, 1.5, 4.0},
                          {1, "w[exp_avg]", reports::Stage::kOptimizerState, 2e-6, 2e-6, 0}};
   r.checkpoints = {{2, {'P', 'K', '\0', '\xff'}}, {4, {}}};  // a file's bytes, any of them
+  r.trace.loss_scales = {65536.0, 32768.0};
+  r.trace.skipped = {true, false};
+  r.gradient_collectives_per_step = 5;
+  r.hosts = {"node-a", "node-b", "node-a"};
+  r.amp_vs_float32 = {2, 1e-3, 1, "fc.weight", 2e-4, 0, "two steps"};
+  r.memory = {{0, 10, 20, 30, 40}, {1, 11, 21, 31, 41}};
 
   const training::ModeOutcome back = training::decode_outcome(training::encode_outcome(r));
   EXPECT_EQ(back.mode, modes::ModeKind::kDdp);
@@ -88,6 +95,16 @@ TEST(OutcomeCodec, RoundTripsEveryField) {
   EXPECT_EQ(back.checkpoints[0].bytes, r.checkpoints[0].bytes);
   EXPECT_EQ(back.checkpoints[1].step, 4);
   EXPECT_TRUE(back.checkpoints[1].bytes.empty());
+  EXPECT_EQ(back.trace.loss_scales, r.trace.loss_scales);
+  EXPECT_EQ(back.trace.skipped, r.trace.skipped);
+  EXPECT_EQ(back.gradient_collectives_per_step, 5);
+  EXPECT_EQ(back.hosts, r.hosts);
+  EXPECT_EQ(back.amp_vs_float32.update_tensor, "fc.weight");
+  EXPECT_DOUBLE_EQ(back.amp_vs_float32.loss_rel_error, 2e-4);
+  EXPECT_EQ(back.amp_vs_float32.summary, "two steps");
+  ASSERT_EQ(back.memory.size(), 2u);
+  EXPECT_EQ(back.memory[1].rank, 1);
+  EXPECT_EQ(back.memory[1].peak_rss_bytes, 41);
 }
 
 }  // namespace
