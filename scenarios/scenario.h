@@ -16,21 +16,12 @@
 
 #include "data/dataset.h"
 #include "data/synthetic_tensors.h"
+#include "scenarios/choice_names.h"
 #include "scenarios/optim/grad_scaler.h"
 
 namespace ddpbench::scenarios {
 
-// kRmse is sqrt(MSELoss()): not a mean of per-sample terms, so the mean of per-rank losses that
-// DDP differentiates is not the loss of the global batch (PyTorch issues 24391, 49794).
-// kBceOneHot is binary_cross_entropy(sigmoid(output), one_hot(target).to(dtype)): a class label
-// target, the mean over every (sample, class) element.
-enum class LossKind { kCrossEntropy, kMse, kRmse, kBceOneHot };
-
 enum class OptimizerKind { kSgd, kAdam };
-
-// Automatic mixed precision (issue 34): forward and loss under autocast to bfloat16 or float16,
-// parameters, gradients and optimizer state in float32; kFp16 adds a GradScaler.
-enum class AmpKind { kOff, kBf16, kFp16 };
 
 // torch.optim.SGD's or torch.optim.Adam's hyper-parameters (libtorch's SGD and Adam implement the
 // same update rules).

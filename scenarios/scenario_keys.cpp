@@ -190,6 +190,15 @@ ScenarioKey shape_key(std::string name, Field field, std::string help) {
           }};
 }
 
+// A choice key's names from one of choice_names.h's tables.
+template <typename E, size_t N>
+std::vector<std::pair<std::string, E>> choices_of(
+    const std::array<std::pair<E, std::string_view>, N>& table) {
+  std::vector<std::pair<std::string, E>> out;
+  for (const auto& [value, name] : table) out.emplace_back(std::string(name), value);
+  return out;
+}
+
 // One of a fixed list of names, each standing for a value of the field's type.
 template <class Field, class Value>
 ScenarioKey choice_key(std::string name, Field field,
@@ -240,9 +249,7 @@ std::vector<ScenarioKey> make_table() {
                                                                   {"float64", "float64"}},
                  "training dtype (--dtype overrides it)"),
       choice_key("TRAIN.AMP", DDPBENCH_FIELD(amp),
-                 std::vector<std::pair<std::string, AmpKind>>{{"off", AmpKind::kOff},
-                                                              {"bf16", AmpKind::kBf16},
-                                                              {"fp16", AmpKind::kFp16}},
+                 choices_of(kAmpNames),
                  "automatic mixed precision: forward and loss under autocast to bfloat16, or "
                  "float16 with a GradScaler (--amp sets it)"),
       number_key("TRAIN.GRAD_SCALER_INIT", DDPBENCH_FIELD(grad_scaler.init_scale),
@@ -277,10 +284,7 @@ std::vector<ScenarioKey> make_table() {
                   "samples in the synthetic training split"),
       choice_key(
           "LOSS.NAME", DDPBENCH_FIELD(loss),
-          std::vector<std::pair<std::string, LossKind>>{{"cross_entropy", LossKind::kCrossEntropy},
-                                                        {"mse", LossKind::kMse},
-                                                        {"rmse", LossKind::kRmse},
-                                                        {"bce_one_hot", LossKind::kBceOneHot}},
+          choices_of(kLossNames),
           "CrossEntropyLoss, MSELoss, sqrt(MSELoss) or binary_cross_entropy(sigmoid(x), "
           "one_hot(y)) (--loss sets it); mse and rmse need regression targets"),
       choice_key("OPTIM.NAME", DDPBENCH_FIELD(optimizer.kind),

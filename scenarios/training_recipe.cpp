@@ -84,17 +84,7 @@ const char* loss_name(LossKind kind) {
   return "?";
 }
 
-const char* amp_name(AmpKind kind) {
-  switch (kind) {
-    case AmpKind::kOff:
-      return "off";
-    case AmpKind::kBf16:
-      return "bf16";
-    case AmpKind::kFp16:
-      return "fp16";
-  }
-  return "?";
-}
+const char* amp_name(AmpKind kind) { return spelling_of(kAmpNames, kind).data(); }
 
 std::optional<at::ScalarType> autocast_dtype_of(AmpKind kind) {
   switch (kind) {

@@ -3,6 +3,7 @@
 
 #include "cli/list_option.h"
 #include "cli/validators.h"
+#include "run/flag_choices.h"
 
 namespace ddpbench::cli {
 
@@ -18,7 +19,7 @@ CLI::App* add_project_command(CLI::App& app, run::ProjectRequest& r) {
                   number_in(1e-3, 1e6, "link bandwidth in Gbit/s, e.g. 100"))
       ->capture_default_str();
   cmd->add_option("--algo", r.algo, "Allreduce algorithm: ring or tree (NCCL's double binary tree)")
-      ->check(CLI::IsMember({"ring", "tree"}))
+      ->check(CLI::IsMember(run::projection_algo_choices()))
       ->capture_default_str();
   cmd->add_option("--alpha-us", r.alpha_us, "Per-message latency of the projected links, in us")
       ->check(number_in(0, 1e6, "latency in microseconds, e.g. 5"))

@@ -55,9 +55,9 @@ void add_synthetic_data_flags(CLI::App& cmd, run::RunRequest& r) {
                  "Synthetic regression targets of this shape per sample, e.g. 10 (loss mse by "
                  "default)");
   cmd.add_option("--loss", r.loss,
-                 "Loss: cross_entropy, mse, rmse, bce_one_hot (default: the "
-                 "scenario's, or the synthetic targets')")
-      ->check(CLI::IsMember({"cross_entropy", "mse", "rmse", "bce_one_hot"}));
+                 fmt::format("Loss: {} (default: the scenario's, or the synthetic targets')",
+                             fmt::join(run::loss_choices(), ", ")))
+      ->check(CLI::IsMember(run::loss_choices()));
 }
 
 }  // namespace
@@ -102,7 +102,7 @@ void add_shared_run_flags(CLI::App& cmd, run::RunRequest& r) {
                  "Automatic mixed precision in every mode: forward and loss under autocast to "
                  "bf16, or fp16 with a GradScaler; parameters stay float32 (default: the "
                  "scenario's, off)")
-      ->check(CLI::IsMember({"off", "bf16", "fp16"}));
+      ->check(CLI::IsMember(run::amp_choices()));
   cmd.add_option("--grad-scaler-init", r.grad_scaler_init,
                  "--amp fp16: the GradScaler's initial scale (default 65536)")
       ->type_name("NUMBER");
@@ -159,9 +159,10 @@ void add_shared_run_flags(CLI::App& cmd, run::RunRequest& r) {
          "the scenario's); --batch-size is the global batch of the whole step")
       ->check(integer_in(1, kMaxSteps))
       ->default_str("");
-  cmd.add_option("--no-sync", r.no_sync,
-                 "DDP no_sync() on every accumulation micro-step but the last: on (default) or "
-                 "off (every micro-step allreduces)")
+  cmd.add_option_function<std::string>(
+         "--no-sync", [&r](const std::string& v) { r.no_sync = v == "on"; },
+         "DDP no_sync() on every accumulation micro-step but the last: on (default) or off "
+         "(every micro-step allreduces)")
       ->check(CLI::IsMember({"on", "off"}));
   cmd.add_option("--comm-hook", r.comm_hook, "DDP communication hook: allreduce, fp16, bf16")
       ->check(CLI::IsMember(run::comm_hook_choices()));
@@ -263,7 +264,7 @@ std::vector<std::string> command_line(const run::RunRequest& r) {
   flag("--find-unused-parameters", r.find_unused_parameters);
   if (r.zero_stage > 0) number("--zero-stage", r.zero_stage);
   if (r.accumulation_steps > 0) number("--accumulation-steps", r.accumulation_steps);
-  option("--no-sync", r.no_sync);
+  option("--no-sync", r.no_sync ? "on" : "off");
   option("--comm-hook", r.comm_hook);
   if (!r.inject_fault.empty()) option("--inject-fault", r.inject_fault);
   option("--grad-check", r.grad_check);

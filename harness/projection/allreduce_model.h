@@ -11,6 +11,8 @@
 namespace ddpbench::projection {
 
 enum class AllreduceAlgo { kRing, kTree };
+// Every algorithm, the default first: `project --algo`'s choices.
+inline constexpr AllreduceAlgo kAllreduceAlgos[] = {AllreduceAlgo::kRing, AllreduceAlgo::kTree};
 
 std::string algo_name(AllreduceAlgo algo);
 std::optional<AllreduceAlgo> algo_from_name(const std::string& name);

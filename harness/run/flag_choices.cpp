@@ -10,6 +10,8 @@
 #include "modes/common/mode_kind.h"
 #include "modes/ddp/comm_hook.h"
 #include "modes/ddp/distributed_model.h"
+#include "projection/allreduce_model.h"
+#include "scenarios/choice_names.h"
 
 namespace ddpbench::run {
 
@@ -28,6 +30,18 @@ std::vector<std::string> ddp_impl_choices() {
   std::vector<std::string> names;
   for (const modes::ddp::DdpImpl impl : modes::ddp::kDdpImpls) {
     names.emplace_back(modes::ddp::ddp_impl_name(impl));
+  }
+  return names;
+}
+
+std::vector<std::string> amp_choices() { return scenarios::spellings(scenarios::kAmpNames); }
+
+std::vector<std::string> loss_choices() { return scenarios::spellings(scenarios::kLossNames); }
+
+std::vector<std::string> projection_algo_choices() {
+  std::vector<std::string> names;
+  for (const projection::AllreduceAlgo algo : projection::kAllreduceAlgos) {
+    names.push_back(projection::algo_name(algo));
   }
   return names;
 }

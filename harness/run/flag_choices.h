@@ -1,8 +1,10 @@
 // flag_choices.h — the values the CLI offers for flags whose choices belong to a layer below it
 // (the CLI sees only run/'s plain headers): --backend's come from comm/'s backend table, and
 // --ddp-impl's, --comm-hook's and --grad-check's from the arrays beside their enums
-// (modes/ddp/distributed_model.h, comm_hook.h, modes/common/gradient_record.h), and
-// --inject-fault's from the fault table, so a new value needs no edit of the CLI.
+// (modes/ddp/distributed_model.h, comm_hook.h, modes/common/gradient_record.h), --amp's and
+// --loss's from the scenario's tables (scenarios/choice_names.h), `project --algo`'s from the
+// projection's, and --inject-fault's from the fault table, so a new value needs no edit of the
+// CLI.
 #pragma once
 
 #include <string>
@@ -20,6 +22,11 @@ std::string backend_help();
 std::vector<std::string> ddp_impl_choices();
 std::vector<std::string> comm_hook_choices();
 std::vector<std::string> grad_check_choices();
+// The names --amp and --loss accept (scenarios/choice_names.h's tables), default first.
+std::vector<std::string> amp_choices();
+std::vector<std::string> loss_choices();
+// The algorithms `project --algo` accepts (projection/allreduce_model.h).
+std::vector<std::string> projection_algo_choices();
 // --comparison's names, default first, and the choice a name (one of them) stands for.
 std::vector<std::string> comparison_choices();
 ComparisonChoice comparison_from(const std::string& name);

@@ -135,7 +135,7 @@ void check_amp(const RunRequest& o, const training::RunSetup& s) {
 void resolve_accumulation(const RunRequest& o, training::RunSetup& s) {
   s.accumulation_steps =
       o.accumulation_steps > 0 ? o.accumulation_steps : s.spec->accumulation_steps;
-  s.no_sync = o.no_sync != "off";
+  s.no_sync = o.no_sync;
   const int64_t a = s.accumulation_steps;
   const bool parallel = s.has_per_rank_mode() || s.has_mode(modes::ModeKind::kDp);
   if (!s.no_sync && (a == 1 || !s.has_mode(modes::ModeKind::kDdp))) {

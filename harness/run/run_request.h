@@ -105,7 +105,7 @@ struct RunRequest {
   // Gradient accumulation micro-steps A per optimizer step (dp, ddp); 0 = the scenario's.
   int64_t accumulation_steps = 0;
   // DDP's no_sync() on the first A-1 micro-steps: on (default) or off (every micro-step reduces).
-  std::string no_sync = "on";
+  bool no_sync = true;
   // allreduce, fp16, bf16.
   std::string comm_hook = "allreduce";
   // KIND:rank=R,step=S[,eps=E][,tensor=NAME]; empty = none.

@@ -13,25 +13,6 @@
 #include "scenarios/training_recipe.h"
 
 namespace ddpbench::training {
-namespace {
-
-// The loss names reference/torch_ddp_oracle.py understands.
-const char* oracle_loss_name(scenarios::LossKind kind) {
-  switch (kind) {
-    case scenarios::LossKind::kCrossEntropy:
-      return "cross_entropy";
-    case scenarios::LossKind::kMse:
-      return "mse";
-    case scenarios::LossKind::kRmse:
-      return "rmse";
-    case scenarios::LossKind::kBceOneHot:
-      return "bce_one_hot";
-  }
-  return "?";
-}
-
-}  // namespace
-
 std::vector<char> export_batches(const RunSetup& setup, const runtime::ExecutionContext& context,
                                  const data::Dataset& dataset, const data::GlobalBatchPlan& plan,
                                  const modes::NamedTensors& initial_state) {
@@ -48,7 +29,8 @@ std::vector<char> export_batches(const RunSetup& setup, const runtime::Execution
   meta.insert("num_classes", int64_t{10});
   meta.insert("world_size", setup.world_size);
   meta.insert("steps", setup.check_steps);
-  meta.insert("loss", oracle_loss_name(spec.loss));
+  // The loss names reference/torch_ddp_oracle.py understands: the --loss spellings.
+  meta.insert("loss", std::string(scenarios::spelling_of(scenarios::kLossNames, spec.loss)));
   meta.insert("lr", spec.optimizer.lr);
   meta.insert("momentum", spec.optimizer.momentum);
   meta.insert("dampening", spec.optimizer.dampening);

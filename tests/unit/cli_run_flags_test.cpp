@@ -68,7 +68,7 @@ TEST(RunFlags, CommandLineRoundTripsEveryField) {
   r.export_batches = true;
   r.bisect = true;
   r.accumulation_steps = 4;
-  r.no_sync = "off";
+  r.no_sync = false;
   r.overrides = {"TRAIN.SHUFFLE", "false"};
   r.checkpoint_every = 4;
   r.checkpoint_prefix = "module.";
