@@ -139,6 +139,9 @@ ModeJudge::ModeJudge(const training::RunSetup& setup, const RunDescription& run,
     if (o.mode == modes::ModeKind::kSingle) single_ = &o;
     if (o.mode == modes::ModeKind::kDdp) ddp_ = &o;
   }
+  if (single_ != nullptr && single_->throughput_defined()) {
+    single_samples_per_s_ = throughput_of(setup, *single_).samples_per_s;
+  }
 }
 
 ModeJudge::~ModeJudge() = default;
@@ -166,11 +169,10 @@ reports::ModeResult ModeJudge::figures(const training::ModeOutcome& o) const {
   r.evaluation = o.evaluation;
   r.amp_vs_float32 = o.amp_vs_float32;
   r.memory = o.memory;
-  if (single_ != nullptr && &o != single_ && single_->throughput_defined() && o.world_size > 0) {
-    const double baseline = throughput_of(setup_, *single_).samples_per_s;
+  if (single_samples_per_s_ && &o != single_ && o.world_size > 0) {
     r.scaling = setup_.strong_scaling ? "strong" : "weak";
-    r.scaling_efficiency =
-        metrics::scaling_efficiency(r.throughput.samples_per_s, o.world_size, baseline);
+    r.scaling_efficiency = metrics::scaling_efficiency(r.throughput.samples_per_s, o.world_size,
+                                                       *single_samples_per_s_);
     r.throughput.weak_reasons = metrics::weak_reasons(
         r.throughput.timed_steps, r.throughput.step_time_cv, r.scaling_efficiency);
   }

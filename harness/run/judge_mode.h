@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "output/output_dir.h"
@@ -46,6 +47,8 @@ class ModeJudge {
   const std::vector<training::ReferenceOutcome>& references_;
   const training::ModeOutcome* single_ = nullptr;
   const training::ModeOutcome* ddp_ = nullptr;
+  // The scaling baseline: single's samples/s, when it was timed.
+  std::optional<double> single_samples_per_s_;
   std::unique_ptr<FloorsOnDemand> floors_;
 };
 
