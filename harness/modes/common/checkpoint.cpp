@@ -10,7 +10,9 @@
 #include <map>
 
 #include "errors.h"
+#include "modes/common/checkpoint_entries.h"
 #include "modes/common/checkpoint_file.h"
+#include "modes/common/checkpoint_optimizer.h"
 #include "modes/common/model_state.h"
 #include "quoted_input.h"
 #include "scenarios/optim/grad_scaler.h"
@@ -18,205 +20,7 @@
 namespace ddpbench::modes {
 namespace {
 
-using Dict = c10::impl::GenericDict;
-
-Dict string_dict() { return Dict(c10::StringType::get(), c10::AnyType::get()); }
-
-// "Float [64, 3, 7, 7]", as messages show a tensor's kind.
-std::string tensor_kind(const at::Tensor& t) {
-  return fmt::format("{} [{}]", c10::toString(t.scalar_type()), fmt::join(t.sizes(), ", "));
-}
-
-// TrainingState's optimizer part as PyTorch's optimizer.state_dict() lays it out: "state" maps
-// each parameter's index to its state by PyTorch's names (SGD: momentum_buffer; Adam: step,
-// exp_avg, exp_avg_sq), a parameter without state (before its first step) has no entry, and one
-// param group holds the hyper-parameters and the indices. The one place that knows
-// TrainingState's optimizer layout on the way out (read_optimizer_state on the way in).
-Dict optimizer_state_dict(const TrainingState& s, const scenarios::OptimizerSpec& spec) {
-  Dict state(c10::IntType::get(), c10::AnyType::get());
-  for (size_t i = 0; i < s.optimizer_state.size(); ++i) {
-    if (s.optimizer_state[i].empty()) continue;
-    Dict entry = string_dict();
-    for (const auto& [name, tensor] : s.optimizer_state[i]) entry.insert(name, tensor);
-    state.insert(static_cast<int64_t>(i), entry);
-  }
-  Dict group = string_dict();
-  group.insert("lr", spec.lr);
-  if (spec.kind == scenarios::OptimizerKind::kAdam) {
-    group.insert("betas", c10::ivalue::Tuple::create({spec.beta1, spec.beta2}));
-    group.insert("eps", spec.eps);
-    group.insert("weight_decay", spec.weight_decay);
-    group.insert("amsgrad", false);
-  } else {
-    group.insert("momentum", spec.momentum);
-    group.insert("dampening", spec.dampening);
-    group.insert("weight_decay", spec.weight_decay);
-    group.insert("nesterov", spec.nesterov);
-  }
-  group.insert("maximize", false);
-  group.insert("foreach", c10::IValue());
-  group.insert("differentiable", false);
-  // A list of Any, not c10::List<int64_t>: the pickler writes a typed int list through
-  // torch.jit._pickle.build_intlist, a global PyTorch >= 2.6's default torch.load
-  // (weights_only=True) refuses; a plain list it reads.
-  c10::impl::GenericList params(c10::AnyType::get());
-  for (size_t i = 0; i < s.parameters.size(); ++i) params.push_back(static_cast<int64_t>(i));
-  group.insert("params", params);
-  c10::impl::GenericList groups(c10::AnyType::get());
-  groups.push_back(group);
-  Dict out = string_dict();
-  out.insert("state", state);
-  out.insert("param_groups", groups);
-  return out;
-}
-
-[[noreturn]] void refuse(const std::string& path, const std::string& why) {
-  throw InputError(fmt::format("--resume {}: {}", quoted_input(path), why));
-}
-
-c10::IValue entry(const Dict& d, const char* key, const std::string& path) {
-  const auto it = d.find(key);
-  if (it == d.end()) {
-    refuse(path, fmt::format("no \"{}\" entry, so it is no ddpbench checkpoint; pass a file "
-                             "written by `ddpbench run --checkpoint-every N`",
-                             key));
-  }
-  return it->value();
-}
-
-constexpr const char* kDamaged =
-    "the file is truncated or damaged; pass the checkpoint as `ddpbench run --checkpoint-every "
-    "N` wrote it";
-
-// `t` as `what` ("fc.weight", "the optimizer's exp_avg of fc.weight") must be a dense host tensor
-// whose record holds every byte its sizes reach (the unpickler sized its storage by data.pkl's
-// word, not by the record), and finite (training from NaN fails steps later, as a worker crash).
-void check_stored(const TorchFile& file, const at::Tensor& t, const std::string& what,
-                  const std::string& path) {
-  if (t.layout() != at::kStrided || !t.device().is_cpu()) {
-    refuse(path, fmt::format("{} is no dense tensor: {}", what, kDamaged));
-  }
-  const uint64_t item = t.element_size();
-  const uint64_t stored = t.storage().nbytes();
-  uint64_t extent = 0;  // elements from the storage's start to past the last one reached
-  bool overflow = t.storage_offset() < 0;
-  if (t.numel() > 0 && !overflow) {
-    extent = static_cast<uint64_t>(t.storage_offset()) + 1;
-    for (int64_t d = 0; d < t.dim(); ++d) {
-      uint64_t reach = 0;
-      overflow = overflow || t.stride(d) < 0 ||
-                 __builtin_mul_overflow(static_cast<uint64_t>(t.stride(d)),
-                                        static_cast<uint64_t>(t.size(d) - 1), &reach) ||
-                 __builtin_add_overflow(extent, reach, &extent);
-    }
-  }
-  uint64_t needed = 0;
-  overflow = overflow || __builtin_mul_overflow(extent, item, &needed);
-  const uint64_t record = file.record_bytes(t);
-  if (overflow || needed > stored || record != stored) {
-    refuse(path,
-           fmt::format("the record of {} holds {} bytes, and its {} x {} bytes need {}: {}", what,
-                       record, tensor_kind(t), item,
-                       overflow ? std::string("more") : std::to_string(std::max(needed, stored)),
-                       kDamaged));
-  }
-  if (t.is_floating_point() && !at::isfinite(t).all().item<bool>()) {
-    refuse(path, fmt::format("{} holds NaN or infinite values: pass a checkpoint saved before the "
-                             "training diverged (an earlier checkpoint_<mode>_step<N>.pt)",
-                             what));
-  }
-}
-
-// The state names `spec`'s optimizer keeps per parameter (optimizer_state.h), and its name in
-// messages.
-std::vector<std::string> kept_state(const scenarios::OptimizerSpec& spec) {
-  if (spec.kind == scenarios::OptimizerKind::kAdam) return {"step", "exp_avg", "exp_avg_sq"};
-  if (spec.momentum != 0) return {"momentum_buffer"};
-  return {};
-}
-
-std::string optimizer_label(const scenarios::OptimizerSpec& spec) {
-  if (spec.kind == scenarios::OptimizerKind::kAdam) return "Adam";
-  return spec.momentum != 0 ? "SGD with momentum" : "SGD without momentum";
-}
-
-// Refuses the state of a parameter that `spec`'s optimizer would not have kept: a name it does
-// not keep, one of Adam's three missing, or an Adam step that is not a count from 1 to the
-// checkpoint's steps (libtorch's Adam reads it back as an integer).
-void check_optimizer_entry(const std::map<std::string, at::Tensor>& state,
-                           const scenarios::OptimizerSpec& spec, const std::string& param,
-                           int64_t steps, const std::string& path) {
-  const std::vector<std::string> kept = kept_state(spec);
-  const std::string fix = fmt::format(
-      "pass a checkpoint of a run with this run's optimizer ({}; the scenario's OPTIM.NAME and "
-      "OPTIM.MOMENTUM)",
-      optimizer_label(spec));
-  for (const auto& [name, t] : state) {
-    if (std::find(kept.begin(), kept.end(), name) == kept.end()) {
-      refuse(path, fmt::format("the optimizer state of {} has {}, which {} does not keep ({}): {}",
-                               param, quoted_input(name), optimizer_label(spec),
-                               kept.empty() ? "it keeps none"
-                                            : fmt::format("it keeps {}", fmt::join(kept, ", ")),
-                               fix));
-    }
-  }
-  for (const std::string& name : kept) {
-    if (state.count(name) == 0) {
-      refuse(path, fmt::format("the optimizer state of {} lacks {}, which {} keeps for every "
-                               "parameter it has stepped: {}",
-                               param, name, optimizer_label(spec), fix));
-    }
-  }
-  const auto step = state.find("step");
-  if (step == state.end()) return;
-  const at::Tensor& t = step->second;
-  const bool real = at::isFloatingType(t.scalar_type()) ||
-                    at::isIntegralType(t.scalar_type(), /*includeBool=*/false);
-  const double v = real && t.numel() == 1 ? t.item<double>() : 0;
-  if (!real || t.numel() != 1 || !(v >= 1 && v <= static_cast<double>(steps)) ||
-      v != static_cast<double>(static_cast<int64_t>(v))) {
-    refuse(path, fmt::format("Adam's step of {} is {}, and after the checkpoint's {} steps it is "
-                             "one whole number from 1 to {}: {}",
-                             param, real && t.numel() == 1 ? fmt::format("{}", v) : tensor_kind(t),
-                             steps, steps, kDamaged));
-  }
-}
-
-// The inverse of optimizer_state_dict: fills s.optimizer_state (one map per parameter, empty
-// where the file has no entry), each state tensor checked against what `spec`'s optimizer keeps,
-// and each but Adam's scalar step against its parameter's shape and dtype.
-void read_optimizer_state(const Dict& optimizer, const scenarios::OptimizerSpec& spec,
-                          const std::vector<std::string>& names, int64_t steps,
-                          const TorchFile& file, const std::string& path, TrainingState& s) {
-  const c10::IValue& state = entry(optimizer, "state", path);
-  if (!state.isGenericDict()) refuse(path, "\"optimizer\"[\"state\"] is not a dict");
-  const Dict per_param = state.toGenericDict();
-  s.optimizer_state.assign(s.parameters.size(), {});
-  for (const auto& e : per_param) {
-    const int64_t i = e.key().isInt() ? e.key().toInt() : -1;
-    if (i < 0 || i >= static_cast<int64_t>(s.parameters.size()) || !e.value().isGenericDict()) {
-      refuse(path, fmt::format("the optimizer state has an entry that is no parameter of {}",
-                               s.parameters.size()));
-    }
-    const at::Tensor& param = s.parameters[static_cast<size_t>(i)];
-    const std::string& param_name = names[static_cast<size_t>(i)];
-    for (const auto& field : e.value().toGenericDict()) {
-      if (!field.key().isString() || !field.value().isTensor()) {
-        refuse(path, fmt::format("the optimizer state of {} is not name -> tensor", param_name));
-      }
-      const std::string& name = field.key().toStringRef();
-      const at::Tensor t = field.value().toTensor();
-      if (name != "step" &&
-          (t.sizes() != param.sizes() || t.scalar_type() != param.scalar_type())) {
-        refuse(path, fmt::format("the optimizer's {} of {} is {}, the parameter {}", name,
-                                 param_name, tensor_kind(t), tensor_kind(param)));
-      }
-      check_stored(file, t, fmt::format("the optimizer's {} of {}", name, param_name), path);
-      s.optimizer_state[static_cast<size_t>(i)].emplace(name, t);
-    }
-    check_optimizer_entry(s.optimizer_state[static_cast<size_t>(i)], spec, param_name, steps, path);
-  }
-}
+using namespace checkpoint_io;  // NOLINT(google-build-using-namespace): this file's vocabulary
 
 // What a checkpoint of `module` trained by `spec`'s optimizer can hold (checkpoint_file.h): its
 // tensors, and per parameter at most two moments and a step (Adam) or one buffer (SGD). Every
@@ -286,18 +90,6 @@ void take(std::map<std::string, at::Tensor>& entries, const std::string& name,
   check_stored(file, t, name, path);
   into.push_back(t);
   entries.erase(it);
-}
-
-int64_t int_entry(const Dict& d, const char* key, const std::string& path) {
-  const c10::IValue v = entry(d, key, path);
-  if (!v.isInt()) refuse(path, fmt::format("\"{}\" is not an integer", key));
-  return v.toInt();
-}
-
-std::string string_entry(const Dict& d, const char* key, const std::string& path) {
-  const c10::IValue v = entry(d, key, path);
-  if (!v.isString()) refuse(path, fmt::format("\"{}\" is not a string", key));
-  return v.toStringRef();
 }
 
 // DDP's buckets as text, "9,8,7;6,5": buckets launch order, parameter indices in bucket order.

@@ -1,0 +1,146 @@
+// checkpoint_optimizer.cpp — see checkpoint_optimizer.h.
+#include "modes/common/checkpoint_optimizer.h"
+
+#include <fmt/format.h>
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <map>
+
+#include "modes/common/checkpoint_entries.h"
+#include "quoted_input.h"
+
+namespace ddpbench::modes {
+namespace {
+
+using namespace checkpoint_io;  // NOLINT(google-build-using-namespace): this file's vocabulary
+
+// The state names `spec`'s optimizer keeps per parameter (optimizer_state.h), and its name in
+// messages.
+std::vector<std::string> kept_state(const scenarios::OptimizerSpec& spec) {
+  if (spec.kind == scenarios::OptimizerKind::kAdam) return {"step", "exp_avg", "exp_avg_sq"};
+  if (spec.momentum != 0) return {"momentum_buffer"};
+  return {};
+}
+
+std::string optimizer_label(const scenarios::OptimizerSpec& spec) {
+  if (spec.kind == scenarios::OptimizerKind::kAdam) return "Adam";
+  return spec.momentum != 0 ? "SGD with momentum" : "SGD without momentum";
+}
+
+// Refuses the state of a parameter that `spec`'s optimizer would not have kept: a name it does
+// not keep, one of Adam's three missing, or an Adam step that is not a count from 1 to the
+// checkpoint's steps (libtorch's Adam reads it back as an integer).
+void check_optimizer_entry(const std::map<std::string, at::Tensor>& state,
+                           const scenarios::OptimizerSpec& spec, const std::string& param,
+                           int64_t steps, const std::string& path) {
+  const std::vector<std::string> kept = kept_state(spec);
+  const std::string fix = fmt::format(
+      "pass a checkpoint of a run with this run's optimizer ({}; the scenario's OPTIM.NAME and "
+      "OPTIM.MOMENTUM)",
+      optimizer_label(spec));
+  for (const auto& [name, t] : state) {
+    if (std::find(kept.begin(), kept.end(), name) == kept.end()) {
+      refuse(path, fmt::format("the optimizer state of {} has {}, which {} does not keep ({}): {}",
+                               param, quoted_input(name), optimizer_label(spec),
+                               kept.empty() ? "it keeps none"
+                                            : fmt::format("it keeps {}", fmt::join(kept, ", ")),
+                               fix));
+    }
+  }
+  for (const std::string& name : kept) {
+    if (state.count(name) == 0) {
+      refuse(path, fmt::format("the optimizer state of {} lacks {}, which {} keeps for every "
+                               "parameter it has stepped: {}",
+                               param, name, optimizer_label(spec), fix));
+    }
+  }
+  const auto step = state.find("step");
+  if (step == state.end()) return;
+  const at::Tensor& t = step->second;
+  const bool real = at::isFloatingType(t.scalar_type()) ||
+                    at::isIntegralType(t.scalar_type(), /*includeBool=*/false);
+  const double v = real && t.numel() == 1 ? t.item<double>() : 0;
+  if (!real || t.numel() != 1 || !(v >= 1 && v <= static_cast<double>(steps)) ||
+      v != static_cast<double>(static_cast<int64_t>(v))) {
+    refuse(path, fmt::format("Adam's step of {} is {}, and after the checkpoint's {} steps it is "
+                             "one whole number from 1 to {}: {}",
+                             param, real && t.numel() == 1 ? fmt::format("{}", v) : tensor_kind(t),
+                             steps, steps, kDamaged));
+  }
+}
+
+}  // namespace
+
+Dict optimizer_state_dict(const TrainingState& s, const scenarios::OptimizerSpec& spec) {
+  Dict state(c10::IntType::get(), c10::AnyType::get());
+  for (size_t i = 0; i < s.optimizer_state.size(); ++i) {
+    if (s.optimizer_state[i].empty()) continue;
+    Dict entry = string_dict();
+    for (const auto& [name, tensor] : s.optimizer_state[i]) entry.insert(name, tensor);
+    state.insert(static_cast<int64_t>(i), entry);
+  }
+  Dict group = string_dict();
+  group.insert("lr", spec.lr);
+  if (spec.kind == scenarios::OptimizerKind::kAdam) {
+    group.insert("betas", c10::ivalue::Tuple::create({spec.beta1, spec.beta2}));
+    group.insert("eps", spec.eps);
+    group.insert("weight_decay", spec.weight_decay);
+    group.insert("amsgrad", false);
+  } else {
+    group.insert("momentum", spec.momentum);
+    group.insert("dampening", spec.dampening);
+    group.insert("weight_decay", spec.weight_decay);
+    group.insert("nesterov", spec.nesterov);
+  }
+  group.insert("maximize", false);
+  group.insert("foreach", c10::IValue());
+  group.insert("differentiable", false);
+  // A list of Any, not c10::List<int64_t>: the pickler writes a typed int list through
+  // torch.jit._pickle.build_intlist, a global PyTorch >= 2.6's default torch.load
+  // (weights_only=True) refuses; a plain list it reads.
+  c10::impl::GenericList params(c10::AnyType::get());
+  for (size_t i = 0; i < s.parameters.size(); ++i) params.push_back(static_cast<int64_t>(i));
+  group.insert("params", params);
+  c10::impl::GenericList groups(c10::AnyType::get());
+  groups.push_back(group);
+  Dict out = string_dict();
+  out.insert("state", state);
+  out.insert("param_groups", groups);
+  return out;
+}
+
+void read_optimizer_state(const Dict& optimizer, const scenarios::OptimizerSpec& spec,
+                          const std::vector<std::string>& names, int64_t steps,
+                          const TorchFile& file, const std::string& path, TrainingState& s) {
+  const c10::IValue& state = entry(optimizer, "state", path);
+  if (!state.isGenericDict()) refuse(path, "\"optimizer\"[\"state\"] is not a dict");
+  const Dict per_param = state.toGenericDict();
+  s.optimizer_state.assign(s.parameters.size(), {});
+  for (const auto& e : per_param) {
+    const int64_t i = e.key().isInt() ? e.key().toInt() : -1;
+    if (i < 0 || i >= static_cast<int64_t>(s.parameters.size()) || !e.value().isGenericDict()) {
+      refuse(path, fmt::format("the optimizer state has an entry that is no parameter of {}",
+                               s.parameters.size()));
+    }
+    const at::Tensor& param = s.parameters[static_cast<size_t>(i)];
+    const std::string& param_name = names[static_cast<size_t>(i)];
+    for (const auto& field : e.value().toGenericDict()) {
+      if (!field.key().isString() || !field.value().isTensor()) {
+        refuse(path, fmt::format("the optimizer state of {} is not name -> tensor", param_name));
+      }
+      const std::string& name = field.key().toStringRef();
+      const at::Tensor t = field.value().toTensor();
+      if (name != "step" &&
+          (t.sizes() != param.sizes() || t.scalar_type() != param.scalar_type())) {
+        refuse(path, fmt::format("the optimizer's {} of {} is {}, the parameter {}", name,
+                                 param_name, tensor_kind(t), tensor_kind(param)));
+      }
+      check_stored(file, t, fmt::format("the optimizer's {} of {}", name, param_name), path);
+      s.optimizer_state[static_cast<size_t>(i)].emplace(name, t);
+    }
+    check_optimizer_entry(s.optimizer_state[static_cast<size_t>(i)], spec, param_name, steps, path);
+  }
+}
+
+}  // namespace ddpbench::modes
