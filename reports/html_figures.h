@@ -1,0 +1,18 @@
+// html_figures.h — report.html's sections of measured figures: throughput and scaling (a table
+// and charts), where a step's time goes, the loss curves, and the memory each rank held. Each is
+// one <section>, escaped through xml_escape, its charts from svg_chart.h; a run without the
+// figure says so in words rather than drawing empty axes.
+#pragma once
+
+#include <string>
+
+#include "reports/run_record.h"
+
+namespace ddpbench::reports::html {
+
+std::string scaling_section(const RunReport& r);
+std::string phases_section(const RunReport& r);
+std::string loss_section(const RunReport& r);
+std::string memory_section(const RunReport& r);
+
+}  // namespace ddpbench::reports::html
