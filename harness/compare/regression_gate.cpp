@@ -190,6 +190,41 @@ const reports::ModeResult* find(const reports::RunReport& r, const std::string& 
   return nullptr;
 }
 
+// The point itself (its backend) and the rule of every check both ran: a check judged by a
+// widened tolerance is another check. Throws InputError.
+void require_same_point(const std::string& key, const reports::ModeResult& base,
+                        const reports::ModeResult& cur) {
+  require_same_numbers(fmt::format("results[{}].", key), base, cur);
+  for (const auto& b : base.checks) {
+    for (const auto& c : cur.checks) {
+      if (b.name != c.name) continue;
+      require_same_numbers(fmt::format("results[{}].checks[{}].", key, reports::name_of(b.name)),
+                           b, c);
+    }
+  }
+}
+
+// The point's verdict from its checks: "check failed" at the first failing one, "check
+// regressed" where a check that passed in the baseline does not now, else "ok".
+void judge_checks(const reports::ModeResult& base, const reports::ModeResult& cur, GatePoint& p) {
+  p.verdict = "ok";
+  for (const auto& c : cur.checks) {
+    if (c.status == reports::CheckStatus::kFail) {
+      p.verdict = "check failed";
+      p.detail = fmt::format("{}: {}", reports::name_of(c.name), reports::describe_counts(c));
+      return;
+    }
+    for (const auto& b : base.checks) {
+      if (b.name == c.name && b.status == reports::CheckStatus::kPass &&
+          c.status != reports::CheckStatus::kPass) {
+        p.verdict = "check regressed";
+        p.detail = fmt::format("{} passed in the baseline, now {}", reports::name_of(c.name),
+                               reports::name_of(c.status));
+      }
+    }
+  }
+}
+
 }  // namespace
 
 GateResult run_gate(const reports::RunReport& baseline, const reports::RunReport& current,
@@ -213,33 +248,9 @@ GateResult run_gate(const reports::RunReport& baseline, const reports::RunReport
       g.passed = false;
       continue;
     }
-    // The point itself (its backend) and the rule of every check both ran: a check judged by
-    // a widened tolerance is another check.
-    require_same_numbers(fmt::format("results[{}].", key), base, *cur);
-    for (const auto& b : base.checks) {
-      for (const auto& c : cur->checks) {
-        if (b.name != c.name) continue;
-        require_same_numbers(fmt::format("results[{}].checks[{}].", key, reports::name_of(b.name)),
-                             b, c);
-      }
-    }
+    require_same_point(key, base, *cur);
     p.current_samples_per_s = cur->throughput.samples_per_s;
-    p.verdict = "ok";
-    for (const auto& c : cur->checks) {
-      if (c.status == reports::CheckStatus::kFail) {
-        p.verdict = "check failed";
-        p.detail = fmt::format("{}: {}", reports::name_of(c.name), reports::describe_counts(c));
-        break;
-      }
-      for (const auto& b : base.checks) {
-        if (b.name == c.name && b.status == reports::CheckStatus::kPass &&
-            c.status != reports::CheckStatus::kPass) {
-          p.verdict = "check regressed";
-          p.detail = fmt::format("{} passed in the baseline, now {}", reports::name_of(c.name),
-                                 reports::name_of(c.status));
-        }
-      }
-    }
+    judge_checks(base, *cur, p);
     // A point that neither checked nor timed anything compared nothing of its own. In a
     // check-only run that is the reference (single): the other points' checks judge against
     // it, so it passes with them; in a run that checked and timed nothing, never ok.

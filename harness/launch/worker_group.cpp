@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -163,6 +164,45 @@ std::string blame_failure(std::vector<Worker>& workers, int& exits_seen) {
                      tail_of(culprit.log_path, 4));
 }
 
+// Reads `w`'s latest progress from the store; rank 0's finished steps go to on_rank0_steps.
+void note_progress(Worker& w, comm::Store& store, const WorkerGroupOptions& o) {
+  const std::string key = progress_key(w.rank);
+  if (!store.check(key)) return;
+  const std::string p = store.get(key);
+  if (p == w.last_progress) return;
+  w.last_progress = p;
+  w.last_change = Clock::now();
+  if (w.rank == 0 && o.on_rank0_steps) {
+    // A step is done when rank 0 reports the next one starting (or its kDone phase).
+    const auto [step, phase] = progress_rank(p);
+    o.on_rank0_steps(phase >= 6 ? step + 1 : step);
+  }
+}
+
+// A hang: someone has been silent longer than `timeout`. Blames the rank(s) furthest behind —
+// the others are normally blocked in a collective waiting for them. "" while none is stalled.
+std::string stall_failure(const std::vector<Worker>& workers, Clock::duration timeout) {
+  bool stalled = false;
+  for (const auto& w : workers) {
+    if (!w.exited && Clock::now() - w.last_change > timeout) stalled = true;
+  }
+  if (!stalled) return "";
+  std::pair<long, long> behind{LONG_MAX, LONG_MAX};
+  for (const auto& w : workers) {
+    if (!w.exited) behind = std::min(behind, progress_rank(w.last_progress));
+  }
+  std::vector<std::string> culprits;
+  for (const auto& w : workers) {
+    if (!w.exited && progress_rank(w.last_progress) == behind) {
+      culprits.push_back(
+          fmt::format("rank {} (last seen at {})", w.rank, describe_progress(w.last_progress)));
+    }
+  }
+  return fmt::format("no progress for {} s (--timeout): {} stopped responding",
+                     std::chrono::duration_cast<std::chrono::seconds>(timeout).count(),
+                     fmt::join(culprits, ", "));
+}
+
 // The bytes rank 0 wrote, checked against the size it announced through the store.
 std::string read_result(const std::string& path, const std::string& announced) {
   std::ifstream f(path, std::ios::binary);
@@ -227,44 +267,9 @@ std::string run_worker_group(const WorkerGroupOptions& o) {
           }
           continue;
         }
-        const std::string key = progress_key(w.rank);
-        if (store->check(key)) {
-          const std::string p = store->get(key);
-          if (p != w.last_progress) {
-            w.last_progress = p;
-            w.last_change = Clock::now();
-            if (w.rank == 0 && o.on_rank0_steps) {
-              // A step is done when rank 0 reports the next one starting (or its kDone phase).
-              const auto [step, phase] = progress_rank(p);
-              o.on_rank0_steps(phase >= 6 ? step + 1 : step);
-            }
-          }
-        }
+        note_progress(w, *store, o);
       }
-      if (!failure.empty()) break;
-      // Hang: someone has been silent too long. Blame the rank(s) furthest behind — the others
-      // are normally blocked in a collective waiting for them.
-      bool stalled = false;
-      for (const auto& w : workers) {
-        if (!w.exited && Clock::now() - w.last_change > o.progress_timeout) stalled = true;
-      }
-      if (stalled) {
-        std::pair<long, long> behind{LONG_MAX, LONG_MAX};
-        for (const auto& w : workers) {
-          if (!w.exited) behind = std::min(behind, progress_rank(w.last_progress));
-        }
-        std::vector<std::string> culprits;
-        for (const auto& w : workers) {
-          if (!w.exited && progress_rank(w.last_progress) == behind) {
-            culprits.push_back(fmt::format("rank {} (last seen at {})", w.rank,
-                                           describe_progress(w.last_progress)));
-          }
-        }
-        failure = fmt::format(
-            "no progress for {} s (--timeout): {} stopped responding",
-            std::chrono::duration_cast<std::chrono::seconds>(o.progress_timeout).count(),
-            fmt::join(culprits, ", "));
-      }
+      if (failure.empty()) failure = stall_failure(workers, o.progress_timeout);
     }
   } catch (...) {
     stop_all(workers);

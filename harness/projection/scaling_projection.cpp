@@ -249,6 +249,36 @@ reports::ProjectionValidation validate(const std::vector<MeasuredDdp>& comm_poin
 
 }  // namespace
 
+namespace {
+
+// Every (link, device count) point of `options`, projected from the basis `b`.
+std::vector<reports::ProjectedPoint> projected_points(const reports::ProjectionBasis& b,
+                                                      double bytes,
+                                                      const ProjectionOptions& options) {
+  std::vector<reports::ProjectedPoint> points;
+  std::vector<int64_t> devices = options.devices;
+  std::sort(devices.begin(), devices.end());
+  for (double gbit : options.link_gbit_s) {
+    const LinkParams link{options.alpha_s, beta_from_gbit_s(gbit)};
+    for (int64_t n : devices) {
+      reports::ProjectedPoint p;
+      p.link_gbit_s = gbit;
+      p.devices = n;
+      p.allreduce_s = allreduce_seconds(options.algo, n, bytes, link);
+      p.exposed_comm_s = exposed_comm_seconds(p.allreduce_s, b.overlap_window_s);
+      p.step_s = b.compute_s + p.exposed_comm_s;
+      p.samples_per_s = b.per_device_batch * static_cast<double>(n) / p.step_s;
+      // The model cannot scale better than linearly: any excess is noise between the two
+      // measured runs behind t(1) and C, not a prediction (reports/METRICS.md, "Projection").
+      p.scaling_efficiency = std::min(1.0, b.baseline_step_s / p.step_s);
+      points.push_back(p);
+    }
+  }
+  return points;
+}
+
+}  // namespace
+
 reports::ProjectionReport project_scaling(const reports::RunReport& measured,
                                           const ProjectionOptions& options) {
   check_options(options);
@@ -322,24 +352,7 @@ reports::ProjectionReport project_scaling(const reports::RunReport& measured,
     out.measured.push_back({m.world_size, m.step_s, m.samples_per_s, m.efficiency, m.exposed_s});
   }
 
-  std::vector<int64_t> devices = options.devices;
-  std::sort(devices.begin(), devices.end());
-  for (double gbit : options.link_gbit_s) {
-    const LinkParams link{options.alpha_s, beta_from_gbit_s(gbit)};
-    for (int64_t n : devices) {
-      reports::ProjectedPoint p;
-      p.link_gbit_s = gbit;
-      p.devices = n;
-      p.allreduce_s = allreduce_seconds(options.algo, n, ref.bytes, link);
-      p.exposed_comm_s = exposed_comm_seconds(p.allreduce_s, b.overlap_window_s);
-      p.step_s = b.compute_s + p.exposed_comm_s;
-      p.samples_per_s = b.per_device_batch * static_cast<double>(n) / p.step_s;
-      // The model cannot scale better than linearly: any excess is noise between the two
-      // measured runs behind t(1) and C, not a prediction (reports/METRICS.md, "Projection").
-      p.scaling_efficiency = std::min(1.0, b.baseline_step_s / p.step_s);
-      out.projected.push_back(p);
-    }
-  }
+  out.projected = projected_points(b, ref.bytes, options);
   return out;
 }
 

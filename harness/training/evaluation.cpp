@@ -160,6 +160,24 @@ EvalTotals expected_totals(const EvalSamples& whole_set, int64_t ranks) {
   return t;
 }
 
+namespace {
+
+// A reference that is not finite (BatchNorm running statistics from a few samples can send an
+// evaluation loss to inf or NaN) leaves nothing to judge the mode against: not comparable, which
+// neither passes nor fails the run. Only the mode being non-finite is its failure.
+reports::CheckRecord not_comparable(reports::CheckRecord c, const EvalTotals& mode,
+                                    const EvalTotals& reference, bool padded) {
+  c.incomparable = padded ? 6 : 3;
+  c.detail = fmt::format(
+      "not comparable: the reference's evaluation loss is not finite (single-device evaluation "
+      "of the same weights: mean loss {:g}; this mode: {:g}), so its figures cannot be judged",
+      reference.all.mean_loss(), mode.all.mean_loss());
+  c.status = reports::check_status(c, {});
+  return c;
+}
+
+}  // namespace
+
 reports::CheckRecord evaluation_check(const EvalTotals& mode, const EvalTotals& reference,
                                       const scenarios::Tolerance& tolerance,
                                       const std::string& expected_reason) {
@@ -171,18 +189,9 @@ reports::CheckRecord evaluation_check(const EvalTotals& mode, const EvalTotals& 
   c.atol = tolerance.atol;
   c.rtol = tolerance.rtol;
   c.limit = 1.0;
-  // A reference that is not finite (BatchNorm running statistics from a few samples can send an
-  // evaluation loss to inf or NaN) leaves nothing to judge the mode against: not comparable, which
-  // neither passes nor fails the run. Only the mode being non-finite is its failure.
   const bool padded_reference = reference.all.count != reference.unique.count;
   if (!std::isfinite(reference.all.loss) || !std::isfinite(reference.unique.loss)) {
-    c.incomparable = padded_reference ? 6 : 3;
-    c.detail = fmt::format(
-        "not comparable: the reference's evaluation loss is not finite (single-device evaluation "
-        "of the same weights: mean loss {:g}; this mode: {:g}), so its figures cannot be judged",
-        reference.all.mean_loss(), mode.all.mean_loss());
-    c.status = reports::check_status(c, {});
-    return c;
+    return not_comparable(std::move(c), mode, reference, padded_reference);
   }
   std::vector<std::string> problems;
   int64_t outside = 0;

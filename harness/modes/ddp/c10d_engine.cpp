@@ -69,6 +69,36 @@ struct C10dEngine::State {
   int64_t num_iterations = 0;  // synchronised training forwards (DDP.num_iterations)
 };
 
+namespace {
+
+// DDP's _sync_module_states: rank 0's parameters, then its buffers, on every rank.
+void sync_module_states(const c10::intrusive_ptr<c10d::ProcessGroup>& group,
+                        torch::nn::Module& module) {
+  torch::NoGradGuard no_grad;
+  std::vector<at::Tensor> states;
+  for (const auto& p : module.named_parameters()) states.push_back(p.value().detach());
+  for (const auto& b : module.named_buffers()) states.push_back(b.value().detach());
+  if (!states.empty()) c10d::broadcast_coalesced(group, states, kBroadcastBucketBytes, 0);
+}
+
+// DDP.register_comm_hook, or the Reducer's own allreduce of 1/W-scaled gradients.
+void register_hook(c10d::Reducer& reducer, const c10::intrusive_ptr<c10d::ProcessGroup>& group,
+                   CommHookKind kind) {
+  switch (kind) {
+    case CommHookKind::kAllreduce:
+      break;
+    case CommHookKind::kFp16Compress:
+      // default_hooks.fp16_compress_hook, as c10d's built-in FP16_COMPRESS.
+      reducer.register_builtin_comm_hook(c10d::BuiltinCommHookType::FP16_COMPRESS);
+      break;
+    case CommHookKind::kBf16Compress:
+      reducer.register_comm_hook(std::make_unique<Bf16CompressHook>(group));
+      break;
+  }
+}
+
+}  // namespace
+
 C10dEngine::C10dEngine(torch::nn::Module& module, comm::Communicator& comm,
                        C10dEngineOptions options)
     : state_(std::make_unique<State>()) {
@@ -88,15 +118,9 @@ C10dEngine::C10dEngine(torch::nn::Module& module, comm::Communicator& comm,
   std::unordered_map<size_t, std::string> names;
   for (size_t i = 0; i < trained.names.size(); ++i) names[i] = trained.names[i];
 
-  // _verify_param_shape_across_processes, then _sync_module_states: parameters, then buffers.
+  // _verify_param_shape_across_processes, then _sync_module_states.
   c10d::verify_params_across_processes(s.group, s.params, {});
-  {
-    torch::NoGradGuard no_grad;
-    std::vector<at::Tensor> states;
-    for (const auto& p : module.named_parameters()) states.push_back(p.value().detach());
-    for (const auto& b : module.named_buffers()) states.push_back(b.value().detach());
-    if (!states.empty()) c10d::broadcast_coalesced(s.group, states, kBroadcastBucketBytes, 0);
-  }
+  sync_module_states(s.group, module);
 
   // _ddp_init_helper: one bucket of everything for the first iteration unless unused parameters
   // are searched (the Reducer rebuilds the buckets in gradient-ready order after it); otherwise the
@@ -135,17 +159,7 @@ C10dEngine::C10dEngine(torch::nn::Module& module, comm::Communicator& comm,
       options.find_unused_parameters, options.gradient_as_bucket_view, names,
       first_bucket_bytes_cap);
 #endif
-  switch (options.comm_hook) {
-    case CommHookKind::kAllreduce:
-      break;  // the Reducer's own allreduce of 1/W-scaled gradients
-    case CommHookKind::kFp16Compress:
-      // default_hooks.fp16_compress_hook, as c10d's built-in FP16_COMPRESS.
-      s.reducer->register_builtin_comm_hook(c10d::BuiltinCommHookType::FP16_COMPRESS);
-      break;
-    case CommHookKind::kBf16Compress:
-      s.reducer->register_comm_hook(std::make_unique<Bf16CompressHook>(s.group));
-      break;
-  }
+  register_hook(*s.reducer, s.group, options.comm_hook);
   s.logger = std::make_shared<c10d::Logger>(s.reducer);
   s.reducer->set_logger(s.logger);
   s.logger->set_construction_data_and_log(module.name(), {}, -1, options.broadcast_buffers,
