@@ -1,4 +1,4 @@
-// comm_record.h — the plain record of a `ddpbench comm` run (run/execute_comm.h fills it,
+// comm_record.h — the plain record of a `ddpbench comm` run (commands/execute_comm.h fills it,
 // comm_reporters.h formats it): one row per (collective, size), nccl-tests' columns, and the
 // host's memcpy bandwidth the bus bandwidths are held against. Meanings: reports/METRICS.md.
 #pragma once

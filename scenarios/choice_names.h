@@ -1,15 +1,10 @@
 // choice_names.h — the scenario's enumerated choices that have a spelling users type (the loss,
 // mixed precision): each enum and its names in one table, which the scenario keys (LOSS.NAME,
 // TRAIN.AMP), the CLI's --loss and --amp, the batch export, checkpoints and --resume all read,
-// so a new value is one row. Torch-free, so the CLI's choices cost no libtorch include.
+// so a new value is one row (name_table.h). Torch-free, so the CLI's choices cost no libtorch include.
 #pragma once
 
-#include <array>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <utility>
-#include <vector>
+#include "name_table.h"
 
 namespace ddpbench::scenarios {
 
@@ -24,41 +19,16 @@ enum class LossKind { kCrossEntropy, kMse, kRmse, kBceOneHot };
 enum class AmpKind { kOff, kBf16, kFp16 };
 
 // The spellings, default first.
-inline constexpr std::array<std::pair<LossKind, std::string_view>, 4> kLossNames{{
+inline constexpr NameTable<LossKind, 4> kLossNames{{
     {LossKind::kCrossEntropy, "cross_entropy"},
     {LossKind::kMse, "mse"},
     {LossKind::kRmse, "rmse"},
     {LossKind::kBceOneHot, "bce_one_hot"},
 }};
-inline constexpr std::array<std::pair<AmpKind, std::string_view>, 3> kAmpNames{{
+inline constexpr NameTable<AmpKind, 3> kAmpNames{{
     {AmpKind::kOff, "off"},
     {AmpKind::kBf16, "bf16"},
     {AmpKind::kFp16, "fp16"},
 }};
-
-// A value's spelling in `table` ("?" for none), and the value a spelling names.
-template <typename E, size_t N>
-constexpr std::string_view spelling_of(const std::array<std::pair<E, std::string_view>, N>& table,
-                                       E value) {
-  for (const auto& [v, name] : table) {
-    if (v == value) return name;
-  }
-  return "?";
-}
-template <typename E, size_t N>
-std::optional<E> spelled(const std::array<std::pair<E, std::string_view>, N>& table,
-                         std::string_view name) {
-  for (const auto& [v, n] : table) {
-    if (n == name) return v;
-  }
-  return std::nullopt;
-}
-// Every spelling in `table`, in its order: a flag's choices.
-template <typename E, size_t N>
-std::vector<std::string> spellings(const std::array<std::pair<E, std::string_view>, N>& table) {
-  std::vector<std::string> out;
-  for (const auto& [v, name] : table) out.emplace_back(name);
-  return out;
-}
 
 }  // namespace ddpbench::scenarios

@@ -129,10 +129,10 @@ struct ScenarioSpec {
   // What the report says of that file (models/script_model.h, describe_script_model).
   std::string model_notes;
   // --data FILE (or DATA.FILE): the torch.save file of tensors trained on instead of the
-  // scenario's data (run/data_file.h); empty: the scenario's data.
+  // scenario's data (inputs/data_file.h); empty: the scenario's data.
   std::string data_file;
   // --input-shape and its companions (or the DATA.* keys): synthetic data of the declared shape
-  // instead of the scenario's (run/synthetic_data.h); not requested() on every built-in.
+  // instead of the scenario's (inputs/synthetic_data.h); not requested() on every built-in.
   data::SyntheticTensorsShape synthetic;
   // DDP converts every BatchNorm to SyncBN (like convert_sync_batchnorm), and the scenario
   // then declares equality with single-device training for DDP.

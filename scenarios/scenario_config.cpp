@@ -241,7 +241,7 @@ void check_combinations(ScenarioSpec& spec, const ScenarioSpec& base,
   }
   check_synthetic_data(spec, loss_set);
   // The data is the base's: class labels feed cross-entropy, regression targets feed (R)MSE. A
-  // data file's targets are checked against the loss when it is read (run/data_file.h).
+  // data file's targets are checked against the loss when it is read (inputs/data_file.h).
   const bool own_data = spec.synthetic.requested() || !spec.data_file.empty();
   if (!own_data && loss_takes_class_labels(spec.loss) != loss_takes_class_labels(base.loss)) {
     throw InputError(fmt::format(

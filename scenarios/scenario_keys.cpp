@@ -193,7 +193,7 @@ ScenarioKey shape_key(std::string name, Field field, std::string help) {
 // A choice key's names from one of choice_names.h's tables.
 template <typename E, size_t N>
 std::vector<std::pair<std::string, E>> choices_of(
-    const std::array<std::pair<E, std::string_view>, N>& table) {
+    const NameTable<E, N>& table) {
   std::vector<std::pair<std::string, E>> out;
   for (const auto& [value, name] : table) out.emplace_back(std::string(name), value);
   return out;
@@ -225,13 +225,9 @@ ScenarioKey choice_key(std::string name, Field field,
           }};
 }
 
-std::vector<ScenarioKey> make_table() {
-  // torch.optim.SGD and Adam refuse negative lr, momentum, weight_decay and eps and betas outside
-  // [0, 1); above them, bounds past any real recipe (a learning rate of 1000 already diverges).
-  constexpr NumberDomain kLearningRate{0, 1e3};
-  constexpr NumberDomain kUnit{0, 1};
-  constexpr NumberDomain kBeta{0, 1, /*hi_open=*/true};
-  constexpr NumberDomain kTolerance{0, kMaxScenarioNumber};
+// The scenario's name and how it trains: batch, steps, seed, dtype, mixed precision, sampler,
+// accumulation.
+std::vector<ScenarioKey> run_keys() {
   return {
       // SCENARIO.BASE comes first in a file; scenario_config.h reads it.
       text_key("SCENARIO.NAME", DDPBENCH_FIELD(name),
@@ -263,7 +259,13 @@ std::vector<ScenarioKey> make_table() {
       boolean_key("TRAIN.DROP_LAST", DDPBENCH_FIELD(sampler_drop_last),
                   "DistributedSampler(drop_last=...)"),
       integer_key("TRAIN.ACCUMULATION_STEPS", DDPBENCH_FIELD(accumulation_steps), 1, 1024,
-                  "micro-steps per optimizer step in dp and ddp (--accumulation-steps sets it)"),
+                  "micro-steps per optimizer step in dp, ddp and zero (--accumulation-steps sets it)"),
+  };
+}
+
+// What it trains on: a data file or synthetic tensors, and the loss.
+std::vector<ScenarioKey> data_keys() {
+  return {
       path_key("DATA.FILE", DDPBENCH_FIELD(data_file),
                "torch.save file of {inputs, targets} trained on instead of the base's data "
                "(--data sets it)"),
@@ -287,6 +289,17 @@ std::vector<ScenarioKey> make_table() {
           choices_of(kLossNames),
           "CrossEntropyLoss, MSELoss, sqrt(MSELoss) or binary_cross_entropy(sigmoid(x), "
           "one_hot(y)) (--loss sets it); mse and rmse need regression targets"),
+  };
+}
+
+// The optimizer and its hyper-parameters.
+std::vector<ScenarioKey> optimizer_keys() {
+  // torch.optim.SGD and Adam refuse negative lr, momentum, weight_decay and eps and betas outside
+  // [0, 1); above them, bounds past any real recipe (a learning rate of 1000 already diverges).
+  constexpr NumberDomain kLearningRate{0, 1e3};
+  constexpr NumberDomain kUnit{0, 1};
+  constexpr NumberDomain kBeta{0, 1, /*hi_open=*/true};
+  return {
       choice_key("OPTIM.NAME", DDPBENCH_FIELD(optimizer.kind),
                  std::vector<std::pair<std::string, OptimizerKind>>{{"sgd", OptimizerKind::kSgd},
                                                                     {"adam", OptimizerKind::kAdam}},
@@ -303,6 +316,13 @@ std::vector<ScenarioKey> make_table() {
       number_key("OPTIM.EPS", DDPBENCH_FIELD(optimizer.eps), kUnit, "Adam eps"),
       optional_number_key("OPTIM.CLIP_GRAD_NORM", DDPBENCH_FIELD(clip_grad_norm),
                           "clip_grad_norm_ max_norm after the gradient reduction, or none"),
+  };
+}
+
+// The evaluation pass, the model file, SyncBN, and the tolerances the checks use.
+std::vector<ScenarioKey> check_keys() {
+  constexpr NumberDomain kTolerance{0, kMaxScenarioNumber};
+  return {
       integer_key("EVAL.SIZE", DDPBENCH_FIELD(eval_size), 0, kMaxBatch,
                   "samples of the held-out set the evaluation pass uses (--eval-size sets it)"),
       integer_key("EVAL.BATCH_SIZE", DDPBENCH_FIELD(eval_batch), 1, kMaxBatch,
@@ -328,6 +348,14 @@ std::vector<ScenarioKey> make_table() {
       number_key("TOL.GRAD_FLOAT64", DDPBENCH_FIELD(tolerances.gradient_float64), kTolerance,
                  "float64 gradients: the same scale-free error"),
   };
+}
+
+std::vector<ScenarioKey> make_table() {
+  std::vector<ScenarioKey> keys;
+  for (std::vector<ScenarioKey> (*group)() : {run_keys, data_keys, optimizer_keys, check_keys}) {
+    for (ScenarioKey& key : group()) keys.push_back(std::move(key));
+  }
+  return keys;
 }
 
 #undef DDPBENCH_FIELD

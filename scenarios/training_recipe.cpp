@@ -84,7 +84,7 @@ const char* loss_name(LossKind kind) {
   return "?";
 }
 
-const char* amp_name(AmpKind kind) { return spelling_of(kAmpNames, kind).data(); }
+const char* amp_name(AmpKind kind) { return name_in(kAmpNames, kind).data(); }
 
 std::optional<at::ScalarType> autocast_dtype_of(AmpKind kind) {
   switch (kind) {

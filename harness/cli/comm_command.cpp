@@ -1,10 +1,10 @@
 // comm_command.cpp — see comm_command.h. Sizes, dtype, collectives and the fault are checked by
-// the engine (run/comm_plan.h), which names the flag and the fix in its one error line.
+// the engine (comm_sweep/comm_plan.h), which names the flag and the fix in its one error line.
 #include "cli/comm_command.h"
 
 #include "cli/list_option.h"
 #include "cli/validators.h"
-#include "run/flag_choices.h"
+#include "requests/flag_choices.h"
 
 namespace ddpbench::cli {
 
@@ -34,9 +34,11 @@ CLI::App* add_comm_command(CLI::App& app, run::CommRequest& r) {
       ->capture_default_str();
   cmd->add_option("--backend", r.backend, run::backend_help())
       ->check(CLI::IsMember(run::backend_choices()));
-  cmd->add_option("--device", r.device, "auto, cpu or cuda")
-      ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
-      ->capture_default_str();
+  cmd->add_option_function<std::string>(
+          "--device", [&r](const std::string& name) { r.device = run::device_from(name); },
+          "auto, cpu or cuda")
+      ->check(CLI::IsMember(run::device_choices()))
+      ->default_str(run::device_name(run::DeviceChoice::kAuto));
   cmd->add_option("--gpus", r.world_size, "Ranks (spawned by ddpbench unless a launcher runs it)")
       ->check(integer_in(1, 64))
       ->capture_default_str();

@@ -1,11 +1,11 @@
 // comm_command.h — `ddpbench comm [--backend gloo|mpi|nccl] [--gpus N] [--min-bytes 8]
 // [--max-bytes 16M] ...`: collective bandwidth, nccl-tests style. The engine:
-// run/execute_comm.h.
+// commands/execute_comm.h.
 #pragma once
 
 #include <CLI/App.hpp>
 
-#include "run/run_request.h"
+#include "requests/run_request.h"
 
 namespace ddpbench::cli {
 

@@ -1,11 +1,11 @@
 // gate_command.h — `ddpbench gate --baseline base.json --current cur.json [--max-slowdown F]
 // [--thresholds ci/gate.yaml] [--format text|md]`: the CI regression gate (exit 1 on regression).
-// The engine: run/execute_gate.h.
+// The engine: commands/execute_gate.h.
 #pragma once
 
 #include <CLI/App.hpp>
 
-#include "run/run_request.h"
+#include "requests/run_request.h"
 
 namespace ddpbench::cli {
 

@@ -3,7 +3,7 @@
 
 #include "cli/list_option.h"
 #include "cli/validators.h"
-#include "run/flag_choices.h"
+#include "requests/flag_choices.h"
 
 namespace ddpbench::cli {
 

@@ -1,10 +1,10 @@
 // report_command.h — `ddpbench report run.json [--out DIR]`: regenerates every report format
-// from a canonical report.json. The engine: run/rerender_reports.h.
+// from a canonical report.json. The engine: commands/rerender_reports.h.
 #pragma once
 
 #include <CLI/App.hpp>
 
-#include "run/run_request.h"
+#include "requests/run_request.h"
 
 namespace ddpbench::cli {
 

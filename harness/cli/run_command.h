@@ -6,7 +6,7 @@
 
 #include <CLI/App.hpp>
 
-#include "run/run_request.h"
+#include "requests/run_request.h"
 
 namespace ddpbench::cli {
 

@@ -7,7 +7,7 @@
 #include "cli/list_option.h"
 #include "cli/validators.h"
 #include "input_bounds.h"
-#include "run/flag_choices.h"
+#include "requests/flag_choices.h"
 
 namespace ddpbench::cli {
 
@@ -60,11 +60,8 @@ void add_synthetic_data_flags(CLI::App& cmd, run::RunRequest& r) {
       ->check(CLI::IsMember(run::loss_choices()));
 }
 
-}  // namespace
-
-void add_shared_run_flags(CLI::App& cmd, run::RunRequest& r) {
-  // --help shows each flag's default (the value RunRequest starts with).
-  cmd.option_defaults()->always_capture_default();
+// What trains: the scenario or model, its data, steps, batch, seed, dtype and mixed precision.
+void add_workload_flags(CLI::App& cmd, run::RunRequest& r) {
   CLI::Option* scenario =
       cmd.add_option("--scenario", r.scenario, "Scenario name (see `ddpbench list`)");
   add_scenario_config_flags(cmd, r, scenario);
@@ -110,12 +107,19 @@ void add_shared_run_flags(CLI::App& cmd, run::RunRequest& r) {
                  "--amp fp16: clean steps before the GradScaler doubles its scale (default 2000)")
       ->type_name("INT");
   cmd.add_option("--data-dir", r.data_dir, "Dataset directory (default: the scenario's data)");
+}
+
+// Where and how the processes run: output, threads, device, collectives, rendezvous, timeout.
+void add_machine_flags(CLI::App& cmd, run::RunRequest& r) {
   cmd.add_option("--out", r.out, "Output directory for the report files");
   cmd.add_option("--threads", r.threads, "Intra-op threads per process (default: cores / ranks)")
       ->check(integer_at_least(1))
       ->default_str("");
-  cmd.add_option("--device", r.device, "auto (CUDA when this build and machine have it), cpu, cuda")
-      ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  cmd.add_option_function<std::string>(
+         "--device", [&r](const std::string& name) { r.device = run::device_from(name); },
+         "auto (CUDA when this build and machine have it), cpu, cuda")
+      ->check(CLI::IsMember(run::device_choices()))
+      ->default_str(run::device_name(run::DeviceChoice::kAuto));
   cmd.add_flag("--oversubscribe", r.oversubscribe,
                "Allow more ranks than 4 per core (at least 8) and more --threads than cores");
   cmd.add_flag("--share-gpus", r.share_gpus,
@@ -129,6 +133,11 @@ void add_shared_run_flags(CLI::App& cmd, run::RunRequest& r) {
       ->check(CLI::IsMember(run::backend_choices()));
   cmd.add_option("--master-addr", r.master_addr, "Address the workers rendezvous on");
   cmd.add_option("--timeout", r.timeout, "Seconds without progress before a rank is declared hung");
+}
+
+// How the data-parallel modes train: the DDP engine and its options, zero's stage, accumulation,
+// the perf phase, SyncBN.
+void add_engine_flags(CLI::App& cmd, run::RunRequest& r) {
   cmd.add_option("--ddp-impl", r.ddp_impl,
                  "DDP engine: bucketed (ddpbench's, overlapping), naive, or c10d (PyTorch's own "
                  "Reducer, as torch.nn.parallel.DistributedDataParallel drives it)")
@@ -172,6 +181,16 @@ void add_shared_run_flags(CLI::App& cmd, run::RunRequest& r) {
                "Strong scaling: the single-device baseline trains the whole global batch");
   cmd.add_flag("--sync-bn", r.sync_bn, "Convert BatchNorm to SyncBN under DDP");
   cmd.add_flag("--quiet", r.quiet, "No progress line on a terminal");
+}
+
+}  // namespace
+
+void add_shared_run_flags(CLI::App& cmd, run::RunRequest& r) {
+  // --help shows each flag's default (the value RunRequest starts with).
+  cmd.option_defaults()->always_capture_default();
+  add_workload_flags(cmd, r);
+  add_machine_flags(cmd, r);
+  add_engine_flags(cmd, r);
 }
 
 void add_run_flags(CLI::App& cmd, run::RunRequest& r) {
@@ -248,7 +267,7 @@ std::vector<std::string> command_line(const run::RunRequest& r) {
   option("--out", r.out);
   if (r.threads > 0) number("--threads", r.threads);
   number("--gpus", r.world_size);
-  option("--device", r.device);
+  option("--device", run::device_name(r.device));
   flag("--share-gpus", r.share_gpus);
   flag("--oversubscribe", r.oversubscribe);
   option("--tf32", r.tf32 ? "on" : "off");

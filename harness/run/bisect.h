@@ -6,7 +6,7 @@
 #pragma once
 
 #include "reports/run_record.h"
-#include "run/run_request.h"
+#include "requests/run_request.h"
 
 namespace ddpbench::run {
 

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "run/run_request.h"
+#include "requests/run_request.h"
 
 namespace ddpbench::run {
 

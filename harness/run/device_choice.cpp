@@ -8,9 +8,9 @@
 namespace ddpbench::run {
 
 runtime::DeviceKind choose_device(const DeviceQuestion& q) {
-  if (q.device == "cpu") return runtime::DeviceKind::kCpu;
+  if (q.device == DeviceChoice::kCpu) return runtime::DeviceKind::kCpu;
   if (q.usable_devices == 0) {
-    if (q.device == "cuda") {
+    if (q.device == DeviceChoice::kCuda) {
       throw InputError(
           fmt::format("--device cuda: {}; use --device cpu (or auto)", q.no_device_reason));
     }

@@ -7,12 +7,13 @@
 #include <string>
 
 #include "comm/backend_support.h"
+#include "requests/run_request.h"
 #include "runtime/execution_context.h"
 
 namespace ddpbench::run {
 
 struct DeviceQuestion {
-  std::string device = "auto";  // auto, cpu, cuda
+  DeviceChoice device = DeviceChoice::kAuto;
   bool share_gpus = false;
   comm::Backend backend = comm::default_backend();
   int64_t world_size = 1;

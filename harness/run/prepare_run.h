@@ -1,7 +1,8 @@
 // prepare_run.h — the one start-up of `ddpbench run`, shared by the launching parent and every
 // rank, whichever launcher started it (ddpbench's own spawn, torchrun, srun, mpirun): the request
 // resolved and checked (run_setup.h), the process configured, the dataset, a fresh model, the plan
-// and the gradient record built, and every check that needs them made. Two start-ups drifted once
+// and the gradient record built, and every check that needs them made (fit_checks.h,
+// first_sample_probe.h). Two start-ups drifted once
 // (a rank under torchrun accepted --sync-bn on a model without BatchNorm that the parent refused),
 // so there is one: a refusal is the same line and exit 2 everywhere, made before anything is
 // written or any rank joins a rendezvous.
@@ -14,7 +15,7 @@
 #include "data/dataset.h"
 #include "launch/environment.h"
 #include "modes/common/gradient_record.h"
-#include "run/run_request.h"
+#include "requests/run_request.h"
 #include "runtime/execution_context.h"
 #include "scenarios/registry.h"
 #include "scenarios/scenario.h"
@@ -32,11 +33,6 @@ struct PreparedRun {
   data::GlobalBatchPlan plan;
   modes::GradRecordKind grad = modes::GradRecordKind::kFull;
 };
-
-// The checks that need the scenario's model: what the flags ask of it must exist in it (--sync-bn
-// under DDP needs BatchNorm layers, a buffer fault needs buffers). prepare_run makes them, and
-// `scale` for every point before the first one starts. Throws InputError.
-void check_model_fits(const training::RunSetup& setup, torch::nn::Module& model);
 
 // `world` is the launched world this process is a rank of, or nullopt for the launching parent.
 // Returns nullopt when the scenario cannot run here (it says why on stderr; the run exits 0).

@@ -22,6 +22,38 @@
 
 namespace ddpbench::run {
 
+namespace {
+
+// Rank `rank`'s progress into the store, as "step:phase:words". The step counts both phases (so
+// progress only grows); people read it per phase.
+std::function<void(int64_t, modes::StepPhase)> progress_reporter(comm::Store& store,
+                                                                 const training::RunSetup& setup,
+                                                                 int rank) {
+  return [&store, &setup, rank](int64_t step, modes::StepPhase phase) {
+    const bool checking = step < setup.check_steps;
+    const int64_t in_phase = checking ? step : step - setup.check_steps;
+    const int64_t of = checking ? setup.check_steps : setup.warmup_steps + setup.perf_steps;
+    store.set(launch::progress_key(rank),
+              fmt::format("{}:{}:{} phase step {} of {}, {}", step, static_cast<int>(phase),
+                          checking ? "check" : "perf", in_phase, of,
+                          modes::step_phase_name(phase)));
+  };
+}
+
+// A spawned group runs the one mode its parent spawned it for; an external launch every per-rank
+// mode of --modes in turn, over the one world it joined.
+std::vector<modes::ModeKind> modes_of_this_world(const training::RunSetup& setup,
+                                                 const launch::WorldInfo& world, bool spawned) {
+  if (!spawned || world.rank_mode.empty()) return modes::per_rank_modes(setup.modes);
+  const std::optional<modes::ModeKind> mode = modes::parse_mode(world.rank_mode);
+  if (!mode || !modes::runs_per_rank(*mode)) {
+    throw std::logic_error("spawned for an unknown per-rank mode: " + world.rank_mode);
+  }
+  return {*mode};
+}
+
+}  // namespace
+
 int run_as_rank(const RunRequest& request, const scenarios::ScenarioRegistry& registry,
                 const launch::WorldInfo& world, const std::vector<std::string>& argv) {
   using modes::ModeKind;
@@ -49,31 +81,10 @@ int run_as_rank(const RunRequest& request, const scenarios::ScenarioRegistry& re
 
   // A spawned rank reports where it is, so the parent can name a rank that stops progressing.
   std::function<void(int64_t, modes::StepPhase)> on_phase;
-  if (spawned) {
-    // The step counts both phases (so progress only grows); people read it per phase.
-    on_phase = [&joined, &setup, rank = world.rank](int64_t step, modes::StepPhase phase) {
-      const bool checking = step < setup.check_steps;
-      const int64_t in_phase = checking ? step : step - setup.check_steps;
-      const int64_t of = checking ? setup.check_steps : setup.warmup_steps + setup.perf_steps;
-      joined.store->set(
-          launch::progress_key(rank),
-          fmt::format("{}:{}:{} phase step {} of {}, {}", step, static_cast<int>(phase),
-                      checking ? "check" : "perf", in_phase, of, modes::step_phase_name(phase)));
-    };
-  }
-  // A spawned group runs the one mode its parent spawned it for; an external launch every
-  // per-rank mode of --modes in turn, over the one world it joined.
-  std::vector<ModeKind> rank_modes = modes::per_rank_modes(setup.modes);
-  if (spawned && !world.rank_mode.empty()) {
-    const std::optional<ModeKind> mode = modes::parse_mode(world.rank_mode);
-    if (!mode || !modes::runs_per_rank(*mode)) {
-      throw std::logic_error("spawned for an unknown per-rank mode: " + world.rank_mode);
-    }
-    rank_modes = {*mode};
-  }
+  if (spawned) on_phase = progress_reporter(*joined.store, setup, world.rank);
   std::vector<training::ModeOutcome> ranked;
   try {
-    for (ModeKind mode : rank_modes) {
+    for (ModeKind mode : modes_of_this_world(setup, world, spawned)) {
       ranked.push_back(training::run_rank_mode(in, mode, *joined.comm, on_phase));
     }
   } catch (const InputError&) {

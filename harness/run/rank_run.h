@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "launch/environment.h"
-#include "run/run_request.h"
+#include "requests/run_request.h"
 #include "scenarios/registry.h"
 
 namespace ddpbench::run {

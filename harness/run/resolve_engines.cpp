@@ -129,7 +129,7 @@ void check_amp(const RunRequest& o, const training::RunSetup& s) {
   }
 }
 
-// Gradient accumulation: A micro-steps per optimizer step in dp and ddp, judged against single
+// Gradient accumulation: A micro-steps per optimizer step in dp, ddp and zero, judged against single
 // trained on the whole A x B batch at once. That equality needs equal micro-batches of a loss that
 // is a mean of per-sample terms (the scaled micro-losses then sum to the global mean).
 void resolve_accumulation(const RunRequest& o, training::RunSetup& s) {

@@ -3,7 +3,7 @@
 // zero's stage, each checked against the run's modes and backend (InputError naming the fix).
 #pragma once
 
-#include "run/run_request.h"
+#include "requests/run_request.h"
 #include "training/run_setup.h"
 
 namespace ddpbench::run {

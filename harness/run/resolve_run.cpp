@@ -15,11 +15,11 @@
 #include "launch/local_address.h"
 #include "modes/ddp/comm_hook.h"
 #include "quoted_input.h"
-#include "run/data_file.h"
+#include "inputs/data_file.h"
 #include "run/device_choice.h"
 #include "run/resolve_engines.h"
 #include "run/shared_checks.h"
-#include "run/synthetic_data.h"
+#include "inputs/synthetic_data.h"
 #include "scenarios/optim/torch_version_compat.h"
 #include "scenarios/scenario_config.h"
 #include "scenarios/script_scenario.h"
@@ -260,6 +260,16 @@ void resolve_phases(const RunRequest& o, training::RunSetup& s) {
   s.eval_size = o.eval_size < 0 ? s.spec->eval_size : o.eval_size;
 }
 
+// --grad-check's kind ("auto": none, chosen by the model's size); the CLI offered only these names.
+std::optional<modes::GradRecordKind> grad_check_of(const std::string& name) {
+  for (const modes::GradRecordKind kind : modes::kGradRecordKinds) {
+    if (name == modes::grad_record_name(kind)) return kind;
+  }
+  if (name == "auto") return std::nullopt;
+  throw InputError(
+      fmt::format("--grad-check {}: use auto, full or fingerprint", quoted_input(name)));
+}
+
 }  // namespace
 
 scenarios::ScenarioSource scenario_source(const RunRequest& request) {
@@ -278,7 +288,7 @@ training::RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioReg
   resolve_machine(o, world_size, s);
   s.timeout = checked_timeout(o.timeout);
   resolve_ddp(o, s);
-  s.grad_check = o.grad_check;
+  s.grad_check = grad_check_of(o.grad_check);
   resolve_comparison(o, s);
   s.sync_bn = o.sync_bn || s.spec->sync_bn;
   resolve_accumulation(o, s);

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "run/run_request.h"
+#include "requests/run_request.h"
 #include "scenarios/registry.h"
 #include "scenarios/scenario_config.h"
 #include "training/run_setup.h"

@@ -83,7 +83,7 @@ std::shared_ptr<const modes::Checkpoint> load_resume(const std::string& path,
     require_same(path, "--dtype", m.dtype, std::string(setup.dtype_name()),
                  m.dtype == "float32" || m.dtype == "float64");
     require_same(path, "--amp", m.amp, std::string(scenarios::amp_name(setup.spec->amp)),
-                 scenarios::spelled(scenarios::kAmpNames, m.amp).has_value());
+                 value_named(scenarios::kAmpNames, m.amp).has_value());
   };
   auto c = std::make_shared<modes::Checkpoint>(
       modes::parse_checkpoint(bytes, path, model, setup.spec->optimizer, check_meta));

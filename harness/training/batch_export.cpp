@@ -13,14 +13,13 @@
 #include "scenarios/training_recipe.h"
 
 namespace ddpbench::training {
-std::vector<char> export_batches(const RunSetup& setup, const runtime::ExecutionContext& context,
-                                 const data::Dataset& dataset, const data::GlobalBatchPlan& plan,
-                                 const modes::NamedTensors& initial_state) {
+namespace {
+
+// What reference/torch_ddp_oracle.py rebuilds the run from: the model, the optimizer, the DDP
+// options, mixed precision and accumulation, as the oracle's argument names.
+c10::impl::GenericDict oracle_meta(const RunSetup& setup,
+                                   const runtime::ExecutionContext& context) {
   const scenarios::ScenarioSpec& spec = *setup.spec;
-  if (spec.torch_oracle_model.empty()) {
-    throw InputError("--export-batches: scenario " + spec.name +
-                     " has no model the torch DDP oracle can rebuild");
-  }
   c10::impl::GenericDict meta(c10::StringType::get(), c10::AnyType::get());
   meta.insert("model", spec.torch_oracle_model);
   if (!spec.model_file.empty()) {
@@ -30,7 +29,7 @@ std::vector<char> export_batches(const RunSetup& setup, const runtime::Execution
   meta.insert("world_size", setup.world_size);
   meta.insert("steps", setup.check_steps);
   // The loss names reference/torch_ddp_oracle.py understands: the --loss spellings.
-  meta.insert("loss", std::string(scenarios::spelling_of(scenarios::kLossNames, spec.loss)));
+  meta.insert("loss", std::string(name_in(scenarios::kLossNames, spec.loss)));
   meta.insert("lr", spec.optimizer.lr);
   meta.insert("momentum", spec.optimizer.momentum);
   meta.insert("dampening", spec.optimizer.dampening);
@@ -66,6 +65,20 @@ std::vector<char> export_batches(const RunSetup& setup, const runtime::Execution
   // Gradient accumulation: A micro-batches of each rank's local batch, no_sync on all but the last.
   meta.insert("accumulation_steps", setup.accumulation_steps);
   meta.insert("no_sync", setup.no_sync);
+  return meta;
+}
+
+}  // namespace
+
+std::vector<char> export_batches(const RunSetup& setup, const runtime::ExecutionContext& context,
+                                 const data::Dataset& dataset, const data::GlobalBatchPlan& plan,
+                                 const modes::NamedTensors& initial_state) {
+  const scenarios::ScenarioSpec& spec = *setup.spec;
+  if (spec.torch_oracle_model.empty()) {
+    throw InputError("--export-batches: scenario " + spec.name +
+                     " has no model the torch DDP oracle can rebuild");
+  }
+  const c10::impl::GenericDict meta = oracle_meta(setup, context);
 
   c10::Dict<std::string, at::Tensor> init;
   for (const auto& [name, t] : initial_state) init.insert(name, t);

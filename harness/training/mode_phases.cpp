@@ -53,8 +53,7 @@ void run_check_phase(const PhaseInputs& in, ModeKind mode, const MakePath& make_
 }  // namespace
 
 modes::GradRecordKind resolve_grad_record(const RunSetup& setup, const torch::nn::Module& model) {
-  if (setup.grad_check == "full") return modes::GradRecordKind::kFull;
-  if (setup.grad_check == "fingerprint") return modes::GradRecordKind::kFingerprint;
+  if (setup.grad_check) return *setup.grad_check;
   int64_t elements = 0;
   for (const auto& p : model.parameters()) elements += p.numel();
   return modes::choose_grad_record(elements);

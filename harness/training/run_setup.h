@@ -15,6 +15,7 @@
 #include "data/dataset.h"
 #include "modes/common/checkpoint.h"
 #include "modes/common/fault_injection.h"
+#include "modes/common/gradient_record.h"
 #include "modes/common/mode_kind.h"
 #include "modes/ddp/distributed_model.h"
 #include "runtime/execution_context.h"
@@ -42,13 +43,14 @@ struct RunSetup {
   std::chrono::milliseconds timeout{0};
   modes::ddp::DdpOptions ddp;
   std::optional<modes::FaultSpec> fault;
-  std::string grad_check;  // "auto", "full", "fingerprint"
+  // --grad-check full or fingerprint; none for auto (full below a model size: mode_phases.h).
+  std::optional<modes::GradRecordKind> grad_check;
   // Data-parallel modes start every checked step from their reference's state
   // (training/lockstep.h); their state files are then the state after the last lockstep step.
   bool lockstep = false;
   bool sync_bn = false;  // DDP converts BatchNorm to SyncBN
-  // Gradient accumulation micro-steps per optimizer step in dp and ddp (single trains the whole
-  // global batch in one pass), and whether DDP's no_sync() covers all but the last of them.
+  // Gradient accumulation micro-steps per optimizer step in dp, ddp and zero (single trains the
+  // whole global batch in one pass), and whether DDP's no_sync() covers all but the last of them.
   int64_t accumulation_steps = 1;
   bool no_sync = true;
   int64_t check_steps = 0;   // steps of the check phase (0 with --perf-only)

@@ -7,7 +7,7 @@
 #include <tuple>
 
 #include "cli/run_flags.h"
-#include "run/flag_choices.h"
+#include "requests/flag_choices.h"
 
 namespace ddpbench::cli {
 namespace {
@@ -122,7 +122,7 @@ TEST(RunFlags, OverridesAfterListFlagsStayOverrides) {
                CLI::ExcludesError);
 }
 
-// --backend's choices and help come from comm/'s backend table (through run/flag_choices.h): every
+// --backend's choices and help come from comm/'s backend table (through requests/flag_choices.h): every
 // backend is accepted, one the table lacks is refused, and the help names them all.
 TEST(RunFlags, BackendChoicesComeFromTheBackendTable) {
   const std::vector<std::string> backends = run::backend_choices();

@@ -9,8 +9,8 @@
 
 #include "comm/collective_check.h"
 #include "errors.h"
-#include "run/comm_plan.h"
-#include "run/comm_sweep.h"
+#include "comm_sweep/comm_plan.h"
+#include "comm_sweep/comm_sweep.h"
 #include "support/thread_world.h"
 
 namespace ddpbench::comm {
@@ -164,7 +164,7 @@ TEST(CommPlan, SweepsFromMinByFactorUpToMax) {
   r.min_bytes = "8";
   r.max_bytes = "100";
   r.step_factor = 3;
-  r.device = "cpu";
+  r.device = run::DeviceChoice::kCpu;
   const run::CommPlan plan = run::resolve_comm(r, std::nullopt);
   EXPECT_EQ(plan.sizes, (std::vector<int64_t>{8, 24, 72}));
   r.min_bytes = "1K";

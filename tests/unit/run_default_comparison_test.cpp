@@ -22,7 +22,7 @@ TEST(DefaultComparison, ABareRunUsesEveryVisibleGpuAndTheCpuWhenAskedTo) {
   EXPECT_EQ(with_default_comparison(RunRequest{}, 8).world_size, 8);
   EXPECT_EQ(with_default_comparison(RunRequest{}, 1).world_size, 1);
   RunRequest cpu;
-  cpu.device = "cpu";
+  cpu.device = run::DeviceChoice::kCpu;
   EXPECT_EQ(with_default_comparison(cpu, 8).world_size, kDefaultCpuRanks);
   EXPECT_EQ(with_default_comparison(cpu, 8).modes, kEveryMode);
 }

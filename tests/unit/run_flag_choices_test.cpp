@@ -1,5 +1,5 @@
 // run_flag_choices_test.cpp — the flags whose choices come from an enum's table or array
-// (run/flag_choices.h: --backend, --ddp-impl, --comm-hook, --grad-check) are documented as the
+// (requests/flag_choices.h: --backend, --ddp-impl, --comm-hook, --grad-check) are documented as the
 // code takes them: every `[--flag a|b|c]` in the README's command blocks lists exactly the
 // choices, in the code's order (default first), and each choice parses back to itself.
 #include <fmt/format.h>
@@ -15,7 +15,7 @@
 #include "comm/backend_support.h"
 #include "modes/ddp/comm_hook.h"
 #include "modes/ddp/distributed_model.h"
-#include "run/flag_choices.h"
+#include "requests/flag_choices.h"
 #include "support/test_paths.h"
 
 namespace ddpbench::run {

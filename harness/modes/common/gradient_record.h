@@ -14,7 +14,7 @@
 namespace ddpbench::modes {
 
 enum class GradRecordKind { kFull, kFingerprint };
-// Every kind: --grad-check's choices (run/flag_choices.h) are "auto" and their names.
+// Every kind: --grad-check's choices (requests/flag_choices.h) are "auto" and their names.
 inline constexpr std::array<GradRecordKind, 2> kGradRecordKinds = {GradRecordKind::kFull,
                                                                    GradRecordKind::kFingerprint};
 const char* grad_record_name(GradRecordKind kind);

@@ -14,7 +14,7 @@
 namespace ddpbench::modes::ddp {
 
 enum class CommHookKind { kAllreduce, kFp16Compress, kBf16Compress };
-// Every hook, default first: --comm-hook's choices (run/flag_choices.h) are their names.
+// Every hook, default first: --comm-hook's choices (requests/flag_choices.h) are their names.
 inline constexpr std::array<CommHookKind, 3> kCommHookKinds = {
     CommHookKind::kAllreduce, CommHookKind::kFp16Compress, CommHookKind::kBf16Compress};
 

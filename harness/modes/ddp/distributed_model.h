@@ -20,7 +20,7 @@ namespace ddpbench::modes::ddp {
 class C10dEngine;
 
 enum class DdpImpl { kBucketed, kNaive, kC10d };
-// Every engine, default first: --ddp-impl's choices (run/flag_choices.h) are their names.
+// Every engine, default first: --ddp-impl's choices (requests/flag_choices.h) are their names.
 inline constexpr std::array<DdpImpl, 3> kDdpImpls = {DdpImpl::kBucketed, DdpImpl::kNaive,
                                                      DdpImpl::kC10d};
 

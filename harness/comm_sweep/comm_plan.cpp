@@ -1,5 +1,5 @@
 // comm_plan.cpp — see comm_plan.h.
-#include "run/comm_plan.h"
+#include "comm_sweep/comm_plan.h"
 
 #include <fmt/format.h>
 

@@ -1,5 +1,5 @@
 // execute_gate.cpp — see execute_gate.h.
-#include "run/execute_gate.h"
+#include "commands/execute_gate.h"
 
 #include <fmt/format.h>
 

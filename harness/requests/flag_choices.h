@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "run/run_request.h"
+#include "requests/run_request.h"
 
 namespace ddpbench::run {
 
@@ -31,6 +31,10 @@ std::vector<std::string> projection_algo_choices();
 std::vector<std::string> comparison_choices();
 ComparisonChoice comparison_from(const std::string& name);
 const char* comparison_name(ComparisonChoice choice);
+// --device's names (run, scale, comm), default first, the same three questions.
+std::vector<std::string> device_choices();
+DeviceChoice device_from(const std::string& name);
+const char* device_name(DeviceChoice choice);
 // --modes' help text: every mode with what it is (reports/record_enums.h's rows).
 std::string modes_help();
 // --inject-fault's help text: every fault kind's syntax, modes and needs, from its row

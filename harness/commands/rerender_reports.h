@@ -2,7 +2,7 @@
 // rendered again from a canonical report.json (JSON is canonical; the rest is rendered from it).
 #pragma once
 
-#include "run/run_request.h"
+#include "requests/run_request.h"
 
 namespace ddpbench::run {
 

@@ -3,7 +3,7 @@
 // regression.
 #pragma once
 
-#include "run/run_request.h"
+#include "requests/run_request.h"
 
 namespace ddpbench::run {
 

@@ -10,12 +10,27 @@
 #include <string>
 #include <vector>
 
+#include "name_table.h"
+
 namespace ddpbench::run {
 
 // --comparison: auto (lockstep below float64, else free-running), lockstep (every step of a
-// judged mode from its reference's state), free (each mode trains on its own). Its names are
-// run/flag_choices.h's.
+// judged mode from its reference's state), free (each mode trains on its own).
 enum class ComparisonChoice { kAuto, kLockstep, kFree };
+inline constexpr NameTable<ComparisonChoice, 3> kComparisonNames{{
+    {ComparisonChoice::kAuto, "auto"},
+    {ComparisonChoice::kLockstep, "lockstep"},
+    {ComparisonChoice::kFree, "free"},
+}};
+
+// --device (run, scale, comm): auto (CUDA when this build's libtorch has it and a device is
+// usable), cpu, cuda.
+enum class DeviceChoice { kAuto, kCpu, kCuda };
+inline constexpr NameTable<DeviceChoice, 3> kDeviceNames{{
+    {DeviceChoice::kAuto, "auto"},
+    {DeviceChoice::kCpu, "cpu"},
+    {DeviceChoice::kCuda, "cuda"},
+}};
 
 struct RunRequest {
   // Scenario name (see `ddpbench list`).
@@ -29,9 +44,9 @@ struct RunRequest {
   // the scenario's own model.
   std::string model;
   // A torch.save file of {"inputs", "targets"} trained on instead of the scenario's data
-  // (run/data_file.h); empty = the scenario's own data.
+  // (inputs/data_file.h); empty = the scenario's own data.
   std::string data_file;
-  // Synthetic data of a declared shape instead of the scenario's (run/synthetic_data.h), and the
+  // Synthetic data of a declared shape instead of the scenario's (inputs/synthetic_data.h), and the
   // loss: each sets its scenario key (DATA.INPUT_SHAPE, ..., LOSS.NAME), which parses and checks
   // the text; empty = the key's value in the scenario.
   std::string input_shape;
@@ -68,8 +83,7 @@ struct RunRequest {
   std::string out = "ddpbench_out";
   // Intra-op threads per process; 0 = cores / ranks (at least 1).
   int64_t threads = 0;
-  // auto (CUDA when this build's libtorch has it and a device is usable), cpu, cuda.
-  std::string device = "auto";
+  DeviceChoice device = DeviceChoice::kAuto;
   // Allow several DDP ranks or DP replicas per CUDA device (DDP then over gloo or mpi: NCCL
   // refuses two ranks on one GPU).
   bool share_gpus = false;
@@ -83,7 +97,7 @@ struct RunRequest {
   bool world_size_given = false;
   // Allow more ranks or threads per host than the cores can serve (run_setup.cpp's limits).
   bool oversubscribe = false;
-  // Collective backend, one of run/flag_choices.h's backend_choices(); empty: the default.
+  // Collective backend, one of requests/flag_choices.h's backend_choices(); empty: the default.
   std::string backend;
   // Address the spawned workers rendezvous on.
   std::string master_addr = "127.0.0.1";
@@ -206,8 +220,8 @@ struct GateRequest {
   bool allow_missing = false;   // vanished checks / throughput are listed, not failed
 };
 
-// `ddpbench comm`: collective bandwidth, nccl-tests style (run/execute_comm.h). Sizes are text
-// so that resolving them (run/comm_plan.h) can name a bad one in the one error line.
+// `ddpbench comm`: collective bandwidth, nccl-tests style (commands/execute_comm.h). Sizes are text
+// so that resolving them (comm_sweep/comm_plan.h) can name a bad one in the one error line.
 struct CommRequest {
   // Collectives to measure, in the order given; empty = allreduce, broadcast, allgather,
   // reduce_scatter.
@@ -223,7 +237,7 @@ struct CommRequest {
   // float32 or float64.
   std::string dtype = "float32";
   std::string backend;  // empty: the default
-  std::string device = "auto";
+  DeviceChoice device = DeviceChoice::kAuto;
   int64_t world_size = 2;
   bool world_size_given = false;
   // More ranks than run allows on this machine's cores (run/shared_checks.h).

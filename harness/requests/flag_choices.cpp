@@ -1,6 +1,7 @@
 // flag_choices.cpp — see flag_choices.h.
-#include "run/flag_choices.h"
+#include "requests/flag_choices.h"
 
+#include <optional>
 #include <stdexcept>
 #include <utility>
 
@@ -34,9 +35,9 @@ std::vector<std::string> ddp_impl_choices() {
   return names;
 }
 
-std::vector<std::string> amp_choices() { return scenarios::spellings(scenarios::kAmpNames); }
+std::vector<std::string> amp_choices() { return names_in(scenarios::kAmpNames); }
 
-std::vector<std::string> loss_choices() { return scenarios::spellings(scenarios::kLossNames); }
+std::vector<std::string> loss_choices() { return names_in(scenarios::kLossNames); }
 
 std::vector<std::string> projection_algo_choices() {
   std::vector<std::string> names;
@@ -62,35 +63,27 @@ std::vector<std::string> grad_check_choices() {
   return names;
 }
 
-namespace {
-
-constexpr std::pair<ComparisonChoice, const char*> kComparisonNames[] = {
-    {ComparisonChoice::kAuto, "auto"},
-    {ComparisonChoice::kLockstep, "lockstep"},
-    {ComparisonChoice::kFree, "free"},
-};
-
-}  // namespace
-
-std::vector<std::string> comparison_choices() {
-  std::vector<std::string> names;
-  for (const auto& [choice, name] : kComparisonNames) names.emplace_back(name);
-  return names;
-}
+std::vector<std::string> comparison_choices() { return names_in(kComparisonNames); }
 
 ComparisonChoice comparison_from(const std::string& name) {
-  for (const auto& [choice, n] : kComparisonNames) {
-    if (name == n) return choice;
-  }
-  throw std::invalid_argument("--comparison " + name + ": not one of comparison_choices()");
+  const std::optional<ComparisonChoice> choice = value_named(kComparisonNames, name);
+  if (!choice) throw std::invalid_argument("--comparison " + name + ": not one of its choices");
+  return *choice;
 }
 
 const char* comparison_name(ComparisonChoice choice) {
-  for (const auto& [c, name] : kComparisonNames) {
-    if (c == choice) return name;
-  }
-  return "?";
+  return name_in(kComparisonNames, choice).data();
 }
+
+std::vector<std::string> device_choices() { return names_in(kDeviceNames); }
+
+DeviceChoice device_from(const std::string& name) {
+  const std::optional<DeviceChoice> choice = value_named(kDeviceNames, name);
+  if (!choice) throw std::invalid_argument("--device " + name + ": not one of its choices");
+  return *choice;
+}
+
+const char* device_name(DeviceChoice choice) { return name_in(kDeviceNames, choice).data(); }
 
 std::string modes_help() { return modes::modes_help(); }
 

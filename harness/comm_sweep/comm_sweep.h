@@ -13,7 +13,7 @@
 
 #include "comm/communicator.h"
 #include "reports/comm_record.h"
-#include "run/comm_plan.h"
+#include "comm_sweep/comm_plan.h"
 
 namespace ddpbench::run {
 

@@ -1,5 +1,5 @@
 // execute_project.cpp — see execute_project.h.
-#include "run/execute_project.h"
+#include "commands/execute_project.h"
 
 #include <fmt/format.h>
 

@@ -1,5 +1,5 @@
 // comm_sweep.cpp — see comm_sweep.h.
-#include "run/comm_sweep.h"
+#include "comm_sweep/comm_sweep.h"
 
 #include <ATen/ATen.h>
 #include <fmt/format.h>

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "run/run_request.h"
+#include "requests/run_request.h"
 
 namespace ddpbench::run {
 

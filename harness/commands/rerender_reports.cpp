@@ -1,5 +1,5 @@
 // rerender_reports.cpp — see rerender_reports.h.
-#include "run/rerender_reports.h"
+#include "commands/rerender_reports.h"
 
 #include <filesystem>
 

@@ -1,5 +1,5 @@
 // synthetic_data.cpp — see synthetic_data.h.
-#include "run/synthetic_data.h"
+#include "inputs/synthetic_data.h"
 
 #include <fmt/format.h>
 

@@ -1,5 +1,5 @@
 // data_file.cpp — see data_file.h.
-#include "run/data_file.h"
+#include "inputs/data_file.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -1,6 +1,6 @@
 // execute_comm.cpp — see execute_comm.h. The launching parent and every rank resolve the same
 // plan first (comm_plan.h), so a bad flag stops each of them before anything starts.
-#include "run/execute_comm.h"
+#include "commands/execute_comm.h"
 
 #include <ATen/ATen.h>
 #include <fmt/format.h>
@@ -17,8 +17,8 @@
 #include "metrics/memcpy_bandwidth.h"
 #include "output/output_dir.h"
 #include "reports/comm_reporters.h"
-#include "run/comm_plan.h"
-#include "run/comm_sweep.h"
+#include "comm_sweep/comm_plan.h"
+#include "comm_sweep/comm_sweep.h"
 
 namespace ddpbench::run {
 namespace {

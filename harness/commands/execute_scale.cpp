@@ -1,5 +1,5 @@
 // execute_scale.cpp — see execute_scale.h.
-#include "run/execute_scale.h"
+#include "commands/execute_scale.h"
 
 #include <fmt/format.h>
 
@@ -16,6 +16,7 @@
 #include "output/scratch_dir.h"
 #include "output/write_reports.h"
 #include "reports/verdict.h"
+#include "run/fit_checks.h"
 #include "run/prepare_run.h"
 #include "run/resolve_run.h"
 #include "scenarios/registry.h"

@@ -14,7 +14,7 @@
 #include "comm/backend_support.h"
 #include "comm/collective.h"
 #include "launch/environment.h"
-#include "run/run_request.h"
+#include "requests/run_request.h"
 #include "runtime/execution_context.h"
 
 namespace ddpbench::run {

@@ -4,7 +4,7 @@
 // report when --out is the report's own folder).
 #pragma once
 
-#include "run/run_request.h"
+#include "requests/run_request.h"
 
 namespace ddpbench::run {
 
