@@ -91,20 +91,42 @@ modes::TrainOptions rank_perf_options(const PhaseInputs& in, ModeKind mode,
 
 }  // namespace
 
+// Each per-rank mode's driver, defined in its own file (training/<mode>_rank.cpp) and named only
+// in its row below.
+std::unique_ptr<RankModeDriver> make_ddp_driver(const PhaseInputs& in, comm::Communicator& comm);
+std::unique_ptr<RankModeDriver> make_zero_driver(const PhaseInputs& in, comm::Communicator& comm);
+
+namespace {
+
+// One driver row per per-rank mode: each mode whose kModeSpecs row says it runs one process per
+// rank has its driver here (training/<mode>_rank.cpp); adding such a mode is its row here (and its
+// declaration above), not a case in code that dispatches. has_rank_driver lets a test hold every
+// per-rank mode to it.
+using DriverFactory = std::unique_ptr<RankModeDriver> (*)(const PhaseInputs&, comm::Communicator&);
+constexpr std::pair<ModeKind, DriverFactory> kRankDrivers[] = {
+    {ModeKind::kDdp, make_ddp_driver},
+    {ModeKind::kZero, make_zero_driver},
+};
+
+DriverFactory driver_factory(ModeKind mode) {
+  for (const auto& [m, factory] : kRankDrivers) {
+    if (m == mode) return factory;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+bool has_rank_driver(ModeKind mode) { return driver_factory(mode) != nullptr; }
+
 std::unique_ptr<RankModeDriver> rank_driver(ModeKind mode, const PhaseInputs& in,
                                             comm::Communicator& comm) {
-  switch (mode) {
-    case ModeKind::kDdp:
-      return make_ddp_driver(in, comm);
-    case ModeKind::kZero:
-      return make_zero_driver(in, comm);
-    case ModeKind::kSingle:
-    case ModeKind::kDp:
-    case ModeKind::kModeCount:
-      break;
+  const DriverFactory factory = driver_factory(mode);
+  if (factory == nullptr) {
+    throw std::logic_error(std::string("rank_driver: ") + modes::mode_name(mode) +
+                           " has no per-rank driver (training/rank_phases.cpp's kRankDrivers)");
   }
-  throw std::logic_error(std::string("rank_driver: ") + modes::mode_name(mode) +
-                         " does not run one process per rank");
+  return factory(in, comm);
 }
 
 ModeOutcome run_rank_phases(const PhaseInputs& in, comm::Communicator& comm,

@@ -4,7 +4,7 @@
 // the report needs from every rank (the slowest rank's times, hosts, memory). What differs between
 // the modes is a RankModeDriver: how its path is built, what its check phase adds to the step
 // loop's options, and what it records after each phase. One driver per mode, one file each
-// (training/ddp_rank.cpp, training/zero_rank.cpp), chosen in rank_driver().
+// (training/ddp_rank.cpp, training/zero_rank.cpp), one row each in rank_phases.cpp's kRankDrivers.
 #pragma once
 
 #include <functional>
@@ -43,11 +43,11 @@ class RankModeDriver {
   virtual void record_path(modes::GradientPath& path, ModeOutcome& o) = 0;
 };
 
-// The driver of `mode` (one that runs per rank) for this rank's phases over `comm`.
+// The driver of `mode` (one that runs per rank) for this rank's phases over `comm`, from its row
+// in rank_phases.cpp's kRankDrivers; whether `mode` has one.
 std::unique_ptr<RankModeDriver> rank_driver(modes::ModeKind mode, const PhaseInputs& in,
                                             comm::Communicator& comm);
-std::unique_ptr<RankModeDriver> make_ddp_driver(const PhaseInputs& in, comm::Communicator& comm);
-std::unique_ptr<RankModeDriver> make_zero_driver(const PhaseInputs& in, comm::Communicator& comm);
+bool has_rank_driver(modes::ModeKind mode);
 
 // One rank's phases of `driver`'s mode over `comm` (collective: every rank calls it). `on_phase`
 // sees every step phase of both phases with run-wide step numbers (perf steps follow the checked

@@ -20,6 +20,7 @@
 #include "reports/record_enums.h"
 #include "scenarios/registry.h"
 #include "support/test_paths.h"
+#include "training/rank_phases.h"
 
 namespace ddpbench {
 namespace {
@@ -66,6 +67,25 @@ TEST(DocsChecklists, TheReadmeListsEveryModeInTheCodesOrder) {
   }
   EXPECT_NE(source_file("README.md").find("[--modes " + listed + "]"), std::string::npos)
       << "the README's run command does not show [--modes " << listed << "]";
+}
+
+// Issue 52: a mode is its row (reports/record_enums.h), its folder and, when it runs one process
+// per rank, its driver row (training/rank_phases.cpp); ARCHITECTURE.md's "A mode" names the files
+// a new mode edits, at most five.
+TEST(DocsChecklists, EveryPerRankModeHasItsDriverRowAndTheModeListHoldsFiveFiles) {
+  for (const reports::ModeSpec& spec : reports::kModeSpecs) {
+    EXPECT_EQ(training::has_rank_driver(spec.mode), spec.per_rank)
+        << spec.name << ": a per-rank mode needs its row in kRankDrivers, and only such a mode";
+  }
+  const std::string doc = source_file("docs/ARCHITECTURE.md");
+  const auto at = doc.find("- **A mode:**");
+  ASSERT_NE(at, std::string::npos) << "ARCHITECTURE.md lost its \"A mode\" entry";
+  const std::string entry = doc.substr(at, doc.find("\n- **", at + 1) - at);
+  for (const char* file : {"reports/record_enums.h", "harness/CMakeLists.txt",
+                           "tests/layering/CMakeLists.txt", "training/rank_phases.cpp",
+                           "README.md"}) {
+    EXPECT_NE(entry.find(file), std::string::npos) << "\"A mode\" does not name " << file;
+  }
 }
 
 TEST(DocsChecklists, EveryBuiltinScenarioHasAReadmeRow) {
