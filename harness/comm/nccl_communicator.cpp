@@ -11,8 +11,8 @@
 // ProcessGroupNCCL does it. The caching allocator is told the tensor is in use on the NCCL stream
 // (recordStream), so its memory is not handed out again before the collective finished.
 //
-// CPU tensors (every tensor of a CPU libtorch; small host-side records otherwise) are staged:
-// host -> pinned staging -> device, NCCL, and back. Everything goes on one dedicated stream:
+// CPU tensors (every tensor of a CPU libtorch; small host-side records otherwise) are staged
+// (nccl_staging.h): host -> pinned staging -> device, NCCL, and back. Everything goes on one dedicated stream:
 // stream order is the order collectives reach NCCL, the same on every rank that issues them in
 // the same order. Pinned host staging (not the tensor's pageable memory) keeps the device->host
 // copy asynchronous; into pageable memory cudaMemcpyAsync returns only when the copy is done.
@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "comm/backend_support.h"
+#include "comm/nccl_staging.h"
 #include "comm/reduce_scatter_blocks.h"
 #include "errors.h"
 
@@ -46,19 +47,9 @@
 namespace ddpbench::comm {
 namespace {
 
+using namespace nccl;  // NOLINT(google-build-using-namespace): the staging's vocabulary
+
 constexpr const char* kUniqueIdKey = "nccl/unique_id";
-
-void check_cuda(cudaError_t e, const char* what, int rank) {
-  if (e == cudaSuccess) return;
-  throw std::runtime_error(
-      fmt::format("nccl rank {}: {} failed: {}", rank, what, cudaGetErrorString(e)));
-}
-
-void check_nccl(ncclResult_t r, const char* what, int rank, ncclComm_t comm) {
-  if (r == ncclSuccess) return;
-  throw std::runtime_error(fmt::format("nccl rank {}: {} failed: {} ({})", rank, what,
-                                       ncclGetErrorString(r), ncclGetLastError(comm)));
-}
 
 // True for a CUDA tensor (sent as it is), false for a CPU tensor (staged).
 bool check_tensor(const at::Tensor& t, const char* op) {
@@ -87,133 +78,6 @@ ncclDataType_t nccl_type(at::ScalarType s) {
           c10::toString(s)));
   }
 }
-
-// One collective's buffers: pinned host memory, device memory and the event that marks the
-// device->host copy done. Pooled, because cudaMallocHost/cudaMalloc cost far more than a step.
-struct Staging {
-  size_t bytes = 0;
-  char* host = nullptr;
-  char* device = nullptr;
-  cudaEvent_t done = nullptr;
-
-  ~Staging() {
-    if (done != nullptr) cudaEventDestroy(done);
-    if (device != nullptr) cudaFree(device);
-    if (host != nullptr) cudaFreeHost(host);
-  }
-};
-
-// What the communicator and its outstanding Works share: a Work may be waited on (and must be
-// able to return its staging) after the communicator object is gone.
-struct NcclState {
-  int rank = 0;
-  int world_size = 1;
-  int device = 0;
-  ncclComm_t comm = nullptr;
-  cudaStream_t stream = nullptr;
-  // Serializes issuing (NCCL communicators are not thread-safe, and issue order must equal
-  // stream order) and guards the staging pool.
-  std::mutex mu;
-  std::vector<std::unique_ptr<Staging>> pool;
-
-  ~NcclState() {
-    cudaSetDevice(device);
-    // Copies still queued target staging buffers freed below.
-    if (stream != nullptr) cudaStreamSynchronize(stream);
-    pool.clear();
-    if (comm != nullptr) ncclCommDestroy(comm);
-    if (stream != nullptr) cudaStreamDestroy(stream);
-  }
-
-  // Caller holds mu. Smallest pooled buffer that fits, or a new one.
-  std::unique_ptr<Staging> acquire(size_t bytes) {
-    auto best = pool.end();
-    for (auto it = pool.begin(); it != pool.end(); ++it) {
-      if ((*it)->bytes >= bytes && (best == pool.end() || (*it)->bytes < (*best)->bytes)) best = it;
-    }
-    if (best != pool.end()) {
-      std::unique_ptr<Staging> s = std::move(*best);
-      pool.erase(best);
-      return s;
-    }
-    auto s = std::make_unique<Staging>();
-    s->bytes = std::max<size_t>(bytes, 16);  // never a zero-byte allocation
-    check_cuda(cudaMallocHost(reinterpret_cast<void**>(&s->host), s->bytes), "cudaMallocHost",
-               rank);
-    check_cuda(cudaMalloc(reinterpret_cast<void**>(&s->device), s->bytes), "cudaMalloc", rank);
-    check_cuda(cudaEventCreateWithFlags(&s->done, cudaEventDisableTiming), "cudaEventCreate", rank);
-    return s;
-  }
-
-  void release(std::unique_ptr<Staging> s) {
-    std::lock_guard<std::mutex> lock(mu);
-    pool.push_back(std::move(s));
-  }
-
-  // Copies `in_bytes` from `in` (skipped when null) to device offset `in_offset`, runs
-  // `collective` on the device buffer, copies `buffer_bytes` back to pinned host memory and
-  // records the event. The caller finishes with complete().
-  std::unique_ptr<Staging> enqueue(const void* in, size_t in_bytes, size_t in_offset,
-                                   size_t buffer_bytes,
-                                   const std::function<ncclResult_t(char* device)>& collective,
-                                   const char* what) {
-    std::lock_guard<std::mutex> lock(mu);
-    check_cuda(cudaSetDevice(device), "cudaSetDevice", rank);
-    std::unique_ptr<Staging> s = acquire(buffer_bytes);
-    if (in != nullptr && in_bytes > 0) {
-      std::memcpy(s->host + in_offset, in, in_bytes);
-      check_cuda(cudaMemcpyAsync(s->device + in_offset, s->host + in_offset, in_bytes,
-                                 cudaMemcpyHostToDevice, stream),
-                 "cudaMemcpyAsync H2D", rank);
-    }
-    check_nccl(collective(s->device), what, rank, comm);
-    check_cuda(cudaMemcpyAsync(s->host, s->device, buffer_bytes, cudaMemcpyDeviceToHost, stream),
-               "cudaMemcpyAsync D2H", rank);
-    check_cuda(cudaEventRecord(s->done, stream), "cudaEventRecord", rank);
-    return s;
-  }
-
-  // Blocks until `s`'s copies are done and reports errors NCCL raised asynchronously (a peer
-  // that died, a network failure), which cudaEventSynchronize alone would not show.
-  void complete(const Staging& s) {
-    check_cuda(cudaSetDevice(device), "cudaSetDevice", rank);
-    check_cuda(cudaEventSynchronize(s.done), "cudaEventSynchronize", rank);
-    ncclResult_t async = ncclSuccess;
-    check_nccl(ncclCommGetAsyncError(comm, &async), "ncclCommGetAsyncError", rank, comm);
-    check_nccl(async, "collective (asynchronous error)", rank, comm);
-  }
-};
-
-class NcclWork : public Work {
- public:
-  // `host_offset`: where in the staging buffer the tensor's bytes are (a reduce-scatter's block).
-  NcclWork(std::shared_ptr<NcclState> state, std::unique_ptr<Staging> staging, at::Tensor tensor,
-           size_t host_offset = 0)
-      : state_(std::move(state)),
-        staging_(std::move(staging)),
-        tensor_(std::move(tensor)),
-        host_offset_(host_offset) {}
-
-  // Never waited: the copies must finish before the buffers go back to the pool.
-  ~NcclWork() override {
-    if (staging_ == nullptr) return;
-    cudaSetDevice(state_->device);
-    if (cudaEventSynchronize(staging_->done) == cudaSuccess) state_->release(std::move(staging_));
-  }
-
-  void wait() override {
-    if (staging_ == nullptr) return;  // already waited
-    state_->complete(*staging_);
-    std::memcpy(tensor_.data_ptr(), staging_->host + host_offset_, tensor_.nbytes());
-    state_->release(std::move(staging_));
-  }
-
- private:
-  std::shared_ptr<NcclState> state_;
-  std::unique_ptr<Staging> staging_;
-  at::Tensor tensor_;
-  size_t host_offset_;
-};
 
 #if DDPBENCH_TORCH_CUDA
 // A collective on device tensors: `done` is recorded on the NCCL stream after it.
