@@ -7,6 +7,7 @@
 #include <array>
 #include <cstddef>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -33,6 +34,17 @@ std::optional<E> value_named(const NameTable<E, N>& table, std::string_view name
     if (n == name) return v;
   }
   return std::nullopt;
+}
+
+// The value `name` stands for, where the caller already checked that it is one of the names (a
+// CLI choice): anything else is a bug, thrown as std::invalid_argument naming `what` (a flag).
+template <typename E, size_t N>
+E value_of_choice(const NameTable<E, N>& table, const std::string& name, const char* what) {
+  const std::optional<E> value = value_named(table, name);
+  if (!value) {
+    throw std::invalid_argument(std::string(what) + " " + name + ": not one of its choices");
+  }
+  return *value;
 }
 
 // Every name in `table`, in its order.

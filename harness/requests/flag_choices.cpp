@@ -1,8 +1,6 @@
 // flag_choices.cpp — see flag_choices.h.
 #include "requests/flag_choices.h"
 
-#include <optional>
-#include <stdexcept>
 #include <utility>
 
 #include "comm/backend_support.h"
@@ -66,9 +64,7 @@ std::vector<std::string> grad_check_choices() {
 std::vector<std::string> comparison_choices() { return names_in(kComparisonNames); }
 
 ComparisonChoice comparison_from(const std::string& name) {
-  const std::optional<ComparisonChoice> choice = value_named(kComparisonNames, name);
-  if (!choice) throw std::invalid_argument("--comparison " + name + ": not one of its choices");
-  return *choice;
+  return value_of_choice(kComparisonNames, name, "--comparison");
 }
 
 const char* comparison_name(ComparisonChoice choice) {
@@ -78,9 +74,7 @@ const char* comparison_name(ComparisonChoice choice) {
 std::vector<std::string> device_choices() { return names_in(kDeviceNames); }
 
 DeviceChoice device_from(const std::string& name) {
-  const std::optional<DeviceChoice> choice = value_named(kDeviceNames, name);
-  if (!choice) throw std::invalid_argument("--device " + name + ": not one of its choices");
-  return *choice;
+  return value_of_choice(kDeviceNames, name, "--device");
 }
 
 const char* device_name(DeviceChoice choice) { return name_in(kDeviceNames, choice).data(); }
