@@ -6,7 +6,8 @@
 #                                (any 2.x, CUDA or not) in ./build-torch-python.
 #   ci/build.sh --target ddpbench   only what that target needs (repeatable): the README's first
 #                                command builds the binary alone, not the ~190 targets of the tests.
-# DDPBENCH_BUILD_DIR overrides the build folder, DDPBENCH_JOBS the job count.
+# DDPBENCH_BUILD_DIR overrides the build folder, DDPBENCH_JOBS the job count; with --torch python,
+# DDPBENCH_PEER_BINARY names a ddpbench of another libtorch for the upgrade diff test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -43,6 +44,7 @@ case "$torch" in
     echo "ci/build.sh: building against $("$python" -c 'import torch; print(torch.__version__)') in $root"
     # The oracle tests run with this interpreter: a 2.x build is checked against 2.x Python.
     cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$root" \
-      -DDDPBENCH_ORACLE_PYTHON="$(command -v "$python")" >/dev/null ;;
+      -DDDPBENCH_ORACLE_PYTHON="$(command -v "$python")" \
+      -DDDPBENCH_PEER_BINARY="${DDPBENCH_PEER_BINARY:-}" >/dev/null ;;
 esac
 cmake --build "$dir" -j"${DDPBENCH_JOBS:-2}" ${targets[@]+"${targets[@]}"}

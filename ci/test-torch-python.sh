@@ -8,6 +8,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python="$(ci/torch-venv.sh)"
-PYTHON="$python" ci/build.sh --torch python
+# The Debian 1.13 build, when .ci/run built it first: the upgrade diff test traces beside it.
+peer="$PWD/${DDPBENCH_PEER_BUILD_DIR:-build}/harness/ddpbench"
+[ -x "$peer" ] || peer=""
+PYTHON="$python" DDPBENCH_PEER_BINARY="$peer" ci/build.sh --torch python
 ctest --test-dir "${DDPBENCH_BUILD_DIR:-build-torch-python}" --output-on-failure -j2 \
   -LE torch_independent

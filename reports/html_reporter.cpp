@@ -8,12 +8,12 @@
 
 #include "reports/divergence_text.h"
 #include "reports/html_figures.h"
+#include "reports/html_style.h"
 #include "reports/junit_reporter.h"  // xml_escape
 #include "reports/verdict.h"
 
 namespace ddpbench::reports {
 namespace {
-
 
 // The verdict's class and heading word.
 std::pair<const char*, const char*> verdict_words(Verdict v) {
@@ -248,23 +248,6 @@ std::string environment_section(const RunReport& r) {
   return out + "</table></section>\n";
 }
 
-constexpr const char* kStyle = R"(
-body{font-family:system-ui,sans-serif;margin:0 auto;padding:24px;box-sizing:border-box;color:#222;max-width:1200px}
-.wide{max-width:100%;overflow-x:auto} td{overflow-wrap:anywhere} th{white-space:nowrap} svg.chart{max-width:100%;height:auto}
-.charts{display:flex;flex-wrap:wrap}
-h1{margin-bottom:4px} section{margin:18px 0}
-#verdict{padding:8px 16px;border-radius:6px} #verdict li{margin:6px 0} .ref{color:#555;font-size:13px} #verdict.pass{background:#e6f4ea} #verdict.fail{background:#fce8e6}
-table{border-collapse:collapse;font-size:13px} td,th{border:1px solid #ddd;padding:3px 6px;text-align:left}
-td.num{white-space:nowrap;overflow-wrap:normal}
-tr.fail td{background:#fce8e6} tr.expected_divergence td{background:#fff4e5} tr.not_comparable td{background:#eeeeee} tr.rounding td{background:#eef6ff} tr.weak td{background:#fff4e5}
-.badge{display:inline-block;padding:0 6px;border-radius:8px;font-weight:600;font-size:12px} .badge.weak{background:#e8a33d;color:#fff}
-.partition td{width:28px;text-align:center;white-space:nowrap;overflow-wrap:normal} .pad{background:#ffbb78}
-.none{color:#555}
-.chart{margin:6px 12px 6px 0;border:1px solid #eee} .plot{fill:#fafafa;stroke:#999}
-.grid{stroke:#e0e0e0} .tick{font-size:11px;fill:#444} .axis{font-size:12px;fill:#222}
-.ctitle{font-size:14px;font-weight:600} .legend{font-size:12px}
-)";
-
 }  // namespace
 
 std::string HtmlReporter::render(const RunReport& r) const {
@@ -279,16 +262,15 @@ std::string HtmlReporter::render(const RunReport& r) const {
              "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>ddpbench: "
              "{}</title><style>{}</style></head><body>\n<h1>ddpbench: {}</h1><p>{} · {} · {} · "
              "global batch {} · {} checked step(s) · {} timed step(s)</p>\n",
-             xml_escape(c.scenario), kStyle, xml_escape(c.scenario), xml_escape(c.model),
-             xml_escape(c.dataset), xml_escape(describe_precision(c)), c.global_batch, checked,
-             timed) +
+             xml_escape(c.scenario), html::kReportStyle, xml_escape(c.scenario),
+             xml_escape(c.model), xml_escape(c.dataset), xml_escape(describe_precision(c)),
+             c.global_batch, checked, timed) +
          (c.model_file.empty() ? std::string()
                                : fmt::format("<p>model file {}: {}</p>\n", xml_escape(c.model_file),
                                              xml_escape(c.model_notes))) +
          verdict_section(r) + html::scaling_section(r) + html::phases_section(r) +
          html::loss_section(r) + amp_section(r) + sampler_section(r) + checks_section(r) +
-         html::memory_section(r) +
-         environment_section(r) + "</body></html>\n";
+         html::memory_section(r) + environment_section(r) + "</body></html>\n";
 }
 
 }  // namespace ddpbench::reports

@@ -147,6 +147,9 @@ DDPBENCH_RECORD_FIELDS(RunConfig) {
   v("model_file", r.model_file, plain());
   v("model_notes", r.model_notes, plain());
   v("zero_stage", r.zero_stage, count(0, 3, kNumbers));
+  // A trace is an output of the run, not a setting: report only.
+  v("trace_file", r.trace_file, plain());
+  v("trace_sha256", r.trace_sha256, plain());
 }
 
 // The rule a check applies (measure, tolerances, limit) is kNumbers: the gate refuses to compare

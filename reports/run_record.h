@@ -13,7 +13,7 @@ namespace ddpbench::reports {
 
 // Bumped whenever a field changes meaning, disappears or is added: the reader requires every
 // field it knows (json_report_reader.h), so an older report is refused with its version named.
-inline constexpr int kSchemaVersion = 7;
+inline constexpr int kSchemaVersion = 8;
 
 struct RunContext {
   std::string ddpbench_version;
@@ -113,6 +113,10 @@ struct RunConfig {
   std::string model_file;
   std::string model_notes;
   int64_t zero_stage = 0;  // the zero mode's ZeRO stage (1, 2); 0 without the zero mode
+  // --trace: the trace file in the report's folder and its SHA-256 ("" without --trace), so that
+  // `ddpbench diff` reads the very file this run wrote.
+  std::string trace_file;
+  std::string trace_sha256;
 };
 
 // One correctness check of a mode against its reference. Every field the verdict reads is a

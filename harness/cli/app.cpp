@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "cli/comm_command.h"
+#include "cli/diff_command.h"
 #include "cli/gate_command.h"
 #include "cli/list_command.h"
 #include "cli/list_option.h"
@@ -19,15 +20,16 @@
 #include "cli/run_flags.h"
 #include "cli/sampler_command.h"
 #include "cli/scale_command.h"
-#include "errors.h"
-#include "quoted_input.h"
 #include "commands/execute_comm.h"
+#include "commands/execute_diff.h"
 #include "commands/execute_gate.h"
 #include "commands/execute_project.h"
-#include "run/execute_run.h"
 #include "commands/execute_scale.h"
-#include "run/process_role.h"
 #include "commands/rerender_reports.h"
+#include "errors.h"
+#include "quoted_input.h"
+#include "run/execute_run.h"
+#include "run/process_role.h"
 #include "run/version_line.h"
 #include "scenarios/registry.h"
 
@@ -81,6 +83,7 @@ int run_app(int argc, char** argv) {
   run::GateRequest gate_request;
   run::CommRequest comm_request;
   run::ProjectRequest project_request;
+  run::DiffRequest diff_request;
   SamplerCommandOptions sampler_options;
   ListCommandOptions list_options;
   CLI::App* run_cmd = add_run_command(app, run_request);
@@ -91,6 +94,7 @@ int run_app(int argc, char** argv) {
   CLI::App* scale_cmd = add_scale_command(app, scale_request);
   CLI::App* comm_cmd = add_comm_command(app, comm_request);
   CLI::App* project_cmd = add_project_command(app, project_request);
+  CLI::App* diff_cmd = add_diff_command(app, diff_request);
   // --checkpoint-prefix '' is its documented "none"; an override's value is the key's to judge.
   refuse_empty_values(app, {"--checkpoint-prefix", "overrides"});
 
@@ -120,6 +124,7 @@ int run_app(int argc, char** argv) {
     if (scale_cmd->parsed()) return run::execute_scale(scale_request, registry, args, command_line);
     if (comm_cmd->parsed()) return run::execute_comm(comm_request, args);
     if (project_cmd->parsed()) return run::execute_project(project_request);
+    if (diff_cmd->parsed()) return run::execute_diff(diff_request);
   } catch (const InputError& e) {
     fmt::print(stderr, "ddpbench: error: {}\n", one_line(e.what()));
     return kExitBadInput;

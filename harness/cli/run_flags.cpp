@@ -215,6 +215,10 @@ void add_run_flags(CLI::App& cmd, run::RunRequest& r) {
   cmd.add_flag("--perf-only", r.perf_only, "Only the perf phase, no correctness checks");
   cmd.add_flag("--export-batches", r.export_batches,
                "Also write batches.pt for reference/torch_ddp_oracle.py");
+  cmd.add_flag("--trace", r.trace,
+               "Also write trace.pt: every step's forward outputs, loss, gradients before and "
+               "after the reduction, updates, optimizer state and buffers of every mode, for "
+               "`ddpbench diff A B`");
   cmd.add_flag("--bisect", r.bisect,
                "On a failing check, re-run in float64 and say whether the difference persists "
                "(an algorithm difference) or vanishes (rounding)");
@@ -295,6 +299,7 @@ std::vector<std::string> command_line(const run::RunRequest& r) {
   flag("--sync-bn", r.sync_bn);
   flag("--quiet", r.quiet);
   flag("--export-batches", r.export_batches);
+  flag("--trace", r.trace);
   flag("--bisect", r.bisect);
   if (r.eval_size >= 0) number("--eval-size", r.eval_size);
   if (r.checkpoint_every > 0) number("--checkpoint-every", r.checkpoint_every);

@@ -140,6 +140,8 @@ struct RunRequest {
   bool quiet = false;
   // Also write batches.pt for reference/torch_ddp_oracle.py.
   bool export_batches = false;
+  // Also write trace.pt: what every step of every mode computed, for `ddpbench diff`.
+  bool trace = false;
   // On a failing check, re-run the configuration in float64 (run/bisect.h).
   bool bisect = false;
   // Checkpoints (modes/common/checkpoint.h): the check phase of every mode saves one after every
@@ -218,6 +220,17 @@ struct GateRequest {
   std::string thresholds;       // YAML; empty = none
   std::string format = "text";  // text or md
   bool allow_missing = false;   // vanished checks / throughput are listed, not failed
+};
+
+// `ddpbench diff A B`: the same experiment under two environments, tensor by tensor
+// (commands/execute_diff.h). What a diff fails on: a divergence (beyond rounding), or with
+// kIdentical any difference at all.
+enum class DiffExpectation { kRounding, kIdentical };
+struct DiffRequest {
+  std::string a;  // a run folder (its report.json names its trace) or a trace.pt
+  std::string b;
+  std::string out = "ddpbench_diff";
+  DiffExpectation expect = DiffExpectation::kRounding;
 };
 
 // `ddpbench comm`: collective bandwidth, nccl-tests style (commands/execute_comm.h). Sizes are text

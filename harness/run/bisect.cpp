@@ -20,6 +20,7 @@ RunRequest float64_twin(const RunRequest& request, bool lockstep, const std::str
   twin.perf_only = false;
   twin.quiet = true;
   twin.export_batches = false;
+  twin.trace = false;
   twin.bisect = false;
   twin.out = out;
   return twin;

@@ -14,6 +14,7 @@
 #include "reports/verdict.h"
 #include "run/config_record.h"
 #include "run/judge_mode.h"
+#include "run/trace_output.h"
 
 namespace ddpbench::run {
 namespace {
@@ -82,6 +83,7 @@ int finish_run(const training::RunSetup& setup, const runtime::ExecutionContext&
     wrote_checkpoints |= stage_mode_files(o, r, out);
     report.results.push_back(std::move(r));
   }
+  stage_trace(setup, outcomes, report, out);
   decide(report, setup, run);
   audit_own_report(report);
   output::write_reports(report, out,

@@ -12,14 +12,14 @@
 
 #include "comm/backend_support.h"
 #include "errors.h"
+#include "inputs/data_file.h"
+#include "inputs/synthetic_data.h"
 #include "launch/local_address.h"
 #include "modes/ddp/comm_hook.h"
 #include "quoted_input.h"
-#include "inputs/data_file.h"
 #include "run/device_choice.h"
 #include "run/resolve_engines.h"
 #include "run/shared_checks.h"
-#include "inputs/synthetic_data.h"
 #include "scenarios/optim/torch_version_compat.h"
 #include "scenarios/scenario_config.h"
 #include "scenarios/script_scenario.h"
@@ -246,6 +246,10 @@ void resolve_phases(const RunRequest& o, training::RunSetup& s) {
         "--modes and drop --perf-only");
   }
   s.bisect = o.bisect;
+  if (o.trace && o.perf_only) {
+    throw InputError(
+        "--trace records the checked steps, and --perf-only runs none: drop one of them");
+  }
   check_checkpoint_flags(o);
   s.checkpoint_every = o.checkpoint_every;
   s.checkpoint_prefix = o.checkpoint_prefix;
@@ -256,6 +260,7 @@ void resolve_phases(const RunRequest& o, training::RunSetup& s) {
   s.progress = training::progress_wanted(o.quiet);
   s.quiet = o.quiet;
   s.export_batches = o.export_batches;
+  s.trace = o.trace;
   s.out = o.out;
   s.eval_size = o.eval_size < 0 ? s.spec->eval_size : o.eval_size;
 }

@@ -37,7 +37,10 @@ namespace {
 //   - up front, the fault is undetectable for rho = 1 when |eps| <= W * T: refused, naming eps, T
 //     and W * T, the smallest eps the run detects (require_detectable_fault);
 //   - since rho is only known after training, a grad fault whose mode then failed no check was not
-//     detected, and the run FAILs saying so (undetected_fault_check) instead of passing.
+//     detected, and the run FAILs saying so (undetected_fault_check) instead of passing;
+//   - with --trace the small fault is not refused: the trace records its difference for `ddpbench
+//     diff` to measure against a clean run (how a rounding-sized change looks there), and the run
+//     itself still FAILs through undetected_fault_check.
 // Examples: linear_mse float32 (T = 2e-5), W = 2: eps 1e-7 gives e = 5e-8, refused; it detects
 // eps above 4e-5. --comm-hook fp16: T = 3.9e-3, so the default eps 1e-3 (e = 5e-4) is refused;
 // it detects eps above 7.8e-3.
@@ -70,7 +73,7 @@ std::string tolerance_origin(const RunSetup& s, double tolerance) {
 }  // namespace
 
 void require_detectable_fault(const RunSetup& setup) {
-  if (!judges_ddp_gradients(setup)) return;
+  if (!judges_ddp_gradients(setup) || setup.trace) return;
   const modes::FaultSpec& f = *setup.fault;
   const double tolerance = gradient_tolerance(setup);
   const auto w = static_cast<double>(setup.world_size);

@@ -10,6 +10,7 @@
 #include "compare/mode_comparison.h"
 #include "metrics/step_statistics.h"
 #include "modes/common/mode_kind.h"
+#include "modes/common/trace_entry.h"
 #include "reports/run_record.h"
 
 namespace ddpbench::training {
@@ -44,6 +45,10 @@ struct ModeOutcome {
   reports::AmpErrorRecord amp_vs_float32;    // --amp: training/float32_shadow.h
   // ddp, zero: what each rank held after the last step of its last phase (memory_footprint.h).
   std::vector<reports::RankMemoryRecord> memory;
+  // --trace: what the check phase computed, in computation order (modes/common/step_trace.h;
+  // ddp, zero: rank 0's), and whether the model reported its forward outputs.
+  std::vector<modes::TraceEntry> trace_entries;
+  bool traced_forward = false;
 
   bool throughput_defined() const { return !perf_times.empty(); }
 };

@@ -15,19 +15,29 @@ namespace {
 
 using modes::ModeKind;
 
+// What a check phase does besides training: a mode keeps its checkpoints, is evaluated, has its
+// --amp error measured and is traced; an exact reference does none of it.
+struct CheckPhaseUse {
+  bool keep_checkpoints = false;
+  bool evaluate = false;
+  bool measure_amp = false;
+  bool trace = false;
+};
+constexpr CheckPhaseUse kModeCheck{true, true, true, true};
+constexpr CheckPhaseUse kReferenceCheck{};
+
 // The check phase of a local path: a fresh model trained on the run's plan, every step checked;
 // then, for a mode (not an exact reference), the evaluation pass of the trained model.
 template <typename MakePath>
 void run_check_phase(const PhaseInputs& in, ModeKind mode, const MakePath& make_path,
-                     const std::string& name, ModeOutcome& o, bool keep_checkpoints, bool evaluate,
-                     bool measure_amp) {
+                     const std::string& name, ModeOutcome& o, const CheckPhaseUse& use) {
   scenarios::ScenarioInstance instance = fresh_instance(in);
   const auto path = make_path(instance);
   ProgressLine progress(in.setup.progress, name + " (check)", in.setup.check_steps);
   modes::TrainOptions options = accumulating(check_options(in), in.setup, mode);
   options.overflow_step = in.setup.overflow_step();
   options.on_step = [&progress](int64_t step, double loss) { progress.update(step + 1, loss); };
-  if (keep_checkpoints) options.after_step = checkpoint_keeper(in, mode, o);
+  if (use.keep_checkpoints) options.after_step = checkpoint_keeper(in, mode, o);
   // A free-running reference's parameter travel (Note [Parameters judged by what moved them]).
   ParameterTravel travel;
   if (mode == ModeKind::kSingle && !in.setup.lockstep) {
@@ -41,10 +51,12 @@ void run_check_phase(const PhaseInputs& in, ModeKind mode, const MakePath& make_
       if (after) after(step, m, opt, scaler);
     };
   }
-  keep_check(o, train_checked(in, mode, *path, options, nullptr, measure_amp, o), path->module(),
-             options.first_step);
+  const std::unique_ptr<modes::StepTrace> trace = use.trace ? traced(in, options) : nullptr;
+  keep_check(o, train_checked(in, mode, *path, options, nullptr, use.measure_amp, o),
+             path->module(), options.first_step);
+  if (trace) keep_trace(o, *trace);
   o.trace.parameter_travel = travel.finish();
-  if (evaluate) {
+  if (use.evaluate) {
     evaluate_local_mode(in.setup, in.context, *path, mode == ModeKind::kDp, o.evaluation,
                         o.extra_checks);
   }
@@ -76,8 +88,7 @@ ModeOutcome run_local_mode(const PhaseInputs& in, ModeKind mode) {
   const std::string name = modes::mode_name(mode);
   in.context.reset_peak_memory(o.world_size);
   if (s.check_steps > 0) {
-    run_check_phase(in, mode, make_path, name, o, /*keep_checkpoints=*/true, /*evaluate=*/true,
-                    /*measure_amp=*/true);
+    run_check_phase(in, mode, make_path, name, o, kModeCheck);
   }
   if (s.perf_steps > 0) {
     // single is the scaling baseline: one device with the per-device batch of the K-rank run
@@ -108,8 +119,7 @@ ModeOutcome run_reference(const PhaseInputs& in, const modes::single::ReferenceR
   auto make_path = [&](scenarios::ScenarioInstance& instance) {
     return modes::single::make_single_path(*in.setup.spec, instance, in.context, rule);
   };
-  run_check_phase(in, ModeKind::kSingle, make_path, "reference", o, /*keep_checkpoints=*/false,
-                  /*evaluate=*/false, /*measure_amp=*/false);
+  run_check_phase(in, ModeKind::kSingle, make_path, "reference", o, kReferenceCheck);
   return o;
 }
 

@@ -47,6 +47,17 @@ void outcome_fields(V& v, O& o) {
   v("evaluation", o.evaluation);
   v("amp_vs_float32", o.amp_vs_float32);
   v("memory", o.memory);
+  v("trace_entries", o.trace_entries);
+  v("traced_forward", o.traced_forward);
+}
+
+template <typename V, typename E>
+void trace_entry_fields(V& v, E& e) {
+  v("step", e.step);
+  v("phase", e.phase);
+  v("tensor", e.tensor);
+  v("fingerprint", e.fingerprint);
+  v("value", e.value);
 }
 
 template <typename V, typename D>
@@ -77,6 +88,8 @@ void fields_of(V& v, R& r) {
     state_diff_fields(v, r);
   } else if constexpr (std::is_same_v<T, SavedCheckpoint>) {
     checkpoint_fields(v, r);
+  } else if constexpr (std::is_same_v<T, modes::TraceEntry>) {
+    trace_entry_fields(v, r);
   } else {
     static_assert(reports::kIsRecord<T>, "a ModeOutcome field of a new type");
     reports::fields(v, r);
@@ -86,7 +99,8 @@ void fields_of(V& v, R& r) {
 template <typename T>
 inline constexpr bool kHasFields =
     reports::kIsRecord<T> || std::is_same_v<T, ModeOutcome> ||
-    std::is_same_v<T, compare::StateDiff> || std::is_same_v<T, SavedCheckpoint>;
+    std::is_same_v<T, compare::StateDiff> || std::is_same_v<T, SavedCheckpoint> ||
+    std::is_same_v<T, modes::TraceEntry>;
 
 // One overload per type a field has; the generic ones for records, enums and lists.
 c10::IValue to_ivalue(int64_t v) { return v; }
@@ -100,6 +114,9 @@ c10::IValue to_ivalue(const std::vector<metrics::PhaseTimes>& times) {
   return metrics::phase_times_to_tensor(times);
 }
 c10::IValue to_ivalue(const std::pair<std::string, at::Tensor>& named);
+c10::IValue to_ivalue(modes::TracePhase phase) {
+  return std::string(modes::trace_phase_name(phase));
+}
 template <typename E, std::enable_if_t<std::is_enum_v<E>, int> = 0>
 c10::IValue to_ivalue(E value) {
   return std::string(reports::name_of(value));
@@ -123,6 +140,9 @@ void from_ivalue(const c10::IValue& v, std::vector<metrics::PhaseTimes>& times) 
   times = metrics::phase_times_from_tensor(v.toTensor());
 }
 void from_ivalue(const c10::IValue& v, std::pair<std::string, at::Tensor>& named);
+void from_ivalue(const c10::IValue& v, modes::TracePhase& phase) {
+  phase = modes::trace_phase_named(v.toStringRef());
+}
 // A name of this very binary's table, from a rank of this very run: an unknown one is a bug.
 template <typename E, std::enable_if_t<std::is_enum_v<E>, int> = 0>
 void from_ivalue(const c10::IValue& v, E& out) {

@@ -29,6 +29,18 @@ void keep_check(ModeOutcome& o, modes::TrainResult r, const torch::nn::Module& m
   o.check_times = std::move(r.step_times);
 }
 
+std::unique_ptr<modes::StepTrace> traced(const PhaseInputs& in, modes::TrainOptions& options) {
+  if (!in.setup.trace) return nullptr;
+  auto trace = std::make_unique<modes::StepTrace>(in.grad_record);
+  options.trace = trace.get();
+  return trace;
+}
+
+void keep_trace(ModeOutcome& o, modes::StepTrace& trace) {
+  o.trace_entries = trace.take();
+  o.traced_forward = trace.saw_forward();
+}
+
 std::vector<metrics::PhaseTimes> timed_part(std::vector<metrics::PhaseTimes> all, int64_t warmup) {
   all.erase(all.begin(), all.begin() + std::min<int64_t>(warmup, static_cast<int64_t>(all.size())));
   return all;

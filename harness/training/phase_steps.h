@@ -34,6 +34,11 @@ modes::TrainOptions perf_options(const PhaseInputs& in);
 // (the reference) trains each step's whole batch in one pass, which is the claim being checked.
 modes::TrainOptions accumulating(modes::TrainOptions o, const RunSetup& s, modes::ModeKind mode);
 
+// --trace: a recorder the check phase's `options` drive (null without the flag), and what it
+// recorded, into the outcome.
+std::unique_ptr<modes::StepTrace> traced(const PhaseInputs& in, modes::TrainOptions& options);
+void keep_trace(ModeOutcome& o, modes::StepTrace& trace);
+
 // The check phase's results go into the outcome's trace.
 void keep_check(ModeOutcome& o, modes::TrainResult r, const torch::nn::Module& model,
                 int64_t first_step);

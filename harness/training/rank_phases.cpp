@@ -144,8 +144,12 @@ ModeOutcome run_rank_phases(const PhaseInputs& in, comm::Communicator& comm,
     options.on_phase = on_phase;
     driver.add_check_options(*path, options, o);
     measure_after(options, s.check_steps - 1, footprint);
+    // Every rank traces (stage 3 gathers its state for the trace on all of them); rank 0's goes
+    // into the outcome.
+    const std::unique_ptr<modes::StepTrace> trace = traced(in, options);
     keep_check(o, train_checked(in, mode, *path, options, &comm, driver.measures_amp(), o),
                path->module(), options.first_step);
+    if (trace && comm.rank() == 0) keep_trace(o, *trace);
     check_times = std::move(o.check_times);
     driver.record_path(*path, o);
     driver.after_check(*path, o);

@@ -60,6 +60,9 @@ struct RunSetup {
   bool progress = false;  // draw a progress line (stdout is a TTY and no --quiet)
   bool quiet = false;     // --quiet: no progress or status lines, only the summary
   bool export_batches = false;
+  // --trace: every mode's check phase records what each step computed (modes/common/step_trace.h)
+  // and the run writes it as trace.pt, for `ddpbench diff`.
+  bool trace = false;
   // Samples of the held-out set the evaluation pass uses (training/evaluation.h); 0 = no pass.
   int64_t eval_size = 0;
   // Why the default eval_size was lowered for this model (the run header says it); empty if not.

@@ -14,9 +14,9 @@ void FashionCnnImpl::reset() {
 }
 
 torch::Tensor FashionCnnImpl::forward(torch::Tensor x) {
-  x = F::max_pool2d(torch::relu(conv1(x)), F::MaxPool2dFuncOptions(2).stride(2));
-  x = F::max_pool2d(torch::relu(conv2(x)), F::MaxPool2dFuncOptions(2).stride(2));
-  return fc(torch::flatten(x, 1));
+  x = F::max_pool2d(torch::relu(seen("conv1", conv1(x))), F::MaxPool2dFuncOptions(2).stride(2));
+  x = F::max_pool2d(torch::relu(seen("conv2", conv2(x))), F::MaxPool2dFuncOptions(2).stride(2));
+  return seen("fc", fc(torch::flatten(x, 1)));
 }
 
 }  // namespace ddpbench::scenarios::models

@@ -8,9 +8,11 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
 
+#include "scenarios/models/forward_probe.h"
+
 namespace ddpbench::scenarios::models {
 
-class FashionCnnImpl : public torch::nn::Cloneable<FashionCnnImpl> {
+class FashionCnnImpl : public torch::nn::Cloneable<FashionCnnImpl>, public ProbedModule {
  public:
   FashionCnnImpl() { reset(); }
   void reset() override;

@@ -28,10 +28,10 @@ torch::Tensor GatedCnnImpl::forward(torch::Tensor tokens) {
   if (tokens.size(1) < kMinLength) {
     tokens = torch::constant_pad_nd(tokens, {0, kMinLength - tokens.size(1)}, 0);
   }
-  torch::Tensor x = embedding(tokens).transpose(1, 2);  // [B, channels, time]
-  x = conv1_a(x) * torch::sigmoid(conv1_b(x));
-  x = conv2_a(x) * torch::sigmoid(conv2_b(x));
-  return fc2(fc1(x.mean(2)));
+  torch::Tensor x = seen("embedding", embedding(tokens)).transpose(1, 2);  // [B, channels, time]
+  x = seen("gate1", seen("conv1_a", conv1_a(x)) * torch::sigmoid(seen("conv1_b", conv1_b(x))));
+  x = seen("gate2", seen("conv2_a", conv2_a(x)) * torch::sigmoid(seen("conv2_b", conv2_b(x))));
+  return seen("fc2", fc2(seen("fc1", fc1(x.mean(2)))));
 }
 
 }  // namespace ddpbench::scenarios::models

@@ -15,9 +15,11 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
 
+#include "scenarios/models/forward_probe.h"
+
 namespace ddpbench::scenarios::models {
 
-class GatedCnnImpl : public torch::nn::Cloneable<GatedCnnImpl> {
+class GatedCnnImpl : public torch::nn::Cloneable<GatedCnnImpl>, public ProbedModule {
  public:
   static constexpr int64_t kVocabulary = 15000;
   static constexpr int64_t kEmbedding = 64;

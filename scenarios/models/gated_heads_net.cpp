@@ -12,7 +12,7 @@ void GatedHeadsImpl::reset() {
 }
 
 torch::Tensor GatedHeadsImpl::forward(torch::Tensor x) {
-  const torch::Tensor h = torch::tanh(trunk(x.narrow(1, 0, kFeatures)));
+  const torch::Tensor h = torch::tanh(seen("trunk", trunk(x.narrow(1, 0, kFeatures))));
   const torch::Tensor gate = x.select(1, kFeatures);
   // Each row through its head; a head no row selects is skipped, not fed an empty batch, so it
   // is absent from the autograd graph (an empty matmul would still give it a zero gradient).
@@ -21,7 +21,7 @@ torch::Tensor GatedHeadsImpl::forward(torch::Tensor x) {
   const torch::Tensor rows_b = (gate != 0).nonzero().squeeze(1);
   if (rows_a.numel() > 0) out = out.index_copy(0, rows_a, head_a(h.index_select(0, rows_a)));
   if (rows_b.numel() > 0) out = out.index_copy(0, rows_b, head_b(h.index_select(0, rows_b)));
-  return out;
+  return seen("heads", out);
 }
 
 }  // namespace ddpbench::scenarios::models

@@ -10,9 +10,11 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
 
+#include "scenarios/models/forward_probe.h"
+
 namespace ddpbench::scenarios::models {
 
-class GatedHeadsImpl : public torch::nn::Cloneable<GatedHeadsImpl> {
+class GatedHeadsImpl : public torch::nn::Cloneable<GatedHeadsImpl>, public ProbedModule {
  public:
   static constexpr int64_t kFeatures = 9;  // input columns before the gate
   static constexpr int64_t kOutputs = 10;

@@ -10,6 +10,8 @@ void MlpImpl::reset() {
   fc2 = register_module("fc2", torch::nn::Linear(hidden_, out_));
 }
 
-torch::Tensor MlpImpl::forward(torch::Tensor x) { return fc2(torch::tanh(fc1(x))); }
+torch::Tensor MlpImpl::forward(torch::Tensor x) {
+  return seen("fc2", fc2(torch::tanh(seen("fc1", fc1(x)))));
+}
 
 }  // namespace ddpbench::scenarios::models

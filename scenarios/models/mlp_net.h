@@ -9,9 +9,11 @@
 
 #include <cstdint>
 
+#include "scenarios/models/forward_probe.h"
+
 namespace ddpbench::scenarios::models {
 
-class MlpImpl : public torch::nn::Cloneable<MlpImpl> {
+class MlpImpl : public torch::nn::Cloneable<MlpImpl>, public ProbedModule {
  public:
   MlpImpl(int64_t in, int64_t hidden, int64_t out) : in_(in), hidden_(hidden), out_(out) {
     reset();

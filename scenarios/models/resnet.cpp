@@ -43,10 +43,10 @@ void BasicBlockImpl::reset() {
 
 torch::Tensor BasicBlockImpl::forward(torch::Tensor x) {
   torch::Tensor identity = x;
-  torch::Tensor out = torch::relu(bn1(conv1(x)));
-  out = bn2(conv2(out));
-  if (downsample_) identity = downsample_->forward(x);
-  return torch::relu(out + identity);
+  torch::Tensor out = seen("relu1", torch::relu(seen("bn1", bn1(seen("conv1", conv1(x))))));
+  out = seen("bn2", bn2(seen("conv2", conv2(out))));
+  if (downsample_) identity = seen("downsample", downsample_->forward(x));
+  return seen("relu2", torch::relu(out + identity));
 }
 
 ResNetShape resnet18_shape() { return {{2, 2, 2, 2}, {64, 128, 256, 512}}; }
@@ -93,11 +93,11 @@ void ResNetImpl::reset() {
 }
 
 torch::Tensor ResNetImpl::forward(torch::Tensor x) {
-  x = torch::relu(bn1(conv1(x)));
-  x = F::max_pool2d(x, F::MaxPool2dFuncOptions(3).stride(2).padding(1));
+  x = seen("relu", torch::relu(seen("bn1", bn1(seen("conv1", conv1(x))))));
+  x = seen("maxpool", F::max_pool2d(x, F::MaxPool2dFuncOptions(3).stride(2).padding(1)));
   x = layer4->forward(layer3->forward(layer2->forward(layer1->forward(x))));
-  x = F::adaptive_avg_pool2d(x, F::AdaptiveAvgPool2dFuncOptions(1));
-  return fc(torch::flatten(x, 1));
+  x = seen("avgpool", F::adaptive_avg_pool2d(x, F::AdaptiveAvgPool2dFuncOptions(1)));
+  return seen("fc", fc(torch::flatten(x, 1)));
 }
 
 }  // namespace ddpbench::scenarios::models

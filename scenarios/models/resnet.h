@@ -9,19 +9,20 @@
 #pragma once
 
 #include <torch/nn/cloneable.h>
-
-#include <array>
 #include <torch/nn/modules/container/sequential.h>
 #include <torch/nn/modules/conv.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
 
+#include <array>
+
 #include "scenarios/models/batch_norm.h"
+#include "scenarios/models/forward_probe.h"
 
 namespace ddpbench::scenarios::models {
 
 // torchvision.models.resnet.BasicBlock (expansion 1).
-class BasicBlockImpl : public torch::nn::Cloneable<BasicBlockImpl> {
+class BasicBlockImpl : public torch::nn::Cloneable<BasicBlockImpl>, public ProbedModule {
  public:
   // with_downsample adds torchvision's `downsample` (conv1x1 + BN) on the identity branch.
   BasicBlockImpl(int64_t inplanes, int64_t planes, int64_t stride, bool with_downsample);
@@ -49,7 +50,7 @@ ResNetShape resnet18_shape();
 // at about 1/40 of its FLOPs.
 ResNetShape tiny_resnet_shape();
 
-class ResNetImpl : public torch::nn::Cloneable<ResNetImpl> {
+class ResNetImpl : public torch::nn::Cloneable<ResNetImpl>, public ProbedModule {
  public:
   ResNetImpl(ResNetShape shape, int64_t num_classes);
   void reset() override;

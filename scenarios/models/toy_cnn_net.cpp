@@ -17,12 +17,12 @@ void ToyCnnImpl::reset() {
 }
 
 torch::Tensor ToyCnnImpl::forward(torch::Tensor x) {
-  x = F::max_pool2d(torch::relu(conv1(x)), F::MaxPool2dFuncOptions(2).stride(2));
-  x = F::max_pool2d(torch::relu(conv2(x)), F::MaxPool2dFuncOptions(2).stride(2));
+  x = F::max_pool2d(torch::relu(seen("conv1", conv1(x))), F::MaxPool2dFuncOptions(2).stride(2));
+  x = F::max_pool2d(torch::relu(seen("conv2", conv2(x))), F::MaxPool2dFuncOptions(2).stride(2));
   x = torch::flatten(x, 1);
-  x = torch::relu(fc1(x));
-  x = torch::relu(fc2(x));
-  return fc3(x);
+  x = torch::relu(seen("fc1", fc1(x)));
+  x = torch::relu(seen("fc2", fc2(x)));
+  return seen("fc3", fc3(x));
 }
 
 }  // namespace ddpbench::scenarios::models

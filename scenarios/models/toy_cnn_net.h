@@ -9,9 +9,11 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
 
+#include "scenarios/models/forward_probe.h"
+
 namespace ddpbench::scenarios::models {
 
-class ToyCnnImpl : public torch::nn::Cloneable<ToyCnnImpl> {
+class ToyCnnImpl : public torch::nn::Cloneable<ToyCnnImpl>, public ProbedModule {
  public:
   ToyCnnImpl() { reset(); }
   void reset() override;

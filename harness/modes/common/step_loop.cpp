@@ -81,6 +81,7 @@ at::Tensor StepLoop::run_micro_steps(int64_t step,
   for (int64_t m = 0; m < micro_steps; ++m) {
     path_.set_gradient_sync(!options_.no_sync || m == micro_steps - 1);
     enter(step, StepPhase::kForward);
+    if (options_.trace) options_.trace->begin_micro_step(m);
     if (m == 0) zero_gradients(module.parameters());
     at::Tensor micro_loss;
     {
@@ -126,9 +127,11 @@ bool StepLoop::unscale_and_record(int64_t step) {
   if (options_.checking) {
     // A skipped step's gradients held an inf or NaN: recorded as absent, compared through the
     // skipped step itself (compare::loss_scale_check).
-    result_.gradients.push_back(
-        skip ? std::vector<at::Tensor>(module.parameters().size())
-             : record_gradients(path_.gradients_to_record(), options_.grad_record));
+    std::vector<at::Tensor> reduced;
+    if (!skip) reduced = path_.gradients_to_record();
+    result_.gradients.push_back(skip ? std::vector<at::Tensor>(module.parameters().size())
+                                     : record_gradients(reduced, options_.grad_record));
+    if (options_.trace) options_.trace->reduced(reduced);
     if (scaler_) {
       result_.loss_scales.push_back(loss_scale);
       result_.skipped.push_back(skip);
@@ -155,6 +158,7 @@ void StepLoop::end_step(int64_t step, const at::Tensor& loss,
     int64_t samples = 0;
     for (const data::Batch& b : shards) samples += micro_steps * b.inputs.size(0);
     result_.losses.push_back(path_.finish_checked_step(step, value, samples));
+    if (options_.trace) options_.trace->end_step(result_.losses.back(), module, *optimizer_);
     if (scaler_) path_.check_loss_scale(step, scaler_->current_scale());
   }
   if (options_.on_step) options_.on_step(step, value);
@@ -166,9 +170,10 @@ void StepLoop::end_step(int64_t step, const at::Tensor& loss,
 void StepLoop::run_step(int64_t step) {
   using runtime::Phase;
   torch::nn::Module& module = path_.module();
-  if (options_.before_step) {
+  if (options_.before_step || options_.trace) {
     path_.gather_state(*optimizer_);
-    options_.before_step(step, module, *optimizer_);
+    if (options_.before_step) options_.before_step(step, module, *optimizer_);
+    if (options_.trace) options_.trace->begin_step(step, module);
     path_.release_state(*optimizer_);
   }
 

@@ -20,6 +20,7 @@
 #include "modes/common/gradient_record.h"
 #include "modes/common/model_state.h"
 #include "modes/common/step_batches.h"
+#include "modes/common/step_trace.h"
 #include "modes/common/training_state.h"
 #include "runtime/execution_context.h"
 #include "runtime/phase_timer.h"
@@ -74,6 +75,9 @@ struct TrainOptions {
   // The `inf` fault's counterpart outside DDP (references, single, dp): at this step the first
   // parameter's reduced gradient gets an inf, as DDP's allreduce gives every rank.
   int64_t overflow_step = -1;
+  // --trace (checked steps only): records what each step computed, for `ddpbench diff`. Not
+  // owned; null records nothing.
+  StepTrace* trace = nullptr;
   // Before each phase of a step, untimed.
   std::function<void(int64_t step, StepPhase phase)> on_phase;
   // After each step with its loss (progress display), untimed.

@@ -1,0 +1,113 @@
+// diff_text.cpp — render_diff_text and the words every diff format shares (diff_reporters.h).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "reports/diff_reporters.h"
+
+namespace ddpbench::reports {
+namespace {
+
+std::string size_of(const TensorDifference& d) {
+  std::string s = fmt::format("max |diff| {:.3g}, max rel {:.3g}", d.max_abs, d.max_rel);
+  if (d.ulps >= 0) s += fmt::format(", {:.3g} ulps of {}", d.ulps, d.dtype);
+  if (d.fingerprint) s += " (fingerprints)";
+  return s + fmt::format("; normalized {:.3g} {} {:.3g}", d.error,
+                         d.cls == DiffClass::kDiverged ? ">" : "<=", d.limit);
+}
+
+bool same_place(const TensorDifference& x, const TensorDifference& y) {
+  return x.mode == y.mode && x.step == y.step && x.phase == y.phase && x.tensor == y.tensor;
+}
+
+}  // namespace
+
+const char* diff_class_name(DiffClass c) {
+  switch (c) {
+    case DiffClass::kIdentical:
+      return "identical";
+    case DiffClass::kRounding:
+      return "rounding";
+    case DiffClass::kDiverged:
+      return "diverged";
+  }
+  return "?";
+}
+
+std::string describe_difference(const TensorDifference& d) {
+  const std::string where =
+      d.phase == "loss" ? std::string("the loss") : fmt::format("the {} of {}", d.what, d.tensor);
+  if (d.cls == DiffClass::kIdentical) {
+    return fmt::format("step {}, {}, {}: identical", d.step, d.mode, where);
+  }
+  if (!std::isfinite(d.error) && d.max_abs == 0) {
+    return fmt::format("step {}, {}, {}: {} ({})", d.step, d.mode, where, diff_class_name(d.cls),
+                       d.cause);
+  }
+  return fmt::format("step {}, {}, {}: {} ({}); cause: {}", d.step, d.mode, where,
+                     diff_class_name(d.cls), size_of(d), d.cause);
+}
+
+std::string diff_verdict_line(const DiffRecord& r) {
+  const std::string counts =
+      fmt::format("{} tensors compared: {} identical, {} rounding, {} diverged", r.compared,
+                  r.identical, r.rounding, r.diverged);
+  switch (r.overall) {
+    case DiffClass::kIdentical:
+      return "IDENTICAL: every tensor bit for bit (" + counts + ")";
+    case DiffClass::kRounding:
+      return fmt::format("{}: every difference within rounding ({}){}",
+                         r.failed ? "DIFFERENT" : "ROUNDING", counts,
+                         r.failed ? "; --expect identical fails any difference" : "");
+    case DiffClass::kDiverged:
+      return "DIVERGED: a difference beyond rounding (" + counts + ")";
+  }
+  return "?";
+}
+
+std::string render_diff_text(const DiffRecord& r) {
+  std::string s =
+      fmt::format("ddpbench diff\n  A: {} (trace sha256 {})\n  B: {} (trace sha256 {})\n", r.a.path,
+                  r.a.sha256.substr(0, 16), r.b.path, r.b.sha256.substr(0, 16));
+  s += "experiment (the same in both):";
+  for (const auto& [k, v] : r.experiment) {
+    if (k == "scenario_yaml") continue;
+    s += fmt::format(" {} {};", k, v);
+  }
+  s.back() = '\n';
+  size_t width = 5;
+  for (const EnvironmentField& f : r.environment) width = std::max(width, f.field.size());
+  int differing = 0;
+  for (const EnvironmentField& f : r.environment) {
+    if (!f.differs()) continue;
+    if (differing++ == 0) s += "environment that differs (A | B):\n";
+    s += fmt::format("  {:<{}}  {} | {}\n", f.field, width, f.a, f.b);
+  }
+  if (differing == 0) s += "environment: every field the same\n";
+  for (const std::string& n : r.notes) s += "note: " + n + "\n";
+  s += r.first_difference ? "first difference: " + describe_difference(*r.first_difference) + "\n"
+                          : "first difference: none\n";
+  if (!r.first_divergence) {
+    s += "first divergence: none\n";
+  } else if (!(r.first_difference && same_place(*r.first_difference, *r.first_divergence))) {
+    s += "first divergence: " + describe_difference(*r.first_divergence) + "\n";
+  }
+  if (r.overall != DiffClass::kIdentical) {
+    s += "per step (tensors differing of those compared, worst normalized error):\n";
+    for (const StepSpread& p : r.spread) {
+      if (p.rounding + p.diverged == 0) {
+        s += fmt::format("  {} step {}: all {} identical\n", p.mode, p.step, p.compared);
+        continue;
+      }
+      s +=
+          fmt::format("  {} step {}: {}/{} differ ({} rounding, {} diverged), worst {:.3g} in {}\n",
+                      p.mode, p.step, p.rounding + p.diverged, p.compared, p.rounding, p.diverged,
+                      p.worst_error, p.worst_tensor);
+    }
+  }
+  if (r.unmatched > 0) s += fmt::format("{} tensor(s) only one trace holds\n", r.unmatched);
+  return s + diff_verdict_line(r) + "\n";
+}
+
+}  // namespace ddpbench::reports
