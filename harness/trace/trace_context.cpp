@@ -11,12 +11,28 @@ namespace {
 
 std::string yes_no(bool b) { return b ? "yes" : "no"; }
 
+// The scenario's keys without MODEL.FILE and DATA.FILE: their absolute paths differ between hosts,
+// and the files are named by their content's hash in `model` and `dataset`.
+std::string without_file_paths(const std::string& yaml) {
+  std::string out;
+  size_t start = 0;
+  while (start < yaml.size()) {
+    size_t end = yaml.find('\n', start);
+    if (end == std::string::npos) end = yaml.size();
+    const std::string line = yaml.substr(start, end - start);
+    const size_t key = line.find_first_not_of(' ');
+    if (key == std::string::npos || line.compare(key, 5, "FILE:") != 0) out += line + "\n";
+    start = end + 1;
+  }
+  return out;
+}
+
 }  // namespace
 
 Fields experiment_fields(const reports::RunConfig& c) {
   return {
       {"scenario", c.scenario},
-      {"scenario_yaml", c.scenario_yaml},
+      {"scenario_yaml", without_file_paths(c.scenario_yaml)},
       {"model", c.model},
       {"dataset", c.dataset},
       {"loss", c.loss},

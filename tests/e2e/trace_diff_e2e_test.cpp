@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "support/cli_runner.h"
+#include "support/script_test_models.h"
 #include "support/temp_dir_test.h"
 
 namespace ddpbench {
@@ -139,6 +140,27 @@ TEST_F(TraceDiff, TracesOfDifferentExperimentsAreRefusedNamingTheField) {
                  "global_batch");
   EXPECT_FALSE(std::filesystem::exists(path("d1")));
   EXPECT_FALSE(std::filesystem::exists(path("d2")));
+}
+
+// A TorchScript model is part of the experiment by its content's hash, not its path: the same file
+// copied elsewhere (another host's path) diffs, another file is refused.
+TEST_F(TraceDiff, AnotherModelFileIsAnotherExperimentTheSameFileElsewhereIsNot) {
+  const std::string models = testing::make_script_test_models();
+  std::filesystem::create_directories(path("elsewhere"));
+  std::filesystem::copy_file(models + "/mlp.pt", path("elsewhere/mlp.pt"));
+  const auto traced = [&](const std::string& name, const std::string& model) {
+    const auto r = ddpbench({"run", "--scenario", "linear_mse", "--model", model, "--gpus", "2",
+                             "--steps", "2", "--check-only", "--trace", "--quiet", "--out",
+                             path(name)});
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    return path(name);
+  };
+  const std::string a = traced("a", models + "/mlp.pt");
+  const auto d = diff(a, traced("moved", path("elsewhere/mlp.pt")), "d1", 0);
+  EXPECT_EQ(d["class"], "identical") << last_out_;
+  EXPECT_GT(d["compared"].get<int64_t>(), 0);
+  expect_refused(
+      ddpbench({"diff", a, traced("other", models + "/mlp_bn.pt"), "--out", path("d2")}), "model");
 }
 
 TEST_F(TraceDiff, DamagedSwappedOrMissingTracesAreRefusedNeverJudged) {
