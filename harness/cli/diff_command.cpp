@@ -1,8 +1,6 @@
 // diff_command.cpp — see diff_command.h.
 #include "cli/diff_command.h"
 
-#include <map>
-
 namespace ddpbench::cli {
 
 CLI::App* add_diff_command(CLI::App& app, run::DiffRequest& r) {
@@ -12,13 +10,15 @@ CLI::App* add_diff_command(CLI::App& app, run::DiffRequest& r) {
       "name the first divergence");
   cmd->add_option("a", r.a, "Run folder (or trace.pt) A")->required();
   cmd->add_option("b", r.b, "Run folder (or trace.pt) B")->required();
-  const std::map<std::string, run::DiffExpectation> expectations = {
-      {"rounding", run::DiffExpectation::kRounding},
-      {"identical", run::DiffExpectation::kIdentical}};
-  cmd->add_option("--expect", r.expect,
-                  "rounding: fail only on a divergence beyond rounding; identical: fail on any "
-                  "difference (bitwise reproducibility)")
-      ->transform(CLI::CheckedTransformer(expectations, CLI::ignore_case))
+  cmd->add_option_function<std::string>(
+         "--expect",
+         [&r](const std::string& name) {
+           r.expect = name == "identical" ? run::DiffExpectation::kIdentical
+                                          : run::DiffExpectation::kRounding;
+         },
+         "rounding: fail only on a divergence beyond rounding; identical: fail on any difference "
+         "(bitwise reproducibility)")
+      ->check(CLI::IsMember({"rounding", "identical"}))
       ->default_str("rounding");
   cmd->add_option("--out", r.out, "Output directory for diff.json, diff.txt and diff.html")
       ->capture_default_str();
