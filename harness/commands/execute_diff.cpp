@@ -23,11 +23,17 @@ struct Side {
   reports::DiffSide side;
 };
 
+std::string sha256_of(const std::vector<char>& bytes) {
+  return scenarios::sha256_hex(std::string_view(bytes.data(), bytes.size()));
+}
+
 // A run folder's trace is the file its report.json names, with the hash it names: a trace
-// replaced or edited after the run is refused, not diffed.
+// replaced or edited after the run is refused, not diffed. The file is read once, for its hash and
+// its content.
 Side load_side(const std::string& path) {
   Side s;
   s.side.path = path;
+  std::vector<char> bytes;
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     const std::string report_path = (std::filesystem::path(path) / "report.json").string();
@@ -38,8 +44,8 @@ Side load_side(const std::string& path) {
           quoted_input(path)));
     }
     s.side.trace = (std::filesystem::path(path) / report.config.trace_file).string();
-    const auto bytes = read_input_file(s.side.trace, "diff", "re-run the run with --trace");
-    s.side.sha256 = scenarios::sha256_hex(bytes);
+    bytes = read_input_file<std::vector<char>>(s.side.trace, "diff", "re-run the run with --trace");
+    s.side.sha256 = sha256_of(bytes);
     if (s.side.sha256 != report.config.trace_sha256) {
       throw InputError(fmt::format(
           "diff {}: its SHA-256 is not the one {} names (the file was replaced or edited after "
@@ -48,10 +54,11 @@ Side load_side(const std::string& path) {
     }
   } else {
     s.side.trace = path;
-    s.side.sha256 = scenarios::sha256_hex(
-        read_input_file(path, "diff", "pass a run folder or a trace.pt of `ddpbench run --trace`"));
+    bytes = read_input_file<std::vector<char>>(
+        path, "diff", "pass a run folder or a trace.pt of `ddpbench run --trace`");
+    s.side.sha256 = sha256_of(bytes);
   }
-  s.file = trace::read_trace(s.side.trace);
+  s.file = trace::read_trace(bytes, s.side.trace);
   return s;
 }
 

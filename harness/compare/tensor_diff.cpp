@@ -14,14 +14,14 @@ constexpr double kTiny = 1e-30;
 
 at::Tensor host_double(const at::Tensor& t) { return t.detach().to(at::kCPU, at::kDouble); }
 
+}  // namespace
+
 double epsilon_of(at::ScalarType t) {
   return t == at::kDouble  ? 0x1p-52
          : t == at::kFloat ? 0x1p-23
          : t == at::kHalf  ? 0x1p-10
                            : 0x1p-7;  // bfloat16
 }
-
-}  // namespace
 
 RoundingLevel rounding_level(double largest, at::ScalarType dtype, double limit) {
   return {kRoundingUlps * epsilon_of(dtype) * largest, limit};

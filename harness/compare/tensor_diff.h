@@ -57,6 +57,9 @@ struct RoundingLevel {
   double scale_floor() const { return limit > 0 ? level / limit : 0.0; }
 };
 
+// The machine epsilon of a floating dtype: float64, float32, float16, else bfloat16's.
+double epsilon_of(at::ScalarType dtype);
+
 // kRoundingUlps x eps(dtype) x `largest`: the rounding level of a step whose largest |gradient|
 // (or update) is `largest`, for a check whose limit is `limit`.
 RoundingLevel rounding_level(double largest, at::ScalarType dtype, double limit);

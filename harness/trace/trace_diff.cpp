@@ -93,22 +93,9 @@ at::ScalarType run_dtype(const TraceFile& t) {
   return v != nullptr && *v == "float64" ? at::kDouble : at::kFloat;
 }
 
-double epsilon(at::ScalarType dtype) {
-  switch (dtype) {
-    case at::kDouble:
-      return DBL_EPSILON;
-    case at::kHalf:
-      return 0x1p-10;
-    case at::kBFloat16:
-      return 0x1p-7;
-    default:
-      return FLT_EPSILON;
-  }
-}
-
 // The spacing of `dtype`'s values at each element's magnitude (float64 tensors in and out).
 at::Tensor ulp_of(const at::Tensor& magnitude, at::ScalarType dtype) {
-  return at::exp2(at::floor(at::log2(magnitude.clamp_min(DBL_MIN)))) * epsilon(dtype);
+  return at::exp2(at::floor(at::log2(magnitude.clamp_min(DBL_MIN)))) * compare::epsilon_of(dtype);
 }
 
 bool same_bytes(const at::Tensor& a, const at::Tensor& b) {
@@ -122,13 +109,6 @@ std::pair<at::Tensor, at::Tensor> comparable(const TraceEntry& a, const TraceEnt
   if (a.fingerprint == b.fingerprint) return {a.value, b.value};
   return {a.fingerprint ? a.value : modes::fingerprint(a.value),
           b.fingerprint ? b.value : modes::fingerprint(b.value)};
-}
-
-double magnitude(const TraceEntry& e) {
-  if (e.value.numel() == 0) return 0.0;
-  if (e.fingerprint) return e.value.to(at::kDouble)[3].item<double>();
-  if (!e.value.is_floating_point()) return e.value.abs().max().item<double>();
-  return e.value.abs().max().to(at::kDouble).item<double>();
 }
 
 std::string key_of(const TraceEntry& e) {
@@ -174,7 +154,10 @@ void measure(const TraceEntry& ea, const TraceEntry& eb, double level, double li
   d.max_rel = nonzero.any().item<bool>()
                   ? (diff.masked_select(nonzero) / mag.masked_select(nonzero)).max().item<double>()
                   : 0.0;
-  const at::ScalarType dtype = d.fingerprint ? run : ea.value.scalar_type();
+  // An integer buffer (num_batches_tracked) is counted in float32's ulps.
+  const at::ScalarType dtype = d.fingerprint                  ? run
+                               : ea.value.is_floating_point() ? ea.value.scalar_type()
+                                                              : at::kFloat;
   const compare::RoundingLevel floor{level, limit};
   if (d.fingerprint) {
     d.error = std::max(compare::normalized_gradient_error(a, b, true, floor),
@@ -318,7 +301,7 @@ void ModeDiff::run_mode(const ModeEntries& a, const ModeEntries& b) {
   for (const auto* side : {&a, &b}) {
     for (const TraceEntry& e : side->entries) {
       double& l = largest[group_of(e)];
-      l = std::max(l, magnitude(e));
+      l = std::max(l, compare::gradient_max_abs(e.value, e.fingerprint));
     }
   }
   reports::DiffMap map;

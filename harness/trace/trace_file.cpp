@@ -21,6 +21,8 @@ using Dict = c10::impl::GenericDict;
 using List = c10::impl::GenericList;
 
 constexpr const char* kFormat = "ddpbench-trace";
+constexpr const char* kFix =
+    "pass a trace.pt written by `ddpbench run --trace` (or its run folder)";
 
 // Everything the digest covers, in a fixed order: a change to any field, name or tensor byte
 // changes it.
@@ -194,9 +196,10 @@ std::vector<char> trace_bytes(const TraceFile& t) {
 }
 
 TraceFile read_trace(const std::string& path) {
-  constexpr const char* kFix =
-      "pass a trace.pt written by `ddpbench run --trace` (or its run folder)";
-  const auto bytes = read_input_file<std::vector<char>>(path, "diff", kFix);
+  return read_trace(read_input_file<std::vector<char>>(path, "diff", kFix), path);
+}
+
+TraceFile read_trace(const std::vector<char>& bytes, const std::string& path) {
   // No record of the file can be larger than the file: tensors are stored, not compressed.
   const auto size = static_cast<uint64_t>(bytes.size());
   modes::TorchFileRole role;

@@ -38,7 +38,9 @@ struct TraceFile {
 std::vector<char> trace_bytes(const TraceFile& trace);
 
 // Throws InputError naming `path` for a file that is not a whole, unedited trace of a version this
-// ddpbench reads.
+// ddpbench reads. The first form reads the file; the second parses `bytes` already read from it
+// (`diff` hashes the same bytes).
 TraceFile read_trace(const std::string& path);
+TraceFile read_trace(const std::vector<char>& bytes, const std::string& path);
 
 }  // namespace ddpbench::trace
