@@ -10,6 +10,8 @@ namespace ddpbench {
 // Far past any real run, they keep step and sample counts inside int64 arithmetic (steps x batch
 // x ranks) and turn a typo into a clear "too large" instead of a run that never ends.
 inline constexpr int64_t kMaxSteps = 1'000'000'000;
+// --repeats: each repeat starts fresh processes (about a second each); beyond this is a typo.
+inline constexpr int64_t kMaxRepeats = 1000;
 inline constexpr int64_t kMaxBatch = int64_t{1} << 30;
 
 // The launcher's progress clock and gloo's collective timeout both count in milliseconds: below a

@@ -12,9 +12,18 @@ struct GatePoint {
   double baseline_samples_per_s = 0;
   double current_samples_per_s = 0;
   double delta = 0;     // current / baseline - 1 (0 when either is unmeasured)
-  std::string verdict;  // "ok", "slower", "check failed", "check regressed", "missing",
-                        // "nothing compared"
+  std::string verdict;  // "ok", "slower", "undecided", "check failed", "check regressed",
+                        // "missing", "nothing compared"
   std::string detail;
+  // How the throughput was judged: "repeats" (both runs measured repeats: the interval below and
+  // the test, Note [Deciding a slowdown] in stats/speed_change.h), "single sample" (a run with one
+  // repeat, or a schema 8 report: the ratio against the threshold, as before), "" (not timed).
+  std::string timing_rule;
+  double delta_low = 0, delta_high = 0;  // "repeats": the interval of delta (99%)
+  double p_value = 1;                    // "repeats": two-sided Mann-Whitney U
+  int64_t repeats_needed = 0;            // undecided: repeats per side that would decide
+  // The repeats each side measured (0: a schema 8 report).
+  int64_t baseline_repeats = 0, current_repeats = 0;
 };
 
 struct GateResult {

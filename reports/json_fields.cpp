@@ -41,6 +41,8 @@ void JsonFields::refuse(const std::string& field, const json& value,
                                shown(value), expected));
 }
 
+bool JsonFields::has(const char* key) const { return object_.contains(key); }
+
 const json& JsonFields::at(const char* key) const {
   const auto it = object_.find(key);
   if (it == object_.end()) {

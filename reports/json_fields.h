@@ -20,6 +20,8 @@ class JsonFields {
   // `path` names the object in messages ("config.sampler"); "" for the document itself.
   JsonFields(const nlohmann::json& object, std::string path);
 
+  // Whether the object has field `key` (for fields an older schema lacks).
+  bool has(const char* key) const;
   // Required fields: a missing one is an error naming it.
   std::string text(const char* key) const;
   bool flag(const char* key) const;

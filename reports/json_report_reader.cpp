@@ -17,9 +17,11 @@ namespace {
 // Reads each visited field from `in`, checking its type and bounds (json_fields.h).
 struct JsonReader {
   const JsonFields& in;
+  int64_t version;  // the report's schema version
 
   template <typename T>
   void operator()(const char* key, T& field, const FieldSpec& s) {
+    if (version < s.since && !in.has(key)) return;  // added after this report's schema
     if constexpr (std::is_same_v<T, std::string>) {
       field = in.text(key);
     } else if constexpr (std::is_same_v<T, bool>) {
@@ -48,13 +50,13 @@ struct JsonReader {
       field = in.flag_rows(key);
     } else if constexpr (kIsRecord<T>) {
       const JsonFields sub = in.object(key);
-      JsonReader r{sub};
+      JsonReader r{sub, version};
       fields(r, field);
     } else {
       // A vector of records.
       field.clear();
       for (const JsonFields& sub : in.objects(key)) {
-        JsonReader r{sub};
+        JsonReader r{sub, version};
         fields(r, field.emplace_back());
       }
     }
@@ -98,15 +100,15 @@ RunReport report_from_json(const nlohmann::json& doc) {
   }
   const JsonFields top(doc, "");
   const int64_t version = top.integer("schema_version", 0, kAnyInt64);
-  if (version != kSchemaVersion) {
+  if (version < kOldestReadableSchema || version > kSchemaVersion) {
     throw InputError(fmt::format(
-        "report schema_version {} is not supported (this ddpbench reads {}): re-run the report's "
-        "command with this ddpbench",
-        version, kSchemaVersion));
+        "report schema_version {} is not supported (this ddpbench reads {} to {}): re-run the "
+        "report's command with this ddpbench",
+        version, kOldestReadableSchema, kSchemaVersion));
   }
   RunReport r;
   r.schema_version = static_cast<int>(version);
-  JsonReader reader{top};
+  JsonReader reader{top, version};
   reader("context", r.context, plain());
   reader("config", r.config, plain());
   reader("results", r.results, plain());

@@ -37,6 +37,9 @@ struct FieldSpec {
   int64_t int_lo = 0, int_hi = kMaxCount;  // integers (and integer arrays)
   double lo = 0, hi = kInf;                // numbers (and number arrays)
   bool null_is_nan = false;  // JSON null reads as NaN (a diverged loss, an overflowed diff)
+  // The schema version that added the field: a report of an older version may lack it (the
+  // reader leaves it at its default).
+  int since = 0;
 };
 
 constexpr FieldSpec plain(Affects a = Affects::kReport) { return {a}; }
@@ -49,6 +52,10 @@ constexpr FieldSpec number(double lo, double hi, Affects a = Affects::kReport,
 }
 constexpr FieldSpec number_or_nan(double lo, double hi, Affects a = Affects::kReport) {
   return number(lo, hi, a, true);
+}
+constexpr FieldSpec since(int version, FieldSpec s) {
+  s.since = version;
+  return s;
 }
 constexpr Affects kNumbers = Affects::kNumbers;
 constexpr Affects kTimings = Affects::kTimings;
@@ -131,6 +138,8 @@ DDPBENCH_RECORD_FIELDS(RunConfig) {
   v("sampler", r.sampler, plain(kNumbers));
   v("ddp", r.ddp, plain(kNumbers));
   v("warmup_steps", r.warmup_steps, count(0, kMaxCount, kTimings));
+  v("repeats", r.repeats, since(9, count(1, kMaxCount)));
+  v("cpu_pinning", r.cpu_pinning, since(9, plain(kTimings)));
   v("scaling", r.scaling, plain(kNumbers));
   // How the scenario was configured names files (a path differs between machines); the scenario
   // it produced, every key and tolerance, is scenario_yaml.
@@ -190,6 +199,19 @@ DDPBENCH_RECORD_FIELDS(PhaseRecord) {
 }
 
 // Throughput figures are what the gate compares: finite, never null.
+DDPBENCH_RECORD_FIELDS(RepeatRecord) { v("step_times_s", r.step_times_s, number(0, kInf)); }
+
+DDPBENCH_RECORD_FIELDS(SpreadRecord) {
+  v("repeats", r.repeats, count(0, kMaxCount));
+  v("repeat_medians_s", r.repeat_medians_s, number(0, kInf));
+  v("median_step_s", r.median_step_s, number(0, kInf));
+  v("median_low_s", r.median_low_s, number(0, kInf));
+  v("median_high_s", r.median_high_s, number(0, kInf));
+  v("median_confidence", r.median_confidence, number(0, 1));
+  v("cv", r.cv, number(0, kInf));
+  v("repeat_spread", r.repeat_spread, number(0, kInf));
+}
+
 DDPBENCH_RECORD_FIELDS(ThroughputRecord) {
   v("warmup_steps", r.warmup_steps, count(0, kMaxCount));
   v("timed_steps", r.timed_steps, count(0, kMaxCount));
@@ -205,6 +227,8 @@ DDPBENCH_RECORD_FIELDS(ThroughputRecord) {
   v("phases", r.phases, plain());
   v("bytes_allreduced_per_step", r.bytes_allreduced_per_step, count(0, kMaxCount));
   v("bus_bandwidth_gb_s", r.bus_bandwidth_gb_s, number(0, kInf));
+  v("repeats", r.repeats, since(9, plain()));
+  v("spread", r.spread, since(9, plain()));
 }
 
 DDPBENCH_RECORD_FIELDS(ReferenceRecord) {

@@ -13,7 +13,10 @@ namespace ddpbench::reports {
 
 // Bumped whenever a field changes meaning, disappears or is added: the reader requires every
 // field it knows (json_report_reader.h), so an older report is refused with its version named.
-inline constexpr int kSchemaVersion = 8;
+inline constexpr int kSchemaVersion = 9;
+// The oldest schema the reader still takes: 8 lacks only the repeats and spread of the timed
+// phase (FieldSpec::since), and `gate` judges its throughput by the single-sample rule.
+inline constexpr int kOldestReadableSchema = 8;
 
 struct RunContext {
   std::string ddpbench_version;
@@ -94,7 +97,11 @@ struct RunConfig {
   std::string data_dir;  // empty: the scenario's default data
   SamplerRecord sampler;
   DdpSettings ddp;
-  int64_t warmup_steps = 0;      // perf phase steps discarded before timing
+  int64_t warmup_steps = 0;  // perf phase steps discarded before timing
+  int64_t repeats = 1;       // --repeats: the perf phase's repeats, each in fresh processes
+  // Whether spawned ranks ran on cores of their own (launch/core_pinning.h, Note [Pinned ranks]);
+  // a schema 8 report did not record it.
+  std::string cpu_pinning = "unrecorded (a report from before schema 9)";
   std::string scaling = "weak";  // "weak" or "strong" (the single-device baseline's batch)
   // How the scenario was configured ("--config f.yaml TRAIN.STEPS 2"; empty for a plain
   // built-in), and the scenario as the file `ddpbench run --config` reproduces it from.
@@ -164,11 +171,32 @@ struct PhaseRecord {
 };
 
 // The perf phase of a mode: `warmup_steps` discarded, `timed_steps` measured (reports/METRICS.md).
+// One repeat of the perf phase (run --repeats R: repeat 1 in the run's own processes, the others
+// each in fresh ones): its timed steps.
+struct RepeatRecord {
+  std::vector<double> step_times_s;  // every timed step's time (the max over ranks), in order
+};
+
+// A point's timing over its repeats (stats/timing_spread.h, Note [Repeats, not steps]), computed
+// from ThroughputRecord::repeats; `report` and `gate` recompute it and refuse a report where a
+// figure differs (compare/report_audit.h).
+struct SpreadRecord {
+  int64_t repeats = 0;                         // 0: nothing timed (or a schema 8 report)
+  std::vector<double> repeat_medians_s;        // each repeat's median step
+  double median_step_s = 0;                    // the median of the repeat medians
+  double median_low_s = 0, median_high_s = 0;  // its order-statistic interval
+  double median_confidence = 0;                // that interval's real confidence (95% or less)
+  double cv = 0;                               // every timed step pooled: sample stddev / mean
+  double repeat_spread = 0;                    // (max - min) / median of the repeat medians
+};
+
 struct ThroughputRecord {
   int64_t warmup_steps = 0;
-  int64_t timed_steps = 0;              // 0 = no perf phase ran
-  double samples_per_step = 0;          // samples really processed per timed step, on average
-  double samples_per_s = 0;             // samples_per_step / median (p50) step time
+  int64_t timed_steps = 0;      // 0 = no perf phase ran
+  double samples_per_step = 0;  // samples really processed per timed step, on average
+  // samples_per_step / the median step (spread.median_step_s: the median of the repeats'
+  // medians; with one repeat the p50 of its steps)
+  double samples_per_s = 0;
   double samples_per_s_per_device = 0;  // samples_per_s / world_size
   double step_time_p50_s = 0, step_time_p90_s = 0, step_time_p99_s = 0;
   PhaseRecord phases;
@@ -179,6 +207,8 @@ struct ThroughputRecord {
   // Why the figures are statistically weak (metrics/step_statistics.h, Note [Weak figures]): too
   // few timed steps, a high CV, a super-linear scaling efficiency; empty = sound.
   std::vector<std::string> weak_reasons;
+  std::vector<RepeatRecord> repeats;  // the samples the figures above come from (phases: repeat 1)
+  SpreadRecord spread;
 };
 
 // What a data-parallel mode's checks compared it with, and how far it is from plain

@@ -15,6 +15,9 @@ CLI::App* add_gate_command(CLI::App& app, run::GateRequest& r) {
   cmd->add_flag("--allow-missing", r.allow_missing,
                 "Accept checks or timings the baseline had and the current run lacks (listed, "
                 "not failed)");
+  cmd->add_flag("--allow-undecided", r.allow_undecided,
+                "Accept points whose repeats are too noisy to tell a slowdown from none (listed, "
+                "not failed)");
   cmd->add_option("--thresholds", r.thresholds, "YAML thresholds (see ci/gate.yaml)");
   cmd->add_option("--format", r.format, "text or md")->check(CLI::IsMember({"text", "md"}));
   return cmd;

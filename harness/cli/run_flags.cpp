@@ -122,6 +122,9 @@ void add_machine_flags(CLI::App& cmd, run::RunRequest& r) {
       ->default_str(run::device_name(run::DeviceChoice::kAuto));
   cmd.add_flag("--oversubscribe", r.oversubscribe,
                "Allow more ranks than 4 per core (at least 8) and more --threads than cores");
+  cmd.add_flag("--no-pin-cores", r.no_pin_cores,
+               "Leave spawned ranks unpinned (by default each runs on cores of its own when they "
+               "fit: README, \"A gate that knows noise\")");
   cmd.add_flag("--share-gpus", r.share_gpus,
                "Allow several ranks or replicas per CUDA device (DDP over gloo or mpi)");
   cmd.add_option_function<std::string>(
@@ -191,6 +194,11 @@ void add_shared_run_flags(CLI::App& cmd, run::RunRequest& r) {
   add_workload_flags(cmd, r);
   add_machine_flags(cmd, r);
   add_engine_flags(cmd, r);
+  cmd.add_option("--repeats", r.repeats,
+                 "Perf phase: measure it R times, repeats 2..R each in fresh processes, and keep "
+                 "every timed step (`gate` decides with the repeats: README, \"A gate that knows "
+                 "noise\")")
+      ->check(integer_in(1, kMaxRepeats));
 }
 
 void add_run_flags(CLI::App& cmd, run::RunRequest& r) {
@@ -274,6 +282,7 @@ std::vector<std::string> command_line(const run::RunRequest& r) {
   option("--device", run::device_name(r.device));
   flag("--share-gpus", r.share_gpus);
   flag("--oversubscribe", r.oversubscribe);
+  flag("--no-pin-cores", r.no_pin_cores);
   option("--tf32", r.tf32 ? "on" : "off");
   if (!r.backend.empty()) option("--backend", r.backend);
   option("--master-addr", r.master_addr);
@@ -293,6 +302,7 @@ std::vector<std::string> command_line(const run::RunRequest& r) {
   option("--grad-check", r.grad_check);
   option("--comparison", run::comparison_name(r.comparison));
   number("--warmup", r.warmup);
+  if (r.repeats > 1) number("--repeats", r.repeats);
   flag("--check-only", r.check_only);
   flag("--perf-only", r.perf_only);
   flag("--strong", r.strong);

@@ -18,6 +18,7 @@ int execute_gate(const GateRequest& request) {
     thresholds = compare::load_gate_thresholds(request.thresholds, request.max_slowdown);
   }
   thresholds.allow_missing = request.allow_missing;
+  thresholds.allow_undecided = request.allow_undecided;
   const reports::RunReport baseline = output::read_report_file(request.baseline);
   const reports::RunReport current = output::read_report_file(request.current);
   const compare::GateResult g = compare::run_gate(baseline, current, thresholds);

@@ -12,6 +12,7 @@
 #include "quoted_input.h"
 #include "reports/record_fields.h"
 #include "reports/verdict.h"
+#include "stats/speed_change.h"
 
 namespace ddpbench::compare {
 namespace {
@@ -198,8 +199,8 @@ void require_same_point(const std::string& key, const reports::ModeResult& base,
   for (const auto& b : base.checks) {
     for (const auto& c : cur.checks) {
       if (b.name != c.name) continue;
-      require_same_numbers(fmt::format("results[{}].checks[{}].", key, reports::name_of(b.name)),
-                           b, c);
+      require_same_numbers(fmt::format("results[{}].checks[{}].", key, reports::name_of(b.name)), b,
+                           c);
     }
   }
 }
@@ -222,6 +223,70 @@ void judge_checks(const reports::ModeResult& base, const reports::ModeResult& cu
                                reports::name_of(c.status));
       }
     }
+  }
+}
+
+// Adds `more` to the point's detail.
+void add_detail(GatePoint& p, const std::string& more) {
+  p.detail = p.detail.empty() ? more : p.detail + "; " + more;
+}
+
+// The throughput of a point both runs timed: with repeats on both sides by Note [Deciding a
+// slowdown] (stats/speed_change.h), else by the single-sample ratio the gate always used, saying
+// so. A point whose checks already failed keeps that verdict; the figures are still filled in.
+void judge_throughput(const reports::ThroughputRecord& base, const reports::ThroughputRecord& cur,
+                      double allowed, GatePoint& p) {
+  p.baseline_repeats = base.spread.repeats;
+  p.current_repeats = cur.spread.repeats;
+  p.delta = p.current_samples_per_s / p.baseline_samples_per_s - 1.0;
+  const bool judged = p.verdict == "ok";
+  if (base.spread.repeats < 2 || cur.spread.repeats < 2) {
+    p.timing_rule = "single sample";
+    if (!judged) return;
+    const std::string why = base.spread.repeats == 0 || cur.spread.repeats == 0
+                                ? "a report from before repeats (schema 8)"
+                                : "one repeat";
+    if (p.delta < -allowed) {
+      p.verdict = "slower";
+      p.detail = fmt::format("{:.1f}% slower, {:.1f}% allowed", -100 * p.delta, 100 * allowed);
+    }
+    add_detail(p, fmt::format("single sample a side ({}): the ratio, not a statistical verdict; "
+                              "run both with --repeats 10",
+                              why));
+    return;
+  }
+  const stats::SpeedChange c =
+      stats::judge_speed(base.spread.repeat_medians_s, cur.spread.repeat_medians_s, allowed);
+  p.timing_rule = "repeats";
+  p.delta = c.change;
+  p.delta_low = c.low;
+  p.delta_high = c.high;
+  p.p_value = c.p_value;
+  if (!judged) return;
+  const std::string measured = fmt::format(
+      "{} ({:.0f}% interval over {} and {} repeats), p = {:.2g}", stats::describe_change(c),
+      100 * stats::kGateConfidence, base.spread.repeats, cur.spread.repeats, c.p_value);
+  switch (c.verdict) {
+    case stats::SpeedVerdict::kSlower:
+      p.verdict = "slower";
+      p.detail = fmt::format("{}: significantly slower, {:.1f}% allowed", measured, 100 * allowed);
+      break;
+    case stats::SpeedVerdict::kOk:
+      add_detail(p, measured);
+      break;
+    case stats::SpeedVerdict::kUndecided:
+      p.verdict = "undecided";
+      p.repeats_needed = c.repeats_needed;
+      p.detail = fmt::format(
+          "{}: too noisy to tell against {:.1f}% allowed; {}", measured, 100 * allowed,
+          c.repeats_needed < 0 ? "the change sits at the threshold, so no number of repeats "
+                                 "decides it: raise or lower the allowance"
+          : c.repeats_needed > stats::kMaxRepeatsAdvice
+              ? fmt::format("more than {} repeats a side would be needed: quiet the machine",
+                            stats::kMaxRepeatsAdvice)
+              : fmt::format("about {} repeats a side would decide (--repeats {})", c.repeats_needed,
+                            c.repeats_needed));
+      break;
   }
 }
 
@@ -272,16 +337,14 @@ GateResult run_gate(const reports::RunReport& baseline, const reports::RunReport
       }
     }
     if (timed(base) && timed(*cur)) {
-      p.delta = p.current_samples_per_s / p.baseline_samples_per_s - 1.0;
       const auto it = thresholds.point_max_slowdown.find(key);
       const double allowed =
           it != thresholds.point_max_slowdown.end() ? it->second : thresholds.max_slowdown;
-      if (p.verdict == "ok" && p.delta < -allowed) {
-        p.verdict = "slower";
-        p.detail = fmt::format("{:.1f}% slower, {:.1f}% allowed", -100 * p.delta, 100 * allowed);
-      }
+      judge_throughput(base.throughput, cur->throughput, allowed, p);
     }
-    g.passed = g.passed && p.verdict == "ok";
+    const bool accepted = p.verdict == "undecided" && thresholds.allow_undecided;
+    if (accepted) p.detail += " (accepted: --allow-undecided)";
+    g.passed = g.passed && (p.verdict == "ok" || accepted);
     g.points.push_back(p);
   }
   return g;

@@ -1,8 +1,11 @@
 // regression_gate.h — the CI gate: compares a current report with a baseline, point by point
 // (scenario, mode, world size). A point fails when a check fails now, when a check that passed in
 // the baseline no longer passes or is no longer there, when the baseline timed it and the current
-// run did not, or when samples/s dropped by more than the allowed slowdown. A gate never passes
-// what it could not compare: what vanished fails unless the user accepts it (allow_missing).
+// run did not, or when samples/s dropped by more than the allowed slowdown: with repeats on both
+// sides (run --repeats), only when the drop is significant, and `undecided` when the runs are too
+// noisy to tell (stats/speed_change.h). A gate never passes what it could not compare: what
+// vanished or could not be decided fails unless the user accepts it (allow_missing,
+// allow_undecided).
 // Reports whose configurations differ in anything that changes the numbers (scenario, data,
 // dtype, batch, world size, steps, seed, threads, device, DDP settings...) are refused, naming it.
 #pragma once
@@ -23,6 +26,9 @@ struct GateThresholds {
   // --allow-missing: checks and throughput figures the baseline had and the current run lacks
   // (e.g. a --perf-only or --check-only current run) are listed, not failed.
   bool allow_missing = false;
+  // --allow-undecided: a point too noisy to judge (Note [Deciding a slowdown]) is listed, not
+  // failed.
+  bool allow_undecided = false;
 };
 
 // The verdict records live with the other plain records, in reports/.

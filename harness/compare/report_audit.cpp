@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "compare/check_limits.h"
+#include "compare/throughput_spread.h"
 #include "errors.h"
 
 namespace ddpbench::compare {
@@ -30,9 +31,10 @@ double tolerance_key(const YAML::Node& tol, const char* key) {
   const YAML::Node n = tol[key];
   double v = 0;
   if (!n || !YAML::convert<double>::decode(n, v) || !std::isfinite(v) || v < 0) {
-    refuse(fmt::format("config.scenario_yaml has no valid TOL.{}, so the limits its checks are "
-                       "held to cannot be recomputed",
-                       key));
+    refuse(
+        fmt::format("config.scenario_yaml has no valid TOL.{}, so the limits its checks are "
+                    "held to cannot be recomputed",
+                    key));
   }
   return v;
 }
@@ -111,7 +113,8 @@ void require_limit(const CheckRecord& c, const std::string& mode, const LimitSet
       break;
   }
   if (c.measure != measure || !same_limit(c.limit, limit) ||
-      (measure == Measure::kTolerance && (!same_limit(c.atol, atol) || !same_limit(c.rtol, rtol)))) {
+      (measure == Measure::kTolerance &&
+       (!same_limit(c.atol, atol) || !same_limit(c.rtol, rtol)))) {
     refuse(fmt::format(
         "{} ({}) is held to {} {} atol {:g} rtol {:g}, but its configuration (config.dtype {}, "
         "config.ddp.comm_hook {}, the TOL keys of config.scenario_yaml) gives {} {} atol {:g} "
@@ -208,9 +211,11 @@ void require_zero_memory(const reports::RunReport& report, const ModeResult& zer
   const bool grads_sharded = z.gradient_bytes < d.gradient_bytes;
   if (params_sharded != (stage == 3) || grads_sharded != (stage >= 2)) {
     refuse(fmt::format(
-        "config.zero_stage is {}, but zero's rank 0 at world size {} holds {} parameter and {} gradient bytes "
+        "config.zero_stage is {}, but zero's rank 0 at world size {} holds {} parameter and {} "
+        "gradient bytes "
         "against ddp's {} and {}: stage 1 shards neither, stage 2 the gradients, stage 3 both",
-        stage, zero.world_size, z.parameter_bytes, z.gradient_bytes, d.parameter_bytes, d.gradient_bytes));
+        stage, zero.world_size, z.parameter_bytes, z.gradient_bytes, d.parameter_bytes,
+        d.gradient_bytes));
   }
 }
 
@@ -227,6 +232,7 @@ void audit_report(const reports::RunReport& report) {
       refuse(fmt::format("results[{}].mode is {}, which config.modes ({}) does not name", i, mode,
                          fmt::join(config.modes, ",")));
     }
+    audit_throughput(fmt::format("results[{}].throughput", i), r.throughput, report.schema_version);
     LimitSettings at_world = settings;  // zero's rule against ddp depends on the world size
     at_world.world_size = r.world_size;
     const bool amp = config.amp != "off";
@@ -255,8 +261,8 @@ void audit_report(const reports::RunReport& report) {
     }
     for (Stage need : required_checks(report, r)) {
       if (!has_check(r, need)) {
-        refuse(fmt::format("results[{}] ({}) has no {} check, which its configuration produces",
-                           i, mode, reports::name_of(need)));
+        refuse(fmt::format("results[{}] ({}) has no {} check, which its configuration produces", i,
+                           mode, reports::name_of(need)));
       }
     }
     if (r.mode == reports::Mode::kZero) require_zero_memory(report, r);

@@ -17,6 +17,9 @@
 //   (stage 3 holds a shard of ddp's parameters, stages 1 and 2 all of them; stage 2 a shard of its
 //   gradients).
 // - The loss check is recomputed from the per-step losses the mode and its reference recorded.
+// - Every timing figure a gate decides with (the repeats' medians, the median step, its
+//   interval, the spread, samples/s) is recomputed from the stored step samples
+//   (compare/throughput_spread.h).
 // What it cannot prove: a report whose numbers were all forged consistently (the losses, each
 // check's counts and errors, the configuration beside them) is indistinguishable from a real
 // one; README "What a report can and cannot prove" says so and what to do.

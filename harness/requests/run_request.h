@@ -97,6 +97,8 @@ struct RunRequest {
   bool world_size_given = false;
   // Allow more ranks or threads per host than the cores can serve (run_setup.cpp's limits).
   bool oversubscribe = false;
+  // --no-pin-cores: spawned ranks run wherever the OS puts them (launch/core_pinning.h).
+  bool no_pin_cores = false;
   // Collective backend, one of requests/flag_choices.h's backend_choices(); empty: the default.
   std::string backend;
   // Address the spawned workers rendezvous on.
@@ -130,6 +132,8 @@ struct RunRequest {
   ComparisonChoice comparison = ComparisonChoice::kAuto;
   // Perf phase: warm-up steps discarded before the timed steps.
   int64_t warmup = 2;
+  // --repeats R: the perf phase R times, repeats 2..R each in fresh processes (run/perf_repeats.h).
+  int64_t repeats = 1;
   bool check_only = false;
   bool perf_only = false;
   // Strong scaling (single-device baseline at the global batch) instead of weak.
@@ -217,9 +221,14 @@ struct GateRequest {
   std::string current;
   // --max-slowdown; unset: the thresholds file's, else 0.05. Given, it wins over the file's.
   std::optional<double> max_slowdown;
-  std::string thresholds;       // YAML; empty = none
-  std::string format = "text";  // text or md
-  bool allow_missing = false;   // vanished checks / throughput are listed, not failed
+  std::string thresholds;        // YAML; empty = none
+  std::string format = "text";   // text or md
+  bool allow_missing = false;    // vanished checks / throughput are listed, not failed
+  bool allow_undecided = false;  // points too noisy to judge are listed, not failed
+  // --history DIR: the baseline is the newest report of DIR and the throughput's baseline the
+  // lookback distribution of DIR's reports (commands/run_history.h); `baseline` then empty.
+  std::string history;
+  std::string order;  // --order FILE: DIR's reports in this order (one name per line)
 };
 
 // `ddpbench diff A B`: the same experiment under two environments, tensor by tensor

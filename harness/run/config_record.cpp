@@ -84,6 +84,8 @@ reports::RunConfig config_record(const training::RunSetup& s, int64_t threads,
   c.sampler = sampler_record(run.plan->sampler());
   c.ddp = ddp_settings(s);
   c.warmup_steps = s.warmup_steps;
+  c.repeats = s.repeats;
+  c.cpu_pinning = s.cpu_pinning;
   c.scaling = s.strong_scaling ? "strong" : "weak";
   c.zero_stage = s.has_mode(modes::ModeKind::kZero) ? s.zero_stage : 0;
   c.scenario_config = spec.configured_by;

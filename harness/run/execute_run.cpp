@@ -13,6 +13,7 @@
 #include "run/bisect.h"
 #include "run/default_comparison.h"
 #include "run/finish_run.h"
+#include "run/perf_repeats.h"
 #include "run/prepare_run.h"
 #include "run/rank_run.h"
 #include "run/run_header.h"
@@ -89,6 +90,13 @@ int execute_run(const RunRequest& given, const scenarios::ScenarioRegistry& regi
   }
   for (ModeKind mode : modes::per_rank_modes(setup.modes)) {
     outcomes.push_back(spawn_ranks(setup, mode, argv));
+  }
+  if (setup.repeats > 1) {
+    // The repeats' command line names modes and ranks, as the bisect twin's does: the steps this
+    // run resolved go by name.
+    RunRequest resolved = request;
+    resolved.steps = setup.steps;
+    run_perf_repeats(resolved, setup.repeats, command_line, outcomes);
   }
   RunDescription run{dataset->describe(),        &plan, modes::grad_record_name(grad), argv,
                      instance.model.ptr().get(), &in};

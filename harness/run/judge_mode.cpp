@@ -10,6 +10,7 @@
 
 #include "compare/ddp_agreement.h"
 #include "compare/mode_comparison.h"
+#include "compare/throughput_spread.h"
 #include "metrics/step_statistics.h"
 #include "modes/common/model_state.h"
 #include "training/comparison_policy.h"
@@ -103,13 +104,25 @@ reports::ThroughputRecord throughput_of(const training::RunSetup& setup,
                                         const training::ModeOutcome& o) {
   reports::ThroughputRecord t;
   if (o.perf_times.empty()) return t;
-  const metrics::StepSummary s = metrics::summarize(o.perf_times);
+  // Every repeat's timed steps (repeat 1: this run's own processes), and every figure from them
+  // pooled; the phase means are repeat 1's.
+  std::vector<metrics::PhaseTimes> pooled = o.perf_times;
+  t.repeats.emplace_back();
+  for (const auto& step : o.perf_times) t.repeats.back().step_times_s.push_back(step.total);
+  for (const auto& repeat : o.more_repeats) {
+    t.repeats.push_back({repeat});
+    for (double total : repeat) pooled.push_back({0, 0, 0, 0, 0, total});
+  }
+  t.spread = compare::spread_record(t.repeats);
+  const metrics::StepSummary s = metrics::summarize(pooled);
+  const metrics::StepSummary first = metrics::summarize(o.perf_times);
   t.warmup_steps = setup.warmup_steps;
   t.timed_steps = s.steps;
   t.samples_per_step = o.perf_samples_per_step;
   // The median step, not the mean: one slow step (a page fault, a preempted rank) moves the mean
-  // of a short run by its whole excess, the median not at all (Note [Weak figures]).
-  t.samples_per_s = s.p50 > 0 ? o.perf_samples_per_step / s.p50 : 0.0;
+  // of a short run by its whole excess, the median not at all (Note [Weak figures]); over
+  // repeats, the median of their medians (Note [Repeats, not steps]).
+  t.samples_per_s = compare::samples_per_s_of(t);
   t.samples_per_s_per_device =
       t.samples_per_s / static_cast<double>(std::max<int64_t>(1, o.world_size));
   t.step_time_p50_s = s.p50;
@@ -118,12 +131,13 @@ reports::ThroughputRecord throughput_of(const training::RunSetup& setup,
   t.step_time_mean_s = s.mean;
   t.step_time_cv = s.cv;
   t.weak_reasons = metrics::weak_reasons(s.steps, s.cv, -1);
-  t.phases = {s.phase_means.data, s.phase_means.forward, s.phase_means.backward,
-              s.phase_means.comm_wait, s.phase_means.optimizer};
+  t.phases = {first.phase_means.data, first.phase_means.forward, first.phase_means.backward,
+              first.phase_means.comm_wait, first.phase_means.optimizer};
   if (o.mode == modes::ModeKind::kDdp) {
     t.bytes_allreduced_per_step = o.bytes_per_step;
     t.bus_bandwidth_gb_s =
-        metrics::allreduce_bus_bandwidth(o.bytes_per_step, o.world_size, s.p50) / 1e9;
+        metrics::allreduce_bus_bandwidth(o.bytes_per_step, o.world_size, t.spread.median_step_s) /
+        1e9;
   }
   return t;
 }

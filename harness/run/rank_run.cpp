@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "errors.h"
+#include "launch/core_pinning.h"
 #include "launch/environment.h"
 #include "launch/peer_loss.h"
 #include "launch/worker_group.h"
@@ -15,6 +16,7 @@
 #include "output/output_dir.h"
 #include "run/finish_run.h"
 #include "run/prepare_run.h"
+#include "run/shared_checks.h"
 #include "training/mode_phases.h"
 #include "training/outcome_codec.h"
 #include "training/rank_phases.h"
@@ -33,10 +35,10 @@ std::function<void(int64_t, modes::StepPhase)> progress_reporter(comm::Store& st
     const bool checking = step < setup.check_steps;
     const int64_t in_phase = checking ? step : step - setup.check_steps;
     const int64_t of = checking ? setup.check_steps : setup.warmup_steps + setup.perf_steps;
-    store.set(launch::progress_key(rank),
-              fmt::format("{}:{}:{} phase step {} of {}, {}", step, static_cast<int>(phase),
-                          checking ? "check" : "perf", in_phase, of,
-                          modes::step_phase_name(phase)));
+    store.set(
+        launch::progress_key(rank),
+        fmt::format("{}:{}:{} phase step {} of {}, {}", step, static_cast<int>(phase),
+                    checking ? "check" : "perf", in_phase, of, modes::step_phase_name(phase)));
   };
 }
 
@@ -62,6 +64,14 @@ int run_as_rank(const RunRequest& request, const scenarios::ScenarioRegistry& re
   // parent or a torchrun log would blame it instead of the peer that died first.
   signal(SIGPIPE, SIG_IGN);
   const bool spawned = world.launcher == launch::Launcher::kDdpbench;
+  // Note [Pinned ranks]: before libtorch starts its thread pool, which inherits the cores.
+  if (spawned && !request.no_pin_cores) {
+    if (const auto cores = launch::rank_cores(world.local_rank, world.world_size,
+                                              threads_per_process(request, world.world_size),
+                                              launch::allowed_cores())) {
+      launch::pin_process(*cores);
+    }
+  }
   std::optional<PreparedRun> prepared = prepare_run(request, registry, world);
   if (!prepared) return kExitOk;  // the scenario cannot run here; prepare_run said why
   const training::RunSetup& setup = prepared->setup;

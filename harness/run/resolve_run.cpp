@@ -14,6 +14,7 @@
 #include "errors.h"
 #include "inputs/data_file.h"
 #include "inputs/synthetic_data.h"
+#include "launch/core_pinning.h"
 #include "launch/local_address.h"
 #include "modes/ddp/comm_hook.h"
 #include "quoted_input.h"
@@ -168,7 +169,13 @@ void resolve_machine(const RunRequest& o, std::optional<int64_t> world_size,
   const int64_t cores = machine_cores();
   check_oversubscription(o, s.world_size, cores, !world_size.has_value());
   check_temp_dir();
-  s.context.threads = o.threads > 0 ? o.threads : std::max<int64_t>(1, cores / s.world_size);
+  s.context.threads = threads_per_process(o, s.world_size);
+  // Note [Pinned ranks]: this parent spawns the ranks (no world given) and each pins itself.
+  s.cpu_pinning =
+      s.has_per_rank_mode()
+          ? launch::pinning_description(!world_size.has_value(), !o.no_pin_cores, s.world_size,
+                                        s.context.threads, launch::allowed_cores())
+          : "off: no rank processes (single and dp run in this one)";
   s.backend = comm::require_known_backend(o.backend);
   // Only a backend other than the default can have been asked for on purpose.
   if (s.backend != comm::default_backend() && !s.has_per_rank_mode()) {
@@ -246,6 +253,11 @@ void resolve_phases(const RunRequest& o, training::RunSetup& s) {
         "--modes and drop --perf-only");
   }
   s.bisect = o.bisect;
+  if (o.repeats > 1 && o.check_only) {
+    throw InputError(
+        "--repeats repeats the perf phase, and --check-only runs none: drop one of them");
+  }
+  s.repeats = o.repeats;
   if (o.trace && o.perf_only) {
     throw InputError(
         "--trace records the checked steps, and --perf-only runs none: drop one of them");

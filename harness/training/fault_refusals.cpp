@@ -64,6 +64,11 @@ std::string unmet_need(const RunSetup& s, const modes::FaultRow& row) {
         "lockstep",
         name);
   }
+  if ((row.needs & modes::kNeedsPerfPhase) && s.perf_steps == 0) {
+    return fmt::format(
+        "--inject-fault {} slows the timed steps, and --check-only runs none: drop --check-only",
+        name);
+  }
   if ((row.needs & modes::kNeedsSyncBn) && !s.sync_bn) {
     return fmt::format("--inject-fault {} needs SyncBN: add --sync-bn or use resnet18_syncbn",
                        name);
@@ -95,7 +100,7 @@ void check_fault(const RunSetup& s) {
     throw InputError(fmt::format("--inject-fault rank {} is outside a world of {} ranks",
                                  s.fault->rank, s.world_size));
   }
-  if (s.check_steps == 0) {
+  if (s.check_steps == 0 && !modes::acts_on_timed_steps(*s.fault)) {
     throw InputError("--inject-fault needs the check phase (drop --perf-only)");
   }
   if ((row.fields & modes::kFaultStep) && s.fault->step >= s.steps) {

@@ -28,10 +28,13 @@ struct ModeOutcome {
   compare::ModeTrace trace;                      // empty when the check phase did not run
   std::vector<metrics::PhaseTimes> check_times;  // per checked step
   std::vector<metrics::PhaseTimes> perf_times;   // per timed step (after warm-up)
-  double perf_samples_per_step = 0;              // mean samples really processed per timed step
-  std::string backend;                           // ddp's collective backend
-  int64_t bytes_per_step = 0;                    // ddp: gradient bytes reduced per rank per step
-  int64_t buckets = 0;                           // ddp: reducer buckets (0 for the naive strategy)
+  // --repeats: the timed step times of repeats 2..R (run/perf_repeats.h; the parent's, never
+  // sent by a rank).
+  std::vector<std::vector<double>> more_repeats;
+  double perf_samples_per_step = 0;  // mean samples really processed per timed step
+  std::string backend;               // ddp's collective backend
+  int64_t bytes_per_step = 0;        // ddp: gradient bytes reduced per rank per step
+  int64_t buckets = 0;               // ddp: reducer buckets (0 for the naive strategy)
   // ddp: collectives rank 0 issued in backward and gradient reduction per optimizer step (all
   // accumulation micro-steps; last step of the last phase).
   int64_t gradient_collectives_per_step = 0;

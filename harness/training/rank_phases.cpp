@@ -77,11 +77,14 @@ void finish_rank_outcome(const PhaseInputs& in, comm::Communicator& comm, ModeOu
 }
 
 // A per-rank mode's perf phase options: run-wide step numbers for `on_phase` (perf steps follow
-// the checked ones), and the footprint after its last step.
-modes::TrainOptions rank_perf_options(const PhaseInputs& in, ModeKind mode,
+// the checked ones), the footprint after its last step, and the `slow` fault on its rank.
+modes::TrainOptions rank_perf_options(const PhaseInputs& in, ModeKind mode, int64_t rank,
                                       const PhaseObserver& on_phase,
                                       modes::MemoryFootprint& footprint) {
   modes::TrainOptions options = accumulating(perf_options(in), in.setup, mode);
+  if (modes::fault_on_rank(in.setup.fault, modes::FaultKind::kSlow, rank)) {
+    options.slow_ms = in.setup.fault->ms;
+  }
   options.on_phase = [&on_phase, offset = in.setup.check_steps](int64_t step, modes::StepPhase p) {
     if (on_phase) on_phase(offset + step, p);
   };
@@ -158,7 +161,8 @@ ModeOutcome run_rank_phases(const PhaseInputs& in, comm::Communicator& comm,
   if (s.perf_steps > 0) {
     scenarios::ScenarioInstance instance = fresh_instance(in);
     const std::unique_ptr<modes::GradientPath> path = driver.make_path(instance, false);
-    const modes::TrainOptions options = rank_perf_options(in, mode, on_phase, footprint);
+    const modes::TrainOptions options =
+        rank_perf_options(in, mode, comm.rank(), on_phase, footprint);
     perf_times = timed_part(modes::train(*path, train_inputs(in, in.plan), options).step_times,
                             s.warmup_steps);
     driver.record_path(*path, o);

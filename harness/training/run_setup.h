@@ -67,7 +67,9 @@ struct RunSetup {
   int64_t eval_size = 0;
   // Why the default eval_size was lowered for this model (the run header says it); empty if not.
   std::string eval_size_note;
-  bool bisect = false;  // re-run a failing run in float64 (run/bisect.h)
+  bool bisect = false;      // re-run a failing run in float64 (run/bisect.h)
+  std::string cpu_pinning;  // Note [Pinned ranks] (launch/core_pinning.h), as config records it
+  int64_t repeats = 1;      // --repeats: the perf phase's repeats (run/perf_repeats.h)
   std::string out;
   // --checkpoint-every N: the check phase of every mode (DDP: rank 0) keeps a checkpoint after
   // every N-th run-global step (0: none), its keys prefixed with checkpoint_prefix.

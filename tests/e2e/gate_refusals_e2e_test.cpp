@@ -9,6 +9,7 @@
 #include <functional>
 
 #include "support/cli_runner.h"
+#include "support/retimed_report.h"
 #include "support/temp_dir_test.h"
 
 namespace ddpbench {
@@ -41,9 +42,7 @@ class GateRefusals : public testing::TempDirTest {
 TEST_F(GateRefusals, NonFiniteMaxSlowdownIsRefused) {
   const std::string base = run("base");
   auto doc = testing::read_json(base);
-  for (auto& m : doc["results"]) {
-    m["throughput"]["samples_per_s"] = m["throughput"]["samples_per_s"].get<double>() / 10;
-  }
+  for (auto& m : doc["results"]) testing::scale_step_times(m, 10);
   const std::string slow = write("slow.json", doc);
   for (const char* bad : {"nan", "inf", "-inf", "NaN"}) {
     expect_refused(ddpbench({"gate", "--baseline", base, "--current", slow, "--max-slowdown", bad}),

@@ -12,6 +12,7 @@
 #include <map>
 
 #include "support/cli_runner.h"
+#include "support/retimed_report.h"
 #include "support/temp_dir_test.h"
 
 namespace ddpbench {
@@ -173,9 +174,7 @@ TEST_F(Render, ProjectRefusesPhasesBeyondTheStepAndCapsEfficiency) {
   // A single-device baseline 100 times slower than DDP's compute: t(1) / t(n) > 1 from the model.
   json slow_single = doc;
   for (json& res : slow_single["results"]) {
-    if (res["mode"] == "single") {
-      res["throughput"]["samples_per_s"] = res["throughput"]["samples_per_s"].get<double>() / 100;
-    }
+    if (res["mode"] == "single") testing::scale_step_times(res, 100);
   }
   std::ofstream(path("slow_single.json")) << slow_single.dump();
   const auto p = ddpbench(

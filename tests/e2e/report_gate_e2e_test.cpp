@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "support/cli_runner.h"
+#include "support/retimed_report.h"
 #include "support/temp_dir_test.h"
 
 namespace ddpbench {
@@ -47,10 +48,20 @@ TEST_F(ReportAndGate, ReportRegeneratesEveryFormatAndGateDecides) {
   EXPECT_EQ(same.exit_code, 0) << same.out << same.err;
   EXPECT_NE(same.out.find("| linear_mse/ddp/2 |"), std::string::npos) << same.out;
 
-  // A current run whose throughput halved and whose gradients check failed.
+  // A samples/s figure edited apart from the step samples it comes from is refused, naming it.
   auto doc = testing::read_json(run + "/report.json");
-  doc["results"][1]["throughput"]["samples_per_s"] =
+  auto edited = doc;
+  edited["results"][1]["throughput"]["samples_per_s"] =
       doc["results"][1]["throughput"]["samples_per_s"].get<double>() / 2;
+  std::ofstream(path("edited.json")) << edited.dump();
+  const auto refused =
+      ddpbench({"gate", "--baseline", run + "/report.json", "--current", path("edited.json")});
+  EXPECT_EQ(refused.exit_code, 2) << refused.out;
+  EXPECT_NE(refused.err.find("results[1].throughput.samples_per_s"), std::string::npos)
+      << refused.err;
+
+  // A current run whose steps took twice as long.
+  testing::scale_step_times(doc["results"][1], 2);
   std::ofstream(path("slow.json")) << doc.dump();
   const auto slow =
       ddpbench({"gate", "--baseline", run + "/report.json", "--current", path("slow.json")});
@@ -84,8 +95,9 @@ TEST_F(ReportAndGate, ScaleSweepWritesOnePointPerModeAndWorldSize) {
   std::vector<std::string> lines;
   for (std::string l; std::getline(csv, l);) lines.push_back(l);
   ASSERT_EQ(lines.size(), 1u + 1u + 2u * 2u) << "header, the baseline, 2 modes x 2 world sizes";
-  EXPECT_EQ(lines[0].rfind("scenario,mode,world_size,backend,dtype,amp,global_batch,samples_per_s", 0),
-            0u);
+  EXPECT_EQ(
+      lines[0].rfind("scenario,mode,world_size,backend,dtype,amp,global_batch,samples_per_s", 0),
+      0u);
   const auto report = testing::read_json(path("scale") + "/report.json");
   for (const auto& point : report.at("results")) {
     if (point.at("mode") == "single") continue;

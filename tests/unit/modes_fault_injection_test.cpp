@@ -140,7 +140,8 @@ TEST(FaultTable, EveryRowParsesItsOwnFieldsAndNoOthers) {
   const Field fields[] = {{"rank", "rank=1", kFaultRank},
                           {"step", "step=1", kFaultStep},
                           {"eps", "eps=0.5", kFaultEps},
-                          {"tensor", "tensor=fc.weight", kFaultTensor}};
+                          {"tensor", "tensor=fc.weight", kFaultTensor},
+                          {"ms", "ms=5", kFaultMs}};
   for (const FaultRow& row : fault_rows()) {
     std::vector<std::string> taken;
     for (const Field& f : fields) {
@@ -155,7 +156,7 @@ TEST(FaultTable, EveryRowParsesItsOwnFieldsAndNoOthers) {
         const std::string said = refusal_of(fault_text(row.name, extra));
         EXPECT_NE(said.find(std::string(row.name) + " has no " + f.key), std::string::npos)
             << row.name << " with " << f.text << ": " << said;
-      } else if (f.bit == kFaultRank || f.bit == kFaultStep) {
+      } else if (f.bit == kFaultRank || f.bit == kFaultStep || f.bit == kFaultMs) {
         std::vector<std::string> missing;
         for (const std::string& t : taken) {
           if (t != f.text) missing.push_back(t);

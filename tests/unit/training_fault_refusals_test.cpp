@@ -28,6 +28,7 @@ RunSetup run_for(const FaultRow& row) {
   s.world_size = 2;
   s.steps = 3;
   s.check_steps = 3;
+  if (row.needs & modes::kNeedsPerfPhase) s.perf_steps = 3;
   s.modes = {ModeKind::kSingle};
   for (ModeKind m : {ModeKind::kDp, ModeKind::kDdp, ModeKind::kZero}) {
     if (row.modes & modes::mode_bit(m)) s.modes.push_back(m);
@@ -92,6 +93,7 @@ TEST(FaultRefusals, EachNeedUnmetIsRefusedNamingTheFix) {
       {modes::kNeedsBufferBroadcast, [](RunSetup& s) { s.ddp.broadcast_buffers = false; },
        "drop one of them"},
       {modes::kNeedsRankAboveZero, [](RunSetup& s) { s.fault->rank = 0; }, "pick rank=1"},
+      {modes::kNeedsPerfPhase, [](RunSetup& s) { s.perf_steps = 0; }, "drop --check-only"},
   };
   int refused = 0;
   for (const FaultRow& row : modes::fault_rows()) {
@@ -114,6 +116,10 @@ TEST(FaultRefusals, AStepBeyondTheRunAndAPerfOnlyRunAreRefused) {
   s.fault->step = 1;
   s.check_steps = 0;
   EXPECT_NE(refusal(s).find("drop --perf-only"), std::string::npos) << refusal(s);
+  // A slowdown acts on the timed steps: a perf-only run (a --repeats repeat) takes it.
+  RunSetup perf_only = run_for(modes::fault_row(modes::FaultKind::kSlow));
+  perf_only.check_steps = 0;
+  EXPECT_EQ(refusal(perf_only), "");
 }
 
 }  // namespace

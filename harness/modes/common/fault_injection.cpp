@@ -41,6 +41,10 @@ void read_field(const std::string& text, const std::string& key, const std::stri
       f.eps = std::stod(value, &used);
       // A non-finite perturbation is the nan fault under another name, and 0 is no fault.
       if (!std::isfinite(f.eps) || f.eps == 0) throw std::invalid_argument(value);
+    } else if (key == "ms") {
+      f.ms = std::stod(value, &used);
+      // A slowdown is a positive, finite time.
+      if (!std::isfinite(f.ms) || f.ms <= 0 || f.ms > 1e6) throw std::invalid_argument(value);
     } else if (key == "tensor") {
       f.tensor = value;
       used = value.size();
@@ -63,10 +67,12 @@ void check_fields(const std::string& text, const FaultRow& row, const std::set<s
     const char* key;
     FaultField bit;
   };
-  for (const Field& field : {Field{"rank", kFaultRank}, Field{"step", kFaultStep},
-                             Field{"eps", kFaultEps}, Field{"tensor", kFaultTensor}}) {
+  for (const Field& field :
+       {Field{"rank", kFaultRank}, Field{"step", kFaultStep}, Field{"eps", kFaultEps},
+        Field{"tensor", kFaultTensor}, Field{"ms", kFaultMs}}) {
     const bool takes = (row.fields & field.bit) != 0;
-    const bool required = field.bit == kFaultRank || field.bit == kFaultStep;
+    const bool required =
+        field.bit == kFaultRank || field.bit == kFaultStep || field.bit == kFaultMs;
     if (takes && required && !seen.count(field.key)) {
       throw InputError(fmt::format("--inject-fault {}: {} is missing; expected {}",
                                    quoted_input(text), field.key, fault_usage()));

@@ -29,6 +29,7 @@ enum class FaultKind {
   kOwner,
   kGather,
   kState,
+  kSlow,
   kFaultKindCount,  // not a kind: the number of them, so that a kind added above needs a row
 };
 
@@ -38,6 +39,7 @@ struct FaultSpec {
   int64_t step = 0;
   double eps = 1e-3;
   std::string tensor;  // grad: parameter name; empty = the first parameter
+  double ms = 0;       // slow: milliseconds added to each timed step
 };
 
 // Throws InputError with the expected syntax for anything malformed.
@@ -56,6 +58,10 @@ inline bool fault_active(const std::optional<FaultSpec>& fault, FaultKind kind, 
 inline bool fault_on_rank(const std::optional<FaultSpec>& fault, FaultKind kind, int64_t rank) {
   return fault && fault->kind == kind && fault->rank == rank;
 }
+
+// Whether the fault acts on the timed perf phase (slow: a slower rank) rather than on the checked
+// steps: the one kind a --perf-only repeat (run/perf_repeats.h) keeps.
+inline bool acts_on_timed_steps(const FaultSpec& fault) { return fault.kind == FaultKind::kSlow; }
 
 // Whether `fault` fires on this rank at this step.
 inline bool fault_fires(const std::optional<FaultSpec>& fault, FaultKind kind, int64_t rank,

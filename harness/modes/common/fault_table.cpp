@@ -72,6 +72,10 @@ constexpr std::array<FaultRow, kFaultKinds> kRows = {{
      "after rank R's optimizer step at step S, its optimizer state of the first parameter it owns "
      "(stage 3: holds rows of) is scaled by 1+eps, as a wrong or stale state shard would be",
      "the lockstep comparison's optimizer_state check, exit 1"},
+    {FaultKind::kSlow, "slow", kFaultRank | kFaultMs, kDdp | kZero, kNeedsPerfPhase, false,
+     "rank R spends M more milliseconds in the forward of every timed step (ms=M), as a slower "
+     "rank would: every rank waits for it in the step's collectives (a straggler)",
+     "not a check (the checks still pass): the performance gate, `gate` calls the point slower"},
 }};
 
 constexpr bool rows_follow_the_enum() {
@@ -91,6 +95,7 @@ std::string needs_text(unsigned needs) {
   if (needs & kNeedsLockstep) parts.push_back("lockstep");
   if (needs & kNeedsBufferBroadcast) parts.push_back("the buffer broadcast");
   if (needs & kNeedsRankAboveZero) parts.push_back("rank >= 1");
+  if (needs & kNeedsPerfPhase) parts.push_back("a perf phase");
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
@@ -115,6 +120,7 @@ std::string fault_syntax(const FaultRow& row) {
   std::vector<std::string> fields;
   if (row.fields & kFaultRank) fields.push_back("rank=R");
   if (row.fields & kFaultStep) fields.push_back("step=S");
+  if (row.fields & kFaultMs) fields.push_back("ms=M");
   std::string text = fmt::format("{}:{}", row.name, fmt::join(fields, ","));
   if (row.fields & kFaultEps) text += "[,eps=E]";
   if (row.fields & kFaultTensor) text += "[,tensor=NAME]";

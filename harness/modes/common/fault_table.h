@@ -21,6 +21,7 @@ enum FaultField : unsigned {
   kFaultStep = 1u << 1,
   kFaultEps = 1u << 2,
   kFaultTensor = 1u << 3,
+  kFaultMs = 1u << 4,
 };
 
 // What else in the run a kind needs, beyond one of its modes.
@@ -32,6 +33,7 @@ enum FaultNeed : unsigned {
   kNeedsLockstep = 1u << 3,         // only the lockstep comparison's optimizer_state sees it
   kNeedsBufferBroadcast = 1u << 4,  // it skips the broadcast --no-broadcast-buffers removes
   kNeedsRankAboveZero = 1u << 5,    // rank 0 is the source everything is compared with
+  kNeedsPerfPhase = 1u << 6,        // it slows the timed steps, which --check-only has none of
 };
 
 constexpr unsigned mode_bit(ModeKind mode) { return 1u << static_cast<unsigned>(mode); }

@@ -5,8 +5,10 @@
 #include <fmt/format.h>
 #include <torch/torch.h>
 
+#include <chrono>
 #include <cmath>
 #include <limits>
+#include <thread>
 
 #include "errors.h"
 #include "modes/common/step_batches.h"
@@ -83,6 +85,9 @@ at::Tensor StepLoop::run_micro_steps(int64_t step,
     enter(step, StepPhase::kForward);
     if (options_.trace) options_.trace->begin_micro_step(m);
     if (m == 0) zero_gradients(module.parameters());
+    if (m == 0 && options_.slow_ms > 0) {
+      std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(options_.slow_ms));
+    }
     at::Tensor micro_loss;
     {
       // `with torch.autocast(...)`: forward and loss only; backward runs outside it.

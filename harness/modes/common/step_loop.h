@@ -75,6 +75,9 @@ struct TrainOptions {
   // The `inf` fault's counterpart outside DDP (references, single, dp): at this step the first
   // parameter's reduced gradient gets an inf, as DDP's allreduce gives every rank.
   int64_t overflow_step = -1;
+  // The `slow` fault (fault_injection.h), perf phase only: every step's forward on this process
+  // takes this many more milliseconds (a sleep inside the timed forward), as a slower rank would.
+  double slow_ms = 0;
   // --trace (checked steps only): records what each step computed, for `ddpbench diff`. Not
   // owned; null records nothing.
   StepTrace* trace = nullptr;
