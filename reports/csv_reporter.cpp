@@ -6,18 +6,13 @@
 #include <cmath>
 
 namespace ddpbench::reports {
-namespace {
 
-// RFC 4180: quote fields containing separators, quotes or line breaks (a bare CR ends a row for
-// many readers as LF does).
-std::string field(const std::string& s) {
+std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string out = "\"";
   for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
 }
-
-}  // namespace
 
 std::string CsvReporter::render(const RunReport& report) const {
   const RunConfig& c = report.config;
@@ -44,12 +39,12 @@ std::string CsvReporter::render(const RunReport& report) const {
     for (const std::string& why : t.weak_reasons) weak += (weak.empty() ? "" : "; ") + why;
     out += fmt::format(
         "{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{},{},{},{:.9g},{:.9g},{}\n",
-        field(c.scenario), field(name_str(r.mode)), r.world_size,
-        field(r.backend.empty() ? "none" : r.backend), field(c.dtype), field(c.amp), global_batch,
-        t.samples_per_s, t.samples_per_s_per_device, t.step_time_p50_s, t.step_time_p90_s,
-        t.step_time_p99_s,
+        csv_field(c.scenario), csv_field(name_str(r.mode)), r.world_size,
+        csv_field(r.backend.empty() ? "none" : r.backend), csv_field(c.dtype), csv_field(c.amp),
+        global_batch, t.samples_per_s, t.samples_per_s_per_device, t.step_time_p50_s,
+        t.step_time_p90_s, t.step_time_p99_s,
         r.scaling_efficiency < 0 ? std::string() : fmt::format("{:.9g}", r.scaling_efficiency),
-        passed, failed, divergent, t.step_time_mean_s, t.step_time_cv, field(weak));
+        passed, failed, divergent, t.step_time_mean_s, t.step_time_cv, csv_field(weak));
   }
   return out;
 }

@@ -5,6 +5,10 @@
 
 namespace ddpbench::reports {
 
+// One CSV field, RFC 4180: quoted when it holds separators, quotes or line breaks (a bare CR ends
+// a row for many readers as LF does).
+std::string csv_field(const std::string& s);
+
 class CsvReporter : public Reporter {
  public:
   std::string name() const override { return "csv"; }

@@ -1,5 +1,6 @@
 // html_figures.h — report.html's sections of measured figures: throughput and scaling (a table
-// and charts), where a step's time goes, the loss curves, and the memory each rank held. Each is
+// and charts), the spread of the repeats, where a step's time goes, the loss curves, and the
+// memory each rank held. Each is
 // one <section>, escaped through xml_escape, its charts from svg_chart.h; a run without the
 // figure says so in words rather than drawing empty axes.
 #pragma once
@@ -14,5 +15,7 @@ std::string scaling_section(const RunReport& r);
 std::string phases_section(const RunReport& r);
 std::string loss_section(const RunReport& r);
 std::string memory_section(const RunReport& r);
+// The spread of each timed point's repeats (html_repeats.cpp); "" when nothing was timed.
+std::string repeats_section(const RunReport& r);
 
 }  // namespace ddpbench::reports::html

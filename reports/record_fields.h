@@ -140,6 +140,7 @@ DDPBENCH_RECORD_FIELDS(RunConfig) {
   v("warmup_steps", r.warmup_steps, count(0, kMaxCount, kTimings));
   v("repeats", r.repeats, since(9, count(1, kMaxCount)));
   v("cpu_pinning", r.cpu_pinning, since(9, plain(kTimings)));
+  v("slowdown", r.slowdown, since(9, plain()));
   v("scaling", r.scaling, plain(kNumbers));
   // How the scenario was configured names files (a path differs between machines); the scenario
   // it produced, every key and tolerance, is scenario_yaml.

@@ -112,9 +112,12 @@ struct RunConfig {
   bool no_sync = true;             // DDP's no_sync() over all but the last micro-step
   std::string comparison;          // "lockstep" or "free-running"
   std::string gradient_check;      // "full" or "fingerprint" (or "auto" before resolution)
-  std::string inject_fault;        // --inject-fault as given; "" = none
-  int64_t first_step = 0;          // the --resume checkpoint's step; 0 = trained from scratch
-  int64_t eval_size = 0;           // held-out samples of the evaluation pass; 0 = none
+  std::string inject_fault;        // --inject-fault as given; "" = none (or a slowdown:)
+  // --inject-fault slow:rank=R,ms=M, the one fault that changes only the timings: recorded apart,
+  // so that the gate compares a slowed run with a clean one (it stands for a slower commit).
+  std::string slowdown;
+  int64_t first_step = 0;  // the --resume checkpoint's step; 0 = trained from scratch
+  int64_t eval_size = 0;   // held-out samples of the evaluation pass; 0 = none
   // --model FILE as given ("" = the scenario's own model; `model` holds the file's hash), and
   // what ddpbench found in it: scripted or traced, BatchNorm, random draws, graph executor.
   std::string model_file;

@@ -247,9 +247,11 @@ std::string line_chart(const ChartText& text, const std::vector<Series>& series)
       out +=
           fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"/>", px, py, s.color);
     }
-    out +=
-        fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{}/>\n",
-                    pts, s.color, s.dashed ? " stroke-dasharray=\"6 4\"" : "");
+    if (!s.markers_only) {
+      out += fmt::format(
+          "<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{}/>\n", pts,
+          s.color, s.dashed ? " stroke-dasharray=\"6 4\"" : "");
+    }
     items.push_back({s.name, s.color, s.dashed});
   }
   return out + legend(items, false) + "</svg>\n";

@@ -15,6 +15,7 @@ struct Series {
   std::string color;
   std::vector<std::pair<double, double>> points;  // (x, y)
   bool dashed = false;                            // e.g. the "ideal" line
+  bool markers_only = false;                      // points without a line between them
 };
 
 struct ChartText {

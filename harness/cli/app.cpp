@@ -12,6 +12,7 @@
 #include "cli/comm_command.h"
 #include "cli/diff_command.h"
 #include "cli/gate_command.h"
+#include "cli/history_command.h"
 #include "cli/list_command.h"
 #include "cli/list_option.h"
 #include "cli/project_command.h"
@@ -23,6 +24,7 @@
 #include "commands/execute_comm.h"
 #include "commands/execute_diff.h"
 #include "commands/execute_gate.h"
+#include "commands/execute_history.h"
 #include "commands/execute_project.h"
 #include "commands/execute_scale.h"
 #include "commands/rerender_reports.h"
@@ -84,6 +86,7 @@ int run_app(int argc, char** argv) {
   run::CommRequest comm_request;
   run::ProjectRequest project_request;
   run::DiffRequest diff_request;
+  run::HistoryRequest history_request;
   SamplerCommandOptions sampler_options;
   ListCommandOptions list_options;
   CLI::App* run_cmd = add_run_command(app, run_request);
@@ -95,6 +98,7 @@ int run_app(int argc, char** argv) {
   CLI::App* comm_cmd = add_comm_command(app, comm_request);
   CLI::App* project_cmd = add_project_command(app, project_request);
   CLI::App* diff_cmd = add_diff_command(app, diff_request);
+  CLI::App* history_cmd = add_history_command(app, history_request);
   // --checkpoint-prefix '' is its documented "none"; an override's value is the key's to judge.
   refuse_empty_values(app, {"--checkpoint-prefix", "overrides"});
 
@@ -125,6 +129,7 @@ int run_app(int argc, char** argv) {
     if (comm_cmd->parsed()) return run::execute_comm(comm_request, args);
     if (project_cmd->parsed()) return run::execute_project(project_request);
     if (diff_cmd->parsed()) return run::execute_diff(diff_request);
+    if (history_cmd->parsed()) return run::execute_history(history_request);
   } catch (const InputError& e) {
     fmt::print(stderr, "ddpbench: error: {}\n", one_line(e.what()));
     return kExitBadInput;

@@ -7,7 +7,16 @@ namespace ddpbench::cli {
 
 CLI::App* add_gate_command(CLI::App& app, run::GateRequest& r) {
   CLI::App* cmd = app.add_subcommand("gate", "CI regression gate: compare a run with a baseline");
-  cmd->add_option("--baseline", r.baseline, "Baseline report.json")->required();
+  CLI::Option* baseline = cmd->add_option("--baseline", r.baseline, "Baseline report.json");
+  cmd->add_option("--history", r.history,
+                  "Instead of --baseline: a folder of runs of earlier commits (as `history` "
+                  "takes it); the newest is the baseline of the checks, and the throughput is "
+                  "judged against the lookback distribution of their repeats")
+      ->excludes(baseline);
+  cmd->add_option("--order", r.order, "With --history: the file listing its runs, oldest first");
+  cmd->add_option("--lookback", r.lookback, "With --history: the earlier commits to pool")
+      ->check(integer_in(1, 1000))
+      ->capture_default_str();
   cmd->add_option("--current", r.current, "Current report.json")->required();
   cmd->add_option("--max-slowdown", r.max_slowdown, "Allowed throughput loss, e.g. 0.05 = 5%")
       ->check(fraction_0_to_1("0.05 = 5% slower allowed"))

@@ -3,8 +3,10 @@
 
 #include <fmt/format.h>
 
+#include "commands/history_inputs.h"
 #include "compare/gate_thresholds.h"
 #include "compare/regression_gate.h"
+#include "compare/report_history.h"
 #include "errors.h"
 #include "output/report_file.h"
 #include "reports/gate_table.h"
@@ -19,7 +21,23 @@ int execute_gate(const GateRequest& request) {
   }
   thresholds.allow_missing = request.allow_missing;
   thresholds.allow_undecided = request.allow_undecided;
-  const reports::RunReport baseline = output::read_report_file(request.baseline);
+  if (request.baseline.empty() == request.history.empty()) {
+    throw InputError(
+        "gate: pass --baseline REPORT (one earlier run) or --history DIR (the runs of earlier "
+        "commits)");
+  }
+  reports::RunReport baseline;
+  if (!request.history.empty()) {
+    // The newest earlier run is the baseline of everything but the throughput, which is judged
+    // against the lookback distribution of the whole series (Note [History status]).
+    const std::vector<compare::LabelledReport> series =
+        load_history({request.history}, request.order, "gate --history");
+    thresholds.lookback_medians =
+        compare::lookback_medians(series, thresholds.max_slowdown, request.lookback);
+    baseline = series.back().report;
+  } else {
+    baseline = output::read_report_file(request.baseline);
+  }
   const reports::RunReport current = output::read_report_file(request.current);
   const compare::GateResult g = compare::run_gate(baseline, current, thresholds);
   fmt::print("{}", reports::render_gate_table(g, request.format == "md"));

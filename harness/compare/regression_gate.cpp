@@ -102,15 +102,16 @@ std::vector<std::pair<std::string, std::string>> numbers_fields(const std::strin
 // Refuses, naming the first field in which the two records differ.
 template <typename Record>
 void require_same_numbers(const std::string& prefix, const Record& base, const Record& cur,
-                          bool with_timings = true) {
+                          bool with_timings = true,
+                          const std::string& who = "gate: baseline and current runs") {
   const auto b = numbers_fields(prefix, base, with_timings);
   const auto c = numbers_fields(prefix, cur, with_timings);
   for (size_t i = 0; i < b.size() && i < c.size(); ++i) {
     if (b[i].second == c[i].second) continue;
     throw InputError(fmt::format(
-        "gate: baseline and current runs differ in {} ({} vs {}): their numbers are not "
-        "comparable; regenerate the baseline with the current configuration",
-        b[i].first, b[i].second.substr(0, 200), c[i].second.substr(0, 200)));
+        "{} differ in {} ({} vs {}): their numbers are not comparable; regenerate the baseline "
+        "with the current configuration",
+        who, b[i].first, b[i].second.substr(0, 200), c[i].second.substr(0, 200)));
   }
 }
 
@@ -124,15 +125,6 @@ bool any_timed(const reports::RunReport& r) {
 bool any_checked(const reports::RunReport& r) {
   return std::any_of(r.results.begin(), r.results.end(),
                      [](const reports::ModeResult& m) { return !m.checks.empty(); });
-}
-
-// Every recorded setting that changes what is computed or how fast: the gate compares like with
-// like or refuses. (Software versions are left out on purpose: an upgrade is what a gate is
-// often asked to judge.) The timed phase's settings count only where both runs have one.
-void require_same_configuration(const reports::RunReport& b, const reports::RunReport& c) {
-  const bool with_timings = any_timed(b) && any_timed(c);
-  require_same_numbers("context.", b.context, c.context, with_timings);
-  require_same_numbers("config.", b.config, c.config, with_timings);
 }
 
 void require_fraction(const std::string& what, double v) {
@@ -235,7 +227,14 @@ void add_detail(GatePoint& p, const std::string& more) {
 // slowdown] (stats/speed_change.h), else by the single-sample ratio the gate always used, saying
 // so. A point whose checks already failed keeps that verdict; the figures are still filled in.
 void judge_throughput(const reports::ThroughputRecord& base, const reports::ThroughputRecord& cur,
-                      double allowed, GatePoint& p) {
+                      double allowed, const std::vector<double>* lookback, GatePoint& p) {
+  if (lookback != nullptr) {
+    // gate --history: the baseline is the lookback distribution, its repeats pooled.
+    reports::ThroughputRecord pooled = base;
+    pooled.spread.repeat_medians_s = *lookback;
+    pooled.spread.repeats = static_cast<int64_t>(lookback->size());
+    return judge_throughput(pooled, cur, allowed, nullptr, p);
+  }
   p.baseline_repeats = base.spread.repeats;
   p.current_repeats = cur.spread.repeats;
   p.delta = p.current_samples_per_s / p.baseline_samples_per_s - 1.0;
@@ -292,13 +291,23 @@ void judge_throughput(const reports::ThroughputRecord& base, const reports::Thro
 
 }  // namespace
 
+// Every recorded setting that changes what is computed or how fast: the gate compares like with
+// like or refuses. (Software versions are left out on purpose: an upgrade is what a gate is
+// often asked to judge.) The timed phase's settings count only where both runs have one.
+void require_same_configuration(const reports::RunReport& b, const reports::RunReport& c,
+                                const std::string& who) {
+  const bool with_timings = any_timed(b) && any_timed(c);
+  require_same_numbers("context.", b.context, c.context, with_timings, who);
+  require_same_numbers("config.", b.config, c.config, with_timings, who);
+}
+
 GateResult run_gate(const reports::RunReport& baseline, const reports::RunReport& current,
                     const GateThresholds& thresholds) {
   // Both verdicts as their numbers give them (reports/verdict.h), whoever built the records.
   reports::require_recomputed(baseline);
   reports::require_recomputed(current);
   require_valid(thresholds, baseline);
-  require_same_configuration(baseline, current);
+  require_same_configuration(baseline, current, "gate: baseline and current runs");
   GateResult g;
   for (const auto& base : baseline.results) {
     const std::string key = key_of(baseline.config, base);
@@ -340,7 +349,9 @@ GateResult run_gate(const reports::RunReport& baseline, const reports::RunReport
       const auto it = thresholds.point_max_slowdown.find(key);
       const double allowed =
           it != thresholds.point_max_slowdown.end() ? it->second : thresholds.max_slowdown;
-      judge_throughput(base.throughput, cur->throughput, allowed, p);
+      const auto pool = thresholds.lookback_medians.find(key);
+      judge_throughput(base.throughput, cur->throughput, allowed,
+                       pool == thresholds.lookback_medians.end() ? nullptr : &pool->second, p);
     }
     const bool accepted = p.verdict == "undecided" && thresholds.allow_undecided;
     if (accepted) p.detail += " (accepted: --allow-undecided)";

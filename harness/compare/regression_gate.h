@@ -29,6 +29,9 @@ struct GateThresholds {
   // --allow-undecided: a point too noisy to judge (Note [Deciding a slowdown]) is listed, not
   // failed.
   bool allow_undecided = false;
+  // gate --history: per point key, the repeat medians (seconds per step) the current run's
+  // throughput is judged against instead of the baseline report's (compare/report_history.h).
+  std::map<std::string, std::vector<double>> lookback_medians;
 };
 
 // The verdict records live with the other plain records, in reports/.
@@ -40,5 +43,11 @@ using GateResult = reports::GateResult;
 // threshold names no point of the baseline.
 GateResult run_gate(const reports::RunReport& baseline, const reports::RunReport& current,
                     const GateThresholds& thresholds);
+
+// Throws InputError naming the first setting that changes the numbers (or, where both timed, the
+// timings) in which `a` and `b` differ; `who` starts the message ("gate: baseline and current
+// runs").
+void require_same_configuration(const reports::RunReport& a, const reports::RunReport& b,
+                                const std::string& who);
 
 }  // namespace ddpbench::compare

@@ -228,7 +228,18 @@ struct GateRequest {
   // --history DIR: the baseline is the newest report of DIR and the throughput's baseline the
   // lookback distribution of DIR's reports (commands/run_history.h); `baseline` then empty.
   std::string history;
-  std::string order;  // --order FILE: DIR's reports in this order (one name per line)
+  std::string order;      // --order FILE: DIR's reports in this order (one name per line)
+  int64_t lookback = 20;  // --lookback: the earlier commits pooled
+};
+
+// `ddpbench history RUN...`: a series of runs of successive commits, judged point by point
+// (commands/execute_history.h).
+struct HistoryRequest {
+  std::vector<std::string> runs;  // run folders or report.json files, oldest first; or one DIR
+  std::string order;              // --order FILE: the runs, one per line, oldest first
+  double max_slowdown = 0.05;
+  int64_t lookback = 20;
+  std::string out = "ddpbench_history";
 };
 
 // `ddpbench diff A B`: the same experiment under two environments, tensor by tensor

@@ -55,6 +55,9 @@ reports::DdpSettings ddp_settings(const training::RunSetup& s) {
 }
 
 std::string fault_text(const modes::FaultSpec& f) {
+  if (f.kind == modes::FaultKind::kSlow) {
+    return fmt::format("{}:rank={},ms={:g}", modes::fault_name(f.kind), f.rank, f.ms);
+  }
   return fmt::format("{}:rank={},step={},eps={:g}{}", modes::fault_name(f.kind), f.rank, f.step,
                      f.eps, f.tensor.empty() ? "" : ",tensor=" + f.tensor);
 }
@@ -94,7 +97,13 @@ reports::RunConfig config_record(const training::RunSetup& s, int64_t threads,
   c.no_sync = s.no_sync;
   c.comparison = s.lockstep ? "lockstep" : "free-running";
   c.gradient_check = run.grad_record;
-  if (s.fault) c.inject_fault = fault_text(*s.fault);
+  // A slowdown is not part of what the runs compute: it stands for a slower commit, which the
+  // gate must be able to compare with a clean one (config.slowdown is not a numbers field).
+  if (s.fault && modes::acts_on_timed_steps(*s.fault)) {
+    c.slowdown = fault_text(*s.fault);
+  } else if (s.fault) {
+    c.inject_fault = fault_text(*s.fault);
+  }
   c.first_step = s.first_step();
   c.eval_size = s.eval_size;
   c.model_file = spec.model_file;

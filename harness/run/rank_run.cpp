@@ -64,7 +64,7 @@ int run_as_rank(const RunRequest& request, const scenarios::ScenarioRegistry& re
   // parent or a torchrun log would blame it instead of the peer that died first.
   signal(SIGPIPE, SIG_IGN);
   const bool spawned = world.launcher == launch::Launcher::kDdpbench;
-  // Note [Pinned ranks]: before libtorch starts its thread pool, which inherits the cores.
+  // Pinned before libtorch starts its thread pool, which inherits the cores (Note [Pinned ranks]).
   if (spawned && !request.no_pin_cores) {
     if (const auto cores = launch::rank_cores(world.local_rank, world.world_size,
                                               threads_per_process(request, world.world_size),

@@ -170,7 +170,7 @@ void resolve_machine(const RunRequest& o, std::optional<int64_t> world_size,
   check_oversubscription(o, s.world_size, cores, !world_size.has_value());
   check_temp_dir();
   s.context.threads = threads_per_process(o, s.world_size);
-  // Note [Pinned ranks]: this parent spawns the ranks (no world given) and each pins itself.
+  // This parent spawns the ranks (no world given) and each pins itself (Note [Pinned ranks]).
   s.cpu_pinning =
       s.has_per_rank_mode()
           ? launch::pinning_description(!world_size.has_value(), !o.no_pin_cores, s.world_size,

@@ -164,6 +164,24 @@ TEST_F(GateRefusals, EditedReportsAreRecomputedOrRefused) {
          j["results"][ddp]["checks"][gradients]["detail"] = "2 of 6 items outside";
        },
        check + ".status"},
+      // The timing the gate decides with is recomputed from the step samples (issue 54): an
+      // edited median, interval, repeat median or sample count is refused, naming the field.
+      {[&](auto& j) {
+         auto& s = j["results"][ddp]["throughput"]["spread"]["median_step_s"];
+         s = s.template get<double>() * 0.9;
+       },
+       "results[" + std::to_string(ddp) + "].throughput.spread.median_step_s"},
+      {[&](auto& j) { j["results"][ddp]["throughput"]["spread"]["median_low_s"] = 1e-9; },
+       "results[" + std::to_string(ddp) + "].throughput.spread.median_low_s"},
+      {[&](auto& j) {
+         auto& m = j["results"][ddp]["throughput"]["spread"]["repeat_medians_s"][0];
+         m = m.template get<double>() * 2;
+       },
+       "results[" + std::to_string(ddp) + "].throughput.spread.repeat_medians_s[0]"},
+      {[&](auto& j) {
+         j["results"][ddp]["throughput"]["repeats"][0]["step_times_s"].push_back(1.0);
+       },
+       "results[" + std::to_string(ddp) + "].throughput.timed_steps"},
   };
   for (const auto& e : edits) {
     auto edited = doc;

@@ -1,7 +1,30 @@
 // retimed_report.cpp — see retimed_report.h.
 #include "support/retimed_report.h"
 
+#include "stats/timing_spread.h"
+
 namespace ddpbench::testing {
+
+void set_step_times(nlohmann::json& result, const std::vector<std::vector<double>>& steps) {
+  nlohmann::json& t = result["throughput"];
+  const stats::TimingSpread s = stats::timing_spread(steps);
+  t["repeats"] = nlohmann::json::array();
+  int64_t n = 0;
+  for (const auto& r : steps) {
+    t["repeats"].push_back({{"step_times_s", r}});
+    n += static_cast<int64_t>(r.size());
+  }
+  t["timed_steps"] = n;
+  t["spread"] = {{"repeats", s.repeats},
+                 {"repeat_medians_s", s.repeat_medians},
+                 {"median_step_s", s.median},
+                 {"median_low_s", s.median_interval.lo},
+                 {"median_high_s", s.median_interval.hi},
+                 {"median_confidence", s.median_interval.confidence},
+                 {"cv", s.cv},
+                 {"repeat_spread", s.repeat_spread}};
+  t["samples_per_s"] = t["samples_per_step"].get<double>() / s.median;
+}
 
 void scale_step_times(nlohmann::json& result, double factor) {
   nlohmann::json& t = result["throughput"];

@@ -5,8 +5,14 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <vector>
 
 namespace ddpbench::testing {
+
+// Replaces `result`'s timed steps by `steps` (one vector per repeat) and every figure the gate
+// reads from them (stats/timing_spread.h, the product's own arithmetic): deterministic series for
+// tests of `history` and `gate --history`, whatever the machine measured.
+void set_step_times(nlohmann::json& result, const std::vector<std::vector<double>>& steps);
 
 // Multiplies every step time of `result`'s throughput (its repeats, medians, interval,
 // percentiles and mean) by `factor` and divides samples/s by it.

@@ -399,3 +399,67 @@ TEST(GateThresholds, TheFileIsValidatedAndTheCommandLineWins) {
 
 }  // namespace
 }  // namespace ddpbench::compare
+
+namespace ddpbench::compare {
+namespace {
+
+// A run whose ddp point measured `repeats` repeats with medians level x (1 +- spread) (a fixed
+// pattern, so the test states what each must decide).
+reports::RunReport repeated(double level, double spread, int repeats) {
+  reports::RunReport r = run(1800);
+  reports::ThroughputRecord& t = r.results[1].throughput;
+  t.samples_per_step = 16;
+  for (int i = 0; i < repeats; ++i) {
+    t.spread.repeat_medians_s.push_back(level * (1 + spread * ((i % 5) - 2) / 2.0));
+  }
+  t.spread.repeats = repeats;
+  t.samples_per_s = 16 / level;
+  return r;
+}
+
+TEST(RegressionGateRepeats, DecidesSlowerOkAndUndecidedFromTheRepeats) {
+  const GateResult slower = run_gate(repeated(0.010, 0.01, 10), repeated(0.0111, 0.01, 10), {});
+  EXPECT_EQ(point(slower, "toy_cnn/ddp/2").verdict, "slower");
+  EXPECT_EQ(point(slower, "toy_cnn/ddp/2").timing_rule, "repeats");
+  EXPECT_LT(point(slower, "toy_cnn/ddp/2").p_value, 0.01);
+  EXPECT_FALSE(slower.passed);
+
+  const GateResult same = run_gate(repeated(0.010, 0.01, 10), repeated(0.010, 0.01, 10), {});
+  EXPECT_EQ(point(same, "toy_cnn/ddp/2").verdict, "ok");
+  EXPECT_NE(point(same, "toy_cnn/ddp/2").detail.find("99% interval over 10 and 10 repeats"),
+            std::string::npos);
+  EXPECT_TRUE(same.passed);
+
+  // +-20% between repeats: a 5% allowance cannot be judged; it fails unless allowed.
+  const GateResult noisy = run_gate(repeated(0.010, 0.2, 6), repeated(0.010, 0.2, 6), {});
+  const GatePoint p = point(noisy, "toy_cnn/ddp/2");
+  EXPECT_EQ(p.verdict, "undecided");
+  EXPECT_GT(p.repeats_needed, 6);
+  EXPECT_NE(p.detail.find("repeats a side would decide"), std::string::npos) << p.detail;
+  EXPECT_FALSE(noisy.passed);
+  GateThresholds allow;
+  allow.allow_undecided = true;
+  EXPECT_TRUE(run_gate(repeated(0.010, 0.2, 6), repeated(0.010, 0.2, 6), allow).passed);
+}
+
+TEST(RegressionGateRepeats, OneRepeatIsJudgedByTheRatioAndSaysSo) {
+  const GateResult g = run_gate(repeated(0.010, 0, 1), repeated(0.0125, 0, 1), {});
+  const GatePoint p = point(g, "toy_cnn/ddp/2");
+  EXPECT_EQ(p.verdict, "slower");  // -20% beyond 5%
+  EXPECT_EQ(p.timing_rule, "single sample");
+  EXPECT_NE(p.detail.find("not a statistical verdict"), std::string::npos) << p.detail;
+}
+
+TEST(RegressionGateRepeats, TheLookbackReplacesTheBaselineRepeats) {
+  GateThresholds history;
+  // 20 earlier medians at 10 ms: a current run at 11.1 ms (-10%) is slower against them, even
+  // though the baseline report itself recorded the same 11.1 ms.
+  history.lookback_medians["toy_cnn/ddp/2"] =
+      repeated(0.010, 0.01, 20).results[1].throughput.spread.repeat_medians_s;
+  const GateResult g = run_gate(repeated(0.0111, 0.01, 10), repeated(0.0111, 0.01, 10), history);
+  EXPECT_EQ(point(g, "toy_cnn/ddp/2").verdict, "slower");
+  EXPECT_EQ(point(g, "toy_cnn/ddp/2").baseline_repeats, 20);
+}
+
+}  // namespace
+}  // namespace ddpbench::compare

@@ -73,8 +73,8 @@ constexpr std::array<FaultRow, kFaultKinds> kRows = {{
      "(stage 3: holds rows of) is scaled by 1+eps, as a wrong or stale state shard would be",
      "the lockstep comparison's optimizer_state check, exit 1"},
     {FaultKind::kSlow, "slow", kFaultRank | kFaultMs, kDdp | kZero, kNeedsPerfPhase, false,
-     "rank R spends M more milliseconds in the forward of every timed step (ms=M), as a slower "
-     "rank would: every rank waits for it in the step's collectives (a straggler)",
+     "rank R computes M more milliseconds (a busy wait) in the forward of every timed step, as a "
+     "slower rank would: every rank waits for it in the step's collectives (a straggler)",
      "not a check (the checks still pass): the performance gate, `gate` calls the point slower"},
 }};
 

@@ -8,7 +8,6 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
-#include <thread>
 
 #include "errors.h"
 #include "modes/common/step_batches.h"
@@ -86,7 +85,13 @@ at::Tensor StepLoop::run_micro_steps(int64_t step,
     if (options_.trace) options_.trace->begin_micro_step(m);
     if (m == 0) zero_gradients(module.parameters());
     if (m == 0 && options_.slow_ms > 0) {
-      std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(options_.slow_ms));
+      // Busy, not asleep: a slower rank holds its core as it computes, and a spin ends within
+      // microseconds of the deadline where a sleep of a fraction of a millisecond overshoots by
+      // the scheduler's wake-up latency (measured: +0.05 ms on 0.09 ms).
+      const auto until = std::chrono::steady_clock::now() +
+                         std::chrono::duration<double, std::milli>(options_.slow_ms);
+      while (std::chrono::steady_clock::now() < until) {
+      }
     }
     at::Tensor micro_loss;
     {

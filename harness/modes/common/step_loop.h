@@ -76,7 +76,8 @@ struct TrainOptions {
   // parameter's reduced gradient gets an inf, as DDP's allreduce gives every rank.
   int64_t overflow_step = -1;
   // The `slow` fault (fault_injection.h), perf phase only: every step's forward on this process
-  // takes this many more milliseconds (a sleep inside the timed forward), as a slower rank would.
+  // takes this many more milliseconds (a busy wait inside the timed forward), as a slower rank
+  // would.
   double slow_ms = 0;
   // --trace (checked steps only): records what each step computed, for `ddpbench diff`. Not
   // owned; null records nothing.

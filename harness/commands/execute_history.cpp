@@ -1,0 +1,31 @@
+// execute_history.cpp — see execute_history.h.
+#include "commands/execute_history.h"
+
+#include <fmt/format.h>
+
+#include "commands/history_inputs.h"
+#include "compare/report_history.h"
+#include "errors.h"
+#include "output/output_dir.h"
+#include "reports/history_reporters.h"
+
+namespace ddpbench::run {
+
+int execute_history(const HistoryRequest& request) {
+  const std::vector<compare::LabelledReport> series =
+      load_history(request.runs, request.order, "history");
+  const reports::HistoryReport r =
+      compare::judge_report_history(series, request.max_slowdown, request.lookback);
+  output::OutputDir out(request.out);
+  const std::string text = reports::render_history_text(r);
+  fmt::print("{}", text);
+  out.stage(reports::kHistoryTextFile, text);
+  out.stage(reports::kHistoryCsvFile, reports::render_history_csv(r));
+  out.stage(reports::kHistoryHtmlFile, reports::render_history_html(r));
+  out.commit();
+  fmt::print("history: wrote {}, {} and {} to {}\n", reports::kHistoryTextFile,
+             reports::kHistoryCsvFile, reports::kHistoryHtmlFile, out.path());
+  return r.regression ? kExitCheckFailed : kExitOk;
+}
+
+}  // namespace ddpbench::run

@@ -1,0 +1,178 @@
+// report_history.cpp — see report_history.h.
+#include "compare/report_history.h"
+
+#include <fmt/format.h>
+
+#include "compare/regression_gate.h"
+#include "errors.h"
+#include "quoted_input.h"
+#include "stats/change_points.h"
+
+namespace ddpbench::compare {
+namespace {
+
+std::string key_of(const reports::RunConfig& c, const reports::ModeResult& r) {
+  return fmt::format("{}/{}/{}", c.scenario, reports::name_of(r.mode), r.world_size);
+}
+
+// One point's series: per commit its result (null where that commit did not time the point).
+struct Series {
+  std::string key;
+  std::vector<const reports::ModeResult*> results;
+};
+
+std::vector<Series> series_of(const std::vector<LabelledReport>& reports) {
+  std::vector<Series> out;
+  for (size_t c = 0; c < reports.size(); ++c) {
+    const reports::RunReport& r = reports[c].report;
+    for (const auto& m : r.results) {
+      if (m.throughput.timed_steps == 0) continue;
+      const std::string key = key_of(r.config, m);
+      if (m.throughput.spread.repeats == 0) {
+        throw InputError(fmt::format(
+            "history: {} ({}) records no repeats (a report from before schema 9): re-run that "
+            "commit with this ddpbench, ideally with --repeats 10",
+            quoted_input(reports[c].label), key));
+      }
+      Series* s = nullptr;
+      for (auto& existing : out) {
+        if (existing.key == key) s = &existing;
+      }
+      if (s == nullptr) {
+        s = &out.emplace_back();
+        s->key = key;
+        s->results.assign(reports.size(), nullptr);
+      }
+      s->results[c] = &m;
+    }
+  }
+  return out;
+}
+
+void require_series(const std::vector<LabelledReport>& reports) {
+  if (reports.size() < 2) {
+    throw InputError(
+        "history: give at least 2 runs (run folders or report.json files of successive commits, "
+        "oldest first)");
+  }
+  for (size_t c = 1; c < reports.size(); ++c) {
+    require_same_configuration(
+        reports[0].report, reports[c].report,
+        fmt::format("history: runs {} and {}", quoted_input(reports[0].label),
+                    quoted_input(reports[c].label)));
+  }
+}
+
+// The commits of `s` that timed the point, and their repeat medians.
+struct Timed {
+  std::vector<size_t> commits;
+  std::vector<std::vector<double>> medians;
+};
+
+Timed timed_of(const Series& s) {
+  Timed t;
+  for (size_t c = 0; c < s.results.size(); ++c) {
+    if (s.results[c] == nullptr) continue;
+    t.commits.push_back(c);
+    t.medians.push_back(s.results[c]->throughput.spread.repeat_medians_s);
+  }
+  return t;
+}
+
+std::string status_detail(const stats::HistoryJudgement& h, const Timed& t,
+                          const std::vector<LabelledReport>& reports) {
+  switch (h.status) {
+    case stats::HistoryStatus::kRegression: {
+      size_t first = h.commits.size();
+      while (first > 0 && h.commits[first - 1].slower) --first;
+      return fmt::format("the last {} commits in a row are slower than their lookback, from {}",
+                         h.commits.size() - first, quoted_input(reports[t.commits[first]].label));
+    }
+    case stats::HistoryStatus::kSuspicious: {
+      std::vector<std::string> slower;
+      for (size_t i = 0; i < h.commits.size(); ++i) {
+        if (h.commits[i].slower) slower.push_back(quoted_input(reports[t.commits[i]].label));
+      }
+      return fmt::format(
+          "slower than its lookback at {}, but not the last two commits in a row (an outlier, a "
+          "run that recovered, or a newest commit a second must confirm)",
+          fmt::join(slower, ", "));
+    }
+    case stats::HistoryStatus::kInsufficientData:
+      return fmt::format(
+          "too few commits or repeats to judge the newest (at least {} repeat "
+          "medians in its lookback and 3 commits are needed)",
+          stats::kMinGateRepeats);
+    case stats::HistoryStatus::kOk:
+      return "no commit slower than its lookback";
+  }
+  return "";
+}
+
+}  // namespace
+
+reports::HistoryReport judge_report_history(const std::vector<LabelledReport>& reports,
+                                            double max_slowdown, int64_t lookback) {
+  require_series(reports);
+  reports::HistoryReport out;
+  out.max_slowdown = max_slowdown;
+  out.lookback = lookback;
+  for (const auto& r : reports) out.labels.push_back(r.label);
+  for (const Series& s : series_of(reports)) {
+    const Timed t = timed_of(s);
+    const stats::HistoryJudgement h =
+        stats::judge_history(t.medians, max_slowdown, static_cast<size_t>(lookback));
+    reports::HistoryPoint p;
+    p.key = s.key;
+    p.status = stats::status_name(h.status);
+    p.detail = status_detail(h, t, reports);
+    for (size_t i = 0; i < t.commits.size(); ++i) {
+      const reports::ThroughputRecord& tp = s.results[t.commits[i]]->throughput;
+      reports::HistoryCommit c;
+      c.label = reports[t.commits[i]].label;
+      c.repeats = tp.spread.repeats;
+      c.samples_per_s = tp.samples_per_s;
+      c.samples_per_s_low =
+          tp.spread.median_high_s > 0 ? tp.samples_per_step / tp.spread.median_high_s : 0;
+      c.samples_per_s_high =
+          tp.spread.median_low_s > 0 ? tp.samples_per_step / tp.spread.median_low_s : 0;
+      c.interval_confidence = tp.spread.median_confidence;
+      c.slower = h.commits[i].slower;
+      const stats::CommitJudgement& j = h.commits[i];
+      c.against_lookback =
+          j.lookback_commits == 0
+              ? "no lookback (the first commit)"
+              : fmt::format("{} against {} commit{}", stats::describe_change(j.against_lookback),
+                            j.lookback_commits, j.lookback_commits == 1 ? "" : "s");
+      p.commits.push_back(c);
+    }
+    for (const stats::ChangePoint& cp : h.change_points) {
+      p.commits[cp.index].starts_level = true;
+      p.commits[cp.index].level_change = cp.change;
+    }
+    out.regression = out.regression || h.status == stats::HistoryStatus::kRegression;
+    out.points.push_back(std::move(p));
+  }
+  return out;
+}
+
+std::map<std::string, std::vector<double>> lookback_medians(
+    const std::vector<LabelledReport>& reports, double max_slowdown, int64_t lookback) {
+  std::map<std::string, std::vector<double>> out;
+  if (reports.size() >= 2) require_series(reports);
+  for (const Series& s : series_of(reports)) {
+    const Timed t = timed_of(s);
+    const stats::HistoryJudgement h =
+        stats::judge_history(t.medians, max_slowdown, static_cast<size_t>(lookback));
+    std::vector<double>& pool = out[s.key];
+    int64_t used = 0;
+    for (size_t i = t.commits.size(); i > 0 && used < lookback; --i) {
+      if (h.commits[i - 1].slower) continue;
+      pool.insert(pool.end(), t.medians[i - 1].begin(), t.medians[i - 1].end());
+      ++used;
+    }
+  }
+  return out;
+}
+
+}  // namespace ddpbench::compare
