@@ -2,6 +2,7 @@
 #include "compare/report_history.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "compare/regression_gate.h"
 #include "errors.h"
