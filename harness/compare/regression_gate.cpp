@@ -17,10 +17,6 @@
 namespace ddpbench::compare {
 namespace {
 
-std::string key_of(const reports::RunConfig& c, const reports::ModeResult& r) {
-  return fmt::format("{}/{}/{}", c.scenario, reports::name_of(r.mode), r.world_size);
-}
-
 template <typename T>
 struct IsVector : std::false_type {};
 template <typename T>
@@ -140,7 +136,7 @@ void require_fraction(const std::string& what, double v) {
 void require_valid(const GateThresholds& t, const reports::RunReport& baseline) {
   require_fraction("--max-slowdown", t.max_slowdown);
   std::vector<std::string> points;
-  for (const auto& m : baseline.results) points.push_back(key_of(baseline.config, m));
+  for (const auto& m : baseline.results) points.push_back(point_key(baseline.config, m));
   for (const auto& [key, v] : t.point_max_slowdown) {
     require_fraction("point " + key, v);
     if (std::find(points.begin(), points.end(), key) == points.end()) {
@@ -178,7 +174,7 @@ std::string vanished(const reports::ModeResult& base, const reports::ModeResult&
 
 const reports::ModeResult* find(const reports::RunReport& r, const std::string& key) {
   for (const auto& m : r.results) {
-    if (key_of(r.config, m) == key) return &m;
+    if (point_key(r.config, m) == key) return &m;
   }
   return nullptr;
 }
@@ -291,6 +287,10 @@ void judge_throughput(const reports::ThroughputRecord& base, const reports::Thro
 
 }  // namespace
 
+std::string point_key(const reports::RunConfig& c, const reports::ModeResult& r) {
+  return fmt::format("{}/{}/{}", c.scenario, reports::name_of(r.mode), r.world_size);
+}
+
 // Every recorded setting that changes what is computed or how fast: the gate compares like with
 // like or refuses. (Software versions are left out on purpose: an upgrade is what a gate is
 // often asked to judge.) The timed phase's settings count only where both runs have one.
@@ -310,7 +310,7 @@ GateResult run_gate(const reports::RunReport& baseline, const reports::RunReport
   require_same_configuration(baseline, current, "gate: baseline and current runs");
   GateResult g;
   for (const auto& base : baseline.results) {
-    const std::string key = key_of(baseline.config, base);
+    const std::string key = point_key(baseline.config, base);
     GatePoint p;
     p.key = key;
     p.baseline_samples_per_s = base.throughput.samples_per_s;

@@ -44,6 +44,9 @@ using GateResult = reports::GateResult;
 GateResult run_gate(const reports::RunReport& baseline, const reports::RunReport& current,
                     const GateThresholds& thresholds);
 
+// A point's key, "scenario/mode/world_size": how the gate, --thresholds and `history` name it.
+std::string point_key(const reports::RunConfig& c, const reports::ModeResult& r);
+
 // Throws InputError naming the first setting that changes the numbers (or, where both timed, the
 // timings) in which `a` and `b` differ; `who` starts the message ("gate: baseline and current
 // runs").

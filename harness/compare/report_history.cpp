@@ -12,10 +12,6 @@
 namespace ddpbench::compare {
 namespace {
 
-std::string key_of(const reports::RunConfig& c, const reports::ModeResult& r) {
-  return fmt::format("{}/{}/{}", c.scenario, reports::name_of(r.mode), r.world_size);
-}
-
 // One point's series: per commit its result (null where that commit did not time the point).
 struct Series {
   std::string key;
@@ -28,7 +24,7 @@ std::vector<Series> series_of(const std::vector<LabelledReport>& reports) {
     const reports::RunReport& r = reports[c].report;
     for (const auto& m : r.results) {
       if (m.throughput.timed_steps == 0) continue;
-      const std::string key = key_of(r.config, m);
+      const std::string key = point_key(r.config, m);
       if (m.throughput.spread.repeats == 0) {
         throw InputError(fmt::format(
             "history: {} ({}) records no repeats (a report from before schema 9): re-run that "
@@ -165,13 +161,8 @@ std::map<std::string, std::vector<double>> lookback_medians(
     const Timed t = timed_of(s);
     const stats::HistoryJudgement h =
         stats::judge_history(t.medians, max_slowdown, static_cast<size_t>(lookback));
-    std::vector<double>& pool = out[s.key];
-    int64_t used = 0;
-    for (size_t i = t.commits.size(); i > 0 && used < lookback; --i) {
-      if (h.commits[i - 1].slower) continue;
-      pool.insert(pool.end(), t.medians[i - 1].begin(), t.medians[i - 1].end());
-      ++used;
-    }
+    out[s.key] =
+        stats::lookback_pool(t.medians, h.commits, t.commits.size(), static_cast<size_t>(lookback));
   }
   return out;
 }

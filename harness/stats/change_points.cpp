@@ -74,6 +74,20 @@ std::vector<ChangePoint> find_change_points(const std::vector<double>& x, double
   return out;
 }
 
+std::vector<double> lookback_pool(const std::vector<std::vector<double>>& repeat_medians,
+                                  const std::vector<CommitJudgement>& judged, size_t before,
+                                  size_t lookback, size_t* commits_used) {
+  std::vector<double> pool;
+  size_t used = 0;
+  for (size_t p = before; p > 0 && used < lookback; --p) {
+    if (judged[p - 1].slower) continue;
+    pool.insert(pool.end(), repeat_medians[p - 1].begin(), repeat_medians[p - 1].end());
+    ++used;
+  }
+  if (commits_used != nullptr) *commits_used = used;
+  return pool;
+}
+
 HistoryJudgement judge_history(const std::vector<std::vector<double>>& repeat_medians,
                                double allowed, size_t lookback) {
   HistoryJudgement h;
@@ -89,19 +103,16 @@ HistoryJudgement judge_history(const std::vector<std::vector<double>>& repeat_me
       const double m = median(logs);
       std::vector<double> dev;
       for (double v : logs) dev.push_back(std::fabs(v - m));
-      floor_sigma = std::max(floor_sigma, 1.4826 * median(dev) /
-                                              std::sqrt(static_cast<double>(r.size())));
+      floor_sigma =
+          std::max(floor_sigma, 1.4826 * median(dev) / std::sqrt(static_cast<double>(r.size())));
     }
   }
   h.change_points = find_change_points(levels, floor_sigma);
   for (size_t c = 0; c < n; ++c) {
     CommitJudgement j;
-    std::vector<double> pool;
-    for (size_t p = c; p > 0 && j.lookback_commits < lookback; --p) {
-      if (h.commits[p - 1].slower) continue;
-      pool.insert(pool.end(), repeat_medians[p - 1].begin(), repeat_medians[p - 1].end());
-      ++j.lookback_commits;
-    }
+    const std::vector<double> pool =
+        lookback_pool(repeat_medians, h.commits, c, lookback, &j.lookback_commits);
+    j.lookback_repeats = pool.size();
     j.against_lookback = judge_speed(pool, repeat_medians[c], allowed);
     j.slower = static_cast<int64_t>(pool.size()) >= kMinGateRepeats &&
                j.against_lookback.verdict == SpeedVerdict::kSlower;
@@ -111,14 +122,8 @@ HistoryJudgement judge_history(const std::vector<std::vector<double>>& repeat_me
   while (trailing < n && h.commits[n - 1 - trailing].slower) ++trailing;
   const bool any_slower =
       std::any_of(h.commits.begin(), h.commits.end(), [](const auto& j) { return j.slower; });
-  size_t last_pool = 0;
-  if (n > 0) {
-    for (size_t p = n - 1, used = 0; p > 0 && used < lookback; --p) {
-      if (h.commits[p - 1].slower) continue;
-      last_pool += repeat_medians[p - 1].size();
-      ++used;
-    }
-  }
+  // The newest commit's lookback.
+  const size_t last_pool = n > 0 ? h.commits.back().lookback_repeats : 0;
   if (trailing >= 2) {
     h.status = HistoryStatus::kRegression;
   } else if (any_slower) {

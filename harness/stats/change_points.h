@@ -42,8 +42,7 @@ struct ChangePoint {
 };
 
 // `levels` are per-commit log step times, `floor_sigma` the least noise to assume (>= 0).
-std::vector<ChangePoint> find_change_points(const std::vector<double>& levels,
-                                            double floor_sigma);
+std::vector<ChangePoint> find_change_points(const std::vector<double>& levels, double floor_sigma);
 
 enum class HistoryStatus { kOk, kRegression, kSuspicious, kInsufficientData };
 
@@ -51,7 +50,16 @@ struct CommitJudgement {
   SpeedChange against_lookback;  // undecided when the lookback was too small
   bool slower = false;
   size_t lookback_commits = 0;
+  size_t lookback_repeats = 0;  // the repeat medians pooled from them
 };
+
+// Note [History status]'s lookback of the commit at `before` (== the number of commits: the one
+// after the newest, as `gate --history` judges it): the repeat medians of up to `lookback`
+// commits before it that `judged` did not find slower, newest first; `commits_used` (if given)
+// says how many commits they came from.
+std::vector<double> lookback_pool(const std::vector<std::vector<double>>& repeat_medians,
+                                  const std::vector<CommitJudgement>& judged, size_t before,
+                                  size_t lookback, size_t* commits_used = nullptr);
 
 struct HistoryJudgement {
   std::vector<CommitJudgement> commits;
