@@ -31,8 +31,8 @@ void check_script_model(const training::RunSetup& setup,
         "torch.nn.SyncBatchNorm.convert_sync_batchnorm does not script (measured on 1.13); "
         "drop --sync-bn (ddp is then judged against per-rank BatchNorm)");
   }
-  const bool replicated = setup.world_size > 1 &&
-                          (setup.has_mode(ModeKind::kDp) || setup.has_per_rank_mode());
+  const bool replicated =
+      setup.world_size > 1 && (setup.has_mode(ModeKind::kDp) || setup.has_per_rank_mode());
   if (setup.accumulation_steps > 1 && replicated && !script.facts().random_ops.empty()) {
     throw InputError(fmt::format(
         "--accumulation-steps {}: the --model file draws random numbers in forward ({}), which "
@@ -68,19 +68,6 @@ void check_model_fits(const training::RunSetup& setup, torch::nn::Module& model)
       modes::sync_bn::count_batchnorm(model) == 0) {
     throw InputError(
         fmt::format("--sync-bn: scenario {} has no BatchNorm layer to convert", setup.spec->name));
-  }
-  // Accumulating micro-steps normalise BatchNorm per micro-batch and update its running
-  // statistics A times a step: no exact reference models that yet. A TorchScript model's layers
-  // are not ddpbench's modules: its own analysis counts them.
-  const int64_t bn = script != nullptr ? script->facts().batch_norm_layers
-                                       : modes::sync_bn::count_batchnorm(model);
-  if (setup.accumulation_steps > 1 && bn > 0) {
-    throw InputError(
-        fmt::format("--accumulation-steps {}: {} has {} BatchNorm layer(s), whose per-micro-batch "
-                    "statistics no exact reference models; use --accumulation-steps 1{}",
-                    setup.accumulation_steps,
-                    script != nullptr ? "the --model file" : "scenario " + setup.spec->name, bn,
-                    script != nullptr ? "" : " or a scenario without BatchNorm (e.g. grad_accum)"));
   }
   if (setup.fault &&
       (setup.fault->kind == modes::FaultKind::kBuffers ||

@@ -18,6 +18,9 @@ std::string ExactReference::name() const {
   if (rule.plain()) return "single-device training";
   std::string s = fmt::format("exact reference: one device, {} rank chunks", rule.replicas);
   if (rule.forward_chunk_by_chunk) s += ", each chunk forwarded on its own";
+  if (rule.forward_micro_step_by_micro_step) {
+    s += ", each micro-step's pieces of every chunk forwarded together";
+  }
   if (rule.autocast_per_chunk) s += " under autocast, with fresh weight casts";
   if (rule.micro_steps > 1) {
     s += fmt::format(", each chunk as {} accumulation micro-batches", rule.micro_steps);
@@ -34,8 +37,10 @@ namespace {
 // What the causes and the rule are decided from: the run's split of the batch and the model's
 // features that make a data-parallel mode differ from one device training the whole batch.
 struct SplitFacts {
-  int64_t k = 1;       // ranks or replicas
-  int64_t micro = 1;   // micro-steps that round on their own (autocast with accumulation)
+  int64_t k = 1;  // ranks or replicas
+  // Micro-steps the reference forwards on their own: accumulation under autocast (each rounds
+  // its own gradients) or with BatchNorm (each normalises its own micro-batch).
+  int64_t micro = 1;
   bool split = false;  // the per-rank causes need more than one rank
   bool ddp = false;    // a per-rank mode (zero's ranks forward as DDP's)
   bool sync_bn = false;
@@ -57,9 +62,6 @@ SplitFacts split_facts(const RunSetup& setup, ModeKind mode, const torch::nn::Mo
   SplitFacts f;
   f.k = setup.world_size;
   f.amp = setup.spec->amp;
-  // Under autocast each accumulation micro-step rounds its own gradients: even one rank's
-  // micro-steps are not one single-device step.
-  f.micro = f.amp != scenarios::AmpKind::kOff ? setup.accumulation_steps : 1;
   f.split = f.k > 1;
   f.ddp = modes::runs_per_rank(mode);
   f.sync_bn = setup.sync_bn;
@@ -72,6 +74,9 @@ SplitFacts split_facts(const RunSetup& setup, ModeKind mode, const torch::nn::Mo
     f.written = script->mutated_buffers;
   }
   f.bn = modes::sync_bn::count_batchnorm(model) + f.script_bn;
+  // Under autocast each accumulation micro-step rounds its own gradients, and with BatchNorm each
+  // normalises its own micro-batch: even one rank's micro-steps are not one single-device step.
+  f.micro = f.amp != scenarios::AmpKind::kOff || f.bn > 0 ? setup.accumulation_steps : 1;
   f.sizes = data::split_sizes(setup.global_batch, f.k);
   f.uneven = f.sizes.front() != f.sizes.back();
   f.local = f.uneven ? fmt::format("{} (rank by rank)", fmt::join(f.sizes, ","))
@@ -100,17 +105,53 @@ std::string mixed_precision_cause(const SplitFacts& f) {
       pieces);
 }
 
+// Note [BatchNorm per micro-step]: with gradient accumulation every micro-step's forward is a
+// forward of its own, so BatchNorm normalises each micro-batch with that micro-batch's statistics
+// (SyncBN: the statistics of the same micro-step's samples on every rank) and updates the running
+// statistics A times per optimizer step. The running statistics kept are rank 0's (replica 0's)
+// chain of A updates in any engine: DDP broadcasts rank 0's buffers before a forward (Python's
+// after a synchronising forward, ddpbench's engine before one, zero before every one), and a
+// rank's buffers never reach its own forward's output in training mode, only the next update; so
+// where a rank > 0 starts its micro-steps changes nothing judged. The reference forwards each
+// micro-batch on its own, rank by rank (SyncBN: each micro-step's pieces of every rank together),
+// from the step's starting state.
+std::string batch_norm_micro_step_cause(const SplitFacts& f) {
+  std::vector<int64_t> pieces;
+  for (const int64_t n : f.sizes) pieces.push_back(n / f.micro);
+  if (f.ddp && f.sync_bn) {
+    int64_t together = 0;
+    for (const int64_t n : pieces) together += n;
+    return fmt::format(
+        "BatchNorm per micro-step: with {} accumulation micro-steps, {} SyncBN layers normalise "
+        "each micro-step's {} samples (every rank's micro-batch) with their statistics and update "
+        "the running statistics {} times a step; the reference forwards each micro-step's samples "
+        "of every rank together",
+        f.micro, f.bn, together, f.micro);
+  }
+  const bool uneven = pieces.front() != pieces.back();
+  return fmt::format(
+      "BatchNorm per micro-batch: with {} accumulation micro-steps, {} BatchNorm layers normalise "
+      "each {}'s micro-batch of {} samples with its own statistics and update the running "
+      "statistics {} times a step, {} 0's kept; the reference forwards each micro-batch on its own",
+      f.micro, f.bn, f.who(),
+      uneven ? fmt::format("{} ({} by {})", fmt::join(pieces, ","), f.who(), f.who())
+             : std::to_string(pieces.front()),
+      f.micro, f.who());
+}
+
 // Each cause that makes the mode differ from plain single-device training, in the order the
 // report lists them (a cause's name is its text before the first colon).
 std::vector<std::string> causes_of(const SplitFacts& f, int64_t global_batch) {
   std::vector<std::string> causes;
-  if (f.split && f.bn > 0 && f.ddp && !f.sync_bn) {
+  const bool bn_micro = f.bn > 0 && f.micro > 1;  // batch_norm_micro_step_cause names it
+  if (bn_micro) causes.push_back(batch_norm_micro_step_cause(f));
+  if (f.split && f.bn > 0 && f.ddp && !f.sync_bn && !bn_micro) {
     causes.push_back(fmt::format(
         "BatchNorm without SyncBN: {} BatchNorm layers normalise each rank's {} samples with that "
         "rank's statistics, and the running statistics are rank 0's",
         f.bn, f.local));
   }
-  if (f.split && f.bn > 0 && !f.ddp) {
+  if (f.split && f.bn > 0 && !f.ddp && !bn_micro) {
     causes.push_back(fmt::format(
         "DataParallel BatchNorm: {} BatchNorm layers normalise each replica's {} samples with that "
         "replica's statistics, and the running statistics are replica 0's",
@@ -166,9 +207,15 @@ modes::single::ReferenceRule rule_of(const SplitFacts& f) {
   const bool autocast = f.amp != scenarios::AmpKind::kOff;
   rule.replicas = f.k;
   rule.sync_bn_arithmetic = f.sync_arithmetic;
-  rule.forward_chunk_by_chunk = f.script_bn > 0 || f.draws() || !f.written.empty() || autocast;
+  const bool synced_bn = f.ddp && f.sync_bn;
+  // Per-rank BatchNorm statistics of micro-batches need each one forwarded on its own;
+  // SyncBN's, each micro-step's pieces of every rank together (Note [BatchNorm per micro-step]).
+  const bool bn_micro = f.bn > 0 && f.micro > 1;
+  rule.forward_chunk_by_chunk =
+      f.script_bn > 0 || f.draws() || !f.written.empty() || autocast || (bn_micro && !synced_bn);
+  rule.forward_micro_step_by_micro_step = bn_micro && synced_bn && !rule.forward_chunk_by_chunk;
   // Forwarding chunk by chunk gives each chunk its own BatchNorm statistics already.
-  rule.forward_per_replica = f.bn > 0 && !(f.ddp && f.sync_bn) && !autocast;
+  rule.forward_per_replica = f.bn > 0 && !synced_bn && !rule.forward_chunk_by_chunk;
   rule.autocast_per_chunk = autocast;
   rule.micro_steps = f.micro;
   // For a per-sample mean loss and equal chunks the two loss rules are the same function; one
@@ -186,9 +233,9 @@ modes::single::ReferenceRule rule_of(const SplitFacts& f) {
 ExactReference exact_reference_for(const RunSetup& setup, ModeKind mode,
                                    const torch::nn::Module& model) {
   ExactReference ref;
-  const int64_t micro = setup.spec->amp != scenarios::AmpKind::kOff ? setup.accumulation_steps : 1;
-  if (mode == ModeKind::kSingle || (setup.world_size == 1 && micro == 1)) return ref;
+  if (mode == ModeKind::kSingle) return ref;
   const SplitFacts facts = split_facts(setup, mode, model);
+  if (!facts.split && facts.micro == 1) return ref;
   ref.causes = causes_of(facts, setup.global_batch);
   if (!ref.causes.empty()) ref.rule = rule_of(facts);
   return ref;

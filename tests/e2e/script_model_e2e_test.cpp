@@ -80,9 +80,6 @@ TEST_F(ScriptModelE2E, WhatCannotTrainIsRefusedInOneLineAndNothingIsWritten) {
       {{"--model", model("newer.pt")}, "saved by a newer PyTorch than the linked libtorch"},
       {{"--model", model("small.pt"), "--modes", "single"},
        "forward fails on a batch of shape [1, 10]"},
-      {{"--model", model("mlp_bn.pt"), "--modes", "single,ddp", "--gpus", "2",
-        "--accumulation-steps", "2"},
-       "--accumulation-steps 2: the --model file has 1 BatchNorm layer(s)"},
       {{"--model", model("mlp.pt"), "--modes", "single,ddp", "--gpus", "2", "--sync-bn"},
        "--sync-bn does not apply to a --model file"},
       // Issue 51 defect 7: a glog line, a libtorch warning, then "frame #14: <unknown function>".
@@ -102,11 +99,21 @@ TEST_F(ScriptModelE2E, WhatCannotTrainIsRefusedInOneLineAndNothingIsWritten) {
     EXPECT_EQ(testing::count_lines(r.err), 1) << r.err;
     EXPECT_FALSE(fs::exists(path("refused"))) << args[1];
   }
-  // BatchNorm without accumulation is judged against per-rank statistics (the zoo test's
-  // mobilenet_v2); here the smallest such run.
+  // BatchNorm is judged against per-rank statistics (the zoo test's mobilenet_v2), and with
+  // accumulation against per-micro-batch statistics (each micro-batch forwarded on its own): the
+  // smallest such runs, and a gradient fault under accumulation fails.
   EXPECT_EQ(run("bn2", {"--model", model("mlp_bn.pt"), "--modes", "single,dp,ddp", "--gpus", "2"})
                 .exit_code,
             0);
+  const std::vector<std::string> accumulating = {
+      "--model", model("mlp_bn.pt"),     "--modes", "single,dp,ddp", "--gpus",
+      "2",       "--accumulation-steps", "2"};
+  const auto acc = run("bn_acc", accumulating);
+  EXPECT_EQ(acc.exit_code, 0) << acc.out << acc.err;
+  std::vector<std::string> faulty = accumulating;
+  faulty.insert(faulty.end(), {"--inject-fault", "grad:rank=1,step=1,eps=1e-3"});
+  const auto fault = run("bn_acc_fault", faulty);
+  EXPECT_EQ(fault.exit_code, 1) << fault.out << fault.err;
 }
 
 // PyTorch's DDP reduces only what requires grad. ddpbench's own engine and zero refused a partly
@@ -135,9 +142,10 @@ TEST_F(ScriptModelE2E, APartlyFrozenModelTrainsInEveryEngineAndItsFaultsAreSeen)
 // the header says so (wide.pt: 2^18 per sample, so 64 of cifar_resnet18's default 128); an
 // explicit --eval-size is kept.
 TEST_F(ScriptModelE2E, AWideOutputCutsTheDefaultEvaluationPassAndSaysSo) {
-  const std::vector<std::string> wide = {"run", "--model", model("wide.pt"), "--input-shape", "2",
-                                         "--num-classes", "10", "--modes", "single",
-                                         "--batch-size", "4", "--steps", "1", "--check-only"};
+  const std::vector<std::string> wide = {
+      "run", "--model",     model("wide.pt"), "--input-shape", "2", "--num-classes",
+      "10",  "--modes",     "single",         "--batch-size",  "4", "--steps",
+      "1",   "--check-only"};
   auto args = wide;
   args.insert(args.end(), {"--out", path("default")});
   auto r = ddpbench(args);

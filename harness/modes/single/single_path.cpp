@@ -59,6 +59,8 @@ class SinglePath : public GradientPath {
     if (rule_.backward_rank_by_rank) return rank_loss_terms(batch, pieces, step, rows);
     const at::Tensor output = rule_.forward_chunk_by_chunk
                                   ? at::cat(forward_chunk_by_chunk(batch.inputs, pieces, step))
+                              : rule_.forward_micro_step_by_micro_step
+                                  ? forward_micro_step_by_micro_step(batch.inputs, pieces)
                                   : model_.forward(batch.inputs);
     const int64_t a = rule_.micro_steps;
     if (!rule_.mean_of_replica_losses) {
@@ -195,18 +197,22 @@ class SinglePath : public GradientPath {
     std::vector<at::Tensor> outputs;
     std::vector<at::Tensor> rank0_buffers;
     // Every rank's forward starts from the step's buffers (Note [Buffers updated in forward],
-    // training/exact_reference.h); accumulation micro-steps follow their own rank's.
+    // training/exact_reference.h); its accumulation micro-steps follow its own
+    // (Note [BatchNorm per micro-step], training/exact_reference.cpp).
     std::vector<at::Tensor> start_buffers;
-    if (rule_.micro_steps == 1) {
+    {
       torch::NoGradGuard no_grad;
       for (const at::Tensor& b : model_.ptr()->buffers()) start_buffers.push_back(b.clone());
     }
     int64_t first_rank = -1;
+    int64_t last_rank = -1;
     for (const Piece& piece : pieces) {
       if (piece.rows == 0) continue;  // a rank that ran out has no forward (Join)
+      const bool new_rank = piece.rank != last_rank;
+      last_rank = piece.rank;
       if (first_rank < 0) {
         first_rank = piece.rank;
-      } else if (!start_buffers.empty()) {
+      } else if (new_rank && !start_buffers.empty()) {
         std::vector<at::Tensor> buffers = model_.ptr()->buffers();
         for (size_t i = 0; i < start_buffers.size(); ++i) {
           buffers[i].set_data(start_buffers[i].clone());
@@ -227,6 +233,34 @@ class SinglePath : public GradientPath {
     std::vector<at::Tensor> buffers = model_.ptr()->buffers();
     for (size_t i = 0; i < rank0_buffers.size(); ++i) buffers[i].set_data(rank0_buffers[i]);
     return outputs;
+  }
+
+  // ReferenceRule::forward_micro_step_by_micro_step: micro-step m forwards piece m of every rank
+  // chunk as one batch, in micro-step order. The output in global (rank-major) order.
+  at::Tensor forward_micro_step_by_micro_step(const at::Tensor& inputs,
+                                              const std::vector<Piece>& pieces) {
+    std::vector<at::Tensor> outputs(pieces.size());
+    for (int64_t m = 0; m < rule_.micro_steps; ++m) {
+      std::vector<at::Tensor> parts;
+      std::vector<size_t> which;
+      for (size_t i = 0; i < pieces.size(); ++i) {
+        if (pieces[i].micro != m || pieces[i].rows == 0) continue;
+        parts.push_back(inputs.narrow(0, pieces[i].begin, pieces[i].rows));
+        which.push_back(i);
+      }
+      if (parts.empty()) continue;
+      const at::Tensor out = model_.forward(at::cat(parts));
+      int64_t at = 0;
+      for (const size_t i : which) {
+        outputs[i] = out.narrow(0, at, pieces[i].rows);
+        at += pieces[i].rows;
+      }
+    }
+    std::vector<at::Tensor> ordered;
+    for (const at::Tensor& o : outputs) {
+      if (o.defined()) ordered.push_back(o);
+    }
+    return at::cat(ordered);
   }
 
   // DDP records the sample-weighted mean of the ranks' losses; with chunks of unequal size that

@@ -40,6 +40,11 @@ struct ReferenceRule {
   // left as chunk 0's forward made them: per-rank BatchNorm and dropout for a model whose layers
   // are not ddpbench's (a TorchScript file), where ghost BatchNorm cannot reach.
   bool forward_chunk_by_chunk = false;
+  // Gradient accumulation with SyncBN (Note [BatchNorm per micro-step], training/
+  // exact_reference.cpp): micro-step m's pieces of every rank chunk forwarded together, m =
+  // 0..micro_steps-1, so BatchNorm normalises each micro-step with the statistics of its samples
+  // on every rank and updates its running statistics once per micro-step, as SyncBN does.
+  bool forward_micro_step_by_micro_step = false;
   // Mixed precision (--amp): each chunk's forward casts the weights afresh (autocast's cache of
   // cast weights is dropped before it), so each chunk's gradients are rounded to the autocast
   // dtype on their own and summed in float32, as DP's replicas and DDP's ranks do. With
@@ -73,6 +78,7 @@ struct ReferenceRule {
            mean_of_replica_losses == o.mean_of_replica_losses &&
            sync_bn_arithmetic == o.sync_bn_arithmetic &&
            forward_chunk_by_chunk == o.forward_chunk_by_chunk &&
+           forward_micro_step_by_micro_step == o.forward_micro_step_by_micro_step &&
            autocast_per_chunk == o.autocast_per_chunk &&
            average_after_backward == o.average_after_backward && micro_steps == o.micro_steps &&
            backward_rank_by_rank == o.backward_rank_by_rank;
