@@ -111,12 +111,6 @@ void check_amp(const RunRequest& o, const training::RunSetup& s) {
           scenarios::compat::amp_unsupported(device, *scenarios::autocast_dtype_of(amp))) {
     throw InputError(fmt::format("{}: {}", flag, *why));
   }
-  if (s.sync_bn && s.has_mode(modes::ModeKind::kDdp)) {
-    throw InputError(fmt::format(
-        "{} with SyncBN is not judged yet (its reference needs the whole batch's statistics and "
-        "each rank's rounding at once): drop --sync-bn, or --amp",
-        flag));
-  }
   if (o.comparison == ComparisonChoice::kFree && s.has_mode(modes::ModeKind::kSingle)) {
     throw InputError(fmt::format(
         "{} is judged step by step from the reference's state: free-running trajectories "
@@ -129,9 +123,9 @@ void check_amp(const RunRequest& o, const training::RunSetup& s) {
   }
 }
 
-// Gradient accumulation: A micro-steps per optimizer step in dp, ddp and zero, judged against single
-// trained on the whole A x B batch at once. That equality needs equal micro-batches of a loss that
-// is a mean of per-sample terms (the scaled micro-losses then sum to the global mean).
+// Gradient accumulation: A micro-steps per optimizer step in dp, ddp and zero, judged against
+// single trained on the whole A x B batch at once. That equality needs equal micro-batches of a
+// loss that is a mean of per-sample terms (the scaled micro-losses then sum to the global mean).
 void resolve_accumulation(const RunRequest& o, training::RunSetup& s) {
   s.accumulation_steps =
       o.accumulation_steps > 0 ? o.accumulation_steps : s.spec->accumulation_steps;

@@ -45,6 +45,13 @@ std::vector<modes::ModeKind> resolve_modes(const std::vector<std::string>& names
       throw InputError(fmt::format("unknown mode {} in --modes: known modes are {}",
                                    quoted_input(name), modes::known_mode_names()));
     }
+    // A mode listed twice would train twice and write its files twice (the second rename
+    // failed: "state_ddp.pt: cannot move into place", exit 2, after training).
+    if (std::find(out.begin(), out.end(), *m) != out.end()) {
+      throw InputError(fmt::format(
+          "--modes lists {} twice (a repeated --modes adds to the list): list each mode once",
+          modes::mode_name(*m)));
+    }
     out.push_back(*m);
   }
   return out;

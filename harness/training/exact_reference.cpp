@@ -18,6 +18,9 @@ std::string ExactReference::name() const {
   if (rule.plain()) return "single-device training";
   std::string s = fmt::format("exact reference: one device, {} rank chunks", rule.replicas);
   if (rule.forward_chunk_by_chunk) s += ", each chunk forwarded on its own";
+  if (rule.forward_ranks_in_threads) {
+    s += ", the chunks forwarded at once in threads of their own that meet at every BatchNorm";
+  }
   if (rule.forward_micro_step_by_micro_step) {
     s += ", each micro-step's pieces of every chunk forwarded together";
   }
@@ -93,16 +96,20 @@ std::string mixed_precision_cause(const SplitFacts& f) {
       f.micro == 1 ? fmt::format("each {}'s {} samples", f.who(), f.local)
                    : fmt::format("each of a {}'s {} accumulation micro-batches ({} samples each)",
                                  f.who(), f.micro, f.sizes[0] / f.micro);
+  const bool synced = f.ddp && f.sync_bn && f.bn > 0 && f.split;
   return fmt::format(
       "Mixed precision: under autocast to {} each {} casts its own weights{} and its "
-      "gradients are rounded to {} before they are {}; the reference forwards {} on their own, "
+      "gradients are rounded to {} before they are {}; the reference forwards {} {}, "
       "with fresh casts, so its gradients are rounded the same way",
       scenarios::amp_name(f.amp), f.who(), f.micro == 1 ? "" : " in every micro-step",
       scenarios::amp_name(f.amp),
       f.micro == 1 ? (f.ddp ? "averaged over the ranks" : "summed onto the master")
                    : (f.ddp ? "accumulated in float32 and averaged over the ranks"
                             : "accumulated in float32 on the master"),
-      pieces);
+      pieces,
+      synced ? "at once, each in a thread of its own, the threads meeting at every SyncBN layer "
+               "for the statistics of every rank (Note [SyncBN under autocast judged])"
+             : "on their own");
 }
 
 // Note [BatchNorm per micro-step]: with gradient accumulation every micro-step's forward is a
@@ -208,12 +215,17 @@ modes::single::ReferenceRule rule_of(const SplitFacts& f) {
   rule.replicas = f.k;
   rule.sync_bn_arithmetic = f.sync_arithmetic;
   const bool synced_bn = f.ddp && f.sync_bn;
+  // Note [SyncBN under autocast judged] (modes/single/rank_threads.h).
+  rule.forward_ranks_in_threads = synced_bn && autocast && f.bn > 0 && f.split;
+  if (rule.forward_ranks_in_threads) rule.sync_bn_arithmetic = false;  // the threads compute it
   // Per-rank BatchNorm statistics of micro-batches need each one forwarded on its own;
   // SyncBN's, each micro-step's pieces of every rank together (Note [BatchNorm per micro-step]).
   const bool bn_micro = f.bn > 0 && f.micro > 1;
   rule.forward_chunk_by_chunk =
-      f.script_bn > 0 || f.draws() || !f.written.empty() || autocast || (bn_micro && !synced_bn);
-  rule.forward_micro_step_by_micro_step = bn_micro && synced_bn && !rule.forward_chunk_by_chunk;
+      !rule.forward_ranks_in_threads &&
+      (f.script_bn > 0 || f.draws() || !f.written.empty() || autocast || (bn_micro && !synced_bn));
+  rule.forward_micro_step_by_micro_step =
+      bn_micro && synced_bn && !rule.forward_chunk_by_chunk && !rule.forward_ranks_in_threads;
   // Forwarding chunk by chunk gives each chunk its own BatchNorm statistics already.
   rule.forward_per_replica = f.bn > 0 && !synced_bn && !rule.forward_chunk_by_chunk;
   rule.autocast_per_chunk = autocast;

@@ -3,8 +3,11 @@
 // Forward: per-channel local mean, M2 and count in float64 -> every rank's rows (the exchange) ->
 // Chan's parallel combination in rank order (no E[x^2] - E[x]^2 cancellation) -> x_hat =
 // (x - mean) * invstd in the input's dtype; the running statistics move with the global mean and
-// the UNBIASED global variance. Backward: per-channel sum(dy) and sum(dy * x_hat) summed over
-// ranks (the exchange), then the input gradient; weight and bias gradients stay local.
+// the UNBIASED global variance. Backward: per-channel sum(dy) and sum(dy * x_hat) of every rank
+// (the exchange) added in rank order, then the input gradient; weight and bias gradients stay
+// local. Below float32 (autocast's bfloat16 or float16 input) the statistics, the normalisation
+// and the sums are computed in float32 and the output rounded to the input's dtype, as PyTorch's
+// CUDA SyncBatchNorm computes in its accumulation type.
 //
 // modes/sync_bn runs it with an exchange over a communicator (DDP's SyncBN). The exact reference
 // (modes/single) runs it with no exchange on the whole batch: Note [SyncBN arithmetic reference].
@@ -26,13 +29,16 @@ class BatchNorm2dImpl;
 namespace ddpbench::modes {
 
 // How the ranks of one global batch share their BatchNorm numbers. Every call is collective.
+// Note [SyncBN sums in rank order]: the backward's sums are gathered and added in rank order, not
+// all-reduced, so that the exact reference can add them in the same order: an allreduce's order
+// is the backend's (gloo's ring, NCCL's tree), and under autocast one float32 ulp in a sum can
+// flip the bfloat16 rounding of an input gradient and move a whole weight gradient.
 class BatchNormExchange {
  public:
   virtual ~BatchNormExchange() = default;
-  // Every rank's [2C + 1] row (mean, M2, count), in rank order, given this rank's.
+  // Every rank's row, in rank order, given this rank's: the forward's [2C + 1] (mean, M2, count)
+  // and the backward's [2C] (sum(dy), sum(dy * x_hat)).
   virtual std::vector<at::Tensor> gather_rows(const at::Tensor& local) = 0;
-  // `sums` summed over the ranks, in place.
-  virtual void sum(at::Tensor& sums) = 0;
 };
 
 // Note [SyncBN arithmetic reference]: in float32, SyncBN's normalisation, (x - mean) * invstd
@@ -47,9 +53,13 @@ class BatchNormExchange {
 // The forward of `bn` on `x` (NCHW): in training mode with the global batch's statistics,
 // in eval mode with the running statistics (nothing exchanged).
 // `exchange` nullptr = `x` is the whole batch (one rank, nothing communicated). `exchange` must
-// outlive the backward.
+// outlive the backward. `ranks` (with a null exchange): x is the rows of that many ranks in rank
+// order, of these sizes, and every per-rank number (statistics rows, backward sums) is computed
+// per rank and combined in rank order, as the ranks do: the exact reference's SyncBN under
+// autocast (modes/single/rank_threads.h).
 at::Tensor global_batch_norm_forward(scenarios::models::BatchNorm2dImpl& bn, const at::Tensor& x,
-                                     BatchNormExchange* exchange);
+                                     BatchNormExchange* exchange,
+                                     const std::vector<int64_t>& ranks = {});
 
 // Makes every ddpbench BatchNorm2d of `model` compute global_batch_norm_forward over `exchange`
 // (shared by the layers, kept alive by them): DDP's SyncBN (modes/sync_bn), or with nullptr on

@@ -9,6 +9,7 @@
 #include "modes/common/forward_draws.h"
 #include "modes/common/global_batch_norm.h"
 #include "modes/single/ghost_batch_norm.h"
+#include "modes/single/rank_threads.h"
 #include "scenarios/training_recipe.h"
 
 namespace ddpbench::modes::single {
@@ -26,6 +27,9 @@ class SinglePath : public GradientPath {
     context.place_model(*model_.ptr());
     if (rule_.forward_per_replica) install_ghost_batch_norm(*model_.ptr(), chunk_sizes_);
     if (rule_.sync_bn_arithmetic) install_global_batch_norm(*model_.ptr(), nullptr);
+    if (rule_.forward_ranks_in_threads) {
+      rank_threads_ = std::make_unique<RankThreads>(*model_.ptr(), rule_.replicas);
+    }
   }
 
   torch::nn::Module& module() override { return *model_.ptr(); }
@@ -57,11 +61,15 @@ class SinglePath : public GradientPath {
     }
     const std::vector<Piece> pieces = pieces_of(sizes, step);
     if (rule_.backward_rank_by_rank) return rank_loss_terms(batch, pieces, step, rows);
-    const at::Tensor output = rule_.forward_chunk_by_chunk
-                                  ? at::cat(forward_chunk_by_chunk(batch.inputs, pieces, step))
-                              : rule_.forward_micro_step_by_micro_step
-                                  ? forward_micro_step_by_micro_step(batch.inputs, pieces)
-                                  : model_.forward(batch.inputs);
+    at::Tensor output;
+    if (rule_.forward_chunk_by_chunk) {
+      output = at::cat(forward_chunk_by_chunk(batch.inputs, pieces, step));
+    } else if (rule_.forward_micro_step_by_micro_step || rule_.forward_ranks_in_threads) {
+      output =
+          forward_micro_step_by_micro_step(batch.inputs, pieces, rule_.forward_ranks_in_threads);
+    } else {
+      output = model_.forward(batch.inputs);
+    }
     const int64_t a = rule_.micro_steps;
     if (!rule_.mean_of_replica_losses) {
       if (a == 1) return scenarios::compute_loss(spec_.loss, output, batch.targets);
@@ -236,9 +244,11 @@ class SinglePath : public GradientPath {
   }
 
   // ReferenceRule::forward_micro_step_by_micro_step: micro-step m forwards piece m of every rank
-  // chunk as one batch, in micro-step order. The output in global (rank-major) order.
+  // chunk as one batch, in micro-step order; `in_threads` (forward_ranks_in_threads): each piece
+  // in its own thread, the threads meeting at every BatchNorm layer. The output in global
+  // (rank-major) order.
   at::Tensor forward_micro_step_by_micro_step(const at::Tensor& inputs,
-                                              const std::vector<Piece>& pieces) {
+                                              const std::vector<Piece>& pieces, bool in_threads) {
     std::vector<at::Tensor> outputs(pieces.size());
     for (int64_t m = 0; m < rule_.micro_steps; ++m) {
       std::vector<at::Tensor> parts;
@@ -249,6 +259,13 @@ class SinglePath : public GradientPath {
         which.push_back(i);
       }
       if (parts.empty()) continue;
+      if (in_threads) {
+        const std::vector<at::Tensor> outs = rank_threads_->run(
+            static_cast<int64_t>(parts.size()),
+            [&](int64_t j) { return model_.forward(parts[static_cast<size_t>(j)]); });
+        for (size_t j = 0; j < which.size(); ++j) outputs[which[j]] = outs[j];
+        continue;
+      }
       const at::Tensor out = model_.forward(at::cat(parts));
       int64_t at = 0;
       for (const size_t i : which) {
@@ -279,6 +296,7 @@ class SinglePath : public GradientPath {
   at::Tensor recorded_loss_;
   std::vector<at::Tensor> rank_terms_;  // backward_rank_by_rank: this step's per-chunk loss terms
   bool divide_after_backward_ = false;  // backward_rank_by_rank: this step's terms are chunk means
+  std::unique_ptr<RankThreads> rank_threads_;  // forward_ranks_in_threads
 };
 
 }  // namespace

@@ -45,6 +45,11 @@ struct ReferenceRule {
   // 0..micro_steps-1, so BatchNorm normalises each micro-step with the statistics of its samples
   // on every rank and updates its running statistics once per micro-step, as SyncBN does.
   bool forward_micro_step_by_micro_step = false;
+  // SyncBN under autocast (Note [SyncBN under autocast judged], modes/single/rank_threads.h):
+  // the rank chunks (with accumulation, one micro-step's pieces at a time) forwarded at once, each
+  // in a thread of its own with its own weight casts, meeting at every BatchNorm layer for
+  // SyncBN's statistics over all of them. With autocast_per_chunk.
+  bool forward_ranks_in_threads = false;
   // Mixed precision (--amp): each chunk's forward casts the weights afresh (autocast's cache of
   // cast weights is dropped before it), so each chunk's gradients are rounded to the autocast
   // dtype on their own and summed in float32, as DP's replicas and DDP's ranks do. With
@@ -79,6 +84,7 @@ struct ReferenceRule {
            sync_bn_arithmetic == o.sync_bn_arithmetic &&
            forward_chunk_by_chunk == o.forward_chunk_by_chunk &&
            forward_micro_step_by_micro_step == o.forward_micro_step_by_micro_step &&
+           forward_ranks_in_threads == o.forward_ranks_in_threads &&
            autocast_per_chunk == o.autocast_per_chunk &&
            average_after_backward == o.average_after_backward && micro_steps == o.micro_steps &&
            backward_rank_by_rank == o.backward_rank_by_rank;

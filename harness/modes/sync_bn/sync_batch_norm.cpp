@@ -22,11 +22,6 @@ class CommExchange : public BatchNormExchange {
     return all;
   }
 
-  void sum(at::Tensor& sums) override {
-    at::Tensor summed = control_->skip_exchange ? sums.clone() : sums;
-    comm::allreduce_sum_blocking(comm_, summed);
-  }
-
  private:
   comm::Communicator& comm_;
   std::shared_ptr<SyncBnControl> control_;
@@ -36,8 +31,7 @@ class CommExchange : public BatchNormExchange {
 
 int convert_sync_batchnorm(torch::nn::Module& model, comm::Communicator& comm,
                            std::shared_ptr<SyncBnControl> control) {
-  return install_global_batch_norm(model,
-                                   std::make_shared<CommExchange>(comm, std::move(control)));
+  return install_global_batch_norm(model, std::make_shared<CommExchange>(comm, std::move(control)));
 }
 
 int count_batchnorm(const torch::nn::Module& model) {
