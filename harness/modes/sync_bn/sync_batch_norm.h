@@ -1,8 +1,9 @@
 // sync_batch_norm.h — SyncBatchNorm for DDP, in ddpbench's own code because PyTorch 1.13's
 // SyncBatchNorm refuses CPU tensors; it runs on the CPU and on CUDA devices alike. The arithmetic
 // is modes/common/global_batch_norm.h; this file supplies its exchange: an all-gather of every
-// rank's per-channel (mean, M2, count) rows (counts may differ per rank) in the forward, an
-// allreduce of sum(dy) and sum(dy * x_hat) in the backward. Weight and bias gradients stay local
+// rank's per-channel (mean, M2, count) rows (counts may differ per rank) in the forward, and of
+// every rank's sum(dy) and sum(dy * x_hat) in the backward, added in rank order
+// (Note [SyncBN sums in rank order], global_batch_norm.h). Weight and bias gradients stay local
 // and reach the other ranks through DDP's allreduce. Eval mode communicates nothing.
 #pragma once
 
