@@ -64,7 +64,7 @@ void check_script_model(const training::RunSetup& setup,
 void check_model_fits(const training::RunSetup& setup, torch::nn::Module& model) {
   const auto* script = dynamic_cast<const scenarios::models::ScriptModelImpl*>(&model);
   if (script != nullptr) check_script_model(setup, *script);
-  if (setup.sync_bn && setup.has_mode(ModeKind::kDdp) &&
+  if (setup.sync_bn && setup.has_per_rank_mode() &&
       modes::sync_bn::count_batchnorm(model) == 0) {
     throw InputError(
         fmt::format("--sync-bn: scenario {} has no BatchNorm layer to convert", setup.spec->name));

@@ -159,7 +159,7 @@ void resolve_accumulation(const RunRequest& o, training::RunSetup& s) {
   }
 }
 
-// The zero mode (ZeRO stages 1, 2 and 3) and what it does not take yet.
+// The zero mode's stage (ZeRO stages 1, 2 and 3).
 void resolve_zero(const RunRequest& o, training::RunSetup& s) {
   const bool zero = s.has_mode(modes::ModeKind::kZero);
   if (o.zero_stage > 0 && !zero) {
@@ -167,11 +167,6 @@ void resolve_zero(const RunRequest& o, training::RunSetup& s) {
         "--zero-stage applies to the zero mode: add zero to --modes, or drop --zero-stage");
   }
   s.zero_stage = o.zero_stage > 0 ? o.zero_stage : 1;
-  if (!zero) return;
-  const auto refuse = [](const std::string& what, const std::string& fix) {
-    throw InputError(fmt::format("{} is not built for the zero mode yet: {}", what, fix));
-  };
-  if (s.sync_bn) refuse("SyncBN", "drop --sync-bn (or use resnet18), or zero from --modes");
 }
 
 // The DDP engine's settings: the engine, its buckets, its hook, its buffer and graph options.

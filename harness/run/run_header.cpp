@@ -104,8 +104,9 @@ void print_mode_options(const training::RunSetup& s, const runtime::ExecutionCon
         s.zero_stage, s.zero_stage >= 2 ? " and gradients" : "", s.world_size,
         comm::backend_name(s.backend));
   }
-  if (s.has_mode(ModeKind::kDdp) && s.sync_bn) {
-    fmt::print("syncbn    BatchNorm layers synchronised under DDP\n");
+  if (s.has_per_rank_mode() && s.sync_bn) {
+    fmt::print("syncbn    BatchNorm layers synchronised over the ranks ({})\n",
+               modes::joined_mode_names(modes::per_rank_modes(s.modes)));
   }
   if (s.has_mode(ModeKind::kDdp) && !context.on_cuda()) {
     const int64_t cores = std::max<int64_t>(1, std::thread::hardware_concurrency());

@@ -38,7 +38,7 @@ TEST_F(CliE2E, FlagsWithoutASubcommandMeanRun) {
   EXPECT_TRUE(fs::exists(out + "/report.json"));
   const auto help = ddpbench({"run", "--help"});
   EXPECT_NE(help.out.find("--timeout FLOAT=300"), std::string::npos) << help.out;  // defaults
-  EXPECT_NE(help.out.find("syncbn (ddp; SyncBN)"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("syncbn (ddp or zero; SyncBN)"), std::string::npos) << help.out;
   EXPECT_NE(help.out.find("dpbuffers"), std::string::npos) << help.out;
 }
 

@@ -388,6 +388,32 @@ TEST_F(ZeroE2E, EveryFaultFailsNamingWhatItBroke) {
   }
 }
 
+// SyncBN under zero (issue 55): its ranks normalise over every rank as DDP's do, at every stage
+// (stage 3 gathers the BatchNorm weights it shards), judged against the same reference as ddp;
+// a rank that keeps its own statistics fails.
+TEST_F(ZeroE2E, SyncBnIsJudgedAtEveryStageAndItsFaultFails) {
+  const std::vector<std::string> base = {
+      "run",          "--scenario", "tiny_resnet", "--sync-bn",    "--steps", "3",
+      "--check-only", "--gpus",     "3",           "--batch-size", "48"};
+  auto args = base;
+  args.insert(args.end(),
+              {"--modes", "single,ddp,zero", "--zero-stage", "3", "--out", path("syncbn")});
+  const auto r = ddpbench(args);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto report = read_json(path("syncbn") + "/report.json");
+  for (const char* check : {"gradients", "buffers", "matches_ddp"}) {
+    EXPECT_EQ(find_check(report, "zero", check).at("status"), "pass") << check;
+  }
+  auto bad = base;
+  bad.insert(bad.end(), {"--modes", "single,zero", "--zero-stage", "2", "--inject-fault",
+                         "syncbn:rank=1,step=1", "--out", path("syncbn-fault")});
+  const auto f = ddpbench(bad);
+  EXPECT_EQ(f.exit_code, 1) << f.out << f.err;
+  EXPECT_EQ(find_check(read_json(path("syncbn-fault") + "/report.json"), "zero", "gradients")
+                .at("status"),
+            "fail");
+}
+
 TEST_F(ZeroE2E, ACrashingRankIsNamed) {
   const auto r =
       run_zero(path("crash"), 1, "single,zero", {"--inject-fault", "crash:rank=1,step=1"});

@@ -26,7 +26,7 @@ constexpr std::array<FaultRow, kFaultKinds> kRows = {{
      "rank R stops responding at step S", "the timeout: exit 3 naming the rank"},
     {FaultKind::kNan, "nan", kAt, kDdp | kZero, kNeedsNothing, false,
      "rank R's loss becomes NaN at step S", "the NaN guard: exit 3 naming the rank"},
-    {FaultKind::kSyncBn, "syncbn", kAt, kDdp, kNeedsSyncBn, false,
+    {FaultKind::kSyncBn, "syncbn", kAt, kDdp | kZero, kNeedsSyncBn, false,
      "rank R normalises with its local statistics from step S on (it still joins every "
      "collective)",
      "the parameters and buffers checks, exit 1"},

@@ -14,6 +14,24 @@
 #include "scenarios/optim/torch_version_compat.h"
 
 namespace ddpbench::modes::single {
+namespace {
+
+// Autocast's cast cache off while it lives, on this thread (and the process, where 2.x keeps one
+// cache): Note [No cast cache across rank threads].
+class NoCastCache {
+ public:
+  NoCastCache() : was_(at::autocast::is_autocast_cache_enabled()) {
+    at::autocast::set_autocast_cache_enabled(false);
+  }
+  ~NoCastCache() { at::autocast::set_autocast_cache_enabled(was_); }
+  NoCastCache(const NoCastCache&) = delete;
+  NoCastCache& operator=(const NoCastCache&) = delete;
+
+ private:
+  bool was_;
+};
+
+}  // namespace
 
 RankThreads::RankThreads(torch::nn::Module& model, int64_t max_ranks) : pool_(max_ranks) {
   using scenarios::models::BatchNorm2d;
@@ -42,11 +60,19 @@ std::vector<at::Tensor> RankThreads::run(int64_t n,
     failed_ = false;
   }
   // Autocast is a per-thread setting: each thread enters the caller's.
-  const c10::DeviceType device = c10::DeviceType::CPU;
-  const bool cuda = scenarios::compat::autocast_enabled(c10::DeviceType::CUDA);
-  const c10::DeviceType type = cuda ? c10::DeviceType::CUDA : device;
+  const c10::DeviceType type = scenarios::compat::autocast_enabled(c10::DeviceType::CUDA)
+                                   ? c10::DeviceType::CUDA
+                                   : c10::DeviceType::CPU;
   const bool autocast = scenarios::compat::autocast_enabled(type);
   const at::ScalarType dtype = scenarios::compat::autocast_dtype(type);
+  // Note [No cast cache across rank threads]: autocast's cache of cast weights is per thread in
+  // 1.13 but one per process in 2.x, where the threads would share one cast of each weight and
+  // its gradient would be summed over the chunks in bfloat16 before reaching float32 (measured on
+  // 2.11: fc.bias 2.7e-3 apart at step 0). With the cache off, every use of a weight casts it
+  // afresh: each chunk's own cast, as each rank's, for a model that uses each weight once in a
+  // forward (ddpbench's SyncBN models; a TorchScript model, which might reuse one, takes no
+  // --sync-bn).
+  const NoCastCache no_cache;
   std::vector<at::Tensor> outputs(static_cast<size_t>(n));
   pool_.run([&](int64_t r) {
     if (r >= n) return;
@@ -55,11 +81,11 @@ std::vector<at::Tensor> RankThreads::run(int64_t n,
       rank_of_[std::this_thread::get_id()] = r;
     }
     try {
+      at::autocast::set_autocast_cache_enabled(
+          false);  // in this thread too, where it is per thread
       std::optional<scenarios::AutocastScope> scope;
       if (autocast) scope.emplace(type, dtype);
-      at::autocast::clear_cache();  // this rank's own casts (thread 0 is the caller's)
       outputs[static_cast<size_t>(r)] = forward(r);
-      at::autocast::clear_cache();
     } catch (...) {
       std::lock_guard<std::mutex> lock(mutex_);
       failed_ = true;

@@ -11,6 +11,7 @@
 #include "comm/broadcast_coalesced.h"
 #include "errors.h"
 #include "modes/common/trained_parameters.h"
+#include "modes/sync_bn/sync_batch_norm.h"
 #include "modes/zero/consolidated_state.h"
 #include "modes/zero/sharded_optimizer.h"
 #include "modes/zero/stage1_allreduce.h"
@@ -38,8 +39,12 @@ ZeroShared share(torch::nn::Module& module, comm::Communicator& comm,
   }
   ZeroPartition partition = partition_of(trained.tensors, comm.world_size());
   const size_t count = trained.tensors.size();
-  return ZeroShared{module,           comm, std::move(trained.tensors), std::move(trained.names),
-                    std::move(partition), UsedParameters(count)};
+  return ZeroShared{module,
+                    comm,
+                    std::move(trained.tensors),
+                    std::move(trained.names),
+                    std::move(partition),
+                    UsedParameters(count)};
 }
 
 std::unique_ptr<ZeroStage> make_stage(ZeroShared& shared, const ZeroPathOptions& options) {
@@ -66,7 +71,12 @@ ZeroPath::ZeroPath(const scenarios::ScenarioSpec& spec, scenarios::ScenarioInsta
       options_(std::move(options)),
       shared_(share(*model_.ptr(), comm, context)),
       draws_(std::make_unique<ForwardDraws>(module())),
-      stage_(make_stage(shared_, options_)) {}
+      stage_(make_stage(shared_, options_)) {
+  if (options_.sync_bn) {
+    sync_bn_control_ = std::make_shared<sync_bn::SyncBnControl>();
+    sync_bn::convert_sync_batchnorm(module(), comm, sync_bn_control_);
+  }
+}
 
 ZeroPath::~ZeroPath() = default;
 
@@ -111,6 +121,9 @@ at::Tensor ZeroPath::forward_loss(const std::vector<data::Batch>& shards, int64_
   if (fault_fires(fault, FaultKind::kHang, rank, step)) {
     for (;;) pause();  // only the launcher's timeout can end this
   }
+  // syncbn fault: from its step on, this rank normalises with local statistics only.
+  if (sync_bn_control_)
+    sync_bn_control_->skip_exchange = fault_active(fault, FaultKind::kSyncBn, rank, step);
   {
     // DDP's broadcast_buffers: every forward starts from rank 0's buffers.
     torch::NoGradGuard no_grad;

@@ -37,6 +37,10 @@
 #include "runtime/execution_context.h"
 #include "scenarios/scenario.h"
 
+namespace ddpbench::modes::sync_bn {
+struct SyncBnControl;
+}
+
 namespace ddpbench::modes::zero {
 
 struct ZeroPathOptions {
@@ -44,6 +48,8 @@ struct ZeroPathOptions {
   std::optional<FaultSpec> fault;  // check phase only
   // Stage 3, checked steps: digests of the parameters each forward used, compared across ranks.
   bool checking = true;
+  // BatchNorm layers converted to SyncBN over the ranks (modes/sync_bn), as DDP's are.
+  bool sync_bn = false;
 };
 
 class ZeroPath : public GradientPath {
@@ -105,6 +111,7 @@ class ZeroPath : public GradientPath {
   std::vector<std::string> digest_names_;
   int64_t current_step_ = 0;
   ranks::RankDisagreement disagreement_;
+  std::shared_ptr<sync_bn::SyncBnControl> sync_bn_control_;  // with sync_bn: the syncbn fault
 };
 
 }  // namespace ddpbench::modes::zero
