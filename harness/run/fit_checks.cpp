@@ -64,8 +64,7 @@ void check_script_model(const training::RunSetup& setup,
 void check_model_fits(const training::RunSetup& setup, torch::nn::Module& model) {
   const auto* script = dynamic_cast<const scenarios::models::ScriptModelImpl*>(&model);
   if (script != nullptr) check_script_model(setup, *script);
-  if (setup.sync_bn && setup.has_per_rank_mode() &&
-      modes::sync_bn::count_batchnorm(model) == 0) {
+  if (setup.sync_bn && setup.has_per_rank_mode() && modes::sync_bn::count_batchnorm(model) == 0) {
     throw InputError(
         fmt::format("--sync-bn: scenario {} has no BatchNorm layer to convert", setup.spec->name));
   }
@@ -87,15 +86,19 @@ void check_join_fits(const training::RunSetup& setup, torch::nn::Module& model,
   const int64_t steps = std::max(setup.check_steps, setup.warmup_steps + setup.perf_steps);
   const int64_t first_join = plan.rank_steps_per_epoch(0);  // rank 0's batch is the largest
   const bool runs_out = plan.uneven() && first_join < plan.steps_per_epoch() && steps > first_join;
-  if (runs_out && setup.has_mode(ModeKind::kZero)) {
+  if (runs_out && setup.has_mode(ModeKind::kZero) && setup.zero_stage == 3) {
+    // A joined stage-3 rank would have to shadow every all-gather of forward and backward;
+    // PyTorch's FSDP does not support Join either (stages 1 and 2: Note [A joined zero rank]).
     throw InputError(fmt::format(
         "global batch {} over {} ranks ({} per rank) makes rank 0 run out of batches at step {} "
-        "of each epoch (Join), which the zero mode does not model: pass --steps {} or fewer, or "
-        "a --batch-size that {} divides",
+        "of each epoch (Join), which zero stage 3 does not model (PyTorch's FSDP has no Join "
+        "either): pass --zero-stage 1 or 2, --steps {} or fewer, or a --batch-size that {} "
+        "divides",
         setup.global_batch, setup.world_size, fmt::join(plan.local_batches(), ","), first_join,
         first_join, setup.world_size));
   }
   const bool joins = runs_out && setup.has_mode(ModeKind::kDdp);
+  const bool zero_joins = runs_out && setup.has_mode(ModeKind::kZero);
   if (joins && setup.ddp.impl == modes::ddp::DdpImpl::kC10d) {
     // PyTorch's Reducer shadows a joined rank only inside DDP's Join context manager, whose
     // Python side (the joined rank's collectives) ddpbench does not drive.
@@ -106,7 +109,7 @@ void check_join_fits(const training::RunSetup& setup, torch::nn::Module& model,
         setup.global_batch, setup.world_size, fmt::join(plan.local_batches(), ","), first_join,
         first_join, setup.world_size));
   }
-  if (joins && !model.buffers().empty()) {
+  if ((joins || zero_joins) && !model.buffers().empty()) {
     // A joined rank runs no forward, so its buffers (BatchNorm statistics) go stale while the
     // others' advance; PyTorch then broadcasts them from the highest rank still training, and
     // neither is modelled by the exact reference.

@@ -134,6 +134,33 @@ TEST_F(UnevenData, TheIssueCommandRunsAndPasses) {
   expect_every_check_passes(read_json(out + "/report.json"), "cifar_resnet18");
 }
 
+// zero at stages 1 and 2 joins as DDP's ranks do (Note [A joined zero rank]): a rank out of
+// batches reduces zeros and still joins every collective, judged against the same reference as
+// ddp, with and without drop_last; a joined rank that trains on its last batch again fails.
+TEST_F(UnevenData, ZeroJoinsAsDdpDoesAtStagesOneAndTwo) {
+  for (const auto& [stage, drop_last] : {std::pair{"1", false}, std::pair{"2", true}}) {
+    const std::string out = path(std::string("zero") + stage);
+    std::vector<std::string> args = {"run",   "--scenario", "uneven_data",     "--gpus",
+                                     "3",     "--modes",    "single,ddp,zero", "--zero-stage",
+                                     stage,   "--dtype",    "float64",         "--check-only",
+                                     "--out", out};
+    if (drop_last) args.push_back("--drop-last");
+    const auto r = ddpbench(args);
+    ASSERT_EQ(r.exit_code, 0) << stage << "\n" << r.out << r.err;
+    const auto report = read_json(out + "/report.json");
+    for (const char* check : {"gradients", "parameters", "matches_ddp", "ranks_bitwise_equal"}) {
+      EXPECT_EQ(find_check(report, "zero", check).at("status"), "pass") << stage << check;
+    }
+  }
+  const auto f = ddpbench({"run", "--scenario", "uneven_data", "--gpus", "3", "--modes",
+                           "single,zero", "--zero-stage", "2", "--dtype", "float64", "--check-only",
+                           "--inject-fault", "join:rank=0,step=5", "--out", path("zero-join")});
+  EXPECT_EQ(f.exit_code, 1) << f.out << f.err;
+  const auto g = find_check(read_json(path("zero-join") + "/report.json"), "zero", "gradients");
+  EXPECT_EQ(g.at("status"), "fail");
+  EXPECT_EQ(g.at("step"), 5);
+}
+
 TEST_F(UnevenData, WhatCannotBeJudgedIsRefused) {
   const std::string data = path("cifar");
   testing::write_cifar_batch(data, 40, 13);  // 14 per rank: 7,7,6 gives ranks 2, 2 and 3 batches
@@ -150,6 +177,8 @@ TEST_F(UnevenData, WhatCannotBeJudgedIsRefused) {
        "rank 2 never runs out"},
       {{"--scenario", "uneven_data", "--gpus", "3", "--export-batches"},
        "the PyTorch oracle splits every global batch into equal rank chunks"},
+      {{"--scenario", "uneven_data", "--gpus", "3", "--modes", "single,zero", "--zero-stage", "3"},
+       "which zero stage 3 does not model (PyTorch's FSDP has no Join either)"},
       {{"--scenario", "cifar_resnet18", "--data-dir", data, "--gpus", "3", "--batch-size", "20",
         "--steps", "3"},
        "has buffers, whose joined-rank rule is not modelled"},

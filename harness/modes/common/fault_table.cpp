@@ -44,7 +44,7 @@ constexpr std::array<FaultRow, kFaultKinds> kRows = {{
      "ddp rank R leaves its last evaluated sample out of the evaluation pass's allreduce (dp: the "
      "last gathered sample)",
      "the evaluation check, exit 1"},
-    {FaultKind::kJoin, "join", kAt, kDdp, kNeedsNothing, false,
+    {FaultKind::kJoin, "join", kAt, kDdp | kZero, kNeedsNothing, false,
      "rank R, out of batches at step S (uneven data, PyTorch's Join), contributes its last "
      "batch's gradient instead of zeros",
      "the gradients check, exit 1"},

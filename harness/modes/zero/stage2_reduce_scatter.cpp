@@ -41,6 +41,8 @@ void Stage2ReduceScatter::reduce() {
     if (!shared_.used.anywhere(static_cast<size_t>(i))) {
       g.reset();  // no rank used it: None, as single-device's
     } else {
+      // A rank that used none of its own (a joined rank) receives them here.
+      if (!g.defined()) g = at::empty_like(params[static_cast<size_t>(i)]);
       g.copy_(mine.narrow(0, offset, n).view_as(g));
     }
     offset += n;

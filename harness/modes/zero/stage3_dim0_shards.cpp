@@ -44,7 +44,8 @@ void Stage3Dim0Shards::reduce() {
   std::vector<at::Tensor> full;
   for (const at::Tensor& p : params) full.push_back(p.grad());
   shared_.used.mark_gradients(params);
-  const std::shared_ptr<comm::Work> used = shared_.used.start(shared_.comm, params.front().device());
+  const std::shared_ptr<comm::Work> used =
+      shared_.used.start(shared_.comm, params.front().device());
   // Scaled by 1/K before the sum, as the other stages and DDP average.
   std::vector<at::Tensor> mine = shards_->reduce_scatter(full, 1.0 / shared_.comm.world_size());
   used->wait();

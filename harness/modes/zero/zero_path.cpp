@@ -85,8 +85,8 @@ std::string ZeroPath::who() const { return fmt::format("rank {}", shared_.comm.r
 std::vector<std::vector<int64_t>> ZeroPath::step_shards(const data::EpochPlan& epoch,
                                                         int64_t step_in_epoch) const {
   std::vector<int64_t> mine = epoch.local_batch(step_in_epoch, shared_.comm.rank());
-  // run/prepare_run.cpp refuses plans where a rank runs out of batches under zero.
-  if (mine.empty()) throw std::logic_error("zero: a rank ran out of batches");
+  // Out of batches: this rank has joined (forward_loss); run/fit_checks.cpp refuses it at stage 3.
+  if (mine.empty()) return {};
   return {std::move(mine)};
 }
 
@@ -134,7 +134,21 @@ at::Tensor ZeroPath::forward_loss(const std::vector<data::Batch>& shards, int64_
       options_.checking) {
     forward_digests_ = ranks::state_digests(module(), &digest_names_);
   }
-  const data::Batch& batch = shards.front();
+  // Note [A joined zero rank]: out of batches (uneven data), a rank runs no forward and no
+  // backward and reduces zero gradients, as DDP's joined rank does under PyTorch's Join (the
+  // average over the initial world size); it still joins every collective of the step (the
+  // buffer broadcast above, the reduction, the owners' broadcasts after the step), as
+  // ZeroRedundancyOptimizer's join hook does. The join fault trains on its last batch again.
+  joined_ = shards.empty();
+  if (joined_) {
+    if (!fault_fires(fault, FaultKind::kJoin, rank, step)) {
+      return at::zeros({}, module().parameters().front().options());  // 0 samples: weighs nothing
+    }
+    joined_ = false;
+  } else {
+    last_batch_ = shards.front();
+  }
+  const data::Batch& batch = last_batch_;
   at::Tensor loss = scenarios::compute_loss(
       spec_.loss, draws_->forward(model_, batch.inputs, step, rank), batch.targets);
   if (fault_fires(fault, FaultKind::kNan, rank, step)) {
@@ -144,6 +158,11 @@ at::Tensor ZeroPath::forward_loss(const std::vector<data::Batch>& shards, int64_
 }
 
 void ZeroPath::backward(const at::Tensor& loss) {
+  if (joined_) {
+    // Nothing computed, nothing used: the reduction sends zeros (Note [A joined zero rank]).
+    for (at::Tensor& p : shared_.params) p.mutable_grad().reset();
+    return;
+  }
   if (shared_.sync) stage_->before_backward();
   loss.backward();
 }

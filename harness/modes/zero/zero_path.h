@@ -110,6 +110,8 @@ class ZeroPath : public GradientPath {
   at::Tensor forward_digests_;  // stage 3: of the last checked forward's parameters
   std::vector<std::string> digest_names_;
   int64_t current_step_ = 0;
+  bool joined_ = false;     // this step: out of batches (Note [A joined zero rank])
+  data::Batch last_batch_;  // the join fault trains on it again
   ranks::RankDisagreement disagreement_;
   std::shared_ptr<sync_bn::SyncBnControl> sync_bn_control_;  // with sync_bn: the syncbn fault
 };

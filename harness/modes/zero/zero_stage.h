@@ -54,8 +54,8 @@ struct ZeroShared {
   std::vector<std::string> names;
   ZeroPartition partition;
   UsedParameters used;
-  GradientFaults faults;     // this step's, on this rank
-  bool sync = true;          // false in a no_sync micro-step
+  GradientFaults faults;       // this step's, on this rank
+  bool sync = true;            // false in a no_sync micro-step
   int64_t bytes_per_step = 0;  // gradient bytes this rank put on the wire in the last step
 };
 
