@@ -99,15 +99,18 @@ void check_join_fits(const training::RunSetup& setup, torch::nn::Module& model,
   }
   const bool joins = runs_out && setup.has_mode(ModeKind::kDdp);
   const bool zero_joins = runs_out && setup.has_mode(ModeKind::kZero);
-  if (joins && setup.ddp.impl == modes::ddp::DdpImpl::kC10d) {
-    // PyTorch's Reducer shadows a joined rank only inside DDP's Join context manager, whose
-    // Python side (the joined rank's collectives) ddpbench does not drive.
+  const modes::ddp::DdpOptions& ddp = setup.ddp;
+  if (joins && ddp.impl == modes::ddp::DdpImpl::kC10d &&
+      (ddp.reducer.find_unused_parameters || ddp.static_graph)) {
+    // Note [A joined c10d rank] (modes/ddp/c10d_engine.h): the joined rank's unused-parameter
+    // map allreduce and a static graph's delayed reduction are not driven.
     throw InputError(fmt::format(
         "global batch {} over {} ranks ({} per rank) makes rank 0 run out of batches at step {} "
-        "of each epoch (Join), which --ddp-impl c10d does not drive: pass --steps {} or fewer, "
-        "a --batch-size that {} divides, or --ddp-impl bucketed",
+        "of each epoch (Join), and --ddp-impl c10d does not drive a joined rank's {}: pass "
+        "--steps {} or fewer, a --batch-size that {} divides, or drop {}",
         setup.global_batch, setup.world_size, fmt::join(plan.local_batches(), ","), first_join,
-        first_join, setup.world_size));
+        ddp.static_graph ? "static-graph reduction" : "unused-parameter map", first_join,
+        setup.world_size, ddp.static_graph ? "--static-graph" : "--find-unused-parameters"));
   }
   if ((joins || zero_joins) && !model.buffers().empty()) {
     // A joined rank runs no forward, so its buffers (BatchNorm statistics) go stale while the

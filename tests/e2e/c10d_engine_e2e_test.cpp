@@ -22,8 +22,8 @@ class C10dEngine : public testing::TempDirTest {
                                             const std::string& atol, const std::string& rtol) {
     const std::string dir = path(name);
     args.insert(args.begin(), "run");
-    args.insert(args.end(), {"--ddp-impl", "c10d", "--modes", "ddp", "--check-only",
-                             "--eval-size", "0", "--export-batches", "--out", dir});
+    args.insert(args.end(), {"--ddp-impl", "c10d", "--modes", "ddp", "--check-only", "--eval-size",
+                             "0", "--export-batches", "--out", dir});
     const auto r = testing::ddpbench(args);
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
     return testing::python({testing::oracle("torch_ddp_oracle.py"), "--batches",
@@ -64,8 +64,8 @@ TEST_F(C10dFloat64, UnusedParamsAgreesWithPythonDdpAtWorldsTwoAndThree) {
 // (tiny_resnet: ResNet's layout and BatchNorm buffers, broadcast before every forward).
 TEST_F(C10dEngine, Float32IsBitwisePythonDdpAtWorldTwo) {
   const auto o = against_python_ddp(
-      "f32", {"--scenario", "tiny_resnet", "--gpus", "2", "--steps", "3", "--batch-size", "8"},
-      "0", "0");
+      "f32", {"--scenario", "tiny_resnet", "--gpus", "2", "--steps", "3", "--batch-size", "8"}, "0",
+      "0");
   EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
 }
 
@@ -78,17 +78,17 @@ TEST_F(C10dEngine, Fp16HookIsAppliedAsPythonsHook) {
                                     "0", "0");
   EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
   // The plain allreduce on the same batches computes other bits.
-  const auto plain = testing::ddpbench({"run", "--scenario", "toy_cnn", "--gpus", "2", "--steps",
-                                        "2", "--batch-size", "8", "--ddp-impl", "c10d", "--modes",
-                                        "ddp", "--check-only", "--eval-size", "0", "--out",
-                                        path("plain")});
+  const auto plain =
+      testing::ddpbench({"run", "--scenario", "toy_cnn", "--gpus", "2", "--steps", "2",
+                         "--batch-size", "8", "--ddp-impl", "c10d", "--modes", "ddp",
+                         "--check-only", "--eval-size", "0", "--out", path("plain")});
   ASSERT_EQ(plain.exit_code, 0) << plain.out << plain.err;
-  const auto differs = testing::python(
-      {"-c",
-       "import sys, torch\n"
-       "a, b = (torch.load(p) for p in sys.argv[1:3])\n"
-       "sys.exit(0 if any(not torch.equal(a[k], b[k]) for k in a) else 1)",
-       path("fp16") + "/state_ddp.pt", path("plain") + "/state_ddp.pt"});
+  const auto differs =
+      testing::python({"-c",
+                       "import sys, torch\n"
+                       "a, b = (torch.load(p) for p in sys.argv[1:3])\n"
+                       "sys.exit(0 if any(not torch.equal(a[k], b[k]) for k in a) else 1)",
+                       path("fp16") + "/state_ddp.pt", path("plain") + "/state_ddp.pt"});
   EXPECT_EQ(differs.exit_code, 0) << "fp16 and allreduce states are equal\n" << differs.err;
   // Against single-device training the check passes and names fp16 compression as the cause.
   const auto r = testing::ddpbench({"run", "--scenario", "toy_cnn", "--gpus", "2", "--steps", "2",
@@ -112,10 +112,10 @@ TEST_F(C10dEngine, StaticGraphAveragesTheFirstIteration) {
 
 // One rank's gradient corrupted before c10d's Reducer reads it: the run must FAIL, naming it.
 TEST_F(C10dEngine, AGradientFaultFails) {
-  const auto r = testing::ddpbench(
-      {"run", "--scenario", "toy_cnn", "--gpus", "2", "--steps", "2", "--modes", "single,ddp",
-       "--check-only", "--ddp-impl", "c10d", "--inject-fault", "grad:rank=1,step=0,eps=1e-2",
-       "--out", path("fault")});
+  const auto r =
+      testing::ddpbench({"run", "--scenario", "toy_cnn", "--gpus", "2", "--steps", "2", "--modes",
+                         "single,ddp", "--check-only", "--ddp-impl", "c10d", "--inject-fault",
+                         "grad:rank=1,step=0,eps=1e-2", "--out", path("fault")});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   const auto report = testing::read_json(path("fault") + "/report.json");
   EXPECT_EQ(testing::find_check(report, "ddp", "gradients").at("status"), "fail") << r.out;
@@ -126,10 +126,11 @@ TEST_F(C10dEngine, OptionsWithoutMeaningAreRefused) {
       {{"--static-graph"}, "--static-graph"},
       {{"--gradient-as-bucket-view", "--ddp-impl", "naive"}, "--gradient-as-bucket-view"},
       {{"--ddp-impl", "c10d", "--backend", "shm"}, "--backend shm"},
-      {{"--ddp-impl", "c10d", "--batch-size", "7", "--steps", "8"}, "Join"}};
+      {{"--ddp-impl", "c10d", "--batch-size", "7", "--steps", "8", "--find-unused-parameters"},
+       "drop --find-unused-parameters"}};
   for (const auto& [extra, named] : cases) {
-    std::vector<std::string> args = {"run", "--scenario", "linear_mse", "--gpus", "2",
-                                     "--out", path("refused")};
+    std::vector<std::string> args = {"run", "--scenario", "linear_mse",   "--gpus",
+                                     "2",   "--out",      path("refused")};
     args.insert(args.end(), extra.begin(), extra.end());
     const auto r = testing::ddpbench(args);
     EXPECT_EQ(r.exit_code, 2) << named << "\n" << r.out << r.err;

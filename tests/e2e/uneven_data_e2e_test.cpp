@@ -81,7 +81,13 @@ TEST_F(UnevenData, PassesInEveryModeWithDropLastOffAndOnInFloat32LockstepAndFloa
 // map) must neither hang (the launcher's timeout would end it with exit 3) nor let the ranks part.
 TEST_F(UnevenData, JoinedRanksDoNotHangAndAgreeWithEveryReducer) {
   const std::vector<std::vector<std::string>> variants = {
-      {}, {"--ddp-impl", "naive"}, {"--find-unused-parameters"}, {"--bucket-cap-mb", "0.0001"}};
+      {},
+      {"--ddp-impl", "naive"},
+      {"--find-unused-parameters"},
+      {"--bucket-cap-mb", "0.0001"},
+      // PyTorch's Reducer, its joined rank driven as Python's Join hook does
+      // (Note [A joined c10d rank]), with a comm hook on the zeros.
+      {"--ddp-impl", "c10d", "--comm-hook", "fp16"}};
   int i = 0;
   for (const auto& v : variants) {
     const std::string out = path("j" + std::to_string(i++));
@@ -106,14 +112,16 @@ TEST_F(UnevenData, AWrongJoinOrAGradientErrorOnAJoinStepFails) {
     const char* fault;
     const char* dtype;
     int64_t step;
+    const char* impl;
   };
-  for (const Case& c :
-       {Case{"join:rank=0,step=5", "float32", 5}, Case{"join:rank=1,step=11", "float64", 11},
-        Case{"grad:rank=2,step=5,eps=1e-3", "float32", 5}}) {
-    const std::string out = path(std::string("f") + std::to_string(c.step) + c.dtype);
-    const auto r =
-        ddpbench({"run", "--scenario", "uneven_data", "--gpus", "3", "--modes", "single,ddp",
-                  "--dtype", c.dtype, "--check-only", "--inject-fault", c.fault, "--out", out});
+  for (const Case& c : {Case{"join:rank=0,step=5", "float32", 5, "bucketed"},
+                        Case{"join:rank=1,step=11", "float64", 11, "bucketed"},
+                        Case{"join:rank=0,step=5", "float64", 5, "c10d"},
+                        Case{"grad:rank=2,step=5,eps=1e-3", "float32", 5, "bucketed"}}) {
+    const std::string out = path(std::string("f") + std::to_string(c.step) + c.dtype + c.impl);
+    const auto r = ddpbench({"run", "--scenario", "uneven_data", "--gpus", "3", "--modes",
+                             "single,ddp", "--ddp-impl", c.impl, "--dtype", c.dtype, "--check-only",
+                             "--inject-fault", c.fault, "--out", out});
     EXPECT_EQ(r.exit_code, 1) << c.fault << "\n" << r.out << r.err;
     const auto report = read_json(out + "/report.json");
     const auto gradients = find_check(report, "ddp", "gradients");

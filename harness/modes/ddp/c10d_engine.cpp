@@ -219,6 +219,26 @@ void C10dEngine::after_forward(const at::Tensor& output, bool sync) {
   }
 }
 
+void C10dEngine::reduce_as_joined() {
+  State& s = *state_;
+  s.reducer->rebuild_buckets();
+  std::vector<c10d::GradBucket> buckets = s.reducer->get_grad_buckets(/*return_zero_tensors=*/true);
+  std::vector<c10::intrusive_ptr<c10::ivalue::Future>> works;
+  for (c10d::GradBucket& bucket : buckets) works.push_back(s.reducer->run_comm_hook(bucket));
+  torch::NoGradGuard no_grad;
+  for (size_t b = 0; b < buckets.size(); ++b) {
+    works[b]->wait();
+    // The hooks reduce the bucket's buffer in place (allreduce; fp16/bf16 decompress into it).
+    const std::vector<at::Tensor> grads = buckets[b].getGradients();
+    const std::vector<at::Tensor>& params = buckets[b].getParameters();
+    for (size_t i = 0; i < params.size(); ++i) {
+      at::Tensor p = params[i];
+      p.mutable_grad() = grads[i].clone();
+    }
+  }
+  s.require_forward_param_sync = true;  // main_hook: should_sync_backwards
+}
+
 void C10dEngine::set_gradient_tap(std::function<void(int64_t, at::Tensor&)> tap) {
   State& s = *state_;
   for (size_t i = 0; i < s.params.size(); ++i) {
@@ -247,7 +267,8 @@ std::vector<std::vector<int64_t>> C10dEngine::bucket_layout() const {
       const auto it = std::find_if(s.params.begin(), s.params.end(),
                                    [&p](const at::Tensor& q) { return q.is_same(p); });
       if (it == s.params.end()) {
-        throw std::logic_error("c10d engine: a bucket holds a parameter the engine does not reduce");
+        throw std::logic_error(
+            "c10d engine: a bucket holds a parameter the engine does not reduce");
       }
       indices.push_back(it - s.params.begin());
     }

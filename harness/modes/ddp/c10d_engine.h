@@ -63,6 +63,17 @@ class C10dEngine {
   void before_forward(bool sync,
                       const std::function<void(std::vector<at::Tensor>&)>& buffers_broadcast);
   void after_forward(const at::Tensor& output, bool sync);
+  // Note [A joined c10d rank]: a rank out of batches (PyTorch's Join) runs what Python's
+  // _DDPJoinHook.main_hook runs in place of forward and backward: the Reducer's bucket rebuild
+  // (a collective while the buckets are not yet rebuilt), then one comm hook per bucket, in the
+  // Reducer's bucket order, on zeros of the bucket's shape (Reducer::get_grad_buckets with zero
+  // tensors, run_comm_hook), so the others' allreduces pair up and the average stays over the
+  // initial world size. The reduced buckets then become this rank's .grad, so that it steps as
+  // the others do, as ddpbench's own engine's joined rank does. Python's main hook also answers
+  // the active ranks' per-forward "sync in backward?" allreduce, which this Python layer (both
+  // sides of it ddpbench's) does not issue; --find-unused-parameters and --static-graph, whose
+  // joined-rank collectives are not driven, are refused with Join (run/fit_checks.cpp).
+  void reduce_as_joined();
   // Broadcasts `tensors` from rank 0 as DDP's _sync_module_buffers does.
   void broadcast_from_rank0(std::vector<at::Tensor>& tensors);
 

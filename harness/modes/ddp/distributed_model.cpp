@@ -201,8 +201,8 @@ void DistributedModel::set_sync(bool sync) {
 
 void DistributedModel::reduce_gradients_joined() {
   if (c10d_) {
-    // resolve_run refuses uneven batches with --ddp-impl c10d: reaching this is a bug.
-    throw std::logic_error("--ddp-impl c10d has no joined-rank step (Join)");
+    if (sync_) c10d_->reduce_as_joined();  // Note [A joined c10d rank] (c10d_engine.h)
+    return;
   }
   if (reducer_) {
     reducer_->reduce_as_joined();
