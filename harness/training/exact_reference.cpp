@@ -59,6 +59,12 @@ struct SplitFacts {
   scenarios::AmpKind amp = scenarios::AmpKind::kOff;
   bool draws() const { return random_ops != nullptr && !random_ops->empty(); }
   const char* who() const { return ddp ? "rank" : "replica"; }
+  // Note [BatchNorm per micro-step].
+  bool bn_per_micro_step() const { return bn > 0 && micro > 1; }
+  // Note [SyncBN under autocast judged] (modes/single/rank_threads.h).
+  bool sync_bn_in_threads() const {
+    return split && bn > 0 && ddp && sync_bn && amp != scenarios::AmpKind::kOff;
+  }
 };
 
 SplitFacts split_facts(const RunSetup& setup, ModeKind mode, const torch::nn::Module& model) {
@@ -84,9 +90,10 @@ SplitFacts split_facts(const RunSetup& setup, ModeKind mode, const torch::nn::Mo
   f.uneven = f.sizes.front() != f.sizes.back();
   f.local = f.uneven ? fmt::format("{} (rank by rank)", fmt::join(f.sizes, ","))
                      : std::to_string(f.sizes[0]);
-  // Note [SyncBN arithmetic reference] (modes/common/global_batch_norm.h).
-  f.sync_arithmetic =
-      f.split && f.bn > 0 && f.ddp && f.sync_bn && setup.context.dtype != at::kDouble;
+  // Note [SyncBN arithmetic reference] (modes/common/global_batch_norm.h); under autocast the
+  // rank threads compute SyncBN's arithmetic rank by rank instead.
+  f.sync_arithmetic = f.split && f.bn > 0 && f.ddp && f.sync_bn &&
+                      setup.context.dtype != at::kDouble && !f.sync_bn_in_threads();
   f.loss = setup.spec->loss;
   return f;
 }
@@ -96,7 +103,6 @@ std::string mixed_precision_cause(const SplitFacts& f) {
       f.micro == 1 ? fmt::format("each {}'s {} samples", f.who(), f.local)
                    : fmt::format("each of a {}'s {} accumulation micro-batches ({} samples each)",
                                  f.who(), f.micro, f.sizes[0] / f.micro);
-  const bool synced = f.ddp && f.sync_bn && f.bn > 0 && f.split;
   return fmt::format(
       "Mixed precision: under autocast to {} each {} casts its own weights{} and its "
       "gradients are rounded to {} before they are {}; the reference forwards {} {}, "
@@ -107,9 +113,10 @@ std::string mixed_precision_cause(const SplitFacts& f) {
                    : (f.ddp ? "accumulated in float32 and averaged over the ranks"
                             : "accumulated in float32 on the master"),
       pieces,
-      synced ? "at once, each in a thread of its own, the threads meeting at every SyncBN layer "
-               "for the statistics of every rank (Note [SyncBN under autocast judged])"
-             : "on their own");
+      f.sync_bn_in_threads()
+          ? "at once, each in a thread of its own, the threads meeting at every SyncBN layer "
+            "for the statistics of every rank (Note [SyncBN under autocast judged])"
+          : "on their own");
 }
 
 // Note [BatchNorm per micro-step]: with gradient accumulation every micro-step's forward is a
@@ -150,7 +157,7 @@ std::string batch_norm_micro_step_cause(const SplitFacts& f) {
 // report lists them (a cause's name is its text before the first colon).
 std::vector<std::string> causes_of(const SplitFacts& f, int64_t global_batch) {
   std::vector<std::string> causes;
-  const bool bn_micro = f.bn > 0 && f.micro > 1;  // batch_norm_micro_step_cause names it
+  const bool bn_micro = f.bn_per_micro_step();  // batch_norm_micro_step_cause names it
   if (bn_micro) causes.push_back(batch_norm_micro_step_cause(f));
   if (f.split && f.bn > 0 && f.ddp && !f.sync_bn && !bn_micro) {
     causes.push_back(fmt::format(
@@ -215,12 +222,10 @@ modes::single::ReferenceRule rule_of(const SplitFacts& f) {
   rule.replicas = f.k;
   rule.sync_bn_arithmetic = f.sync_arithmetic;
   const bool synced_bn = f.ddp && f.sync_bn;
-  // Note [SyncBN under autocast judged] (modes/single/rank_threads.h).
-  rule.forward_ranks_in_threads = synced_bn && autocast && f.bn > 0 && f.split;
-  if (rule.forward_ranks_in_threads) rule.sync_bn_arithmetic = false;  // the threads compute it
+  rule.forward_ranks_in_threads = f.sync_bn_in_threads();
   // Per-rank BatchNorm statistics of micro-batches need each one forwarded on its own;
   // SyncBN's, each micro-step's pieces of every rank together (Note [BatchNorm per micro-step]).
-  const bool bn_micro = f.bn > 0 && f.micro > 1;
+  const bool bn_micro = f.bn_per_micro_step();
   rule.forward_chunk_by_chunk =
       !rule.forward_ranks_in_threads &&
       (f.script_bn > 0 || f.draws() || !f.written.empty() || autocast || (bn_micro && !synced_bn));

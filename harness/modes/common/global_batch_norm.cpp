@@ -4,7 +4,6 @@
 #include <torch/torch.h>
 
 #include <algorithm>
-#include <functional>
 #include <utility>
 
 #include "scenarios/models/batch_norm.h"
@@ -55,13 +54,13 @@ at::Tensor statistics_row(const at::Tensor& x) {
   return at::cat({mean, m2, at::full({1}, n, mean.options())});
 }
 
-// Each rank's row, in rank order: exchanged (on x's device, never staged), or computed per piece.
-std::vector<at::Tensor> rank_rows(const at::Tensor& x, BatchNormExchange* exchange,
-                                  const std::vector<std::pair<int64_t, int64_t>>& pieces,
-                                  const std::function<at::Tensor(const at::Tensor&)>& row_of) {
-  if (exchange != nullptr) return exchange->gather_rows(row_of(x));
+// Each rank's statistics row, in rank order: exchanged (on x's device, never staged), or
+// computed per piece.
+std::vector<at::Tensor> statistics_rows(const at::Tensor& x, BatchNormExchange* exchange,
+                                        const std::vector<std::pair<int64_t, int64_t>>& pieces) {
+  if (exchange != nullptr) return exchange->gather_rows(statistics_row(x));
   std::vector<at::Tensor> rows;
-  for (const auto& [begin, n] : pieces) rows.push_back(row_of(x.narrow(0, begin, n)));
+  for (const auto& [begin, n] : pieces) rows.push_back(statistics_row(x.narrow(0, begin, n)));
   return rows;
 }
 
@@ -70,7 +69,7 @@ std::vector<at::Tensor> rank_rows(const at::Tensor& x, BatchNormExchange* exchan
 GlobalStats global_statistics(const at::Tensor& x, BatchNormExchange* exchange,
                               const std::vector<std::pair<int64_t, int64_t>>& pieces) {
   const int64_t c = x.size(1);
-  const std::vector<at::Tensor> all = rank_rows(x, exchange, pieces, statistics_row);
+  const std::vector<at::Tensor> all = statistics_rows(x, exchange, pieces);
   const at::TensorOptions options = all.front().options();
   // Rank order, one rank at a time: every rank adds the same numbers in the same order.
   at::Tensor count = at::zeros({1}, options);

@@ -86,7 +86,6 @@ std::vector<std::vector<int64_t>> DdpPath::step_shards(const data::EpochPlan& ep
 
 at::Tensor DdpPath::forward_loss(const std::vector<data::Batch>& shards, int64_t step) {
   current_step_ = step;
-  joined_ = shards.empty();
   const int rank = comm_.rank();
   const std::optional<FaultSpec>& fault = options_.fault;
   if (fault_fires(fault, FaultKind::kCrash, rank, step)) {
@@ -99,18 +98,14 @@ at::Tensor DdpPath::forward_loss(const std::vector<data::Batch>& shards, int64_t
     // Stop responding without exiting: only the launcher's timeout can end this.
     for (;;) pause();
   }
-  if (joined_) {
-    if (!fault_fires(fault, FaultKind::kJoin, rank, step)) {
-      // No forward: a zero loss for the step loop's bookkeeping (0 samples, so it weighs nothing).
-      return at::zeros({}, model_->module().parameters().front().options());
-    }
-    // join fault: a joined rank that trains on its last batch again and contributes that
-    // gradient instead of zeros.
-    joined_ = false;
-  } else {
-    last_batch_ = shards.front();
+  // join fault: a joined rank that trains on its last batch again and contributes that gradient
+  // instead of zeros.
+  const data::Batch* taken = batch_.take(shards, fault_fires(fault, FaultKind::kJoin, rank, step));
+  if (taken == nullptr) {
+    // No forward: a zero loss for the step loop's bookkeeping (0 samples, so it weighs nothing).
+    return at::zeros({}, model_->module().parameters().front().options());
   }
-  const data::Batch& batch = last_batch_;
+  const data::Batch& batch = *taken;
   const at::Tensor output = draws_->forward([&] { return model_->forward(batch.inputs); },
                                             batch.inputs.device(), step, rank);
   at::Tensor loss = scenarios::compute_loss(spec_.loss, output, batch.targets);
@@ -126,13 +121,13 @@ void DdpPath::backward(const at::Tensor& loss) {
     gradient_collectives_ = 0;
   }
   const int64_t before = comm_.collectives_issued();
-  if (!joined_) loss.backward();
+  if (!batch_.joined()) loss.backward();
   gradient_collectives_ += comm_.collectives_issued() - before;
 }
 
 void DdpPath::reduce_gradients() {
   const int64_t before = comm_.collectives_issued();
-  if (joined_) {
+  if (batch_.joined()) {
     model_->reduce_gradients_joined();
   } else {
     model_->reduce_gradients();

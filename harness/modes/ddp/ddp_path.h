@@ -28,6 +28,7 @@
 #include "modes/common/fault_injection.h"
 #include "modes/common/forward_draws.h"
 #include "modes/common/gradient_path.h"
+#include "modes/common/joined_batch.h"
 #include "modes/ddp/distributed_model.h"
 #include "modes/ranks/rank_agreement.h"
 #include "runtime/execution_context.h"
@@ -114,8 +115,7 @@ class DdpPath : public GradientPath {
   int64_t counted_step_ = -1;  // the step gradient_collectives_ counts
   int64_t gradient_collectives_ = 0;
   bool evaluated_ = false;  // an evaluation forward ran (the buffers were synced for it)
-  bool joined_ = false;     // this step: out of batches, shadowing the others (Join)
-  data::Batch last_batch_;  // the last batch this rank trained on (the `join` fault replays it)
+  JoinedBatch batch_;       // this step's batch, or out of batches, shadowing the others (Join)
   RankDisagreement disagreement_;
   RankDisagreement buffer_disagreement_;
   ScaleDisagreement scale_disagreement_;

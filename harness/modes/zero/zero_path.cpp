@@ -139,16 +139,11 @@ at::Tensor ZeroPath::forward_loss(const std::vector<data::Batch>& shards, int64_
   // average over the initial world size); it still joins every collective of the step (the
   // buffer broadcast above, the reduction, the owners' broadcasts after the step), as
   // ZeroRedundancyOptimizer's join hook does. The join fault trains on its last batch again.
-  joined_ = shards.empty();
-  if (joined_) {
-    if (!fault_fires(fault, FaultKind::kJoin, rank, step)) {
-      return at::zeros({}, module().parameters().front().options());  // 0 samples: weighs nothing
-    }
-    joined_ = false;
-  } else {
-    last_batch_ = shards.front();
+  const data::Batch* taken = batch_.take(shards, fault_fires(fault, FaultKind::kJoin, rank, step));
+  if (taken == nullptr) {
+    return at::zeros({}, module().parameters().front().options());  // 0 samples: weighs nothing
   }
-  const data::Batch& batch = last_batch_;
+  const data::Batch& batch = *taken;
   at::Tensor loss = scenarios::compute_loss(
       spec_.loss, draws_->forward(model_, batch.inputs, step, rank), batch.targets);
   if (fault_fires(fault, FaultKind::kNan, rank, step)) {
@@ -158,7 +153,7 @@ at::Tensor ZeroPath::forward_loss(const std::vector<data::Batch>& shards, int64_
 }
 
 void ZeroPath::backward(const at::Tensor& loss) {
-  if (joined_) {
+  if (batch_.joined()) {
     // Nothing computed, nothing used: the reduction sends zeros (Note [A joined zero rank]).
     for (at::Tensor& p : shared_.params) p.mutable_grad().reset();
     return;

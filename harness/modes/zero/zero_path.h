@@ -31,6 +31,7 @@
 #include "modes/common/fault_injection.h"
 #include "modes/common/forward_draws.h"
 #include "modes/common/gradient_path.h"
+#include "modes/common/joined_batch.h"
 #include "modes/ranks/rank_agreement.h"
 #include "modes/zero/zero_partition.h"
 #include "modes/zero/zero_stage.h"
@@ -110,8 +111,7 @@ class ZeroPath : public GradientPath {
   at::Tensor forward_digests_;  // stage 3: of the last checked forward's parameters
   std::vector<std::string> digest_names_;
   int64_t current_step_ = 0;
-  bool joined_ = false;     // this step: out of batches (Note [A joined zero rank])
-  data::Batch last_batch_;  // the join fault trains on it again
+  JoinedBatch batch_;  // this step's batch, or out of batches (Note [A joined zero rank])
   ranks::RankDisagreement disagreement_;
   std::shared_ptr<sync_bn::SyncBnControl> sync_bn_control_;  // with sync_bn: the syncbn fault
 };
