@@ -57,6 +57,7 @@ struct SplitFacts {
   bool sync_arithmetic = false;
   scenarios::LossKind loss{};
   scenarios::AmpKind amp = scenarios::AmpKind::kOff;
+  bool free_running = false;
   bool draws() const { return random_ops != nullptr && !random_ops->empty(); }
   const char* who() const { return ddp ? "rank" : "replica"; }
   // Note [BatchNorm per micro-step].
@@ -71,6 +72,7 @@ SplitFacts split_facts(const RunSetup& setup, ModeKind mode, const torch::nn::Mo
   SplitFacts f;
   f.k = setup.world_size;
   f.amp = setup.spec->amp;
+  f.free_running = !setup.lockstep;
   f.split = f.k > 1;
   f.ddp = modes::runs_per_rank(mode);
   f.sync_bn = setup.sync_bn;
@@ -103,10 +105,22 @@ std::string mixed_precision_cause(const SplitFacts& f) {
       f.micro == 1 ? fmt::format("each {}'s {} samples", f.who(), f.local)
                    : fmt::format("each of a {}'s {} accumulation micro-batches ({} samples each)",
                                  f.who(), f.micro, f.sizes[0] / f.micro);
+  // Note [Mixed precision free-running] (training/floor_measurement.h).
+  const std::string drift =
+      !f.free_running
+          ? ""
+          : fmt::format(
+                "; free-running, the {0}s' float32 sums of their gradients may round otherwise "
+                "than the reference's (at 3 or more {0}s), and the next steps' casts to {1} "
+                "carry a last-bit difference of a weight to a whole {1} unit, so the "
+                "trajectories drift apart over the steps: an item beyond its fixed limit is "
+                "judged against the drift of a twin of the reference that sums the {0} "
+                "gradients in another order (the rounding floor)",
+                f.who(), scenarios::amp_name(f.amp));
   return fmt::format(
       "Mixed precision: under autocast to {} each {} casts its own weights{} and its "
       "gradients are rounded to {} before they are {}; the reference forwards {} {}, "
-      "with fresh casts, so its gradients are rounded the same way",
+      "with fresh casts, so its gradients are rounded the same way{}",
       scenarios::amp_name(f.amp), f.who(), f.micro == 1 ? "" : " in every micro-step",
       scenarios::amp_name(f.amp),
       f.micro == 1 ? (f.ddp ? "averaged over the ranks" : "summed onto the master")
@@ -116,7 +130,8 @@ std::string mixed_precision_cause(const SplitFacts& f) {
       f.sync_bn_in_threads()
           ? "at once, each in a thread of its own, the threads meeting at every SyncBN layer "
             "for the statistics of every rank (Note [SyncBN under autocast judged])"
-          : "on their own");
+          : "on their own",
+      drift);
 }
 
 // Note [BatchNorm per micro-step]: with gradient accumulation every micro-step's forward is a

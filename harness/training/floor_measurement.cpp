@@ -78,11 +78,14 @@ std::string apart_beyond_rounding(const modes::TrainResult& reference,
 }  // namespace
 
 bool can_measure_floors(const RunSetup& setup, const modes::single::ReferenceRule& rule) {
-  // The twin splits the batch into rank chunks: it needs more than one, arithmetic that chunking
-  // does not change (not SyncBN's whole-batch statistics), one pass per chunk and a loss that
-  // splits; under autocast it would not round as the reference does.
-  return setup.spec->amp == scenarios::AmpKind::kOff && setup.world_size > 1 &&
-         !rule.sync_bn_arithmetic && rule.micro_steps == 1 &&
+  // The twin splits the batch into rank chunks (and, with accumulation, each chunk into its
+  // micro-batches): it needs more than one, arithmetic that forwarding each piece on its own does
+  // not change (not SyncBN's statistics over the ranks) and a loss that splits. Under autocast the
+  // reference already forwards piece by piece with fresh casts, so the twin rounds as it does
+  // (Note [Mixed precision free-running]).
+  if (setup.world_size < 2) return false;
+  if (rule.autocast_per_chunk) return true;  // the nudged twin changes nothing else
+  return !rule.sync_bn_arithmetic && !rule.forward_micro_step_by_micro_step &&
          (rule.mean_of_replica_losses || scenarios::loss_is_sample_mean(setup.spec->loss));
 }
 
@@ -95,15 +98,20 @@ compare::MeasuredFloors measure_floors(const PhaseInputs& in,
   options.grad_record = in.grad_record;
   options.start_state = s.start_state();
   SteppedReference reference_run(in, s.spec, rule, options);
-  SteppedReference twin_run(in, s.spec, rank_by_rank_twin(s, rule), options);
+  const bool nudged = rule.autocast_per_chunk;
+  modes::single::ReferenceRule twin_rule = rule;
+  twin_rule.nudge_gradients = true;
+  SteppedReference twin_run(in, s.spec, nudged ? twin_rule : rank_by_rank_twin(s, rule), options);
   modes::StepLoop& reference = reference_run.loop();
   modes::StepLoop& twin = twin_run.loop();
 
   compare::MeasuredFloors floors;
   floors.cap = std::sqrt(unit_roundoff(in.context.dtype()));
   const std::string twin_text =
-      "a twin of the reference with each rank chunk forwarded and backpropagated on its own and "
-      "the rank gradients summed rank by rank";
+      nudged ? "a twin of the reference with every entry of each step's summed gradients moved to "
+               "a neighbouring float32, up or down as drawn"
+             : "a twin of the reference with each rank chunk forwarded and backpropagated on its "
+               "own and the rank gradients summed rank by rank";
   floors.how = s.lockstep ? fmt::format(
                                 "{}, which took each of steps {}-{} from the reference's "
                                 "state",

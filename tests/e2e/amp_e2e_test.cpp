@@ -1,8 +1,8 @@
 // amp_e2e_test.cpp — --amp end to end (issue 34): under autocast every mode is judged against an
 // exact reference that rounds each rank's gradients as the mode does, and still fails on a 1e-2
 // gradient fault; fp16 with its GradScaler skips the same steps in every mode and rank, and a
-// rank whose scale diverges is named; SyncBN under autocast is judged (issue 55); what cannot be
-// judged is refused. toy_cnn, a few steps:
+// rank whose scale diverges is named; SyncBN under autocast, free-running and --bisect are judged
+// (issue 55); what cannot be judged is refused. toy_cnn, a few steps:
 // the smallest model with convolutions and a classifier that autocast lowers.
 #include <gtest/gtest.h>
 
@@ -95,6 +95,39 @@ TEST_F(AmpE2E, Bf16OneRanksGradientOffByOnePercentFails) {
   const auto gradients = find_check(report, "ddp", "gradients");
   EXPECT_EQ(gradients.at("status"), "fail");
   EXPECT_EQ(gradients.at("step"), 1);
+}
+
+// Free-running under autocast (Note [Mixed precision free-running], training/
+// floor_measurement.h): the cause names the drift model; a 1e-3 fault on one of three ranks
+// fails at its step even though the failing check measures the drift floor, and --bisect's
+// float64 re-run (autocast dropped) says it persists.
+TEST_F(AmpE2E, Bf16FreeRunningPassesWithItsDriftModelAndAFaultFailsAndPersists) {
+  const std::vector<std::string> free = {"--amp",   "bf16", "--comparison", "free",
+                                         "--gpus",  "3",    "--modes",      "single,ddp",
+                                         "--steps", "20",   "--batch-size", "48"};
+  const auto report = run_amp("free", free);
+  EXPECT_TRUE(report.at("passed").get<bool>()) << last_.out;
+  EXPECT_EQ(report.at("config").at("comparison"), "free-running");
+  EXPECT_EQ(find_check(report, "ddp", "parameters").at("status"), "pass");
+  std::string causes;
+  for (const auto& r : report.at("results")) {
+    if (r.at("mode") == "ddp") causes = r.at("reference").at("causes").dump();
+  }
+  EXPECT_NE(causes.find("trajectories drift apart"), std::string::npos) << causes;
+
+  std::vector<std::string> faulty = free;
+  faulty.insert(faulty.end(), {"--inject-fault", "grad:rank=1,step=10", "--bisect"});
+  const auto failed = run_amp("free-fault", faulty, 1);
+  const auto gradients = find_check(failed, "ddp", "gradients");
+  EXPECT_EQ(gradients.at("status"), "fail") << last_.out;
+  EXPECT_EQ(gradients.at("step"), 10);
+  EXPECT_NE(last_.out.find("rounding floor measured: a twin of the reference with every entry"),
+            std::string::npos)
+      << last_.out;
+  for (const auto& r : failed.at("results")) {
+    if (r.at("mode") != "ddp") continue;
+    EXPECT_EQ(r.at("first_divergence").at("bisect"), "persists") << r.dump();
+  }
 }
 
 // SyncBN under autocast (Note [SyncBN under autocast judged], modes/single/rank_threads.h): each
@@ -364,7 +397,6 @@ TEST_F(AmpE2E, Fp16CheckpointsCarryTheGradScalerAndResumeBitIdentical) {
 TEST_F(AmpE2E, WhatCannotBeJudgedIsRefusedWithTheFix) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"--amp", "bf16", "--dtype", "float64"}, "drop --dtype float64"},
-      {{"--amp", "bf16", "--comparison", "free"}, "drop --comparison free"},
       {{"--amp", "bf16", "--inject-fault", "scaler:rank=1,step=0"}, "add --amp fp16"},
   };
   for (const auto& [flags, fix] : cases) {

@@ -162,6 +162,36 @@ TEST(Bisect, OnlyAFloat64RunThatComparedGradientsAndFailedNothingCounts) {
   EXPECT_EQ(recomputed(persists).verdict, reports::Verdict::kFail);
 }
 
+// Under autocast (Note [Bisect under autocast]) the twin drops autocast and the GradScaler's
+// settings, and a difference that vanishes there is said to come with mixed precision and stays a
+// failure.
+TEST(Bisect, UnderAutocastTheTwinDropsItAndAVanishingFailureStands) {
+  RunRequest r;
+  r.amp = "fp16";
+  r.grad_scaler_init = "1024";
+  r.growth_interval = "3";
+  const RunRequest twin = float64_twin(r, /*lockstep=*/false, "/tmp/x");
+  EXPECT_EQ(twin.amp, "off");
+  EXPECT_TRUE(twin.grad_scaler_init.empty());
+  EXPECT_TRUE(twin.growth_interval.empty());
+
+  reports::RunReport report;
+  report.config.amp = "bf16";
+  report.results = {failing_gradients()};
+  annotate_bisect(
+      report,
+      float64_run({test::judged_check(reports::Stage::kLoss, reports::CheckStatus::kPass),
+                   test::judged_check(reports::Stage::kGradients, reports::CheckStatus::kPass)}),
+      0);
+  const reports::DivergenceRecord& d = report.results[0].first_divergence;
+  EXPECT_EQ(d.bisect, "vanishes");
+  EXPECT_NE(d.bisect_detail.find("only under --amp bf16"), std::string::npos) << d.bisect_detail;
+  EXPECT_TRUE(d.float64_checks.empty());
+  const reports::RunReport judged = recomputed(report);
+  EXPECT_EQ(judged.results[0].checks[1].status, reports::CheckStatus::kFail);
+  EXPECT_EQ(judged.verdict, reports::Verdict::kFail);
+}
+
 TEST(Bisect, PassingModesAreLeftAlone) {
   reports::RunReport report;
   reports::ModeResult ok;

@@ -1,9 +1,12 @@
 // single_path.cpp — see single_path.h.
 #include "modes/single/single_path.h"
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <ATen/autocast_mode.h>
 #include <fmt/format.h>
 #include <torch/torch.h>
+
+#include <limits>
 
 #include "errors.h"
 #include "modes/common/forward_draws.h"
@@ -104,13 +107,28 @@ class SinglePath : public GradientPath {
   // One device: the gradients are already the gradients, or their sum over the rank chunks
   // (average_after_backward), which DDP's average divides by K.
   void reduce_gradients() override {
-    if (!rule_.average_after_backward && !(rule_.backward_rank_by_rank && divide_after_backward_)) {
-      return;
-    }
     torch::NoGradGuard no_grad;
-    const double inv = 1.0 / static_cast<double>(rule_.replicas);
+    if (rule_.average_after_backward || (rule_.backward_rank_by_rank && divide_after_backward_)) {
+      const double inv = 1.0 / static_cast<double>(rule_.replicas);
+      for (at::Tensor& p : model_.ptr()->parameters()) {
+        if (p.grad().defined()) p.mutable_grad().mul_(inv);
+      }
+    }
+    if (rule_.nudge_gradients) nudge_gradients();
+  }
+
+  // ReferenceRule::nudge_gradients: every entry to the next representable value up or down, the
+  // direction drawn per entry from a generator seeded by the count of steps nudged so far (the
+  // twin steps in order, so the draws repeat from run to run).
+  void nudge_gradients() {
+    at::Generator draws = at::make_generator<at::CPUGeneratorImpl>(0x6e75646765 + nudges_++);
     for (at::Tensor& p : model_.ptr()->parameters()) {
-      if (p.grad().defined()) p.mutable_grad().mul_(inv);
+      if (!p.grad().defined()) continue;
+      const at::Tensor g = p.grad();
+      const at::Tensor up =
+          at::bernoulli(at::full(g.sizes(), 0.5, at::kDouble), draws).to(g.device());
+      const double inf = std::numeric_limits<double>::infinity();
+      p.mutable_grad() = at::nextafter(g, at::where(up > 0.5, inf, -inf).to(g.scalar_type()));
     }
   }
 
@@ -190,7 +208,11 @@ class SinglePath : public GradientPath {
       const at::Tensor l = scenarios::compute_loss(
           spec_.loss, outputs[next++], batch.targets.narrow(0, piece.begin, piece.rows));
       const double share = static_cast<double>(piece.rows) / static_cast<double>(rows);
-      rank_terms_.push_back(divide_after_backward_ ? l : l * share);
+      // A micro-batch's mean loss counts 1/A of its rank's (the step loop's 1/A, per micro-step);
+      // its share of the rows already is its share of the gathered mean.
+      const int64_t a = rule_.micro_steps;
+      rank_terms_.push_back(divide_after_backward_ ? (a > 1 ? l / static_cast<double>(a) : l)
+                                                   : l * share);
       weighted = weighted.defined() ? weighted + l.detach() * share : l.detach() * share;
     }
     recorded_loss_ = weighted;
@@ -296,6 +318,7 @@ class SinglePath : public GradientPath {
   at::Tensor recorded_loss_;
   std::vector<at::Tensor> rank_terms_;  // backward_rank_by_rank: this step's per-chunk loss terms
   bool divide_after_backward_ = false;  // backward_rank_by_rank: this step's terms are chunk means
+  uint64_t nudges_ = 0;                 // nudge_gradients: steps nudged
   std::unique_ptr<RankThreads> rank_threads_;  // forward_ranks_in_threads
 };
 

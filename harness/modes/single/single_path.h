@@ -65,16 +65,24 @@ struct ReferenceRule {
   // micro-steps: micro-step m of rank r is the chunk's m-th piece. DP's loss is the gathered
   // output of micro-step m (piece m of every chunk); DDP's, each piece's own.
   int64_t micro_steps = 1;
-  // Each rank chunk's loss backpropagated on its own, in rank order, and the rank gradients
+  // Each rank chunk's loss (with micro_steps, each micro-batch's, divided by their count)
+  // backpropagated on its own, in rank order, and the rank gradients
   // divided by K after their sum (of each chunk's own mean loss; with uneven chunks under a
   // gathered-output rule, each chunk's share of the global mean instead): the same training in
   // exact arithmetic as the rule without it, with every gradient summed and scaled the way the
   // ranks' are, where one backward through the whole batch accumulates the chunks the other way
   // (autograd runs the graph recorded last, rank K-1's, first) and scales by 1/B at the loss.
   // Needs forward_chunk_by_chunk (each chunk's graph its own) and a loss that splits over the
-  // chunks (a per-sample mean, or mean_of_replica_losses). The rounding floor's free-running twin
+  // chunks (a per-sample mean, or mean_of_replica_losses). With average_after_backward (DDP
+  // under autocast), each piece's gradients are divided by K before they are added, as the
+  // ranks divide theirs before the reduction. The rounding floor's twin
   // (training/floor_measurement.h); no judged mode is ever compared with it.
   bool backward_rank_by_rank = false;
+  // After each step's gradients are summed (and divided by K), every entry moved to a
+  // neighbouring float, up or down as drawn per entry: as far as a sum in another order moves it,
+  // in every entry at once. The rounding floor's twin under autocast (Note [Mixed precision
+  // free-running], training/floor_measurement.h); no judged mode is ever compared with it.
+  bool nudge_gradients = false;
 
   // With one chunk and micro-batches (--amp and accumulation at world 1) the rule is not plain.
   bool plain() const { return replicas == 1 && micro_steps == 1; }
@@ -87,7 +95,8 @@ struct ReferenceRule {
            forward_ranks_in_threads == o.forward_ranks_in_threads &&
            autocast_per_chunk == o.autocast_per_chunk &&
            average_after_backward == o.average_after_backward && micro_steps == o.micro_steps &&
-           backward_rank_by_rank == o.backward_rank_by_rank;
+           backward_rank_by_rank == o.backward_rank_by_rank &&
+           nudge_gradients == o.nudge_gradients;
   }
 };
 
