@@ -30,6 +30,10 @@ torch.load reads it in 1.13 and, weights-only, in 2.6+) is a dict:
   "inputs"   one GLOBAL batch per step; rank r's local batch is inputs[s].chunk(world_size)[r]
              (int64 token ids for gated_cnn, padded with 0 to the global batch's longest)
   "targets"  same layout (int64 labels for cross_entropy, float for mse)
+  "chunk_sizes", "epochs" (optional, uneven rank batches) int64 [steps, world_size], [steps]:
+             rank r's local batch is inputs[s].split(chunk_sizes[s])[r]; a rank whose chunk is 0
+             has run out of the epoch's batches, and each epoch's loop runs inside
+             torch.distributed.algorithms.join.Join([ddp] (+ the ZeroRedundancyOptimizer))
   "forward_seeds" (optional) int64 [steps, world_size]: torch.manual_seed(forward_seeds[s][r])
              right before rank r's forward of step s, as ddpbench seeds its ranks (dropout draws
              the same masks; modes/common/forward_draws.h)
@@ -271,16 +275,30 @@ def worker(rank, batches_path, out_path, rendezvous, device_kind="cpu", single=F
                          f"{len(data['targets'])} targets")
     accumulation = int(meta.get("accumulation_steps", 1))
     no_sync = bool(meta.get("no_sync", True))
-    losses = []
-    for s in range(steps):
+    # Uneven rank batches (ddpbench's plan, exported as "chunk_sizes"): rank r's local batch of
+    # step s is row block r of the global batch split by chunk_sizes[s]; a rank whose block is
+    # empty has run out of the epoch's batches and waits in PyTorch's Join, which wraps each
+    # epoch's loop as its documentation shows (DDP, and ZeroRedundancyOptimizer under --zero).
+    sizes = None if single else data.get("chunk_sizes")
+    epochs = data.get("epochs")
+
+    def local_batch(s):
         x, y = data["inputs"][s], data["targets"][s]
+        if sizes is not None:
+            rows = [int(n) for n in sizes[s]]
+            if sum(rows) != x.shape[0] or y.shape[0] != x.shape[0]:
+                raise ValueError(f"step {s}: chunk_sizes {rows} do not add up to the global "
+                                 f"batch {x.shape[0]} (targets {y.shape[0]})")
+            return x.split(rows)[rank], y.split(rows)[rank]
         parts = world * (1 if single else accumulation)
         if x.shape[0] % parts or y.shape[0] != x.shape[0]:
             raise ValueError(f"step {s}: global batch {x.shape[0]} (targets {y.shape[0]}) "
                              f"not divisible into {parts} equal parts")
-        x = x.chunk(world)[rank]
+        return x.chunk(world)[rank], y.chunk(world)[rank]
+
+    def train_step(s, x, y):  # this rank's step s on its local batch; its loss, detached
         x = x.to(device, dtype) if x.is_floating_point() else x.to(device)  # token ids stay int64
-        y = y.chunk(world)[rank].to(device)
+        y = y.to(device)
         if y.is_floating_point():
             y = y.to(dtype)
         opt.zero_grad()
@@ -316,10 +334,32 @@ def worker(rank, batches_path, out_path, rendezvous, device_kind="cpu", single=F
                 skipped.append(s)
         else:
             opt.step()
-        total = loss.detach().clone()
-        if not single:
-            dist.all_reduce(total)  # SUM
-        losses.append(total.item() / world)
+        return loss.detach().clone()
+
+    losses = []
+    if sizes is None:
+        for s in range(steps):
+            total = train_step(s, *local_batch(s))
+            if not single:
+                dist.all_reduce(total)  # SUM
+            losses.append(total.item() / world)
+    else:
+        from torch.distributed.algorithms.join import Join
+        # A joined rank cannot join a per-step allreduce: each rank keeps its loss x rows and
+        # rows per step, summed over the ranks at the end (DDP's sample-weighted mean).
+        weighted = torch.zeros(steps, dtype=torch.float64)
+        rows = torch.zeros(steps, dtype=torch.float64)
+        for e in sorted(set(int(v) for v in epochs[:steps])):
+            with Join([ddp] + ([opt] if zero else [])):
+                for s in range(steps):
+                    n = int(sizes[s][rank])
+                    if int(epochs[s]) != e or n == 0:
+                        continue
+                    weighted[s] = train_step(s, *local_batch(s)).double().item() * n
+                    rows[s] = n
+        dist.all_reduce(weighted)
+        dist.all_reduce(rows)
+        losses = (weighted / rows).tolist()
     if scaler is not None and not single:  # every rank's scaler must have seen the same steps
         mine = torch.tensor(scales + [float(len(skipped))], dtype=torch.float64)
         rank0 = mine.clone()

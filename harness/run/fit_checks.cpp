@@ -123,15 +123,6 @@ void check_join_fits(const training::RunSetup& setup, torch::nn::Module& model,
         setup.global_batch, setup.world_size, fmt::join(plan.local_batches(), ","), first_join,
         setup.spec->name, first_join, setup.world_size));
   }
-  if (setup.export_batches && plan.uneven()) {
-    // reference/torch_ddp_oracle.py cuts each exported global batch with chunk(K), which neither
-    // gives 7,7,6-style chunks on every step nor knows which rank has joined.
-    throw InputError(fmt::format(
-        "--export-batches: the PyTorch oracle splits every global batch into equal rank chunks, "
-        "and batch {} splits over {} ranks as {}: pass a --batch-size that {} divides",
-        setup.global_batch, setup.world_size, fmt::join(plan.local_batches(), ","),
-        setup.world_size));
-  }
   if (setup.fault && setup.fault->kind == modes::FaultKind::kJoin) {
     const data::StepPosition pos = plan.locate(setup.fault->step);
     const int64_t rank_steps = plan.rank_steps_per_epoch(setup.fault->rank);

@@ -58,6 +58,10 @@ struct SplitFacts {
   scenarios::LossKind loss{};
   scenarios::AmpKind amp = scenarios::AmpKind::kOff;
   bool free_running = false;
+  // Note [PyTorch's Join, as it runs] (modes/common/joined_batch.h): what a rank that runs out
+  // of batches does that no reference models.
+  bool stateful_optimizer = false;  // momentum or Adam: a joined DDP rank's goes stale
+  bool zero_stage_one = false;      // ZeroRedundancyOptimizer's join hook steps stale gradients
   bool draws() const { return random_ops != nullptr && !random_ops->empty(); }
   const char* who() const { return ddp ? "rank" : "replica"; }
   // Note [BatchNorm per micro-step].
@@ -73,6 +77,10 @@ SplitFacts split_facts(const RunSetup& setup, ModeKind mode, const torch::nn::Mo
   f.k = setup.world_size;
   f.amp = setup.spec->amp;
   f.free_running = !setup.lockstep;
+  const scenarios::OptimizerSpec& optimizer = setup.spec->optimizer;
+  f.stateful_optimizer =
+      optimizer.kind != scenarios::OptimizerKind::kSgd || optimizer.momentum != 0.0;
+  f.zero_stage_one = mode == ModeKind::kZero && setup.zero_stage == 1;
   f.split = f.k > 1;
   f.ddp = modes::runs_per_rank(mode);
   f.sync_bn = setup.sync_bn;
@@ -225,6 +233,22 @@ std::vector<std::string> causes_of(const SplitFacts& f, int64_t global_batch) {
         "before the epoch's end joins with zero gradients (PyTorch's Join, gradients divided by "
         "the initial world size)",
         global_batch, f.k, fmt::join(f.sizes, ",")));
+    if (f.zero_stage_one) {
+      causes.push_back(
+          "Join under ZeroRedundancyOptimizer (not modelled; the checks fail where it acts): a "
+          "rank out of batches has left its loop, DDP's join hook reduces zeros and drops the "
+          "result, and ZeroRedundancyOptimizer's join hook calls step() on what .grad still "
+          "holds, the gradients of the rank's last trained step: the parameters it owns take "
+          "that step's gradient again (PyTorch 1.13 and 2.11; Note [PyTorch's Join, as it runs])");
+    } else if (f.stateful_optimizer) {
+      causes.push_back(
+          "Join with optimizer state (not modelled; the checks fail where it acts): a rank out "
+          "of batches has left its loop and takes no optimizer step while it shadows the others; "
+          "at the epoch's end Join copies the last rank's parameters to it, not its optimizer "
+          "state, so its momentum (or Adam's moments) lags the others' and its updates part "
+          "from theirs at the next epoch's first step (PyTorch 1.13 and 2.11; Note [PyTorch's "
+          "Join, as it runs])");
+    }
   }
   if (f.amp != scenarios::AmpKind::kOff) causes.push_back(mixed_precision_cause(f));
   return causes;

@@ -6,9 +6,50 @@
 
 #include <vector>
 
+#include "data/batch_plan.h"
 #include "data/dataset.h"
 
 namespace ddpbench::modes {
+
+// Note [PyTorch's Join, as it runs]: a rank out of batches has left its training loop, and
+// PyTorch's Join only shadows the collectives the others still issue (DDP's join hook: the buffer
+// broadcast, zeros for every gradient bucket, their results dropped; ZeroRedundancyOptimizer's:
+// step() on whatever .grad still holds). So a joined DDP rank takes no optimizer step: its
+// parameters and optimizer state stay as its last step left them. When the epoch's loop ends,
+// Join's post-hook broadcasts the parameters and buffers of the last rank to join (the highest
+// rank still training on the epoch's last step) to every rank (`_sync_final_model`), and so it
+// does when a run ends inside an epoch (leaving the `with Join(...)` block runs the same hook).
+// With an optimizer that keeps state (momentum, Adam), the ranks that sat out hold stale state from
+// then on, and their updates part from the others' at the next epoch's first step; ZeRO's joined
+// rank steps its shard with its last step's gradients again. Measured against PyTorch 1.13 and 2.11
+// with reference/torch_ddp_oracle.py (each epoch inside Join): ddpbench's ddp (both engines) and
+// zero stage 1 follow it bit for bit; the exact reference models the Join that contributes zeros
+// and nothing else, so those two cases FAIL, which is what PyTorch computes (reports/METRICS.md,
+// "PyTorch's Join").
+struct JoinStep {
+  std::vector<bool> joined;  // per rank: out of batches at this step
+  bool any_joined = false;
+  bool in_join = false;    // a rank runs out of batches in this epoch: its loop runs inside Join
+  int last_joiner = -1;    // the highest rank still training at this step
+  bool epoch_end = false;  // this step ends the epoch's loop, and so its Join
+
+  JoinStep(const data::EpochPlan& epoch, int64_t step_in_epoch)
+      : epoch_end(step_in_epoch == epoch.num_steps() - 1) {
+    for (int64_t r = 0; r < epoch.num_ranks(); ++r) {
+      joined.push_back(epoch.local_batch(step_in_epoch, r).empty());
+      any_joined = any_joined || joined.back();
+      if (!joined.back()) last_joiner = static_cast<int>(r);
+      in_join = in_join || epoch.local_batch(epoch.num_steps() - 1, r).empty();
+    }
+  }
+  JoinStep() = default;
+  // Join's final sync ends this step: the epoch's loop ends here.
+  bool syncs() const { return in_join && epoch_end; }
+  // Whether rank r's state must equal the others' after this step: it trained, or Join synced.
+  bool in_step(int r) const {
+    return syncs() || r >= static_cast<int>(joined.size()) || !joined[static_cast<size_t>(r)];
+  }
+};
 
 class JoinedBatch {
  public:

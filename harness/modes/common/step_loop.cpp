@@ -207,11 +207,13 @@ void StepLoop::run_step(int64_t step) {
   // wrong gradient is named by its own tensor rather than by the shared clip coefficient it moves;
   // the clipped update is judged through the parameters (lockstep: each step's update).
   // scaler.step(optimizer): no clipping and no step when a gradient overflowed; then update().
-  if (in_.spec.clip_grad_norm && !skip) {
+  const bool steps = path_.steps_this_step();
+  if (in_.spec.clip_grad_norm && !skip && steps) {
     path_.clip_gradients(*in_.spec.clip_grad_norm);
   }
-  if (!skip) path_.step_optimizer(*optimizer_);
-  if (scaler_) scaler_->update();
+  if (!skip && steps) path_.step_optimizer(*optimizer_);
+  if (scaler_ && steps) scaler_->update();
+  path_.end_step();
   timer_->stop(Phase::kOptimizer);
   result_.step_times.push_back(timer_->finish_step());
   if (options_.on_phase) options_.on_phase(step, StepPhase::kDone);
@@ -220,6 +222,7 @@ void StepLoop::run_step(int64_t step) {
 }
 
 TrainResult StepLoop::finish() {
+  path_.finish_training();
   if (options_.checking) {
     path_.gather_state(*optimizer_);
     result_.final_state = capture_state(path_.module());

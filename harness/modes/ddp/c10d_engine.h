@@ -68,8 +68,9 @@ class C10dEngine {
   // (a collective while the buckets are not yet rebuilt), then one comm hook per bucket, in the
   // Reducer's bucket order, on zeros of the bucket's shape (Reducer::get_grad_buckets with zero
   // tensors, run_comm_hook), so the others' allreduces pair up and the average stays over the
-  // initial world size. The reduced buckets then become this rank's .grad, so that it steps as
-  // the others do, as ddpbench's own engine's joined rank does. Python's main hook also answers
+  // initial world size. The reduced buckets then become this rank's .grad for the record only:
+  // Python's joined rank has left its loop and takes no step (DdpPath::steps_this_step; Note
+  // [PyTorch's Join, as it runs], modes/common/joined_batch.h). Python's main hook also answers
   // the active ranks' per-forward "sync in backward?" allreduce, which this Python layer (both
   // sides of it ddpbench's) does not issue; --find-unused-parameters and --static-graph, whose
   // joined-rank collectives are not driven, are refused with Join (run/fit_checks.cpp).

@@ -8,6 +8,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "comm/broadcast_coalesced.h"
 #include "errors.h"
 #include "modes/sync_bn/sync_batch_norm.h"
 #include "scenarios/training_recipe.h"
@@ -79,9 +80,29 @@ int64_t DdpPath::num_buckets() const { return model_->num_buckets(); }
 
 std::vector<std::vector<int64_t>> DdpPath::step_shards(const data::EpochPlan& epoch,
                                                        int64_t step_in_epoch) const {
+  join_ = JoinStep(epoch, step_in_epoch);
+  saw_join_ = saw_join_ || join_.any_joined;
   std::vector<int64_t> mine = epoch.local_batch(step_in_epoch, comm_.rank());
   if (mine.empty()) return {};  // out of batches: this rank has joined (forward_loss)
   return {std::move(mine)};
+}
+
+void DdpPath::end_step() {
+  if (join_.syncs()) sync_as_join_ends();
+}
+
+void DdpPath::finish_training() {
+  // A run that ends inside an epoch leaves its `with Join(...)` block there too.
+  if (saw_join_ && !join_.syncs()) sync_as_join_ends();
+}
+
+void DdpPath::sync_as_join_ends() {
+  // Join's post-hook (Note [PyTorch's Join, as it runs]): the last rank to join holds the state
+  // every rank continues from.
+  torch::NoGradGuard no_grad;
+  std::vector<at::Tensor> state = model_->module().parameters();
+  for (const at::Tensor& b : model_->module().buffers()) state.push_back(b);
+  comm::broadcast_coalesced(comm_, state, join_.last_joiner);
 }
 
 at::Tensor DdpPath::forward_loss(const std::vector<data::Batch>& shards, int64_t step) {
@@ -163,8 +184,13 @@ double DdpPath::finish_checked_step(int64_t step, double local_loss, int64_t sam
     digests = at::cat({digests, at::tensor(buffer_digests, at::kLong)});
   }
   const std::vector<at::Tensor> all = comm_.allgather(digests);
-  for (int r = 1; r < comm_.world_size(); ++r) {
-    const at::Tensor differs = all[static_cast<size_t>(r)].ne(all[0]);
+  // A joined rank holds what its last step left until Join's final sync (Note [PyTorch's Join,
+  // as it runs]): the ranks still training are compared with the lowest of them.
+  int first = 0;
+  while (first + 1 < comm_.world_size() && !join_.in_step(first)) ++first;
+  for (int r = first + 1; r < comm_.world_size(); ++r) {
+    if (!join_.in_step(r)) continue;
+    const at::Tensor differs = all[static_cast<size_t>(r)].ne(all[static_cast<size_t>(first)]);
     const at::Tensor params = differs.narrow(0, 0, num_params);
     const at::Tensor buffers = differs.narrow(0, num_params, differs.size(0) - num_params);
     if (disagreement_.step < 0 && params.any().item<bool>()) {

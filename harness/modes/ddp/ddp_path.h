@@ -79,6 +79,9 @@ class DdpPath : public GradientPath {
   void backward(const at::Tensor& loss) override;
   void set_gradient_sync(bool sync) override { model_->set_sync(sync); }
   void reduce_gradients() override;
+  bool steps_this_step() const override { return !batch_.joined(); }
+  void end_step() override;
+  void finish_training() override;
   double finish_checked_step(int64_t step, double local_loss, int64_t samples) override;
   void check_loss_scale(int64_t step, double scale) override;
   // This rank's replica in eval mode; the first call after training joins the buffer broadcast
@@ -105,6 +108,9 @@ class DdpPath : public GradientPath {
   const ScaleDisagreement& scale_disagreement() const { return scale_disagreement_; }
 
  private:
+  // Parameters and buffers from the last rank to join (join_.last_joiner), collective.
+  void sync_as_join_ends();
+
   const scenarios::ScenarioSpec& spec_;
   comm::Communicator& comm_;
   DdpPathOptions options_;
@@ -116,6 +122,10 @@ class DdpPath : public GradientPath {
   int64_t gradient_collectives_ = 0;
   bool evaluated_ = false;  // an evaluation forward ran (the buffers were synced for it)
   JoinedBatch batch_;       // this step's batch, or out of batches, shadowing the others (Join)
+  // Which ranks have joined at this step and whether Join's final sync ends it: found from the
+  // epoch's plan where step_shards reads it (const, as the step loop calls it).
+  mutable JoinStep join_;
+  mutable bool saw_join_ = false;  // a rank ran out of batches in this run: it runs in Join
   RankDisagreement disagreement_;
   RankDisagreement buffer_disagreement_;
   ScaleDisagreement scale_disagreement_;

@@ -84,6 +84,7 @@ std::string ZeroPath::who() const { return fmt::format("rank {}", shared_.comm.r
 
 std::vector<std::vector<int64_t>> ZeroPath::step_shards(const data::EpochPlan& epoch,
                                                         int64_t step_in_epoch) const {
+  epoch_joins_ = JoinStep(epoch, step_in_epoch).in_join;
   std::vector<int64_t> mine = epoch.local_batch(step_in_epoch, shared_.comm.rank());
   // Out of batches: this rank has joined (forward_loss); run/fit_checks.cpp refuses it at stage 3.
   if (mine.empty()) return {};
@@ -138,7 +139,10 @@ at::Tensor ZeroPath::forward_loss(const std::vector<data::Batch>& shards, int64_
   // backward and reduces zero gradients, as DDP's joined rank does under PyTorch's Join (the
   // average over the initial world size); it still joins every collective of the step (the
   // buffer broadcast above, the reduction, the owners' broadcasts after the step), as
-  // ZeroRedundancyOptimizer's join hook does. The join fault trains on its last batch again.
+  // ZeroRedundancyOptimizer's join hook does. What it steps its shards with is the stage's: at
+  // stage 1, PyTorch's, the gradients its last trained step left (step_optimizer; Note
+  // [PyTorch's Join, as it runs]); at stages 2 and 3, ddpbench's own, the reduced average. The
+  // join fault trains on its last batch again.
   const data::Batch* taken = batch_.take(shards, fault_fires(fault, FaultKind::kJoin, rank, step));
   if (taken == nullptr) {
     return at::zeros({}, module().parameters().front().options());  // 0 samples: weighs nothing
@@ -184,6 +188,22 @@ void ZeroPath::clip_gradients(double max_norm) { stage_->clip(max_norm); }
 
 void ZeroPath::step_optimizer(torch::optim::Optimizer& optimizer) {
   torch::NoGradGuard no_grad;
+  if (options_.stage == 1 && epoch_joins_) {
+    // DDP's join hook reduces zeros and drops the result, and ZeroRedundancyOptimizer's calls
+    // step() on what .grad still holds: the gradients the rank's last trained step left there
+    // (Note [PyTorch's Join, as it runs]). Stages 2 and 3 are not PyTorch's: a joined rank steps
+    // the averaged gradients, as a Join contributing zeros would have it.
+    if (batch_.joined()) {
+      for (size_t i = 0; i < shared_.params.size() && i < last_gradients_.size(); ++i) {
+        shared_.params[i].mutable_grad() = last_gradients_[i];
+      }
+    } else {
+      last_gradients_.clear();
+      for (const at::Tensor& p : shared_.params) {
+        last_gradients_.push_back(p.grad().defined() ? p.grad().clone() : at::Tensor());
+      }
+    }
+  }
   step_with_faults(optimizer);
   stage_->after_step(
       fault_fires(options_.fault, FaultKind::kGather, shared_.comm.rank(), current_step_));
