@@ -94,6 +94,7 @@ class ReportAudit : public testing::TempDirTest {
   void expect_each_refused(const std::string& run, const std::vector<Edit>& edits) {
     const std::string original = runs_ + "/" + run + "/report.json";
     const json doc = testing::read_json(original);
+    bool gated = false;
     for (const Edit& e : edits) {
       json edited = doc;
       e.apply(edited);
@@ -104,6 +105,11 @@ class ReportAudit : public testing::TempDirTest {
       EXPECT_EQ(testing::count_lines(r.err), 1) << e.what << "\n" << r.err;
       EXPECT_NE(r.err.find(e.named), std::string::npos) << e.what << "\n" << r.err;
       EXPECT_FALSE(fs::exists(path("rendered"))) << e.what;
+      // `gate` reads both reports through the same audited reader as `report`
+      // (output::load_report_file): one edit shows it refuses too, and the process starts a
+      // suite of edits would add (about 0.6 s each) prove nothing more.
+      if (gated) continue;
+      gated = true;
       const auto g = ddpbench({"gate", "--baseline", original, "--current", file});
       EXPECT_EQ(g.exit_code, 2) << e.what << "\n" << g.out << g.err;
     }
