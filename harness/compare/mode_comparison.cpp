@@ -274,9 +274,10 @@ void offer_ranks_check(const reports::CheckRecord& check, reports::DivergenceRec
 reports::CheckRecord buffer_agreement_check(int64_t steps, int64_t step, int64_t rank,
                                             const std::string& tensor) {
   return ranks_check(reports::Stage::kRanksBuffersEqual, steps, step, tensor,
-                     "every rank's forward started from rank 0's broadcast buffers",
-                     fmt::format("rank {}'s forward at step {} did not start from rank 0's "
-                                 "broadcast {}: its buffers were not synchronised",
+                     "every rank's forward started from the broadcast buffers (rank 0's; inside "
+                     "Join the highest training rank's)",
+                     fmt::format("rank {}'s forward at step {} did not start from the broadcast "
+                                 "{}: its buffers were not synchronised",
                                  rank, step, tensor));
 }
 

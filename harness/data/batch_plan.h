@@ -68,6 +68,12 @@ class GlobalBatchPlan {
   // Every rank's local batch size (split_sizes of the global batch).
   const std::vector<int64_t>& local_batches() const { return local_batches_; }
   bool uneven() const { return local_batches_.front() != local_batches_.back(); }
+  // Whether a rank runs out of batches within the run's first `steps` steps, where a PyTorch
+  // user must train inside Join (rank 0's batch is the largest, so it runs out first).
+  bool joins_within(int64_t steps) const {
+    return uneven() && rank_steps_per_epoch(0) < steps_per_epoch() &&
+           steps > rank_steps_per_epoch(0);
+  }
   int64_t num_replicas() const { return sampler_.options().num_replicas; }
   // Steps per epoch: the most any rank has, ceil(num_samples / smallest local batch).
   int64_t steps_per_epoch() const;

@@ -83,9 +83,8 @@ void check_model_fits(const training::RunSetup& setup, torch::nn::Module& model)
 // the exact reference models of a joined rank, and where a `join` fault can fire.
 void check_join_fits(const training::RunSetup& setup, torch::nn::Module& model,
                      const data::GlobalBatchPlan& plan) {
-  const int64_t steps = std::max(setup.check_steps, setup.warmup_steps + setup.perf_steps);
   const int64_t first_join = plan.rank_steps_per_epoch(0);  // rank 0's batch is the largest
-  const bool runs_out = plan.uneven() && first_join < plan.steps_per_epoch() && steps > first_join;
+  const bool runs_out = setup.in_join;
   if (runs_out && setup.has_mode(ModeKind::kZero) && setup.zero_stage == 3) {
     // A joined stage-3 rank would have to shadow every all-gather of forward and backward;
     // PyTorch's FSDP does not support Join either (stages 1 and 2: Note [A joined zero rank]).
@@ -112,16 +111,26 @@ void check_join_fits(const training::RunSetup& setup, torch::nn::Module& model,
         ddp.static_graph ? "static-graph reduction" : "unused-parameter map", first_join,
         setup.world_size, ddp.static_graph ? "--static-graph" : "--find-unused-parameters"));
   }
-  if ((joins || zero_joins) && !model.buffers().empty()) {
-    // A joined rank runs no forward, so its buffers (BatchNorm statistics) go stale while the
-    // others' advance; PyTorch then broadcasts them from the highest rank still training, and
-    // neither is modelled by the exact reference.
+  if (zero_joins && !model.buffers().empty()) {
+    // zero broadcasts rank 0's buffers before every forward; inside Join PyTorch's DDP under
+    // ZeroRedundancyOptimizer broadcasts the highest training rank's, which zero does not model.
     throw InputError(fmt::format(
         "global batch {} over {} ranks ({} per rank) makes rank 0 run out of batches at step {} "
-        "of each epoch (Join), and scenario {} has buffers, whose joined-rank rule is not "
-        "modelled: pass --steps {} or fewer, or a --batch-size that {} divides",
+        "of each epoch (Join), and zero does not model a joined rank's buffers (scenario {} has "
+        "some): pass --steps {} or fewer, a --batch-size that {} divides, or --modes ddp",
         setup.global_batch, setup.world_size, fmt::join(plan.local_batches(), ","), first_join,
         setup.spec->name, first_join, setup.world_size));
+  }
+  if (joins && setup.sync_bn) {
+    // A joined rank runs no forward, so it never joins SyncBN's collectives: PyTorch's Join does
+    // not shadow them, and the others would wait for it.
+    throw InputError(fmt::format(
+        "global batch {} over {} ranks ({} per rank) makes rank 0 run out of batches at step {} "
+        "of each epoch (Join), and a joined rank runs no SyncBN collective (PyTorch's Join does "
+        "not shadow them: the others would hang): drop --sync-bn, pass --steps {} or fewer, or "
+        "a --batch-size that {} divides",
+        setup.global_batch, setup.world_size, fmt::join(plan.local_batches(), ","), first_join,
+        first_join, setup.world_size));
   }
   if (setup.fault && setup.fault->kind == modes::FaultKind::kJoin) {
     const data::StepPosition pos = plan.locate(setup.fault->step);

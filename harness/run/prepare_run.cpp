@@ -76,14 +76,15 @@ std::optional<PreparedRun> prepare_run(const RunRequest& request,
   check_model_fits(setup, *instance.model.ptr());
   if (!setup.spec->model_file.empty() || !setup.spec->data_file.empty() ||
       setup.spec->synthetic.requested()) {
-    size_evaluation_by_output(request, check_first_sample(setup, *dataset, instance.model),
-                              setup);
+    size_evaluation_by_output(request, check_first_sample(setup, *dataset, instance.model), setup);
   }
   check_micro_batches(setup, plan);
   if (!request.resume.empty()) {
     setup.resume = load_resume(request.resume, setup, registry, *instance.model.ptr(), plan);
   }
   check_evaluation(request, setup);
+  setup.in_join =
+      plan.joins_within(std::max(setup.check_steps, setup.warmup_steps + setup.perf_steps));
   check_join_fits(setup, *instance.model.ptr(), plan);
   return PreparedRun{std::move(setup),    std::move(context), std::move(dataset),
                      std::move(instance), std::move(plan),    grad};

@@ -21,6 +21,7 @@ class DdpRankDriver final : public RankModeDriver {
   DdpRankDriver(const PhaseInputs& in, comm::Communicator& comm)
       : in_(in), comm_(comm), options_{in.setup.ddp, in.setup.fault, in.setup.sync_bn} {
     const RunSetup& s = in.setup;
+    options_.in_join = s.in_join;
     // --resume from a DDP checkpoint: the buckets its step reduced with (made under this cap).
     if (s.resume && s.resume->meta.ddp_bucket_cap_bytes == s.ddp.reducer.limits.bucket_cap_bytes) {
       options_.ddp.resume_buckets = s.resume->meta.ddp_buckets;

@@ -62,6 +62,9 @@ struct SplitFacts {
   // of batches does that no reference models.
   bool stateful_optimizer = false;  // momentum or Adam: a joined DDP rank's goes stale
   bool zero_stage_one = false;      // ZeroRedundancyOptimizer's join hook steps stale gradients
+  bool in_join = false;             // RunSetup::in_join
+  bool lockstep = false;
+  int64_t last_step = -1;
   bool draws() const { return random_ops != nullptr && !random_ops->empty(); }
   const char* who() const { return ddp ? "rank" : "replica"; }
   // Note [BatchNorm per micro-step].
@@ -81,6 +84,9 @@ SplitFacts split_facts(const RunSetup& setup, ModeKind mode, const torch::nn::Mo
   f.stateful_optimizer =
       optimizer.kind != scenarios::OptimizerKind::kSgd || optimizer.momentum != 0.0;
   f.zero_stage_one = mode == ModeKind::kZero && setup.zero_stage == 1;
+  f.in_join = setup.in_join;
+  f.lockstep = setup.lockstep;
+  f.last_step = setup.check_steps - 1;
   f.split = f.k > 1;
   f.ddp = modes::runs_per_rank(mode);
   f.sync_bn = setup.sync_bn;
@@ -231,8 +237,16 @@ std::vector<std::string> causes_of(const SplitFacts& f, int64_t global_batch) {
         "each rank's mean-loss gradient over the world size, which weights the samples of a "
         "smaller rank batch more than the global mean does; a rank that runs out of batches "
         "before the epoch's end joins with zero gradients (PyTorch's Join, gradients divided by "
-        "the initial world size)",
-        global_batch, f.k, fmt::join(f.sizes, ",")));
+        "the initial world size){}",
+        global_batch, f.k, fmt::join(f.sizes, ","),
+        f.in_join && f.bn > 0
+            ? fmt::format("; inside Join every forward starts from the BatchNorm statistics of "
+                          "the highest rank still training, and Join's end gives every rank "
+                          "that rank's, so the reference keeps {} (Note [PyTorch's Join, as it "
+                          "runs])",
+                          f.lockstep ? "rank 0's after each step, that rank's where Join ends"
+                                     : "that rank's chain")
+            : ""));
     if (f.zero_stage_one) {
       causes.push_back(
           "Join under ZeroRedundancyOptimizer (not modelled; the checks fail where it acts): a "
@@ -281,6 +295,13 @@ modes::single::ReferenceRule rule_of(const SplitFacts& f) {
   rule.mean_of_replica_losses =
       f.ddp && (!scenarios::loss_is_sample_mean(f.loss) || f.uneven || autocast);
   rule.average_after_backward = f.ddp && autocast;
+  // Inside Join every forward starts from the highest training rank's buffers, and Join's end
+  // gives every rank that rank's (Note [PyTorch's Join, as it runs]).
+  if (f.in_join && f.ddp && f.bn > 0) {
+    rule.join_buffers = f.lockstep ? modes::single::JoinBuffers::kRankZeroView
+                                   : modes::single::JoinBuffers::kHighestRank;
+    rule.last_step = f.last_step;
+  }
   return rule;
 }
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <set>
 
+#include "comm/broadcast_coalesced.h"
 #include "compare/tensor_diff.h"
 #include "modes/common/step_loop.h"
 #include "modes/common/training_state.h"
@@ -22,11 +23,14 @@ namespace {
 
 // Rank 0's parameters and optimizer state to every rank. Buffers stay each rank's own: DDP's
 // broadcast before the forward must bring rank 0's (the `buffers` fault and the
-// ranks_buffers_equal check depend on it).
+// ranks_buffers_equal check depend on it). Inside Join that broadcast comes from the highest
+// rank still training (Note [PyTorch's Join, as it runs]), so every rank takes the reference's
+// buffers too, and the `buffers` fault goes unseen there.
 void broadcast_state(comm::Communicator& comm, modes::TrainingState& s,
-                     const torch::nn::Module& module) {
+                     const torch::nn::Module& module, bool in_join) {
   modes::ranks::broadcast_parameter_states(comm, 0, module.parameters(), s.optimizer_state,
                                            s.parameters);
+  if (in_join && !s.buffers.empty()) comm::broadcast_coalesced(comm, s.buffers, 0);
 }
 
 }  // namespace
@@ -105,7 +109,7 @@ void LockstepDriver::check_optimizer_state(int64_t step, const torch::nn::Module
                                    ? modes::capture_training_state(reference_->loop().module(),
                                                                    reference_->loop().optimizer())
                                    : modes::capture_training_state(module, optimizer);
-  if (comm_ != nullptr) broadcast_state(*comm_, state, module);
+  if (comm_ != nullptr) broadcast_state(*comm_, state, module, in_.setup.in_join);
   std::set<const void*> held;
   for (const auto& group : optimizer.param_groups()) {
     for (const at::Tensor& p : group.params()) held.insert(p.unsafeGetTensorImpl());
@@ -187,7 +191,7 @@ void LockstepDriver::before_step(int64_t step, torch::nn::Module& module,
     // Shapes to receive into, and this rank's own buffers (kept).
     state = modes::capture_training_state(module, optimizer);
   }
-  if (comm_ != nullptr) broadcast_state(*comm_, state, module);
+  if (comm_ != nullptr) broadcast_state(*comm_, state, module, in_.setup.in_join);
   modes::load_training_state(module, optimizer, state);
   if (reference_) {
     start_parameters_ = std::move(state.parameters);

@@ -80,6 +80,9 @@ struct RunSetup {
   std::shared_ptr<const modes::Checkpoint> resume;
   // The zero mode's ZeRO stage (1 or 2).
   int64_t zero_stage = 1;
+  // A rank runs out of batches within the run (GlobalBatchPlan::joins_within): the per-rank
+  // modes train inside PyTorch's Join (Note [PyTorch's Join, as it runs]).
+  bool in_join = false;
 
   bool has_mode(modes::ModeKind mode) const { return modes::has_mode(modes, mode); }
   // Whether a mode runs one process per rank (ddp, zero): the run has a backend and a launch.

@@ -26,6 +26,7 @@ class ZeroRankDriver final : public RankModeDriver {
     modes::zero::ZeroPathOptions options{in_.setup.zero_stage, in_.setup.fault, checking};
     if (!checking) options.fault.reset();  // faults belong to the check phase
     options.sync_bn = in_.setup.sync_bn;
+    options.in_join = in_.setup.in_join;
     return std::make_unique<ZeroPath>(*in_.setup.spec, instance, comm_, in_.context, options);
   }
 

@@ -220,6 +220,68 @@ TEST_F(UnevenData, ZeroStageOneJoinsAsPyTorchAndStageTwoContributesZeros) {
   EXPECT_EQ(g.at("step"), 5);
 }
 
+// BatchNorm inside Join (Note [PyTorch's Join, as it runs]): every forward starts from the
+// highest training rank's statistics and a joined rank receives them; Join's end gives every rank
+// that rank's. tiny_resnet on 40 images, 7,7,6 per rank: ranks 0 and 1 join on step 2 of each
+// 3-step epoch. Plain SGD (no optimizer state to go stale). float32 lockstep and float64 pass
+// against the reference that keeps those statistics, float64 is PyTorch's DDP under Join bit for
+// bit, and a rank that keeps its own buffers instead of the broadcast fails.
+TEST_F(UnevenData, BatchNormInsideJoinIsJudgedAndIsPyTorchsBitForBit) {
+  const std::string data = path("cifar");
+  testing::write_cifar_batch(data, 40, 13);
+  const auto run = [&](const std::string& name, std::vector<std::string> extra) {
+    std::vector<std::string> args = {"run",
+                                     "--scenario",
+                                     "tiny_resnet",
+                                     "--data-dir",
+                                     data,
+                                     "--gpus",
+                                     "3",
+                                     "--batch-size",
+                                     "20",
+                                     "--steps",
+                                     "6",
+                                     "--modes",
+                                     "single,ddp",
+                                     "--check-only",
+                                     "--out",
+                                     path(name),
+                                     "OPTIM.MOMENTUM",
+                                     "0",
+                                     "OPTIM.NESTEROV",
+                                     "false"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return ddpbench(args);
+  };
+  for (const char* impl : {"bucketed", "c10d"}) {
+    const auto f64 = run(std::string("bn64") + impl,
+                         {"--ddp-impl", impl, "--dtype", "float64", "--export-batches"});
+    ASSERT_EQ(f64.exit_code, 0) << impl << "\n" << f64.out << f64.err;
+    const auto oracle = testing::python(
+        {testing::oracle("torch_ddp_oracle.py"), "--batches",
+         path(std::string("bn64") + impl) + "/batches.pt", "--check",
+         path(std::string("bn64") + impl) + "/state_ddp.pt", "--atol", "1e-12", "--rtol", "0"});
+    EXPECT_EQ(oracle.exit_code, 0) << impl << oracle.out << oracle.err;
+  }
+  const auto f32 = run("bn32", {});
+  ASSERT_EQ(f32.exit_code, 0) << f32.out << f32.err;
+  const auto report = read_json(path("bn32") + "/report.json");
+  EXPECT_EQ(find_check(report, "ddp", "buffers").at("status"), "pass");
+  EXPECT_NE(result_of(report, "ddp")
+                .at("reference")
+                .at("causes")
+                .dump()
+                .find("inside Join every forward starts from the BatchNorm statistics"),
+            std::string::npos);
+  const auto fault =
+      run("bnfault", {"--dtype", "float64", "--inject-fault", "buffers:rank=1,step=2"});
+  EXPECT_EQ(fault.exit_code, 1) << fault.out << fault.err;
+  const auto broken =
+      find_check(read_json(path("bnfault") + "/report.json"), "ddp", "ranks_buffers_equal");
+  EXPECT_EQ(broken.at("status"), "fail");
+  EXPECT_EQ(broken.at("step"), 2);
+}
+
 TEST_F(UnevenData, WhatCannotBeJudgedIsRefused) {
   const std::string data = path("cifar");
   testing::write_cifar_batch(data, 40, 13);  // 14 per rank: 7,7,6 gives ranks 2, 2 and 3 batches
@@ -237,8 +299,11 @@ TEST_F(UnevenData, WhatCannotBeJudgedIsRefused) {
       {{"--scenario", "uneven_data", "--gpus", "3", "--modes", "single,zero", "--zero-stage", "3"},
        "which zero stage 3 does not model (PyTorch's FSDP has no Join either)"},
       {{"--scenario", "cifar_resnet18", "--data-dir", data, "--gpus", "3", "--batch-size", "20",
-        "--steps", "3"},
-       "has buffers, whose joined-rank rule is not modelled"},
+        "--steps", "3", "--modes", "single,zero"},
+       "zero does not model a joined rank's buffers"},
+      {{"--scenario", "cifar_resnet18", "--data-dir", data, "--gpus", "3", "--batch-size", "20",
+        "--steps", "3", "--sync-bn"},
+       "a joined rank runs no SyncBN collective"},
   };
   for (const Case& c : cases) {
     std::vector<std::string> args = {"run"};

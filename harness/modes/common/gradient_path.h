@@ -79,12 +79,9 @@ class GradientPath {
   // Whether this process clips, steps and updates its GradScaler this step: not a DDP rank that
   // has joined, which has left its training loop (Note [PyTorch's Join, as it runs]).
   virtual bool steps_this_step() const { return true; }
-  // After the step's optimizer step (or a GradScaler's skipped one) and the scaler's update:
-  // ddp runs Join's final model sync at the end of an epoch a rank joined in.
-  virtual void end_step() {}
-  // Collective, once after the last step of a training run (StepLoop::finish): ddp runs Join's
-  // final model sync when the run ends inside an epoch of uneven batches.
-  virtual void finish_training() {}
+  // After the step's optimizer step (or a GradScaler's skipped one) and the scaler's update;
+  // `last_step`: the loop's last. ddp runs Join's final model sync at an epoch's or the run's end.
+  virtual void end_step(bool /*last_step*/) {}
   // What a checked step records as the mode's gradients, one per parameter of module(), after
   // the reduction (undefined where a parameter has none): module()'s .grad; zero stage 2 gathers
   // each from its owner (collective, untimed).

@@ -19,6 +19,8 @@ namespace ddpbench::modes {
 // Join's post-hook broadcasts the parameters and buffers of the last rank to join (the highest
 // rank still training on the epoch's last step) to every rank (`_sync_final_model`), and so it
 // does when a run ends inside an epoch (leaving the `with Join(...)` block runs the same hook).
+// Inside Join every forward starts from the buffers of the highest rank still training, not rank
+// 0's (`_sync_buffers`), and a joined rank receives them too (`_check_and_sync_module_buffers`).
 // With an optimizer that keeps state (momentum, Adam), the ranks that sat out hold stale state from
 // then on, and their updates part from the others' at the next epoch's first step; ZeRO's joined
 // rank steps its shard with its last step's gradients again. Measured against PyTorch 1.13 and 2.11
@@ -28,26 +30,26 @@ namespace ddpbench::modes {
 // "PyTorch's Join").
 struct JoinStep {
   std::vector<bool> joined;  // per rank: out of batches at this step
-  bool any_joined = false;
-  bool in_join = false;    // a rank runs out of batches in this epoch: its loop runs inside Join
-  int last_joiner = -1;    // the highest rank still training at this step
-  bool epoch_end = false;  // this step ends the epoch's loop, and so its Join
+  bool in_join = false;      // RunSetup::in_join: every epoch's loop runs inside Join
+  int last_joiner = 0;       // the highest rank still training at this step
+  bool epoch_end = false;    // this step ends the epoch's loop, and so its Join
 
-  JoinStep(const data::EpochPlan& epoch, int64_t step_in_epoch)
-      : epoch_end(step_in_epoch == epoch.num_steps() - 1) {
+  JoinStep(const data::EpochPlan& epoch, int64_t step_in_epoch, bool in_join)
+      : in_join(in_join), epoch_end(step_in_epoch == epoch.num_steps() - 1) {
     for (int64_t r = 0; r < epoch.num_ranks(); ++r) {
       joined.push_back(epoch.local_batch(step_in_epoch, r).empty());
-      any_joined = any_joined || joined.back();
       if (!joined.back()) last_joiner = static_cast<int>(r);
-      in_join = in_join || epoch.local_batch(epoch.num_steps() - 1, r).empty();
     }
   }
   JoinStep() = default;
-  // Join's final sync ends this step: the epoch's loop ends here.
-  bool syncs() const { return in_join && epoch_end; }
+  // Join's final sync ends this step: the epoch's loop ends here, or the run's (`last_step`).
+  bool syncs(bool last_step) const { return in_join && (epoch_end || last_step); }
+  // Whose buffers every forward starts from: rank 0's, or inside Join the highest rank still
+  // training (DDP's _sync_buffers agrees on it with an allreduce of MAX).
+  int buffer_source() const { return in_join ? last_joiner : 0; }
   // Whether rank r's state must equal the others' after this step: it trained, or Join synced.
-  bool in_step(int r) const {
-    return syncs() || r >= static_cast<int>(joined.size()) || !joined[static_cast<size_t>(r)];
+  bool in_step(int r, bool synced) const {
+    return synced || r >= static_cast<int>(joined.size()) || !joined[static_cast<size_t>(r)];
   }
 };
 

@@ -213,7 +213,7 @@ void StepLoop::run_step(int64_t step) {
   }
   if (!skip && steps) path_.step_optimizer(*optimizer_);
   if (scaler_ && steps) scaler_->update();
-  path_.end_step();
+  path_.end_step(step == options_.first_step + options_.steps - 1);
   timer_->stop(Phase::kOptimizer);
   result_.step_times.push_back(timer_->finish_step());
   if (options_.on_phase) options_.on_phase(step, StepPhase::kDone);
@@ -222,7 +222,6 @@ void StepLoop::run_step(int64_t step) {
 }
 
 TrainResult StepLoop::finish() {
-  path_.finish_training();
   if (options_.checking) {
     path_.gather_state(*optimizer_);
     result_.final_state = capture_state(path_.module());

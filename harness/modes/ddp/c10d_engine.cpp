@@ -172,10 +172,20 @@ C10dEngine::C10dEngine(torch::nn::Module& module, comm::Communicator& comm,
 
 C10dEngine::~C10dEngine() = default;
 
-void C10dEngine::broadcast_from_rank0(std::vector<at::Tensor>& tensors) {
+void C10dEngine::broadcast_from(std::vector<at::Tensor>& tensors, int root) {
   if (tensors.empty()) return;
   torch::NoGradGuard no_grad;
-  c10d::broadcast_coalesced(state_->group, tensors, kBroadcastBucketBytes, 0);
+  c10d::broadcast_coalesced(state_->group, tensors, kBroadcastBucketBytes, root);
+}
+
+void C10dEngine::sync_buffers_as_joined(
+    const std::function<void(std::vector<at::Tensor>&)>& buffers_broadcast) {
+  State& s = *state_;
+  s.reducer->rebuild_buckets();
+  if (s.require_forward_param_sync && s.options.broadcast_buffers) {
+    std::vector<at::Tensor> buffers = s.module->buffers();
+    if (!buffers.empty()) buffers_broadcast(buffers);
+  }
 }
 
 void C10dEngine::before_forward(

@@ -59,7 +59,7 @@ class C10dEngine {
 
   // DDP.forward, in two halves around the module's own forward. `sync` = not inside no_sync.
   // before_forward calls `buffers_broadcast(buffers)` when this forward syncs rank 0's buffers
-  // (the caller broadcasts them with broadcast_from_rank0, or keeps a rank's own for a fault).
+  // (the caller broadcasts them with broadcast_from, or keeps a rank's own for a fault).
   void before_forward(bool sync,
                       const std::function<void(std::vector<at::Tensor>&)>& buffers_broadcast);
   void after_forward(const at::Tensor& output, bool sync);
@@ -75,8 +75,13 @@ class C10dEngine {
   // sides of it ddpbench's) does not issue; --find-unused-parameters and --static-graph, whose
   // joined-rank collectives are not driven, are refused with Join (run/fit_checks.cpp).
   void reduce_as_joined();
-  // Broadcasts `tensors` from rank 0 as DDP's _sync_module_buffers does.
-  void broadcast_from_rank0(std::vector<at::Tensor>& tensors);
+  // A joined rank's first part of main_hook, before reduce_as_joined: the bucket rebuild, then
+  // _check_and_sync_module_buffers (the buffers received from the rank the others broadcast
+  // from, through `buffers_broadcast`) when the last forward asked for a sync.
+  void sync_buffers_as_joined(
+      const std::function<void(std::vector<at::Tensor>&)>& buffers_broadcast);
+  // Broadcasts `tensors` from `root` as DDP's _sync_module_buffers does.
+  void broadcast_from(std::vector<at::Tensor>& tensors, int root);
 
   // A deliberate fault: `tap(index, grad)` may change parameter `index`'s gradient before the
   // Reducer reads it (a hook on the parameter, which autograd runs before accumulating).

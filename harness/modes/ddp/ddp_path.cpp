@@ -80,20 +80,16 @@ int64_t DdpPath::num_buckets() const { return model_->num_buckets(); }
 
 std::vector<std::vector<int64_t>> DdpPath::step_shards(const data::EpochPlan& epoch,
                                                        int64_t step_in_epoch) const {
-  join_ = JoinStep(epoch, step_in_epoch);
-  saw_join_ = saw_join_ || join_.any_joined;
+  join_ = JoinStep(epoch, step_in_epoch, options_.in_join);
   std::vector<int64_t> mine = epoch.local_batch(step_in_epoch, comm_.rank());
   if (mine.empty()) return {};  // out of batches: this rank has joined (forward_loss)
   return {std::move(mine)};
 }
 
-void DdpPath::end_step() {
-  if (join_.syncs()) sync_as_join_ends();
-}
-
-void DdpPath::finish_training() {
+void DdpPath::end_step(bool last_step) {
   // A run that ends inside an epoch leaves its `with Join(...)` block there too.
-  if (saw_join_ && !join_.syncs()) sync_as_join_ends();
+  synced_ = join_.syncs(last_step);
+  if (synced_) sync_as_join_ends();
 }
 
 void DdpPath::sync_as_join_ends() {
@@ -115,6 +111,7 @@ at::Tensor DdpPath::forward_loss(const std::vector<data::Batch>& shards, int64_t
   // syncbn fault: from its step on, this rank normalises with local statistics only.
   sync_bn_control_->skip_exchange = fault_active(fault, FaultKind::kSyncBn, rank, step);
   model_->set_keep_own_buffers(fault_active(fault, FaultKind::kBuffers, rank, step));
+  model_->set_buffer_source(join_.buffer_source());
   if (fault_fires(fault, FaultKind::kHang, rank, step)) {
     // Stop responding without exiting: only the launcher's timeout can end this.
     for (;;) pause();
@@ -123,7 +120,9 @@ at::Tensor DdpPath::forward_loss(const std::vector<data::Batch>& shards, int64_t
   // instead of zeros.
   const data::Batch* taken = batch_.take(shards, fault_fires(fault, FaultKind::kJoin, rank, step));
   if (taken == nullptr) {
-    // No forward: a zero loss for the step loop's bookkeeping (0 samples, so it weighs nothing).
+    // No forward: the buffers the others start from, received, and a zero loss for the step
+    // loop's bookkeeping (0 samples, so it weighs nothing).
+    model_->sync_buffers_as_joined();
     return at::zeros({}, model_->module().parameters().front().options());
   }
   const data::Batch& batch = *taken;
@@ -187,9 +186,9 @@ double DdpPath::finish_checked_step(int64_t step, double local_loss, int64_t sam
   // A joined rank holds what its last step left until Join's final sync (Note [PyTorch's Join,
   // as it runs]): the ranks still training are compared with the lowest of them.
   int first = 0;
-  while (first + 1 < comm_.world_size() && !join_.in_step(first)) ++first;
+  while (first + 1 < comm_.world_size() && !join_.in_step(first, synced_)) ++first;
   for (int r = first + 1; r < comm_.world_size(); ++r) {
-    if (!join_.in_step(r)) continue;
+    if (!join_.in_step(r, synced_)) continue;
     const at::Tensor differs = all[static_cast<size_t>(r)].ne(all[static_cast<size_t>(first)]);
     const at::Tensor params = differs.narrow(0, 0, num_params);
     const at::Tensor buffers = differs.narrow(0, num_params, differs.size(0) - num_params);

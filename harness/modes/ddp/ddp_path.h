@@ -49,6 +49,8 @@ struct DdpPathOptions {
   // Checked steps: keep what the rank agreement checks need (copies of the buffers every forward
   // starts from). Off for the perf phase, so its timed steps do no checking work.
   bool checking = true;
+  // RunSetup::in_join: the run trains inside PyTorch's Join.
+  bool in_join = false;
 };
 
 using ranks::RankDisagreement;
@@ -80,8 +82,7 @@ class DdpPath : public GradientPath {
   void set_gradient_sync(bool sync) override { model_->set_sync(sync); }
   void reduce_gradients() override;
   bool steps_this_step() const override { return !batch_.joined(); }
-  void end_step() override;
-  void finish_training() override;
+  void end_step(bool last_step) override;
   double finish_checked_step(int64_t step, double local_loss, int64_t samples) override;
   void check_loss_scale(int64_t step, double scale) override;
   // This rank's replica in eval mode; the first call after training joins the buffer broadcast
@@ -125,7 +126,7 @@ class DdpPath : public GradientPath {
   // Which ranks have joined at this step and whether Join's final sync ends it: found from the
   // epoch's plan where step_shards reads it (const, as the step loop calls it).
   mutable JoinStep join_;
-  mutable bool saw_join_ = false;  // a rank ran out of batches in this run: it runs in Join
+  bool synced_ = false;  // Join's final sync ended the last step
   RankDisagreement disagreement_;
   RankDisagreement buffer_disagreement_;
   ScaleDisagreement scale_disagreement_;

@@ -79,9 +79,9 @@ void DistributedModel::sync_buffers(std::vector<at::Tensor>& buffers) {
   torch::NoGradGuard no_grad;
   auto broadcast = [this](std::vector<at::Tensor>& tensors) {
     if (c10d_) {
-      c10d_->broadcast_from_rank0(tensors);
+      c10d_->broadcast_from(tensors, buffer_source_);
     } else {
-      comm::broadcast_coalesced(comm_, tensors, 0);
+      comm::broadcast_coalesced(comm_, tensors, buffer_source_);
     }
   };
   if (keep_own_buffers_) {
@@ -121,7 +121,7 @@ at::Tensor DistributedModel::evaluation_forward(const at::Tensor& input, bool fi
     // Python DDP's forward under no_grad: the engine syncs the buffers while
     // require_forward_param_sync still holds from the last training forward, i.e. on the first.
     c10d_->before_forward(true,
-                          [this](std::vector<at::Tensor>& b) { c10d_->broadcast_from_rank0(b); });
+                          [this](std::vector<at::Tensor>& b) { c10d_->broadcast_from(b, 0); });
     at::Tensor output = module_.forward(input);
     c10d_->after_forward(output, true);
     return output;
@@ -197,6 +197,16 @@ void DistributedModel::reduce_naive(bool joined) {
 void DistributedModel::set_sync(bool sync) {
   sync_ = sync;
   if (reducer_) reducer_->set_sync(sync);
+}
+
+void DistributedModel::sync_buffers_as_joined() {
+  if (c10d_) {
+    c10d_->sync_buffers_as_joined([this](std::vector<at::Tensor>& b) { sync_buffers(b); });
+    return;
+  }
+  if (!options_.broadcast_buffers || !sync_) return;
+  auto buffers = module_.ptr()->buffers();
+  if (!buffers.empty()) sync_buffers(buffers);
 }
 
 void DistributedModel::reduce_gradients_joined() {

@@ -80,6 +80,12 @@ class DistributedModel {
   // Fault injection (`buffers` fault): this rank joins the buffer broadcast but keeps its own
   // buffers, as a rank whose broadcast result is lost would.
   void set_keep_own_buffers(bool keep) { keep_own_buffers_ = keep; }
+  // The rank whose buffers the next forwards start from: 0, or inside Join the highest rank
+  // still training (Note [PyTorch's Join, as it runs], modes/common/joined_batch.h).
+  void set_buffer_source(int rank) { buffer_source_ = rank; }
+  // A joined rank, in place of its forward: the buffer broadcast the others' forwards start
+  // with, received (DDP's join hook, _check_and_sync_module_buffers).
+  void sync_buffers_as_joined();
   // With record on: copies of the buffers as the last forward started from (after the broadcast),
   // what every rank must agree on when buffers are broadcast. Empty before the first forward,
   // without buffers, or with record off (the default: no copies on timed steps).
@@ -122,6 +128,7 @@ class DistributedModel {
   GradientTap naive_tap_;
   bool sync_ = true;
   bool keep_own_buffers_ = false;
+  int buffer_source_ = 0;
   bool record_buffers_ = false;
   std::vector<at::Tensor> buffers_at_forward_;
   int64_t naive_bytes_ = 0;

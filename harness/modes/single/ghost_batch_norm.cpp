@@ -12,17 +12,20 @@ namespace {
 
 using scenarios::models::BatchNorm2dImpl;
 
-at::Tensor ghost_forward(BatchNorm2dImpl& bn, const at::Tensor& x,
-                         const std::vector<int64_t>& chunk_sizes) {
+at::Tensor ghost_forward(BatchNorm2dImpl& bn, const at::Tensor& x, const GhostChunks& chunks) {
+  const std::vector<int64_t>& chunk_sizes = chunks.sizes;
   if (!bn.is_training()) {
     return torch::batch_norm(x, bn.weight, bn.bias, bn.running_mean, bn.running_var, false,
                              bn.momentum, bn.eps, /*cudnn_enabled=*/false);
   }
   std::vector<int64_t> sizes;
+  std::vector<int64_t> ranks;  // of each chunk
   int64_t rows = 0;
-  for (const int64_t n : chunk_sizes) {
-    if (n > 0) sizes.push_back(n);  // a rank with no samples this step has no chunk
-    rows += n;
+  for (size_t r = 0; r < chunk_sizes.size(); ++r) {
+    if (chunk_sizes[r] == 0) continue;  // a rank with no samples this step has no chunk
+    sizes.push_back(chunk_sizes[r]);
+    ranks.push_back(static_cast<int64_t>(r));
+    rows += chunk_sizes[r];
   }
   if (rows != x.size(0)) {
     throw WorkerFailure(
@@ -30,20 +33,21 @@ at::Tensor ghost_forward(BatchNorm2dImpl& bn, const at::Tensor& x,
                     "of {} samples",
                     x.size(0), rows));
   }
-  // Chunks after the first start from the running statistics before this forward and update
-  // scratch copies that are dropped: only rank 0's statistics survive the step.
+  // Every chunk starts from the running statistics before this forward; all but the kept rank's
+  // update scratch copies that are dropped: only its statistics survive the step.
   at::Tensor start_mean, start_var;
   {
     torch::NoGradGuard no_grad;
-    bn.num_batches_tracked.add_(1);
+    if (chunks.keep >= 0) bn.num_batches_tracked.add_(1);
     start_mean = bn.running_mean.clone();
     start_var = bn.running_var.clone();
   }
   std::vector<at::Tensor> out;
   const std::vector<at::Tensor> parts = x.split_with_sizes(sizes);
   for (size_t r = 0; r < parts.size(); ++r) {
-    at::Tensor mean = r == 0 ? bn.running_mean : start_mean.clone();
-    at::Tensor var = r == 0 ? bn.running_var : start_var.clone();
+    const bool kept = ranks[r] == chunks.keep;
+    at::Tensor mean = kept ? bn.running_mean : start_mean.clone();
+    at::Tensor var = kept ? bn.running_var : start_var.clone();
     out.push_back(torch::batch_norm(parts[r], bn.weight, bn.bias, mean, var, true, bn.momentum,
                                     bn.eps, /*cudnn_enabled=*/false));
   }
@@ -52,13 +56,12 @@ at::Tensor ghost_forward(BatchNorm2dImpl& bn, const at::Tensor& x,
 
 }  // namespace
 
-int install_ghost_batch_norm(torch::nn::Module& model,
-                             std::shared_ptr<const std::vector<int64_t>> chunk_sizes) {
+int install_ghost_batch_norm(torch::nn::Module& model, std::shared_ptr<const GhostChunks> chunks) {
   int installed = 0;
   for (const auto& m : model.modules(/*include_self=*/true)) {
     if (auto* bn = m->as<BatchNorm2dImpl>()) {
-      bn->set_forward_override([chunk_sizes](BatchNorm2dImpl& self, const at::Tensor& x) {
-        return ghost_forward(self, x, *chunk_sizes);
+      bn->set_forward_override([chunks](BatchNorm2dImpl& self, const at::Tensor& x) {
+        return ghost_forward(self, x, *chunks);
       });
       ++installed;
     }

@@ -17,10 +17,17 @@ class Module;
 
 namespace ddpbench::modes::single {
 
+// A step's rank chunks as ghost BatchNorm splits them, and whose running statistics survive.
+struct GhostChunks {
+  std::vector<int64_t> sizes;  // per rank in rank order; 0 for a rank with no samples
+  // The rank whose statistics the running statistics take: rank 0's, or under PyTorch's Join
+  // another's, or none (-1: a joined rank 0's, which ran no forward and kept the step's start).
+  int64_t keep = 0;
+};
+
 // Installs the ghost forward on every ddpbench BatchNorm2d of `model`; returns how many. Each
-// forward splits its batch into the rank chunks `*chunk_sizes` holds at that moment (the caller
-// sets them per step; ranks with no samples have size 0 and no chunk).
-int install_ghost_batch_norm(torch::nn::Module& model,
-                             std::shared_ptr<const std::vector<int64_t>> chunk_sizes);
+// forward splits its batch into the rank chunks `*chunks` holds at that moment (the caller sets
+// them per step; ranks with no samples have size 0 and no chunk).
+int install_ghost_batch_norm(torch::nn::Module& model, std::shared_ptr<const GhostChunks> chunks);
 
 }  // namespace ddpbench::modes::single

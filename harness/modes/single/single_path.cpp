@@ -25,10 +25,10 @@ class SinglePath : public GradientPath {
       : spec_(spec),
         model_(instance.model),
         rule_(rule),
-        chunk_sizes_(std::make_shared<std::vector<int64_t>>()),
+        chunks_(std::make_shared<GhostChunks>()),
         draws_(*model_.ptr()) {
     context.place_model(*model_.ptr());
-    if (rule_.forward_per_replica) install_ghost_batch_norm(*model_.ptr(), chunk_sizes_);
+    if (rule_.forward_per_replica) install_ghost_batch_norm(*model_.ptr(), chunks_);
     if (rule_.sync_bn_arithmetic) install_global_batch_norm(*model_.ptr(), nullptr);
     if (rule_.forward_ranks_in_threads) {
       rank_threads_ = std::make_unique<RankThreads>(*model_.ptr(), rule_.replicas);
@@ -42,7 +42,10 @@ class SinglePath : public GradientPath {
                                                 int64_t step_in_epoch) const override {
     // The rank chunks of this step, for forward_loss and the ghost BatchNorm (one load, one
     // forward: the chunk structure is bookkeeping, not a second path).
-    if (!rule_.plain()) *chunk_sizes_ = epoch.chunk_sizes(step_in_epoch);
+    if (!rule_.plain()) {
+      chunks_->sizes = epoch.chunk_sizes(step_in_epoch);
+      epoch_end_ = step_in_epoch == epoch.num_steps() - 1;
+    }
     return {epoch.global_batch(step_in_epoch)};
   }
 
@@ -53,7 +56,8 @@ class SinglePath : public GradientPath {
                                      batch.targets);
     }
     const int64_t k = rule_.replicas;
-    const std::vector<int64_t>& sizes = *chunk_sizes_;
+    const std::vector<int64_t>& sizes = chunks_->sizes;
+    chunks_->keep = kept_rank(sizes, step);
     int64_t rows = 0;
     for (const int64_t n : sizes) rows += n;
     if (static_cast<int64_t>(sizes.size()) != k || rows != batch.inputs.size(0)) {
@@ -149,6 +153,28 @@ class SinglePath : public GradientPath {
     int64_t micro = 0;
   };
 
+  // ReferenceRule::join_buffers: the rank whose running statistics survive step `step`, or -1
+  // for the step's starting ones.
+  int64_t kept_rank(const std::vector<int64_t>& sizes, int64_t step) const {
+    int64_t first = -1;
+    int64_t highest = -1;
+    for (size_t r = 0; r < sizes.size(); ++r) {
+      if (sizes[r] == 0) continue;
+      if (first < 0) first = static_cast<int64_t>(r);
+      highest = static_cast<int64_t>(r);
+    }
+    switch (rule_.join_buffers) {
+      case JoinBuffers::kRankZero:
+        return first;
+      case JoinBuffers::kHighestRank:
+        return highest;
+      case JoinBuffers::kRankZeroView:
+        if (epoch_end_ || step == rule_.last_step) return highest;  // Join's end synced
+        return sizes.empty() || sizes[0] == 0 ? -1 : 0;
+    }
+    return first;
+  }
+
   std::vector<Piece> pieces_of(const std::vector<int64_t>& sizes, int64_t step) const {
     const int64_t a = rule_.micro_steps;
     std::vector<Piece> pieces;
@@ -221,11 +247,12 @@ class SinglePath : public GradientPath {
 
   // ReferenceRule::forward_chunk_by_chunk: rank r's forward (each of its micro-batches on its
   // own), r = 0..K-1, in order, and the buffers as rank 0's forward left them (DDP broadcasts
-  // rank 0's before the next forward; DataParallel keeps replica 0's). Each piece's output.
+  // rank 0's before the next forward; DataParallel keeps replica 0's; inside Join, the rank
+  // ReferenceRule::join_buffers names). Each piece's output.
   std::vector<at::Tensor> forward_chunk_by_chunk(const at::Tensor& inputs,
                                                  const std::vector<Piece>& pieces, int64_t step) {
     std::vector<at::Tensor> outputs;
-    std::vector<at::Tensor> rank0_buffers;
+    std::vector<at::Tensor> kept_buffers;
     // Every rank's forward starts from the step's buffers (Note [Buffers updated in forward],
     // training/exact_reference.h); its accumulation micro-steps follow its own
     // (Note [BatchNorm per micro-step], training/exact_reference.cpp).
@@ -233,6 +260,10 @@ class SinglePath : public GradientPath {
     {
       torch::NoGradGuard no_grad;
       for (const at::Tensor& b : model_.ptr()->buffers()) start_buffers.push_back(b.clone());
+    }
+    const int64_t kept = chunks_->keep;  // ReferenceRule::join_buffers
+    if (kept < 0) {
+      for (const at::Tensor& b : start_buffers) kept_buffers.push_back(b.clone());
     }
     int64_t first_rank = -1;
     int64_t last_rank = -1;
@@ -251,17 +282,17 @@ class SinglePath : public GradientPath {
       if (rule_.autocast_per_chunk) at::autocast::clear_cache();
       outputs.push_back(
           draws_.forward(model_, inputs.narrow(0, piece.begin, piece.rows), step, piece.rank));
-      if (piece.rank == first_rank) {
+      if (piece.rank == kept) {
         torch::NoGradGuard no_grad;
-        rank0_buffers.clear();
-        for (const at::Tensor& b : model_.ptr()->buffers()) rank0_buffers.push_back(b.clone());
+        kept_buffers.clear();
+        for (const at::Tensor& b : model_.ptr()->buffers()) kept_buffers.push_back(b.clone());
       }
     }
     // set_data, not copy_: BatchNorm's backward saved its running statistics, and an in-place
     // copy would bump their version and fail that backward (BatchNorm's own update runs inside
     // its kernel and bumps none).
     std::vector<at::Tensor> buffers = model_.ptr()->buffers();
-    for (size_t i = 0; i < rank0_buffers.size(); ++i) buffers[i].set_data(rank0_buffers[i]);
+    for (size_t i = 0; i < kept_buffers.size(); ++i) buffers[i].set_data(kept_buffers[i]);
     return outputs;
   }
 
@@ -312,8 +343,9 @@ class SinglePath : public GradientPath {
   const scenarios::ScenarioSpec& spec_;
   torch::nn::AnyModule model_;
   ReferenceRule rule_;
-  // This step's rank chunk sizes (written by step_shards, read by forward and ghost BatchNorm).
-  std::shared_ptr<std::vector<int64_t>> chunk_sizes_;
+  // This step's rank chunks (written by step_shards and forward_loss, read by ghost BatchNorm).
+  std::shared_ptr<GhostChunks> chunks_;
+  mutable bool epoch_end_ = false;  // this step ends its epoch (ReferenceRule::join_buffers)
   ForwardDraws draws_;
   at::Tensor recorded_loss_;
   std::vector<at::Tensor> rank_terms_;  // backward_rank_by_rank: this step's per-chunk loss terms

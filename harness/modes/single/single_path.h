@@ -20,6 +20,16 @@
 
 namespace ddpbench::modes::single {
 
+// Whose running statistics the reference keeps after each step of a run inside PyTorch's Join
+// (Note [PyTorch's Join, as it runs], modes/common/joined_batch.h), where every forward starts
+// from the highest rank still training and Join's end copies that rank's to every rank.
+enum class JoinBuffers {
+  kRankZero,      // not inside Join: rank 0's (the first rank with samples)
+  kRankZeroView,  // lockstep: what rank 0 holds after the step (its own, the step's start when
+                  // it has joined, the highest training rank's where Join's end synced)
+  kHighestRank,   // free-running: the highest training rank's, the chain every forward starts from
+};
+
 struct ReferenceRule {
   // Rank chunks of the global batch; 1 = plain single-device training.
   int64_t replicas = 1;
@@ -83,6 +93,9 @@ struct ReferenceRule {
   // in every entry at once. The rounding floor's twin under autocast (Note [Mixed precision
   // free-running], training/floor_measurement.h); no judged mode is ever compared with it.
   bool nudge_gradients = false;
+  // Inside Join: whose running statistics are kept, and the run's last step (Join's end).
+  JoinBuffers join_buffers = JoinBuffers::kRankZero;
+  int64_t last_step = -1;
 
   // With one chunk and micro-batches (--amp and accumulation at world 1) the rule is not plain.
   bool plain() const { return replicas == 1 && micro_steps == 1; }
@@ -96,7 +109,8 @@ struct ReferenceRule {
            autocast_per_chunk == o.autocast_per_chunk &&
            average_after_backward == o.average_after_backward && micro_steps == o.micro_steps &&
            backward_rank_by_rank == o.backward_rank_by_rank &&
-           nudge_gradients == o.nudge_gradients;
+           nudge_gradients == o.nudge_gradients && join_buffers == o.join_buffers &&
+           last_step == o.last_step;
   }
 };
 

@@ -84,7 +84,6 @@ std::string ZeroPath::who() const { return fmt::format("rank {}", shared_.comm.r
 
 std::vector<std::vector<int64_t>> ZeroPath::step_shards(const data::EpochPlan& epoch,
                                                         int64_t step_in_epoch) const {
-  epoch_joins_ = JoinStep(epoch, step_in_epoch).in_join;
   std::vector<int64_t> mine = epoch.local_batch(step_in_epoch, shared_.comm.rank());
   // Out of batches: this rank has joined (forward_loss); run/fit_checks.cpp refuses it at stage 3.
   if (mine.empty()) return {};
@@ -188,7 +187,7 @@ void ZeroPath::clip_gradients(double max_norm) { stage_->clip(max_norm); }
 
 void ZeroPath::step_optimizer(torch::optim::Optimizer& optimizer) {
   torch::NoGradGuard no_grad;
-  if (options_.stage == 1 && epoch_joins_) {
+  if (options_.stage == 1 && options_.in_join) {
     // DDP's join hook reduces zeros and drops the result, and ZeroRedundancyOptimizer's calls
     // step() on what .grad still holds: the gradients the rank's last trained step left there
     // (Note [PyTorch's Join, as it runs]). Stages 2 and 3 are not PyTorch's: a joined rank steps

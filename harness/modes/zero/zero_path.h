@@ -51,6 +51,8 @@ struct ZeroPathOptions {
   bool checking = true;
   // BatchNorm layers converted to SyncBN over the ranks (modes/sync_bn), as DDP's are.
   bool sync_bn = false;
+  // RunSetup::in_join: the run trains inside PyTorch's Join.
+  bool in_join = false;
 };
 
 class ZeroPath : public GradientPath {
@@ -112,9 +114,8 @@ class ZeroPath : public GradientPath {
   std::vector<std::string> digest_names_;
   int64_t current_step_ = 0;
   JoinedBatch batch_;  // this step's batch, or out of batches (Note [A joined zero rank])
-  // Stage 1 in an epoch a rank runs out of batches in: the gradients of this rank's last trained
-  // step, which ZeroRedundancyOptimizer's join hook steps with (Note [PyTorch's Join, as it runs]).
-  mutable bool epoch_joins_ = false;
+  // Stage 1 inside Join: the gradients of this rank's last trained step, which
+  // ZeroRedundancyOptimizer's join hook steps with (Note [PyTorch's Join, as it runs]).
   std::vector<at::Tensor> last_gradients_;
   ranks::RankDisagreement disagreement_;
   std::shared_ptr<sync_bn::SyncBnControl> sync_bn_control_;  // with sync_bn: the syncbn fault
