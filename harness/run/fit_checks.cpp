@@ -84,53 +84,48 @@ void check_model_fits(const training::RunSetup& setup, torch::nn::Module& model)
 void check_join_fits(const training::RunSetup& setup, torch::nn::Module& model,
                      const data::GlobalBatchPlan& plan) {
   const int64_t first_join = plan.rank_steps_per_epoch(0);  // rank 0's batch is the largest
-  const bool runs_out = setup.in_join;
-  if (runs_out && setup.has_mode(ModeKind::kZero) && setup.zero_stage == 3) {
+  // What every refusal below starts with: how the plan makes a rank join, and when.
+  const std::string joining = fmt::format(
+      "global batch {} over {} ranks ({} per rank) makes rank 0 run out of batches at step {} of "
+      "each epoch (Join)",
+      setup.global_batch, setup.world_size, fmt::join(plan.local_batches(), ","), first_join);
+  if (setup.in_join && setup.has_mode(ModeKind::kZero) && setup.zero_stage == 3) {
     // A joined stage-3 rank would have to shadow every all-gather of forward and backward;
     // PyTorch's FSDP does not support Join either (stages 1 and 2: Note [A joined zero rank]).
     throw InputError(fmt::format(
-        "global batch {} over {} ranks ({} per rank) makes rank 0 run out of batches at step {} "
-        "of each epoch (Join), which zero stage 3 does not model (PyTorch's FSDP has no Join "
-        "either): pass --zero-stage 1 or 2, --steps {} or fewer, or a --batch-size that {} "
-        "divides",
-        setup.global_batch, setup.world_size, fmt::join(plan.local_batches(), ","), first_join,
-        first_join, setup.world_size));
+        "{}, which zero stage 3 does not model (PyTorch's FSDP has no Join either): pass "
+        "--zero-stage 1 or 2, --steps {} or fewer, or a --batch-size that {} divides",
+        joining, first_join, setup.world_size));
   }
-  const bool joins = runs_out && setup.has_mode(ModeKind::kDdp);
-  const bool zero_joins = runs_out && setup.has_mode(ModeKind::kZero);
+  const bool joins = setup.in_join && setup.has_mode(ModeKind::kDdp);
+  const bool zero_joins = setup.in_join && setup.has_mode(ModeKind::kZero);
   const modes::ddp::DdpOptions& ddp = setup.ddp;
   if (joins && ddp.impl == modes::ddp::DdpImpl::kC10d &&
       (ddp.reducer.find_unused_parameters || ddp.static_graph)) {
     // Note [A joined c10d rank] (modes/ddp/c10d_engine.h): the joined rank's unused-parameter
     // map allreduce and a static graph's delayed reduction are not driven.
     throw InputError(fmt::format(
-        "global batch {} over {} ranks ({} per rank) makes rank 0 run out of batches at step {} "
-        "of each epoch (Join), and --ddp-impl c10d does not drive a joined rank's {}: pass "
-        "--steps {} or fewer, a --batch-size that {} divides, or drop {}",
-        setup.global_batch, setup.world_size, fmt::join(plan.local_batches(), ","), first_join,
-        ddp.static_graph ? "static-graph reduction" : "unused-parameter map", first_join,
+        "{}, and --ddp-impl c10d does not drive a joined rank's {}: pass --steps {} or fewer, a "
+        "--batch-size that {} divides, or drop {}",
+        joining, ddp.static_graph ? "static-graph reduction" : "unused-parameter map", first_join,
         setup.world_size, ddp.static_graph ? "--static-graph" : "--find-unused-parameters"));
   }
   if (zero_joins && !model.buffers().empty()) {
     // zero broadcasts rank 0's buffers before every forward; inside Join PyTorch's DDP under
     // ZeroRedundancyOptimizer broadcasts the highest training rank's, which zero does not model.
     throw InputError(fmt::format(
-        "global batch {} over {} ranks ({} per rank) makes rank 0 run out of batches at step {} "
-        "of each epoch (Join), and zero does not model a joined rank's buffers (scenario {} has "
-        "some): pass --steps {} or fewer, a --batch-size that {} divides, or --modes ddp",
-        setup.global_batch, setup.world_size, fmt::join(plan.local_batches(), ","), first_join,
-        setup.spec->name, first_join, setup.world_size));
+        "{}, and zero does not model a joined rank's buffers (scenario {} has some): pass --steps "
+        "{} or fewer, a --batch-size that {} divides, or --modes ddp",
+        joining, setup.spec->name, first_join, setup.world_size));
   }
   if (joins && setup.sync_bn) {
     // A joined rank runs no forward, so it never joins SyncBN's collectives: PyTorch's Join does
     // not shadow them, and the others would wait for it.
     throw InputError(fmt::format(
-        "global batch {} over {} ranks ({} per rank) makes rank 0 run out of batches at step {} "
-        "of each epoch (Join), and a joined rank runs no SyncBN collective (PyTorch's Join does "
-        "not shadow them: the others would hang): drop --sync-bn, pass --steps {} or fewer, or "
-        "a --batch-size that {} divides",
-        setup.global_batch, setup.world_size, fmt::join(plan.local_batches(), ","), first_join,
-        first_join, setup.world_size));
+        "{}, and a joined rank runs no SyncBN collective (PyTorch's Join does not shadow them: "
+        "the others would hang): drop --sync-bn, pass --steps {} or fewer, or a --batch-size that "
+        "{} divides",
+        joining, first_join, setup.world_size));
   }
   if (setup.fault && setup.fault->kind == modes::FaultKind::kJoin) {
     const data::StepPosition pos = plan.locate(setup.fault->step);

@@ -86,6 +86,11 @@ std::vector<char> export_batches(const RunSetup& setup, const runtime::Execution
   // torch.jit._pickle.build_tensorlist, which torch.load's weights-only unpickler refuses.
   c10::impl::GenericList inputs(c10::AnyType::get());
   c10::impl::GenericList targets(c10::AnyType::get());
+  // Uneven rank batches: each step's rank chunks and epoch, for the oracle to cut the global batch
+  // as the plan does and run each epoch inside PyTorch's Join (a chunk of 0: that rank has run
+  // out).
+  at::Tensor chunk_sizes = at::zeros({setup.check_steps, setup.world_size}, at::kLong);
+  at::Tensor epochs = at::zeros({setup.check_steps}, at::kLong);
   data::PlanCursor cursor(plan);
   for (int64_t step = 0; step < setup.check_steps; ++step) {
     data::StepPosition pos;
@@ -94,6 +99,11 @@ std::vector<char> export_batches(const RunSetup& setup, const runtime::Execution
         data::collate(dataset, epoch.global_batch(pos.step_in_epoch), pos.epoch));
     inputs.push_back(b.inputs);
     targets.push_back(b.targets);
+    const std::vector<int64_t> sizes = epoch.chunk_sizes(pos.step_in_epoch);
+    for (size_t r = 0; r < sizes.size(); ++r) {
+      chunk_sizes[step][static_cast<int64_t>(r)] = sizes[r];
+    }
+    epochs[step] = pos.epoch;
   }
   // The generator seed of every rank's forward (Note [Same random draws in every mode]): the
   // oracle seeds its ranks with them, so a model with dropout draws what ddpbench's ranks drew.
@@ -106,20 +116,6 @@ std::vector<char> export_batches(const RunSetup& setup, const runtime::Execution
   c10::impl::GenericDict doc(c10::StringType::get(), c10::AnyType::get());
   doc.insert("forward_seeds", forward_seeds);
   if (plan.uneven()) {
-    // Each step's rank chunks and epoch: the oracle cuts the global batch as the plan does and
-    // runs each epoch inside PyTorch's Join, where a rank with a chunk of 0 has run out.
-    at::Tensor chunk_sizes = at::zeros({setup.check_steps, setup.world_size}, at::kLong);
-    at::Tensor epochs = at::zeros({setup.check_steps}, at::kLong);
-    data::PlanCursor at_step(plan);
-    for (int64_t step = 0; step < setup.check_steps; ++step) {
-      data::StepPosition pos;
-      const data::EpochPlan& epoch = at_step.seek(step, pos);
-      const std::vector<int64_t> sizes = epoch.chunk_sizes(pos.step_in_epoch);
-      for (size_t r = 0; r < sizes.size(); ++r) {
-        chunk_sizes[step][static_cast<int64_t>(r)] = sizes[r];
-      }
-      epochs[step] = pos.epoch;
-    }
     doc.insert("chunk_sizes", chunk_sizes);
     doc.insert("epochs", epochs);
   }

@@ -8,6 +8,7 @@
 #include "data/batch_plan.h"
 #include "modes/sync_bn/sync_batch_norm.h"
 #include "scenarios/models/script_model.h"
+#include "scenarios/optim/optimizer_state.h"
 #include "scenarios/training_recipe.h"
 
 namespace ddpbench::training {
@@ -57,7 +58,6 @@ struct SplitFacts {
   bool sync_arithmetic = false;
   scenarios::LossKind loss{};
   scenarios::AmpKind amp = scenarios::AmpKind::kOff;
-  bool free_running = false;
   // Note [PyTorch's Join, as it runs] (modes/common/joined_batch.h): what a rank that runs out
   // of batches does that no reference models.
   bool stateful_optimizer = false;  // momentum or Adam: a joined DDP rank's goes stale
@@ -79,10 +79,7 @@ SplitFacts split_facts(const RunSetup& setup, ModeKind mode, const torch::nn::Mo
   SplitFacts f;
   f.k = setup.world_size;
   f.amp = setup.spec->amp;
-  f.free_running = !setup.lockstep;
-  const scenarios::OptimizerSpec& optimizer = setup.spec->optimizer;
-  f.stateful_optimizer =
-      optimizer.kind != scenarios::OptimizerKind::kSgd || optimizer.momentum != 0.0;
+  f.stateful_optimizer = !scenarios::kept_state_names(setup.spec->optimizer).empty();
   f.zero_stage_one = mode == ModeKind::kZero && setup.zero_stage == 1;
   f.in_join = setup.in_join;
   f.lockstep = setup.lockstep;
@@ -121,7 +118,7 @@ std::string mixed_precision_cause(const SplitFacts& f) {
                                  f.who(), f.micro, f.sizes[0] / f.micro);
   // Note [Mixed precision free-running] (training/floor_measurement.h).
   const std::string drift =
-      !f.free_running
+      f.lockstep
           ? ""
           : fmt::format(
                 "; free-running, the {0}s' float32 sums of their gradients may round otherwise "

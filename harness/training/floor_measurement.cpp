@@ -51,8 +51,14 @@ void set_tensor_floors(compare::MeasuredFloors& floors, Stage check, int64_t ste
 // its own statistics as ghost BatchNorm does, and random draws are seeded per rank chunk as the
 // reference seeds them (Note [Same random draws in every mode]); plain single-device training is
 // cut into the world's K chunks, which a per-sample mean loss splits exactly.
-modes::single::ReferenceRule rank_by_rank_twin(const RunSetup& setup,
-                                               modes::single::ReferenceRule rule) {
+// Under autocast (the reference already forwards piece by piece with fresh casts) the twin is
+// the reference itself with its summed gradients nudged instead (ReferenceRule::nudge_gradients,
+// Note [Mixed precision free-running]).
+modes::single::ReferenceRule twin_of(const RunSetup& setup, modes::single::ReferenceRule rule) {
+  if (rule.autocast_per_chunk) {
+    rule.nudge_gradients = true;
+    return rule;
+  }
   rule.backward_rank_by_rank = true;
   rule.forward_chunk_by_chunk = true;
   rule.forward_per_replica = false;
@@ -98,20 +104,19 @@ compare::MeasuredFloors measure_floors(const PhaseInputs& in,
   options.grad_record = in.grad_record;
   options.start_state = s.start_state();
   SteppedReference reference_run(in, s.spec, rule, options);
-  const bool nudged = rule.autocast_per_chunk;
-  modes::single::ReferenceRule twin_rule = rule;
-  twin_rule.nudge_gradients = true;
-  SteppedReference twin_run(in, s.spec, nudged ? twin_rule : rank_by_rank_twin(s, rule), options);
+  const modes::single::ReferenceRule twin_rule = twin_of(s, rule);
+  SteppedReference twin_run(in, s.spec, twin_rule, options);
   modes::StepLoop& reference = reference_run.loop();
   modes::StepLoop& twin = twin_run.loop();
 
   compare::MeasuredFloors floors;
   floors.cap = std::sqrt(unit_roundoff(in.context.dtype()));
   const std::string twin_text =
-      nudged ? "a twin of the reference with every entry of each step's summed gradients moved to "
-               "a neighbouring float32, up or down as drawn"
-             : "a twin of the reference with each rank chunk forwarded and backpropagated on its "
-               "own and the rank gradients summed rank by rank";
+      twin_rule.nudge_gradients
+          ? "a twin of the reference with every entry of each step's summed gradients moved to "
+            "a neighbouring float32, up or down as drawn"
+          : "a twin of the reference with each rank chunk forwarded and backpropagated on its "
+            "own and the rank gradients summed rank by rank";
   floors.how = s.lockstep ? fmt::format(
                                 "{}, which took each of steps {}-{} from the reference's "
                                 "state",

@@ -7,6 +7,7 @@
 
 #include "scenarios/optim/multi_tensor_sgd.h"
 #include "scenarios/optim/torch_version_compat.h"
+#include "scenarios/scenario.h"
 
 namespace ddpbench::scenarios {
 namespace {
@@ -102,6 +103,12 @@ int64_t state_bytes(torch::optim::Optimizer& optimizer) {
     }
   }
   return bytes;
+}
+
+std::vector<std::string> kept_state_names(const OptimizerSpec& spec) {
+  if (spec.kind == OptimizerKind::kAdam) return {kStep, kExpAvg, kExpAvgSq};
+  if (spec.momentum != 0) return {kMomentum};
+  return {};
 }
 
 const std::vector<std::string>& state_names() {

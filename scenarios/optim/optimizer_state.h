@@ -16,6 +16,8 @@ class Optimizer;
 
 namespace ddpbench::scenarios {
 
+struct OptimizerSpec;
+
 using ParameterState = std::map<std::string, at::Tensor>;
 
 // The state of `parameter` in `optimizer` (the tensors themselves, not copies): empty before its
@@ -37,6 +39,10 @@ at::Tensor empty_state_entry(const std::string& name, const at::Tensor& paramete
 // Bytes of the state `optimizer` holds now for every parameter it steps, counted from its tensors
 // (what a zero rank's memory footprint reports: 1/K of a plain optimizer's).
 int64_t state_bytes(torch::optim::Optimizer& optimizer);
+
+// The state names `spec`'s optimizer keeps per parameter: Adam's three, SGD's momentum_buffer
+// with momentum, none for plain SGD.
+std::vector<std::string> kept_state_names(const OptimizerSpec& spec);
 
 // Every state name, in one fixed order (the order a broadcast of present names follows).
 const std::vector<std::string>& state_names();

@@ -32,6 +32,17 @@ void expect_every_check_passes(const nlohmann::json& report, const std::string& 
   }
 }
 
+// reference/torch_ddp_oracle.py on run `dir`'s exported batches (each epoch inside PyTorch's
+// Join), checking `state` (state_ddp.pt or, with `zero`, state_zero.pt) within 1e-12.
+testing::ProcessResult oracle_check(const std::string& dir, const std::string& state,
+                                    bool zero = false) {
+  std::vector<std::string> args = {testing::oracle("torch_ddp_oracle.py"), "--batches",
+                                   dir + "/batches.pt"};
+  if (zero) args.push_back("--zero");
+  args.insert(args.end(), {"--check", dir + "/" + state, "--atol", "1e-12", "--rtol", "0"});
+  return testing::python(args);
+}
+
 // 100 samples, 3 ranks: shares of 34 (2 padded) or 33 (1 dropped); 14 steps = epochs 0 and 1 and
 // the start of epoch 2, with ranks 0 and 1 joined at steps 5 and 11.
 TEST_F(UnevenData, PassesInEveryModeWithDropLastOffAndOnInFloat32LockstepAndFloat64) {
@@ -169,9 +180,7 @@ TEST_F(UnevenData, JoinRunsAsPyTorchRunsItAndMomentumPartsTheRanks) {
         EXPECT_NE(causes.find("Join with optimizer state (not modelled"), std::string::npos)
             << causes;
       }
-      const auto oracle =
-          testing::python({testing::oracle("torch_ddp_oracle.py"), "--batches", out + "/batches.pt",
-                           "--check", out + "/state_ddp.pt", "--atol", "1e-12", "--rtol", "0"});
+      const auto oracle = oracle_check(out, "state_ddp.pt");
       EXPECT_EQ(oracle.exit_code, 0) << impl << momentum << oracle.out << oracle.err;
     }
   }
@@ -197,9 +206,7 @@ TEST_F(UnevenData, ZeroStageOneJoinsAsPyTorchAndStageTwoContributesZeros) {
                 .dump()
                 .find("Join under ZeroRedundancyOptimizer"),
             std::string::npos);
-  const auto oracle = testing::python({testing::oracle("torch_ddp_oracle.py"), "--batches",
-                                       one + "/batches.pt", "--zero", "--check",
-                                       one + "/state_zero.pt", "--atol", "1e-12", "--rtol", "0"});
+  const auto oracle = oracle_check(one, "state_zero.pt", /*zero=*/true);
   EXPECT_EQ(oracle.exit_code, 0) << oracle.out << oracle.err;
 
   const std::string two = path("zero2");
@@ -257,10 +264,7 @@ TEST_F(UnevenData, BatchNormInsideJoinIsJudgedAndIsPyTorchsBitForBit) {
     const auto f64 = run(std::string("bn64") + impl,
                          {"--ddp-impl", impl, "--dtype", "float64", "--export-batches"});
     ASSERT_EQ(f64.exit_code, 0) << impl << "\n" << f64.out << f64.err;
-    const auto oracle = testing::python(
-        {testing::oracle("torch_ddp_oracle.py"), "--batches",
-         path(std::string("bn64") + impl) + "/batches.pt", "--check",
-         path(std::string("bn64") + impl) + "/state_ddp.pt", "--atol", "1e-12", "--rtol", "0"});
+    const auto oracle = oracle_check(path(std::string("bn64") + impl), "state_ddp.pt");
     EXPECT_EQ(oracle.exit_code, 0) << impl << oracle.out << oracle.err;
   }
   const auto f32 = run("bn32", {});

@@ -89,6 +89,12 @@ reports::RunReport float64_run(std::vector<reports::CheckRecord> checks) {
   return f64;
 }
 
+// A float64 re-run whose loss and gradients checks passed.
+reports::RunReport passing_float64_run() {
+  return float64_run({test::judged_check(reports::Stage::kLoss, reports::CheckStatus::kPass),
+                      test::judged_check(reports::Stage::kGradients, reports::CheckStatus::kPass)});
+}
+
 // What finishing does after annotate_bisect: every status and the verdict from the numbers.
 reports::RunReport recomputed(reports::RunReport r) {
   for (auto& m : r.results) {
@@ -100,11 +106,7 @@ reports::RunReport recomputed(reports::RunReport r) {
 TEST(Bisect, AFailureThatVanishesInFloat64IsRoundingAndPasses) {
   reports::RunReport report;
   report.results = {failing_gradients()};
-  annotate_bisect(
-      report,
-      float64_run({test::judged_check(reports::Stage::kLoss, reports::CheckStatus::kPass),
-                   test::judged_check(reports::Stage::kGradients, reports::CheckStatus::kPass)}),
-      0);
+  annotate_bisect(report, passing_float64_run(), 0);
   const reports::RunReport r = recomputed(report);
   EXPECT_EQ(r.results[0].checks[1].status, reports::CheckStatus::kRounding);
   EXPECT_EQ(r.results[0].checks[0].status, reports::CheckStatus::kPass);
@@ -178,11 +180,7 @@ TEST(Bisect, UnderAutocastTheTwinDropsItAndAVanishingFailureStands) {
   reports::RunReport report;
   report.config.amp = "bf16";
   report.results = {failing_gradients()};
-  annotate_bisect(
-      report,
-      float64_run({test::judged_check(reports::Stage::kLoss, reports::CheckStatus::kPass),
-                   test::judged_check(reports::Stage::kGradients, reports::CheckStatus::kPass)}),
-      0);
+  annotate_bisect(report, passing_float64_run(), 0);
   const reports::DivergenceRecord& d = report.results[0].first_divergence;
   EXPECT_EQ(d.bisect, "vanishes");
   EXPECT_NE(d.bisect_detail.find("only under --amp bf16"), std::string::npos) << d.bisect_detail;

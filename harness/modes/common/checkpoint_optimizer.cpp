@@ -9,20 +9,14 @@
 
 #include "modes/common/checkpoint_entries.h"
 #include "quoted_input.h"
+#include "scenarios/optim/optimizer_state.h"
 
 namespace ddpbench::modes {
 namespace {
 
 using namespace checkpoint_io;  // NOLINT(google-build-using-namespace): this file's vocabulary
 
-// The state names `spec`'s optimizer keeps per parameter (optimizer_state.h), and its name in
-// messages.
-std::vector<std::string> kept_state(const scenarios::OptimizerSpec& spec) {
-  if (spec.kind == scenarios::OptimizerKind::kAdam) return {"step", "exp_avg", "exp_avg_sq"};
-  if (spec.momentum != 0) return {"momentum_buffer"};
-  return {};
-}
-
+// The optimizer's name in messages.
 std::string optimizer_label(const scenarios::OptimizerSpec& spec) {
   if (spec.kind == scenarios::OptimizerKind::kAdam) return "Adam";
   return spec.momentum != 0 ? "SGD with momentum" : "SGD without momentum";
@@ -34,7 +28,7 @@ std::string optimizer_label(const scenarios::OptimizerSpec& spec) {
 void check_optimizer_entry(const std::map<std::string, at::Tensor>& state,
                            const scenarios::OptimizerSpec& spec, const std::string& param,
                            int64_t steps, const std::string& path) {
-  const std::vector<std::string> kept = kept_state(spec);
+  const std::vector<std::string> kept = scenarios::kept_state_names(spec);
   const std::string fix = fmt::format(
       "pass a checkpoint of a run with this run's optimizer ({}; the scenario's OPTIM.NAME and "
       "OPTIM.MOMENTUM)",
