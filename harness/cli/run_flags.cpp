@@ -125,6 +125,11 @@ void add_machine_flags(CLI::App& cmd, run::RunRequest& r) {
   cmd.add_flag("--no-pin-cores", r.no_pin_cores,
                "Leave spawned ranks unpinned (by default each runs on cores of its own when they "
                "fit: README, \"A gate that knows noise\")");
+  cmd.add_flag("--debug-collectives", r.debug_collectives,
+               "Before every collective the ranks compare what they are about to issue (op, "
+               "sequence number, step, dtype, count) and stop at once, exit 3, when they differ, "
+               "instead of hanging or reducing mismatched buffers (ddp, zero; costs a small "
+               "allgather per collective)");
   cmd.add_flag("--share-gpus", r.share_gpus,
                "Allow several ranks or replicas per CUDA device (DDP over gloo or mpi)");
   cmd.add_option_function<std::string>(
@@ -283,6 +288,7 @@ std::vector<std::string> command_line(const run::RunRequest& r) {
   flag("--share-gpus", r.share_gpus);
   flag("--oversubscribe", r.oversubscribe);
   flag("--no-pin-cores", r.no_pin_cores);
+  flag("--debug-collectives", r.debug_collectives);
   option("--tf32", r.tf32 ? "on" : "off");
   if (!r.backend.empty()) option("--backend", r.backend);
   option("--master-addr", r.master_addr);

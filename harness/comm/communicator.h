@@ -47,6 +47,9 @@ class Communicator {
   virtual void barrier() = 0;
   // Counts collectives issued so far (tests use it, e.g. "SyncBN eval sends nothing").
   virtual int64_t collectives_issued() const = 0;
+  // The backend's own communicator under a recording one (comm/recording_communicator.h), for
+  // code that drives the backend's library directly (c10d_process_group.h).
+  virtual Communicator& underlying() { return *this; }
 };
 
 // allreduce_sum + wait.

@@ -118,7 +118,7 @@ class GlooCommunicator : public Communicator {
 }  // namespace
 
 c10::intrusive_ptr<c10d::ProcessGroup> c10d_process_group(Communicator& comm) {
-  auto* gloo = dynamic_cast<GlooCommunicator*>(&comm);
+  auto* gloo = dynamic_cast<GlooCommunicator*>(&comm.underlying());
   return gloo != nullptr ? gloo->group() : c10::intrusive_ptr<c10d::ProcessGroup>();
 }
 

@@ -99,13 +99,13 @@ int comm_rank(const CommPlan& plan, const launch::WorldInfo& world,
   const int64_t cores = std::max<unsigned>(1, std::thread::hardware_concurrency());
   at::set_num_threads(static_cast<int>(std::max<int64_t>(1, cores / plan.world_size)));
   launch::JoinedWorld joined = launch::join_world(world, plan.backend, plan.timeout);
-  CommProgress progress;
-  if (spawned) {
-    // The parent names a rank that stops progressing ("step:phase:what", worker_group.h).
-    progress = [&joined, rank = world.rank](int64_t index, const std::string& what) {
-      joined.store->set(launch::progress_key(rank), fmt::format("{}:0:{}", index, what));
-    };
-  }
+  // The flight recorder names each collective's row; a spawned rank also tells the parent, which
+  // names a rank that stops progressing ("step:phase:what", worker_group.h).
+  const CommProgress progress = [&joined, spawned, rank = world.rank](int64_t index,
+                                                                      const std::string& what) {
+    joined.recorder->set_where(index, what);
+    if (spawned) joined.store->set(launch::progress_key(rank), fmt::format("{}:0:{}", index, what));
+  };
   const std::vector<reports::CommRow> rows =
       run_comm_sweep(*joined.comm, plan, rank_device(plan, world), progress);
   const bool wrong =

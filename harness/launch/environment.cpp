@@ -120,6 +120,9 @@ std::optional<WorldInfo> detect_world(const EnvLookup& env) {
     }
     if (w.launcher == Launcher::kDdpbench && env(kShmPrefixEnv)) w.shm_prefix = *env(kShmPrefixEnv);
     if (w.launcher == Launcher::kDdpbench && env(kRankModeEnv)) w.rank_mode = *env(kRankModeEnv);
+    if (w.launcher == Launcher::kDdpbench && env(kFlightFileEnv)) {
+      w.flight_file = *env(kFlightFileEnv);
+    }
     check_rank(w, "RANK");
     return w;
   }

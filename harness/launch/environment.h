@@ -33,6 +33,9 @@ struct WorldInfo {
   // The one per-rank mode ("ddp", "zero") a ddpbench parent spawned this worker group for; ""
   // under other launchers, whose ranks run every per-rank mode of --modes in turn.
   std::string rank_mode;
+  // Where a spawned rank keeps its flight recorder (Note [The flight recorder]), so that the
+  // parent can read it however the rank ends; "" under other launchers (the ring stays in memory).
+  std::string flight_file;
 };
 
 // Environment variable set on workers spawned by ddpbench (the parent hosts the store and
@@ -46,6 +49,8 @@ inline constexpr const char* kResultFileEnv = "DDPBENCH_RESULT_FILE";
 inline constexpr const char* kShmPrefixEnv = "DDPBENCH_SHM_PREFIX";
 // The mode a spawned worker group runs (WorldInfo::rank_mode).
 inline constexpr const char* kRankModeEnv = "DDPBENCH_RANK_MODE";
+// A spawned rank's flight-recorder file (WorldInfo::flight_file).
+inline constexpr const char* kFlightFileEnv = "DDPBENCH_FLIGHT_FILE";
 
 // nullopt when no launcher variables are present. Throws InputError for inconsistent variables
 // (e.g. RANK without MASTER_PORT, rank outside the world), naming the variable.

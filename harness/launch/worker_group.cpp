@@ -16,15 +16,18 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <thread>
 
+#include "comm/flight_recorder.h"
 #include "comm/shm_names.h"
 #include "comm/store.h"
 #include "errors.h"
 #include "launch/child_process.h"
 #include "launch/environment.h"
 #include "launch/failure_blame.h"
+#include "launch/flight_analysis.h"
 #include "launch/signal_cleanup.h"
 #include "launch/stale_reclaim.h"
 
@@ -38,8 +41,10 @@ struct Worker {
   pid_t pid = -1;
   bool exited = false;
   int status = 0;
-  int seen_order = -1;  // when the parent reaped it (failure_blame.h)
+  int seen_order = -1;             // when the parent reaped it (failure_blame.h)
+  bool ended_before_stop = false;  // it exited on its own, before the parent stopped the group
   std::string log_path;
+  std::string flight_path;  // its flight recorder (Note [The flight recorder])
   std::string last_progress = "starting";
   Clock::time_point last_change;
 };
@@ -57,9 +62,11 @@ std::string tail_of(const std::string& path, int lines) {
 }
 
 pid_t spawn(const WorkerGroupOptions& o, int rank, const std::string& store_file,
-            const std::string& log_path, const std::string& result_path, const std::string& self,
+            const std::string& log_path, const std::string& flight_path,
+            const std::string& result_path, const std::string& self,
             const std::string& shm_prefix) {
   std::vector<std::string> env = {
+      fmt::format("{}={}", kFlightFileEnv, flight_path),
       fmt::format("{}={}", kShmPrefixEnv, shm_prefix),
       fmt::format("{}={}", kResultFileEnv, result_path),
       fmt::format("RANK={}", rank),
@@ -203,6 +210,30 @@ std::string stall_failure(const std::vector<Worker>& workers, Clock::duration ti
                      fmt::join(culprits, ", "));
 }
 
+// Every rank's flight recorder, read now that every rank is stopped.
+std::vector<RankFlight> read_flights(const std::vector<Worker>& workers) {
+  std::vector<RankFlight> flights;
+  for (const Worker& w : workers) {
+    flights.push_back(RankFlight{w.rank, comm::read_flight_file(w.flight_path),
+                                 w.ended_before_stop ? describe_exit(w.status) : ""});
+  }
+  return flights;
+}
+
+// `failure` with what the ranks' flight recorders say, and failure.json's bytes.
+GroupFailure group_failure(const std::vector<RankFlight>& flights, const FlightFinding& finding,
+                           const std::string& failure, int64_t stopped_at_ns) {
+  const std::string message =
+      finding.verdict == FlightVerdict::kNothingRecorded
+          ? failure
+          : fmt::format("{}; flight recorder: {}", failure, finding.summary);
+  const std::string json = fmt::format(
+      "{{\"failed\": true, \"exit_code\": {}, \"failure\": {},\n\"collectives\": {}}}\n",
+      kExitWorkerFailed, nlohmann::json(message).dump(),
+      flight_json(flights, finding, stopped_at_ns));
+  return GroupFailure(message, json);
+}
+
 // The bytes rank 0 wrote, checked against the size it announced through the store.
 std::string read_result(const std::string& path, const std::string& announced) {
   std::ifstream f(path, std::ios::binary);
@@ -248,9 +279,11 @@ std::string run_worker_group(const WorkerGroupOptions& o) {
       Worker& w = workers[static_cast<size_t>(r)];
       w.rank = r;
       w.log_path = fmt::format("{}/rank{}.log", tmp, r);
+      w.flight_path = fmt::format("{}/flight{}.bin", tmp, r);
       w.last_change = Clock::now();
       const auto lock = cleanup.hold();
-      w.pid = spawn(o, r, store_file, w.log_path, tmp + "/result.bin", self, shm_prefix);
+      w.pid =
+          spawn(o, r, store_file, w.log_path, w.flight_path, tmp + "/result.bin", self, shm_prefix);
       tracked.emplace_back(cleanup.track_child(w.pid));
     }
     size_t done = 0;
@@ -277,19 +310,40 @@ std::string run_worker_group(const WorkerGroupOptions& o) {
     fs::remove_all(tmp);
     throw;
   }
+  const int64_t stopped_at_ns = comm::monotonic_ns();
+  for (Worker& w : workers) w.ended_before_stop = w.exited;
   stop_all(workers);
   remove_segments();
+  std::optional<GroupFailure> failed;
+  try {
+    const std::vector<RankFlight> flights = read_flights(workers);
+    const FlightFinding finding = analyse_flights(flights, stopped_at_ns);
+    if (!failure.empty()) {
+      failed.emplace(group_failure(flights, finding, failure, stopped_at_ns));
+    } else if (finding.verdict == FlightVerdict::kDisagree) {
+      // Ranks that finished can still have issued different collectives: a backend may reduce
+      // mismatched buffers without noticing (shm does), and the numbers are then wrong.
+      failed.emplace(group_failure(
+          flights, finding, "every rank finished, but not the same collectives", stopped_at_ns));
+    }
+  } catch (...) {
+    fs::remove_all(tmp);
+    throw;
+  }
+  if (failed) {
+    fs::remove_all(tmp);
+    throw *failed;
+  }
   std::string result;
   bool sent = false;
   try {
-    sent = failure.empty() && store->check(kResultKey);
+    sent = store->check(kResultKey);
     if (sent) result = read_result(tmp + "/result.bin", store->get(kResultKey));
   } catch (...) {
     fs::remove_all(tmp);  // a short result file must not leave the folder behind
     throw;
   }
   fs::remove_all(tmp);
-  if (!failure.empty()) throw WorkerFailure(failure);
   if (!sent) throw WorkerFailure("rank 0 exited without sending its results");
   return result;
 }

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "errors.h"
+
 namespace ddpbench::comm {
 class Store;
 }
@@ -45,9 +47,23 @@ inline constexpr const char* kResultKey = "ddpbench/result";
 // only (comm/store.h).
 void send_result(comm::Store& store, const std::string& bytes);
 
+// A group that failed: WorkerFailure's message (the rank and cause, then what the ranks' flight
+// recorders say, launch/flight_analysis.h) and failure.json's bytes for the run to leave in its
+// --out: the message and every rank's last collectives.
+class GroupFailure : public WorkerFailure {
+ public:
+  GroupFailure(const std::string& message, std::string failure_json)
+      : WorkerFailure(message), failure_json_(std::move(failure_json)) {}
+  const std::string& failure_json() const { return failure_json_; }
+
+ private:
+  std::string failure_json_;
+};
+
 // Spawns the workers, supervises them to the end and returns rank 0's result bytes (what it
-// passed to send_result). Throws WorkerFailure (exit 3) naming the rank and cause; in every
-// case all workers are gone when it returns or throws. A signal meanwhile is SignalCleanup's:
+// passed to send_result). Throws GroupFailure (exit 3) naming the rank and cause when a rank
+// fails or hangs, WorkerFailure when rank 0 sends no result; in every case all workers are gone
+// when it returns or throws. A signal meanwhile is SignalCleanup's:
 // the workers and the group's temporary folder are registered with it.
 std::string run_worker_group(const WorkerGroupOptions& options);
 

@@ -51,7 +51,7 @@ bool is_loopback(const std::string& addr) {
 }  // namespace
 
 JoinedWorld join_world(const WorldInfo& world, comm::Backend backend,
-                       std::chrono::milliseconds timeout) {
+                       std::chrono::milliseconds timeout, const comm::RecordingOptions& recording) {
   JoinedWorld joined;
   // An MPI backend rendezvouses through mpirun itself; everything else through a store.
   if (!comm::traits(backend).needs_mpi_launcher) joined.store = join_store(world, timeout);
@@ -77,7 +77,9 @@ JoinedWorld join_world(const WorldInfo& world, comm::Backend backend,
   const bool tcp_store =
       joined.store && world.launcher != Launcher::kDdpbench && !world.master_addr.empty();
   try {
-    joined.comm = comm::make_communicator(request);
+    joined.recorder = std::make_shared<comm::FlightRecorder>(world.rank, world.flight_file);
+    joined.comm = comm::make_recording_communicator(comm::make_communicator(request),
+                                                    joined.recorder, recording);
   } catch (const InputError&) {
     throw;
   } catch (const std::exception& e) {

@@ -281,6 +281,12 @@ void OutputDir::stage(const std::string& name, std::string_view bytes) {
   }
 }
 
+void OutputDir::discard_staged() {
+  std::error_code ec;
+  for (const auto& s : staged_) fs::remove(s.temp, ec);
+  staged_.clear();  // each one's tracking is released with it
+}
+
 void OutputDir::commit() {
   launch::SignalCleanup& cleanup = launch::SignalCleanup::process();
   const auto lock = cleanup.hold();  // a signal waits until the folder is whole

@@ -46,6 +46,8 @@ class OutputDir {
   void stage(const std::string& name, std::string_view bytes);
   // Renames every staged file into place (and, kOwnFolder, removes the earlier run's others).
   void commit();
+  // Drops every file staged so far: a failed run commits its failure.json alone.
+  void discard_staged();
   const std::string& path() const { return path_; }
 
   // The file listing what the run that owns a folder wrote (so the next run can replace them).

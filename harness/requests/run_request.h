@@ -99,6 +99,9 @@ struct RunRequest {
   bool oversubscribe = false;
   // --no-pin-cores: spawned ranks run wherever the OS puts them (launch/core_pinning.h).
   bool no_pin_cores = false;
+  // --debug-collectives: before every collective the ranks compare its fingerprint and stop at
+  // once on a mismatch (comm/recording_communicator.h).
+  bool debug_collectives = false;
   // Collective backend, one of requests/flag_choices.h's backend_choices(); empty: the default.
   std::string backend;
   // Address the spawned workers rendezvous on.

@@ -89,7 +89,16 @@ int execute_run(const RunRequest& given, const scenarios::ScenarioRegistry& regi
     outcomes.push_back(training::run_local_mode(in, ModeKind::kDp));
   }
   for (ModeKind mode : modes::per_rank_modes(setup.modes)) {
-    outcomes.push_back(spawn_ranks(setup, mode, argv));
+    try {
+      outcomes.push_back(spawn_ranks(setup, mode, argv));
+    } catch (const launch::GroupFailure& failure) {
+      // The folder says this run failed and why, with the ranks' last collectives (Note [The
+      // flight recorder]), instead of keeping an earlier run's report that says it passed.
+      out.discard_staged();
+      out.stage("failure.json", failure.failure_json());
+      out.commit();
+      throw;
+    }
   }
   if (setup.repeats > 1) {
     // The repeats' command line names modes and ranks, as the bisect twin's does: the steps this

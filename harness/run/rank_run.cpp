@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <torch/torch.h>
 
+#include <cstring>
 #include <optional>
 
 #include "errors.h"
@@ -26,20 +27,49 @@ namespace ddpbench::run {
 
 namespace {
 
-// Rank `rank`'s progress into the store, as "step:phase:words". The step counts both phases (so
-// progress only grows); people read it per phase.
-std::function<void(int64_t, modes::StepPhase)> progress_reporter(comm::Store& store,
+// Where rank `rank` is, for its flight recorder and, when a ddpbench parent watches it (`store`
+// not null), for the parent as "step:phase:words". The step counts both phases (so progress only
+// grows); people read it per phase.
+std::function<void(int64_t, modes::StepPhase)> progress_reporter(comm::Store* store,
+                                                                 comm::FlightRecorder& recorder,
                                                                  const training::RunSetup& setup,
                                                                  int rank) {
-  return [&store, &setup, rank](int64_t step, modes::StepPhase phase) {
+  return [store, &recorder, &setup, rank](int64_t step, modes::StepPhase phase) {
     const bool checking = step < setup.check_steps;
     const int64_t in_phase = checking ? step : step - setup.check_steps;
     const int64_t of = checking ? setup.check_steps : setup.warmup_steps + setup.perf_steps;
-    store.set(
-        launch::progress_key(rank),
-        fmt::format("{}:{}:{} phase step {} of {}, {}", step, static_cast<int>(phase),
-                    checking ? "check" : "perf", in_phase, of, modes::step_phase_name(phase)));
+    const std::string words = fmt::format("{} phase step {} of {}, {}", checking ? "check" : "perf",
+                                          in_phase, of, modes::step_phase_name(phase));
+    recorder.set_where(step, words);
+    if (store != nullptr) {
+      store->set(launch::progress_key(rank),
+                 fmt::format("{}:{}:{}", step, static_cast<int>(phase), words));
+    }
   };
+}
+
+// Under another launcher no parent reads the rings: a failing rank names its own last collective.
+std::string last_collective(const comm::FlightRecorder& recorder) {
+  const comm::FlightLog log = recorder.snapshot();
+  if (log.entries.empty()) return "";
+  const comm::FlightEntry& e = log.entries.back();
+  const std::string where(e.where, strnlen(e.where, sizeof e.where));
+  return fmt::format("; this rank's last collective: #{}, {}{}, {}", e.seq,
+                     comm::describe_fingerprint(e), where.empty() ? "" : " (" + where + ")",
+                     comm::flight_state_name(e.state));
+}
+
+// What this rank's communicator records, checks (--debug-collectives) and, under a desync or
+// shape fault aimed at it, changes.
+comm::RecordingOptions recording_options(const training::RunSetup& setup, int rank) {
+  comm::RecordingOptions o;
+  o.verify_fingerprints = setup.debug_collectives;
+  if (setup.fault && setup.fault->rank == rank) {
+    if (setup.fault->kind == modes::FaultKind::kDesync) o.fault = comm::CollectiveFault::kSkip;
+    if (setup.fault->kind == modes::FaultKind::kShape) o.fault = comm::CollectiveFault::kShorten;
+    o.fault_step = setup.fault->step;
+  }
+  return o;
 }
 
 // A spawned group runs the one mode its parent spawned it for; an external launch every per-rank
@@ -83,15 +113,17 @@ int run_as_rank(const RunRequest& request, const scenarios::ScenarioRegistry& re
   // Rank 0 of an external launch writes the report: prove --out usable before any training.
   std::optional<output::OutputDir> out;
   if (!spawned && world.rank == 0) out.emplace(setup.out);
-  launch::JoinedWorld joined = launch::join_world(world, setup.backend, setup.timeout);
+  launch::JoinedWorld joined =
+      launch::join_world(world, setup.backend, setup.timeout, recording_options(setup, world.rank));
   std::optional<launch::Heartbeat> heartbeat;  // lets a failing rank tell dead peers from blocked
   if (!spawned && joined.store && world.master_port != 0) heartbeat.emplace(world, setup.timeout);
 
   const training::PhaseInputs in{setup, context, dataset, plan, grad};
 
-  // A spawned rank reports where it is, so the parent can name a rank that stops progressing.
-  std::function<void(int64_t, modes::StepPhase)> on_phase;
-  if (spawned) on_phase = progress_reporter(*joined.store, setup, world.rank);
+  // Every rank tells its flight recorder where it is; a spawned one also tells the parent, so
+  // that it can name a rank that stops progressing.
+  const std::function<void(int64_t, modes::StepPhase)> on_phase = progress_reporter(
+      spawned ? joined.store.get() : nullptr, *joined.recorder, setup, world.rank);
   std::vector<training::ModeOutcome> ranked;
   try {
     for (ModeKind mode : modes_of_this_world(setup, world, spawned)) {
@@ -105,8 +137,10 @@ int run_as_rank(const RunRequest& request, const scenarios::ScenarioRegistry& re
     // A spawned rank's parent names the rank that failed; under an external launcher each rank
     // has to work out itself which peer was lost.
     if (spawned) throw;
-    throw WorkerFailure(launch::explain_collective_failure(
-        joined.store.get(), heartbeat ? &*heartbeat : nullptr, world, e.what()));
+    throw WorkerFailure(launch::explain_collective_failure(joined.store.get(),
+                                                           heartbeat ? &*heartbeat : nullptr, world,
+                                                           e.what()) +
+                        last_collective(*joined.recorder));
   }
 
   if (world.rank != 0) return kExitOk;

@@ -75,6 +75,15 @@ void check_c10d_options(const RunRequest& o, const training::RunSetup& s) {
         "cannot use it: use --backend gloo (it also reduces CUDA tensors), or --ddp-impl bucketed",
         comm::backend_name(s.backend)));
   }
+  // c10d's Reducer allreduces on the process group itself, past ddpbench's communicator: a
+  // fingerprint check that sees the other collectives only would pass a desynchronised gradient.
+  if (c10d && s.has_mode(modes::ModeKind::kDdp) && o.debug_collectives) {
+    throw InputError(
+        "--debug-collectives checks the collectives ddpbench's communicator issues, and c10d's "
+        "Reducer allreduces on its process group directly (its flight recorder, "
+        "TORCH_FR_BUFFER_SIZE, is PyTorch's): use --ddp-impl bucketed, or drop "
+        "--debug-collectives");
+  }
 }
 
 }  // namespace

@@ -191,6 +191,13 @@ void resolve_machine(const RunRequest& o, std::optional<int64_t> world_size,
         "(modes {}): add ddp or zero to --modes, or drop --backend",
         comm::backend_name(s.backend), modes::joined_mode_names(s.modes)));
   }
+  if (o.debug_collectives && !s.has_per_rank_mode()) {
+    throw InputError(fmt::format(
+        "--debug-collectives checks the collectives of the ddp and zero modes, which this run "
+        "does not have (modes {}): add ddp or zero to --modes, or drop --debug-collectives",
+        modes::joined_mode_names(s.modes)));
+  }
+  s.debug_collectives = o.debug_collectives;
   s.master_addr = o.master_addr;
   // Spawned workers rendezvous through a private file and gloo listens on --master-addr: an
   // address that is not this machine's would fail inside every worker, after the launch.

@@ -69,6 +69,19 @@ std::string unmet_need(const RunSetup& s, const modes::FaultRow& row) {
         "--inject-fault {} slows the timed steps, and --check-only runs none: drop --check-only",
         name);
   }
+  if ((row.needs & modes::kNeedsOwnCommunicator) && s.has_mode(modes::ModeKind::kDdp) &&
+      s.ddp.impl == modes::ddp::DdpImpl::kC10d) {
+    return fmt::format(
+        "--inject-fault {} changes what ddpbench's communicator issues, and c10d's Reducer "
+        "allreduces on its process group directly: use --ddp-impl bucketed",
+        name);
+  }
+  if ((row.needs & modes::kNeedsPeers) && s.world_size < 2) {
+    return fmt::format(
+        "--inject-fault {} makes one rank's collectives differ from its peers', and this run has "
+        "one rank: pass --gpus 2 or more",
+        name);
+  }
   if ((row.needs & modes::kNeedsSyncBn) && !s.sync_bn) {
     return fmt::format("--inject-fault {} needs SyncBN: add --sync-bn or use resnet18_syncbn",
                        name);

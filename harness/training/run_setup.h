@@ -41,6 +41,7 @@ struct RunSetup {
   std::string master_addr;
   bool share_gpus = false;  // several ranks/replicas may share a CUDA device
   std::chrono::milliseconds timeout{0};
+  bool debug_collectives = false;  // Note [Fingerprints before collectives]
   modes::ddp::DdpOptions ddp;
   std::optional<modes::FaultSpec> fault;
   // --grad-check full or fingerprint; none for auto (full below a model size: mode_phases.h).

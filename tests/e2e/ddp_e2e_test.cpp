@@ -19,6 +19,7 @@ using testing::read_json;
 
 class DdpE2E : public testing::TempDirTest {};
 
+
 TEST_F(DdpE2E, LinearMseOnFourRanksMatchesSingleDeviceAndTheNotebook) {
   const auto r = ddpbench({"run", "--scenario", "linear_mse", "--gpus", "4", "--out", path("lin")});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
@@ -119,7 +120,7 @@ TEST_F(DdpE2E, SharedMemoryBackendAgreesCatchesAndCleansUp) {
                                "crash:rank=1,step=2", "--out", path("shm-crash")});
   EXPECT_EQ(crash.exit_code, 3) << crash.err;
   EXPECT_NE(crash.err.find("rank 1"), std::string::npos) << crash.err;
-  EXPECT_FALSE(fs::exists(path("shm-crash")));
+  EXPECT_EQ(testing::folder_names(path("shm-crash")), testing::kFailureOnlyFolder);
   EXPECT_EQ(segments(), before) << "shared-memory segments left in /dev/shm";
 }
 
@@ -196,7 +197,9 @@ TEST_F(DdpE2E, CrashHangAndNanStopTheRunNamingTheRank) {
     EXPECT_NE(r.err.find(f.expect), std::string::npos) << f.spec << ": " << r.err;
     EXPECT_NE(r.err.find("step"), std::string::npos) << f.spec << ": " << r.err;
     EXPECT_LT(seconds, 60) << f.spec << " did not end within its timeout";
-    EXPECT_FALSE(fs::exists(dir)) << f.spec << ": a failed run wrote output";
+    // One complete file says why (Note [The flight recorder]); nothing half-written.
+    EXPECT_EQ(testing::folder_names(dir), testing::kFailureOnlyFolder) << f.spec;
+    EXPECT_NE(r.err.find("flight recorder: "), std::string::npos) << f.spec << ": " << r.err;
     EXPECT_FALSE(testing::process_alive_with(dir)) << f.spec << ": a worker survived";
   }
 }

@@ -131,11 +131,14 @@ TEST_F(InterruptE2E, AKilledScalePointLeavesNothingInTmpdir) {
   EXPECT_FALSE(fs::exists(path("sweep")));
 }
 
-TEST_F(InterruptE2E, AFailedRunRemovesEveryFolderItCreated) {
+// A run whose ranks failed leaves one complete file saying why (Note [The flight recorder]), and
+// nothing of its staging: no hidden folder beside the ones it made for --out.
+TEST_F(InterruptE2E, AFailedRunLeavesItsFailureAloneInTheFoldersItCreated) {
   const auto r = ddpbench({"run", "--scenario", "linear_mse", "--gpus", "2", "--inject-fault",
                            "crash:rank=1,step=0", "--quiet", "--out", path("n/e/s/t")});
   EXPECT_EQ(r.exit_code, 3) << r.err;
-  EXPECT_FALSE(fs::exists(path("n")));
+  EXPECT_EQ(testing::folder_names(path("n")), std::vector<std::string>{"e"});
+  EXPECT_EQ(testing::folder_names(path("n/e/s/t")), testing::kFailureOnlyFolder);
 }
 
 TEST_F(InterruptE2E, ARunOwnsItsFolder) {

@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -65,6 +66,16 @@ SilentListener::~SilentListener() { close(fd_); }
 
 bool process_alive_with(const std::string& marker) {
   return run_process({"pgrep", "-f", marker}).exit_code == 0;
+}
+
+std::vector<std::string> folder_names(const std::string& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    names.push_back(e.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 void write_cifar_batch(const std::string& dir, int records, int salt) {

@@ -33,6 +33,10 @@ class SilentListener {
 };
 // Whether any process still has `marker` in its command line.
 bool process_alive_with(const std::string& marker);
+// The names in folder `dir` (hidden ones included), sorted; empty when it does not exist.
+std::vector<std::string> folder_names(const std::string& dir);
+// What a run whose ranks failed leaves in its --out, and nothing else (Note [The flight recorder]).
+inline const std::vector<std::string> kFailureOnlyFolder = {".ddpbench-run", "failure.json"};
 // Writes `records` CIFAR-10 binary records (label r % 10, pixel p = (r * salt + p) % 251) to
 // dir/data_batch_1.bin, creating dir: a tiny real-format dataset for --data-dir.
 void write_cifar_batch(const std::string& dir, int records, int salt);

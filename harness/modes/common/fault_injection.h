@@ -30,6 +30,8 @@ enum class FaultKind {
   kGather,
   kState,
   kSlow,
+  kDesync,
+  kShape,
   kFaultKindCount,  // not a kind: the number of them, so that a kind added above needs a row
 };
 

@@ -76,6 +76,16 @@ constexpr std::array<FaultRow, kFaultKinds> kRows = {{
      "rank R computes M more milliseconds (a busy wait) in the forward of every timed step, as a "
      "slower rank would: every rank waits for it in the step's collectives (a straggler)",
      "not a check (the checks still pass): the performance gate, `gate` calls the point slower"},
+    {FaultKind::kDesync, "desync", kAt, kDdp | kZero, kNeedsOwnCommunicator | kNeedsPeers, true,
+     "rank R skips its first gradient allreduce or reduce-scatter from step S on (a collective "
+     "its peers issue), so its later collectives pair with the wrong ones",
+     "the flight recorder's analysis names the first disagreeing collective, exit 3; "
+     "--debug-collectives stops it before any rank reduces it"},
+    {FaultKind::kShape, "shape", kAt, kDdp | kZero, kNeedsOwnCommunicator | kNeedsPeers, true,
+     "rank R's first allreduce or reduce-scatter from step S on is shorter than its peers' (a "
+     "bucket of another length)",
+     "the flight recorder's analysis names the first disagreeing collective, exit 3; "
+     "--debug-collectives stops it before any rank reduces it"},
 }};
 
 constexpr bool rows_follow_the_enum() {
@@ -96,6 +106,8 @@ std::string needs_text(unsigned needs) {
   if (needs & kNeedsBufferBroadcast) parts.push_back("the buffer broadcast");
   if (needs & kNeedsRankAboveZero) parts.push_back("rank >= 1");
   if (needs & kNeedsPerfPhase) parts.push_back("a perf phase");
+  if (needs & kNeedsOwnCommunicator) parts.push_back("ddpbench's communicator (not c10d's)");
+  if (needs & kNeedsPeers) parts.push_back("2+ ranks");
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 

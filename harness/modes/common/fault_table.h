@@ -34,6 +34,8 @@ enum FaultNeed : unsigned {
   kNeedsBufferBroadcast = 1u << 4,  // it skips the broadcast --no-broadcast-buffers removes
   kNeedsRankAboveZero = 1u << 5,    // rank 0 is the source everything is compared with
   kNeedsPerfPhase = 1u << 6,        // it slows the timed steps, which --check-only has none of
+  kNeedsOwnCommunicator = 1u << 7,  // it changes what ddpbench's communicator issues (not c10d's)
+  kNeedsPeers = 1u << 8,            // it desynchronises ranks, so there must be two or more
 };
 
 constexpr unsigned mode_bit(ModeKind mode) { return 1u << static_cast<unsigned>(mode); }
