@@ -38,7 +38,8 @@ std::string results_table(const RunReport& report) {
   return out;
 }
 
-// The notes under the table: weak timing figures, evaluation passes, mixed precision figures.
+// The notes under the table: weak timing figures, stragglers, evaluation passes, mixed precision
+// figures.
 std::string result_notes(const RunReport& report) {
   std::string out;
   bool weak_header = false;
@@ -49,6 +50,14 @@ std::string result_notes(const RunReport& report) {
     for (const std::string& why : r.throughput.weak_reasons) {
       out += fmt::format("  {} (world {}): {}\n", name_of(r.mode), r.world_size, why);
     }
+  }
+  bool rank_header = false;
+  for (const ModeResult& r : report.results) {
+    if (r.throughput.straggler.summary.empty()) continue;
+    if (!rank_header) out += "\nranks (reports/METRICS.md, \"Hangs, desyncs and stragglers\"):\n";
+    rank_header = true;
+    out += fmt::format("  {} (world {}): {}\n", name_of(r.mode), r.world_size,
+                       r.throughput.straggler.summary);
   }
   bool eval_header = false;
   for (const ModeResult& r : report.results) {

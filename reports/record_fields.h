@@ -213,6 +213,21 @@ DDPBENCH_RECORD_FIELDS(SpreadRecord) {
   v("repeat_spread", r.repeat_spread, number(0, kInf));
 }
 
+DDPBENCH_RECORD_FIELDS(RankTimingRecord) {
+  v("rank", r.rank, count(0, kMaxWorldSize));
+  v("compute_s", r.compute_s, number(0, kInf));
+  v("comm_wait_s", r.comm_wait_s, number(0, kInf));
+}
+
+DDPBENCH_RECORD_FIELDS(StragglerRecord) {
+  v("rank", r.rank, count(-1, kMaxWorldSize));
+  v("cost_s", r.cost_s, number(0, kInf));
+  v("slowest_steps", r.slowest_steps, count(0, kMaxCount));
+  v("vs_fastest", r.vs_fastest, number(0, kInf));
+  v("vs_own_best", r.vs_own_best, number(0, kInf));
+  v("summary", r.summary, plain());
+}
+
 DDPBENCH_RECORD_FIELDS(ThroughputRecord) {
   v("warmup_steps", r.warmup_steps, count(0, kMaxCount));
   v("timed_steps", r.timed_steps, count(0, kMaxCount));
@@ -230,6 +245,8 @@ DDPBENCH_RECORD_FIELDS(ThroughputRecord) {
   v("bus_bandwidth_gb_s", r.bus_bandwidth_gb_s, number(0, kInf));
   v("repeats", r.repeats, since(9, plain()));
   v("spread", r.spread, since(9, plain()));
+  v("ranks", r.ranks, since(10, plain()));
+  v("straggler", r.straggler, since(10, plain()));
 }
 
 DDPBENCH_RECORD_FIELDS(ReferenceRecord) {

@@ -13,7 +13,7 @@ namespace ddpbench::reports {
 
 // Bumped whenever a field changes meaning, disappears or is added: the reader requires every
 // field it knows (json_report_reader.h), so an older report is refused with its version named.
-inline constexpr int kSchemaVersion = 9;
+inline constexpr int kSchemaVersion = 10;
 // The oldest schema the reader still takes: 8 lacks only the repeats and spread of the timed
 // phase (FieldSpec::since), and `gate` judges its throughput by the single-sample rule.
 inline constexpr int kOldestReadableSchema = 8;
@@ -193,6 +193,25 @@ struct SpreadRecord {
   double repeat_spread = 0;                    // (max - min) / median of the repeat medians
 };
 
+// One rank of a per-rank mode (ddp, zero) over the timed steps of repeat 1: per step, its compute
+// (the step less its wait) and its wait for outstanding gradient collectives after backward.
+struct RankTimingRecord {
+  int64_t rank = 0;
+  std::vector<double> compute_s;
+  std::vector<double> comm_wait_s;
+};
+
+// Who the ranks waited for (Note [Stragglers], stats/straggler.h), computed from
+// ThroughputRecord::ranks; `report` and `gate` recompute it and refuse a report where it differs.
+struct StragglerRecord {
+  int64_t rank = -1;                // the straggler; -1 when none is named
+  double cost_s = 0;                // the median time per step the others waited for it
+  int64_t slowest_steps = 0;        // timed steps in which it computed longest
+  std::vector<double> vs_fastest;   // per rank: median compute / the fastest rank's
+  std::vector<double> vs_own_best;  // per rank: median compute / its own fastest step
+  std::string summary;              // "" for a mode without ranks
+};
+
 struct ThroughputRecord {
   int64_t warmup_steps = 0;
   int64_t timed_steps = 0;      // 0 = no perf phase ran
@@ -212,6 +231,8 @@ struct ThroughputRecord {
   std::vector<std::string> weak_reasons;
   std::vector<RepeatRecord> repeats;  // the samples the figures above come from (phases: repeat 1)
   SpreadRecord spread;
+  std::vector<RankTimingRecord> ranks;  // ddp, zero: every rank's timed steps (repeat 1)
+  StragglerRecord straggler;            // computed from `ranks`
 };
 
 // What a data-parallel mode's checks compared it with, and how far it is from plain

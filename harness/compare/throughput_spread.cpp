@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "errors.h"
+#include "stats/straggler.h"
 #include "stats/timing_spread.h"
 
 namespace ddpbench::compare {
@@ -24,6 +25,39 @@ void require_same(const std::string& field, double stored, double recomputed) {
                   field, stored, recomputed));
 }
 
+// The ranks' step counts, and the straggler they give (Note [Stragglers]): a verdict is never
+// taken from the stored words.
+void audit_straggler(const std::string& where, const reports::ThroughputRecord& t) {
+  const size_t steps = t.repeats.empty() ? 0 : t.repeats.front().step_times_s.size();
+  for (size_t i = 0; i < t.ranks.size(); ++i) {
+    const reports::RankTimingRecord& r = t.ranks[i];
+    if (r.rank != static_cast<int64_t>(i) || r.compute_s.size() != steps ||
+        r.comm_wait_s.size() != steps) {
+      throw InputError(fmt::format(
+          "field {}.ranks[{}] is rank {} with {} compute and {} wait times, for {} timed steps in "
+          "repeat 1 (was the file edited?)",
+          where, i, r.rank, r.compute_s.size(), r.comm_wait_s.size(), steps));
+    }
+  }
+  const reports::StragglerRecord s = straggler_record(t.ranks);
+  const std::string at = where + ".straggler.";
+  if (t.straggler.rank != s.rank || t.straggler.slowest_steps != s.slowest_steps ||
+      t.straggler.summary != s.summary || t.straggler.vs_fastest.size() != s.vs_fastest.size() ||
+      t.straggler.vs_own_best.size() != s.vs_own_best.size()) {
+    throw InputError(fmt::format(
+        "field {}rank/summary says \"{}\" but the report's own rank timings give \"{}\" (was "
+        "the file edited?)",
+        at, t.straggler.summary, s.summary));
+  }
+  require_same(at + "cost_s", t.straggler.cost_s, s.cost_s);
+  for (size_t i = 0; i < s.vs_fastest.size(); ++i) {
+    require_same(fmt::format("{}vs_fastest[{}]", at, i), t.straggler.vs_fastest[i],
+                 s.vs_fastest[i]);
+    require_same(fmt::format("{}vs_own_best[{}]", at, i), t.straggler.vs_own_best[i],
+                 s.vs_own_best[i]);
+  }
+}
+
 }  // namespace
 
 reports::SpreadRecord spread_record(const std::vector<reports::RepeatRecord>& repeats) {
@@ -40,6 +74,13 @@ reports::SpreadRecord spread_record(const std::vector<reports::RepeatRecord>& re
   r.cv = s.cv;
   r.repeat_spread = s.repeat_spread;
   return r;
+}
+
+reports::StragglerRecord straggler_record(const std::vector<reports::RankTimingRecord>& ranks) {
+  std::vector<std::vector<double>> compute;
+  for (const auto& r : ranks) compute.push_back(r.compute_s);
+  const stats::StragglerScores s = stats::straggler_scores(compute);
+  return {s.rank, s.cost_s, s.slowest_steps, s.vs_fastest, s.vs_own_best, s.summary};
 }
 
 double samples_per_s_of(const reports::ThroughputRecord& t) {
@@ -81,6 +122,7 @@ void audit_throughput(const std::string& where, const reports::ThroughputRecord&
   reports::ThroughputRecord recomputed = t;
   recomputed.spread = s;
   require_same(where + ".samples_per_s", t.samples_per_s, samples_per_s_of(recomputed));
+  if (schema_version >= 10) audit_straggler(where, t);
 }
 
 }  // namespace ddpbench::compare

@@ -114,6 +114,8 @@ reports::ThroughputRecord throughput_of(const training::RunSetup& setup,
     for (double total : repeat) pooled.push_back({0, 0, 0, 0, 0, total});
   }
   t.spread = compare::spread_record(t.repeats);
+  t.ranks = o.rank_timings;
+  t.straggler = compare::straggler_record(t.ranks);
   const metrics::StepSummary s = metrics::summarize(pooled);
   const metrics::StepSummary first = metrics::summarize(o.perf_times);
   t.warmup_steps = setup.warmup_steps;

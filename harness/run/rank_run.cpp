@@ -12,6 +12,7 @@
 #include "launch/core_pinning.h"
 #include "launch/environment.h"
 #include "launch/peer_loss.h"
+#include "launch/ring_comparison.h"
 #include "launch/worker_group.h"
 #include "launch/world_join.h"
 #include "output/output_dir.h"
@@ -143,6 +144,14 @@ int run_as_rank(const RunRequest& request, const scenarios::ScenarioRegistry& re
                         last_collective(*joined.recorder));
   }
 
+  // A ddpbench parent compares its ranks' rings itself (launch/worker_group.h).
+  if (!spawned) {
+    if (const auto finding = launch::compare_rings(*joined.comm, *joined.recorder)) {
+      throw WorkerFailure(fmt::format(
+          "rank {}: every rank finished, but not the same collectives; flight recorder: {}",
+          world.rank, finding->summary));
+    }
+  }
   if (world.rank != 0) return kExitOk;
   if (spawned) {
     launch::send_result(*joined.store, training::encode_outcome(ranked.front()));

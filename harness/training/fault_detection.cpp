@@ -120,6 +120,18 @@ std::optional<reports::CheckRecord> undetected_fault_check(
   if (!setup.fault) return std::nullopt;
   const modes::FaultRow& row = modes::fault_row(setup.fault->kind);
   if (!row.must_be_caught || (row.modes & modes::mode_bit(mode)) == 0) return std::nullopt;
+  if (row.kind == modes::FaultKind::kDesync || row.kind == modes::FaultKind::kShape) {
+    // A backend that reduced mismatched collectives without an error, and numbers no check saw
+    // move: the ring comparison after the mode (Note [The flight recorder]) did not run there.
+    if (any_failed(checks)) return std::nullopt;
+    return unseen_fault(
+        *setup.fault,
+        fmt::format("the injected fault {} was not detected: rank {}'s collectives differed from "
+                    "its peers' from step {} on, the backend reduced them without an error, and "
+                    "no check saw the result; --debug-collectives stops such a run before the "
+                    "collective",
+                    fault_text(*setup.fault), setup.fault->rank, setup.fault->step));
+  }
   if (row.kind != modes::FaultKind::kGrad) {
     // zero's own faults (shard, owner, gather, state), which only zero's checks can see.
     if (checks.empty() || any_failed(checks)) return std::nullopt;

@@ -28,6 +28,8 @@ struct ModeOutcome {
   compare::ModeTrace trace;                      // empty when the check phase did not run
   std::vector<metrics::PhaseTimes> check_times;  // per checked step
   std::vector<metrics::PhaseTimes> perf_times;   // per timed step (after warm-up)
+  // ddp, zero: every rank's own timed steps, in rank order (perf_times is their slowest).
+  std::vector<reports::RankTimingRecord> rank_timings;
   // --repeats: the timed step times of repeats 2..R (run/perf_repeats.h; the parent's, never
   // sent by a rank).
   std::vector<std::vector<double>> more_repeats;

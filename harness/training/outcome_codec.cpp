@@ -35,6 +35,7 @@ void outcome_fields(V& v, O& o) {
   v("state", o.trace.final_state);
   v("check_times", o.check_times);
   v("perf_times", o.perf_times);
+  v("rank_timings", o.rank_timings);
   v("perf_samples_per_step", o.perf_samples_per_step);
   v("backend", o.backend);
   v("bytes_per_step", o.bytes_per_step);

@@ -4,14 +4,17 @@
 // the timeout, leaving failure.json alone and no process or shared-memory segment; a desync or a
 // shape mismatch is named at its first differing collective, before any reduction under
 // --debug-collectives, and even where the backend (shm) reduces mismatched buffers without
-// noticing.
+// noticing (shm; MPI under mpirun); and a slow rank is named the straggler with what it cost.
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "support/cli_runner.h"
 #include "support/temp_dir_test.h"
+#include "support/test_paths.h"
 
 namespace ddpbench {
 namespace {
@@ -95,6 +98,69 @@ TEST_F(CollectiveDiagnosis, DesyncAndShapeAreNamedAtTheirFirstDifferingCollectiv
     const auto c = read_json(dir + "/failure.json").at("collectives");
     EXPECT_EQ(c.at("verdict"), "disagree") << what;
   }
+}
+
+// Under mpirun no parent reads the rings: the ranks compare them after their modes, and MPI, which
+// reduces mismatched lengths without an error, no longer yields a report of wrong numbers.
+TEST_F(CollectiveDiagnosis, RanksUnderMpirunCompareTheirRingsThemselves) {
+  const auto r = testing::run_process({"mpirun",
+                                       "--allow-run-as-root",
+                                       "--oversubscribe",
+                                       "-np",
+                                       "2",
+                                       testing::kDdpbenchBinary,
+                                       "run",
+                                       "--scenario",
+                                       "toy_cnn",
+                                       "--backend",
+                                       "mpi",
+                                       "--modes",
+                                       "ddp",
+                                       "--check-only",
+                                       "--steps",
+                                       "3",
+                                       "--inject-fault",
+                                       "shape:rank=1,step=1",
+                                       "--out",
+                                       path("mpi")});
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_NE(r.err.find("every rank finished, but not the same collectives; flight recorder: the "
+                       "ranks disagree at collective #"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("rank 1 issued allreduce"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("mpi")));
+}
+
+// Per Note [Stragglers], a rank slowed by M ms per step is named, with what it cost the others (on
+// 3 ranks over 2 cores its busy wait also slows a peer, so the cost reads below M:
+// reports/METRICS.md, "Hangs, desyncs and stragglers"); `report` recomputes the finding and refuses
+// an edited one.
+TEST_F(CollectiveDiagnosis, ASlowRankIsNamedTheStragglerWithWhatItCost) {
+  const auto r = ddpbench({"run", "--scenario", "toy_cnn", "--gpus", "3", "--batch-size", "18",
+                           "--modes", "ddp", "--perf-only", "--steps", "12", "--inject-fault",
+                           "slow:rank=1,ms=30", "--out", path("slow")});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("ddp (world 3): rank 1 is the straggler"), std::string::npos) << r.out;
+  auto report = read_json(path("slow") + "/report.json");
+  const auto& t = report.at("results")[0].at("throughput");
+  ASSERT_EQ(t.at("ranks").size(), 3u);
+  EXPECT_EQ(t.at("ranks")[1].at("compute_s").size(), 12u);
+  const auto& s = t.at("straggler");
+  EXPECT_EQ(s.at("rank"), 1);
+  EXPECT_GT(s.at("cost_s").get<double>(), 0.5 * 0.030) << s.dump();
+  EXPECT_LT(s.at("cost_s").get<double>(), 1.2 * 0.030) << s.dump();
+  std::ifstream html(path("slow") + "/report.html");
+  const std::string page((std::istreambuf_iterator<char>(html)), std::istreambuf_iterator<char>());
+  EXPECT_NE(page.find("Ranks: who the others wait for"), std::string::npos);
+  EXPECT_NE(page.find("stroke=\"#d62728\""), std::string::npos) << "the straggler's outline";
+
+  // An edited verdict is not believed: the report's own rank timings say otherwise.
+  report.at("results")[0].at("throughput").at("straggler").at("rank") = 0;
+  std::ofstream(path("edited.json")) << report.dump();
+  const auto edited = ddpbench({"report", path("edited.json"), "--out", path("edited")});
+  EXPECT_EQ(edited.exit_code, 2) << edited.err;
+  EXPECT_NE(edited.err.find("straggler"), std::string::npos) << edited.err;
 }
 
 TEST_F(CollectiveDiagnosis, FaultsAndTheDebugFlagAreRefusedWhereTheyCannotApply) {
