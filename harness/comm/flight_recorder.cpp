@@ -14,6 +14,8 @@
 #include <fstream>
 #include <iterator>
 
+#include "name_table.h"
+
 namespace ddpbench::comm {
 namespace {
 
@@ -71,36 +73,28 @@ FlightLog log_of(const RingHeader& h, const FlightEntry* ring) {
   return log;
 }
 
+constexpr NameTable<FlightOp, 5> kOpNames = {{{FlightOp::kAllreduce, "allreduce"},
+                                              {FlightOp::kBroadcast, "broadcast"},
+                                              {FlightOp::kAllgather, "allgather"},
+                                              {FlightOp::kReduceScatter, "reduce_scatter"},
+                                              {FlightOp::kBarrier, "barrier"}}};
+constexpr NameTable<FlightState, 4> kStateNames = {{{FlightState::kIssued, "issued"},
+                                                    {FlightState::kWaiting, "waiting"},
+                                                    {FlightState::kDone, "done"},
+                                                    {FlightState::kFailed, "failed"}}};
+
 }  // namespace
 
-const char* flight_op_name(FlightOp op) {
-  switch (op) {
-    case FlightOp::kAllreduce:
-      return "allreduce";
-    case FlightOp::kBroadcast:
-      return "broadcast";
-    case FlightOp::kAllgather:
-      return "allgather";
-    case FlightOp::kReduceScatter:
-      return "reduce_scatter";
-    case FlightOp::kBarrier:
-      return "barrier";
-  }
-  return "?";
+const char* flight_op_name(FlightOp op) { return name_in(kOpNames, op).data(); }
+
+const char* flight_state_name(FlightState state) { return name_in(kStateNames, state).data(); }
+
+std::string dtype_text(const FlightEntry& e) {
+  return std::string(e.dtype, strnlen(e.dtype, sizeof e.dtype));
 }
 
-const char* flight_state_name(FlightState state) {
-  switch (state) {
-    case FlightState::kIssued:
-      return "issued";
-    case FlightState::kWaiting:
-      return "waiting";
-    case FlightState::kDone:
-      return "done";
-    case FlightState::kFailed:
-      return "failed";
-  }
-  return "?";
+std::string where_text(const FlightEntry& e) {
+  return std::string(e.where, strnlen(e.where, sizeof e.where));
 }
 
 bool same_fingerprint(const FlightEntry& a, const FlightEntry& b) {
@@ -109,7 +103,7 @@ bool same_fingerprint(const FlightEntry& a, const FlightEntry& b) {
 }
 
 std::string describe_fingerprint(const FlightEntry& e) {
-  const std::string dtype(e.dtype, strnlen(e.dtype, sizeof e.dtype));
+  const std::string dtype = dtype_text(e);
   std::string count = std::to_string(e.count);
   for (int i = static_cast<int>(count.size()) - 3; i > 0; i -= 3) count.insert(i, ",");
   std::string what = e.op == FlightOp::kBarrier ? "barrier"

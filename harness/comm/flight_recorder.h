@@ -34,6 +34,12 @@ enum class FlightState : uint8_t { kIssued, kWaiting, kDone, kFailed };
 const char* flight_op_name(FlightOp op);
 const char* flight_state_name(FlightState state);
 
+struct FlightEntry;
+// An entry's dtype ("float32") and its where words ("" when issued outside the step loop), as
+// strings (the record keeps them as fixed-size, NUL-padded fields).
+std::string dtype_text(const FlightEntry& e);
+std::string where_text(const FlightEntry& e);
+
 // One collective as the rank issued it. Fixed size and layout: it is the file's bytes.
 struct FlightEntry {
   int64_t seq = -1;       // the rank's own count of collectives before this one

@@ -5,9 +5,10 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <cstring>
 #include <nlohmann/json.hpp>
 #include <set>
+
+#include "name_table.h"
 
 namespace ddpbench::launch {
 namespace {
@@ -17,7 +18,7 @@ using comm::FlightLog;
 using comm::FlightState;
 
 std::string where_of(const FlightEntry& e) {
-  const std::string w(e.where, strnlen(e.where, sizeof e.where));
+  const std::string w = comm::where_text(e);
   return w.empty() ? "before the step loop" : w;
 }
 
@@ -171,23 +172,16 @@ FlightFinding same_last(const std::vector<const RankFlight*>& present, int64_t n
                       ranks_phrase(waiting_ranks), longest_wait(waiting, seq, now_ns))};
 }
 
+constexpr NameTable<FlightVerdict, 5> kVerdictNames = {
+    {{FlightVerdict::kNothingRecorded, "nothing_recorded"},
+     {FlightVerdict::kDisagree, "disagree"},
+     {FlightVerdict::kNeverIssued, "never_issued"},
+     {FlightVerdict::kPending, "pending"},
+     {FlightVerdict::kAllDone, "all_done"}}};
+
 }  // namespace
 
-const char* flight_verdict_name(FlightVerdict v) {
-  switch (v) {
-    case FlightVerdict::kNothingRecorded:
-      return "nothing_recorded";
-    case FlightVerdict::kDisagree:
-      return "disagree";
-    case FlightVerdict::kNeverIssued:
-      return "never_issued";
-    case FlightVerdict::kPending:
-      return "pending";
-    case FlightVerdict::kAllDone:
-      return "all_done";
-  }
-  return "?";
-}
+const char* flight_verdict_name(FlightVerdict v) { return name_in(kVerdictNames, v).data(); }
 
 FlightFinding analyse_flights(const std::vector<RankFlight>& ranks, int64_t now_ns) {
   std::vector<const RankFlight*> present;
@@ -219,7 +213,7 @@ std::string flight_json(const std::vector<RankFlight>& ranks, const FlightFindin
         entries.push_back(
             {{"seq", e.seq},
              {"op", comm::flight_op_name(e.op)},
-             {"dtype", std::string(e.dtype, strnlen(e.dtype, sizeof e.dtype))},
+             {"dtype", comm::dtype_text(e)},
              {"count", e.count},
              {"root", e.root},
              {"step", e.step},

@@ -5,7 +5,6 @@
 #include <signal.h>
 #include <torch/torch.h>
 
-#include <cstring>
 #include <optional>
 
 #include "errors.h"
@@ -54,7 +53,7 @@ std::string last_collective(const comm::FlightRecorder& recorder) {
   const comm::FlightLog log = recorder.snapshot();
   if (log.entries.empty()) return "";
   const comm::FlightEntry& e = log.entries.back();
-  const std::string where(e.where, strnlen(e.where, sizeof e.where));
+  const std::string where = comm::where_text(e);
   return fmt::format("; this rank's last collective: #{}, {}{}, {}", e.seq,
                      comm::describe_fingerprint(e), where.empty() ? "" : " (" + where + ")",
                      comm::flight_state_name(e.state));

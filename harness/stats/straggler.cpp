@@ -5,17 +5,9 @@
 
 #include <algorithm>
 
+#include "stats/rank_statistics.h"
+
 namespace ddpbench::stats {
-namespace {
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-}  // namespace
 
 StragglerScores straggler_scores(const std::vector<std::vector<double>>& compute_s) {
   StragglerScores s;
@@ -23,7 +15,7 @@ StragglerScores straggler_scores(const std::vector<std::vector<double>>& compute
   if (ranks < 2) return s;
   const size_t steps = compute_s.front().size();
   std::vector<double> medians;
-  for (const auto& c : compute_s) medians.push_back(median_of(c));
+  for (const auto& c : compute_s) medians.push_back(median(c));
   const double fastest = *std::min_element(medians.begin(), medians.end());
   for (size_t r = 0; r < ranks; ++r) {
     const double best =
@@ -44,7 +36,7 @@ StragglerScores straggler_scores(const std::vector<std::vector<double>>& compute
     if (compute_s[slowest][t] >= others) ++longest;
     excess.push_back(std::max(0.0, compute_s[slowest][t] - others));
   }
-  const double cost = median_of(excess);
+  const double cost = median(excess);
   double next = 0;
   for (size_t r = 0; r < ranks; ++r) {
     if (r != slowest) next = std::max(next, medians[r]);

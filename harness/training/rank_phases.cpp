@@ -7,7 +7,6 @@
 #include <cstring>
 
 #include "launch/environment.h"
-#include "metrics/phase_times_tensor.h"
 #include "modes/ranks/rank_agreement.h"
 #include "training/phase_steps.h"
 
@@ -65,20 +64,15 @@ ModeOutcome rank_outcome(const PhaseInputs& in, ModeKind mode) {
   return o;
 }
 
-// Collective: every rank's timed steps as compute and wait (Note [Stragglers]); none when the
-// run timed nothing.
-std::vector<reports::RankTimingRecord> every_rank_timings(
-    comm::Communicator& comm, const std::vector<metrics::PhaseTimes>& times) {
-  // Every rank joins the allgather, also with nothing timed (one row of zeros).
-  const at::Tensor local =
-      times.empty() ? at::zeros({1, 6}, at::kDouble) : metrics::phase_times_to_tensor(times);
-  const std::vector<at::Tensor> all = comm.allgather(local);
+// Every rank's timed steps as compute and wait (Note [Stragglers]); none when the run timed
+// nothing.
+std::vector<reports::RankTimingRecord> rank_timings(
+    const std::vector<std::vector<metrics::PhaseTimes>>& by_rank) {
   std::vector<reports::RankTimingRecord> ranks;
-  if (times.empty()) return ranks;
-  for (size_t r = 0; r < all.size(); ++r) {
+  for (size_t r = 0; r < by_rank.size() && !by_rank[r].empty(); ++r) {
     reports::RankTimingRecord rank;
     rank.rank = static_cast<int64_t>(r);
-    for (const metrics::PhaseTimes& t : metrics::phase_times_from_tensor(all[r])) {
+    for (const metrics::PhaseTimes& t : by_rank[r]) {
       rank.compute_s.push_back(std::max(0.0, t.total - t.comm_wait));
       rank.comm_wait_s.push_back(t.comm_wait);
     }
@@ -93,9 +87,10 @@ void finish_rank_outcome(const PhaseInputs& in, comm::Communicator& comm, ModeOu
                          const std::vector<metrics::PhaseTimes>& check_times,
                          const std::vector<metrics::PhaseTimes>& perf_times,
                          const modes::MemoryFootprint& footprint) {
-  o.check_times = modes::ranks::slowest_rank_times(comm, check_times);
-  o.perf_times = modes::ranks::slowest_rank_times(comm, perf_times);
-  o.rank_timings = every_rank_timings(comm, perf_times);
+  o.check_times = modes::ranks::slowest_of(modes::ranks::every_rank_times(comm, check_times));
+  const auto perf_by_rank = modes::ranks::every_rank_times(comm, perf_times);
+  o.perf_times = modes::ranks::slowest_of(perf_by_rank);
+  o.rank_timings = rank_timings(perf_by_rank);
   o.hosts = rank_hosts(comm);
   o.peak_device_memory_bytes = every_rank_peak_memory(in, comm);
   o.memory = every_rank_memory(comm, footprint);

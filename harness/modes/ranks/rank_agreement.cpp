@@ -53,14 +53,26 @@ void note_disagreement(comm::Communicator& comm, const at::Tensor& digests,
   }
 }
 
-std::vector<metrics::PhaseTimes> slowest_rank_times(comm::Communicator& comm,
-                                                    const std::vector<metrics::PhaseTimes>& times) {
+std::vector<std::vector<metrics::PhaseTimes>> every_rank_times(
+    comm::Communicator& comm, const std::vector<metrics::PhaseTimes>& times) {
   // An empty list still joins the allgather (every rank must), as one row of zeros.
   const at::Tensor local =
       times.empty() ? at::zeros({1, 6}, at::kDouble) : metrics::phase_times_to_tensor(times);
-  std::vector<metrics::PhaseTimes> worst =
-      metrics::phase_times_from_tensor(at::stack(comm.allgather(local)).amax(0));
-  worst.resize(times.size());
+  std::vector<std::vector<metrics::PhaseTimes>> by_rank;
+  for (const at::Tensor& rows : comm.allgather(local)) {
+    by_rank.push_back(metrics::phase_times_from_tensor(rows));
+    by_rank.back().resize(times.size());
+  }
+  return by_rank;
+}
+
+std::vector<metrics::PhaseTimes> slowest_of(
+    const std::vector<std::vector<metrics::PhaseTimes>>& by_rank) {
+  if (by_rank.empty()) return {};
+  std::vector<metrics::PhaseTimes> worst = by_rank.front();
+  for (const auto& rank : by_rank) {
+    for (size_t s = 0; s < worst.size(); ++s) worst[s] = metrics::max_of(worst[s], rank[s]);
+  }
   return worst;
 }
 

@@ -43,9 +43,13 @@ void note_disagreement(comm::Communicator& comm, const at::Tensor& digests,
                        const std::vector<std::string>& names, int64_t step,
                        RankDisagreement& first);
 
-// Per-step phase times, max over ranks (a step is as slow as its slowest rank). Collective: every
-// rank calls it, also with no steps.
-std::vector<metrics::PhaseTimes> slowest_rank_times(comm::Communicator& comm,
-                                                    const std::vector<metrics::PhaseTimes>& times);
+// Every rank's per-step phase times, in rank order. Collective: every rank calls it, also with no
+// steps (then every rank's list comes back empty).
+std::vector<std::vector<metrics::PhaseTimes>> every_rank_times(
+    comm::Communicator& comm, const std::vector<metrics::PhaseTimes>& times);
+
+// Per-step phase times, max over ranks (a step is as slow as its slowest rank).
+std::vector<metrics::PhaseTimes> slowest_of(
+    const std::vector<std::vector<metrics::PhaseTimes>>& by_rank);
 
 }  // namespace ddpbench::modes::ranks
