@@ -53,7 +53,10 @@ dict (consolidate_state_dict(to=0), then state_dict()).
 it runs on the CPU over gloo, FSDP in 1.13 does not) on the root module only, reshard_after_forward
 False: every parameter sharded on dim 0, all-gathered before forward, gradients reduce-scattered
 (averaged), the optimizer stepping the shards: the oracle of ddpbench's zero mode at stage 3. FSDP
-broadcasts no buffers; the scenarios it is run on have none.
+broadcasts no buffers; the scenarios it is run on have none. A run exported with --shard-group S
+(HSDP: meta "shard_group") is sharded over init_device_mesh("cpu", (K/S, S)) instead: each
+parameter laid out (Replicate(), Shard(0)), gradients reduce-scattered within the shard group and
+all-reduced across the replicas with FSDP2's own divide factors, the oracle of zero's HSDP.
 
 --single trains PyTorch's single-device training instead: the plain model (no process group, no
 DDP wrapper, no comm hook) on each whole global batch, the oracle for ddpbench's `single` mode
@@ -233,7 +236,13 @@ def worker(rank, batches_path, out_path, rendezvous, device_kind="cpu", single=F
     dist._DEFAULT_FIRST_BUCKET_BYTES = int(float(meta.get("first_bucket_mb", 1.0)) * 1024 * 1024)
     if fsdp:
         from torch.distributed.fsdp import fully_shard
-        ddp = fully_shard(model, reshard_after_forward=False)
+        shard_group = int(meta.get("shard_group", 0))
+        mesh = None
+        if 0 < shard_group < world:  # HSDP: dim 0 replicates, dim 1 shards
+            from torch.distributed.device_mesh import init_device_mesh
+            mesh = init_device_mesh("cpu", (world // shard_group, shard_group),
+                                    mesh_dim_names=("replicate", "shard"))
+        ddp = fully_shard(model, mesh=mesh, reshard_after_forward=False)
     else:
         ddp = model if single else torch.nn.parallel.DistributedDataParallel(model, **options)
     hook = meta.get("comm_hook", "allreduce")
@@ -474,7 +483,9 @@ def main():
                            start_method="spawn" if args.device == "cuda" else "fork")
     result = torch.load(out)
     losses = result["losses"].tolist()
-    trained = ("single device" if args.single else f"FSDP2 fully_shard world_size {world}"
+    shard_group = int(meta.get("shard_group", 0))
+    mesh = f" on a ({world // shard_group}, {shard_group}) mesh (HSDP)" if shard_group else ""
+    trained = ("single device" if args.single else f"FSDP2 fully_shard world_size {world}{mesh}"
                if args.fsdp else
                f"DDP{' + ZeroRedundancyOptimizer' if args.zero else ''} world_size {world}")
     print(f"torch {result['torch_version']} {trained}, {meta['model']}, "

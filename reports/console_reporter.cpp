@@ -89,7 +89,7 @@ std::string memory_table(const RunReport& report) {
       const std::string vs =
           m.optimizer_state_vs_ddp < 0
               ? ""
-              : fmt::format("  ({:.3f} x ddp's / {})", m.optimizer_state_vs_ddp, m.world_size);
+              : fmt::format("  ({:.3f} x ddp's / {})", m.optimizer_state_vs_ddp, m.shards);
       out += fmt::format("  {:<6} {:>3} {:>5} {:>11.3f} {:>10.3f} {:>16.3f} {:>9.1f}{}\n", m.mode,
                          m.world_size, m.rank, m.parameter_mib, m.gradient_mib,
                          m.optimizer_state_mib, m.peak_rss_mib, vs);

@@ -198,7 +198,8 @@ std::string memory_section(const RunReport& r) {
   const bool sweep = sizes.size() > 1;  // a K column tells the points apart
   std::string out =
       "<section id=\"memory\"><h2>Memory per rank</h2><p>After the last step, measured from "
-      "each rank's live tensors (MiB), and the rank process's peak RSS.</p><table><tr><th>mode"
+      "each rank's live tensors (MiB), and the rank process's peak RSS. Under HSDP zero's state is "
+      "split over a shard group: K there is its size S.</p><table><tr><th>mode"
       "</th>" +
       std::string(sweep ? "<th>K</th>" : "") +
       "<th>rank</th><th>parameters</th><th>gradients</th><th>optimizer state</th><th>"

@@ -206,9 +206,19 @@ std::string ddp_engine_text(const RunReport& r) {
   return engine;
 }
 
-// "ZeRO stage 2 over gloo" for a run with the zero mode, else "-".
+// "ZeRO stage 2 over gloo" for a run with the zero mode, else "-"; under HSDP, its mesh.
 std::string zero_text(const RunReport& r) {
   if (r.config.zero_stage == 0) return "-";
+  if (r.config.shard_group > 0) {
+    const int64_t k = r.config.world_size;
+    return "HSDP, ZeRO stage " + std::to_string(r.config.zero_stage) + ": mesh (" +
+           std::to_string(k / r.config.shard_group) + " replicas, " +
+           std::to_string(r.config.shard_group) + "-way shard), " +
+           (r.config.zero_stage == 3 ? "parameters, gradients and optimizer state"
+                                     : "gradients and optimizer state") +
+           " sharded within each shard group, averaged across the replicas, over " +
+           r.config.ddp.backend;
+  }
   if (r.config.zero_stage == 3) {
     return "ZeRO stage 3 (parameters, gradients and optimizer state sharded on dim 0) over " +
            r.config.ddp.backend;

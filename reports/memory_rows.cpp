@@ -24,12 +24,14 @@ std::vector<MemoryRow> memory_rows(const RunReport& report) {
           std::string(name_of(r.mode)), r.world_size,          m.rank,
           mib(m.parameter_bytes),       mib(m.gradient_bytes), mib(m.optimizer_state_bytes),
           mib(m.peak_rss_bytes)};
+      // HSDP splits the state over a shard group, and each replica holds it again.
+      row.shards = report.config.shard_group > 0 ? report.config.shard_group : r.world_size;
       if (ddp != nullptr && static_cast<size_t>(m.rank) < ddp->memory.size()) {
         const int64_t full = ddp->memory[static_cast<size_t>(m.rank)].optimizer_state_bytes;
         if (full > 0) {
           row.optimizer_state_vs_ddp =
               static_cast<double>(m.optimizer_state_bytes) /
-              (static_cast<double>(full) / static_cast<double>(r.world_size));
+              (static_cast<double>(full) / static_cast<double>(row.shards));
         }
       }
       rows.push_back(row);

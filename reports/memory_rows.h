@@ -20,9 +20,11 @@ struct MemoryRow {
   double gradient_mib = 0;
   double optimizer_state_mib = 0;
   double peak_rss_mib = 0;
-  // zero: optimizer state bytes / (ddp's at the same rank and world size / K); -1 without a ddp
-  // result to hold it against.
+  // zero: optimizer state bytes / (ddp's at the same rank and world size / shards); -1 without a
+  // ddp result to hold it against.
   double optimizer_state_vs_ddp = -1;
+  // What zero's state is split over: K, or under HSDP the shard group's S.
+  int64_t shards = 1;
 };
 
 std::vector<MemoryRow> memory_rows(const RunReport& report);

@@ -157,6 +157,7 @@ DDPBENCH_RECORD_FIELDS(RunConfig) {
   v("model_file", r.model_file, plain());
   v("model_notes", r.model_notes, plain());
   v("zero_stage", r.zero_stage, count(0, 3, kNumbers));
+  v("shard_group", r.shard_group, since(11, count(0, kMaxWorldSize, kNumbers)));
   // A trace is an output of the run, not a setting: report only.
   v("trace_file", r.trace_file, plain());
   v("trace_sha256", r.trace_sha256, plain());

@@ -13,7 +13,7 @@ namespace ddpbench::reports {
 
 // Bumped whenever a field changes meaning, disappears or is added: the reader requires every
 // field it knows (json_report_reader.h), so an older report is refused with its version named.
-inline constexpr int kSchemaVersion = 10;
+inline constexpr int kSchemaVersion = 11;
 // The oldest schema the reader still takes: 8 lacks only the repeats and spread of the timed
 // phase (FieldSpec::since), and `gate` judges its throughput by the single-sample rule.
 inline constexpr int kOldestReadableSchema = 8;
@@ -122,7 +122,10 @@ struct RunConfig {
   // what ddpbench found in it: scripted or traced, BatchNorm, random draws, graph executor.
   std::string model_file;
   std::string model_notes;
-  int64_t zero_stage = 0;  // the zero mode's ZeRO stage (1, 2); 0 without the zero mode
+  int64_t zero_stage = 0;  // the zero mode's ZeRO stage (1, 2, 3); 0 without the zero mode
+  // The zero mode's shard group under HSDP (--shard-group S: K/S replicas of an S-way shard);
+  // 0 when it shards over the whole world (and in reports before schema 11).
+  int64_t shard_group = 0;
   // --trace: the trace file in the report's folder and its SHA-256 ("" without --trace), so that
   // `ddpbench diff` reads the very file this run wrote.
   std::string trace_file;

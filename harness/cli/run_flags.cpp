@@ -171,6 +171,13 @@ void add_engine_flags(CLI::App& cmd, run::RunRequest& r) {
       ->check(integer_one_of({1, 2, 3}, "the ZeRO stage"))
       ->default_str("1");
   cmd.add_option(
+         "--shard-group", r.shard_group,
+         "Hybrid sharding (HSDP) in the zero mode at stage 2 or 3: shard over groups of S ranks "
+         "and replicate across the K/S groups, as FSDP2's fully_shard over a (K/S, S) mesh "
+         "(default: the whole world)")
+      ->check(integer_in(1, 1 << 20))
+      ->default_str("");
+  cmd.add_option(
          "--accumulation-steps", r.accumulation_steps,
          "Gradient accumulation: micro-steps per optimizer step in dp, ddp and zero (default: "
          "the scenario's); --batch-size is the global batch of the whole step")
@@ -301,6 +308,7 @@ std::vector<std::string> command_line(const run::RunRequest& r) {
   flag("--no-broadcast-buffers", r.no_broadcast_buffers);
   flag("--find-unused-parameters", r.find_unused_parameters);
   if (r.zero_stage > 0) number("--zero-stage", r.zero_stage);
+  if (r.shard_group > 0) number("--shard-group", r.shard_group);
   if (r.accumulation_steps > 0) number("--accumulation-steps", r.accumulation_steps);
   option("--no-sync", r.no_sync ? "on" : "off");
   option("--comm-hook", r.comm_hook);

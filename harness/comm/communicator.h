@@ -7,6 +7,7 @@
 #include <ATen/core/Tensor.h>
 
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -50,7 +51,17 @@ class Communicator {
   // The backend's own communicator under a recording one (comm/recording_communicator.h), for
   // code that drives the backend's library directly (c10d_process_group.h).
   virtual Communicator& underlying() { return *this; }
+  // Collective (every rank calls it, in the same order): the ranks that pass the same `color`
+  // form a communicator of their own, ranked in this communicator's order, as MPI_Comm_split,
+  // ncclCommSplit and c10d's new_group do (HSDP's shard and replica groups,
+  // modes/zero/hsdp_mesh.h). Only a launched rank's communicator can (launch::join_world gives
+  // it a rendezvous to split); a bare backend's throws std::logic_error.
+  virtual std::unique_ptr<Communicator> split(int color);
 };
+
+inline std::unique_ptr<Communicator> Communicator::split(int /*color*/) {
+  throw std::logic_error("this communicator cannot split: only launch::join_world's can");
+}
 
 // allreduce_sum + wait.
 inline void allreduce_sum_blocking(Communicator& comm, at::Tensor tensor) {

@@ -28,7 +28,8 @@ std::unique_ptr<Communicator> make_communicator(const CommunicatorRequest& r) {
       return with_host_staging(make_shm_communicator(r.store, o));
     }
     case Backend::kMpi:
-      return with_host_staging(make_mpi_communicator());
+      return with_host_staging(r.mpi_color < 0 ? make_mpi_communicator()
+                                               : make_mpi_communicator(r.mpi_color));
     case Backend::kNccl:
       return make_nccl_communicator(r.store, r.rank, r.world_size, r.cuda_device);
   }

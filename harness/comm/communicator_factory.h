@@ -20,6 +20,7 @@ struct CommunicatorRequest {
   std::chrono::milliseconds timeout{std::chrono::minutes(5)};
   int cuda_device = -1;    // nccl: the rank's device; -1 = the thread's current device
   std::string shm_prefix;  // shm: the run's segment-name prefix (ShmOptions::segment_prefix)
+  int mpi_color = -1;      // mpi: >= 0 splits MPI_COMM_WORLD by it (comm/communicator_split.h)
 };
 
 // Throws InputError for a backend this process cannot run (backend_support.h;

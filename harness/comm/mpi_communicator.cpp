@@ -137,10 +137,18 @@ class MpiWork : public Work {
 
 class MpiCommunicator : public Communicator {
  public:
-  MpiCommunicator() {
+  // `color` < 0: a duplicate of MPI_COMM_WORLD; otherwise the world's ranks of that color.
+  explicit MpiCommunicator(int color) {
     ensure_mpi_initialized();
-    // MPI_Comm_dup is collective over MPI_COMM_WORLD: every rank constructs at the same point.
-    MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
+    // MPI_Comm_dup and MPI_Comm_split are collective over MPI_COMM_WORLD: every rank constructs
+    // at the same point.
+    if (color < 0) {
+      MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
+    } else {
+      int world_rank = 0;
+      MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+      MPI_Comm_split(MPI_COMM_WORLD, color, world_rank, &comm_);
+    }
     // Errors come back as codes, so a failed collective reaches Work::wait as an exception
     // instead of aborting the job from inside the communication thread.
     MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
@@ -334,7 +342,11 @@ void ensure_mpi_initialized() {
 }
 
 std::unique_ptr<Communicator> make_mpi_communicator() {
-  return std::make_unique<MpiCommunicator>();
+  return std::make_unique<MpiCommunicator>(-1);
+}
+
+std::unique_ptr<Communicator> make_mpi_communicator(int color) {
+  return std::make_unique<MpiCommunicator>(color);
 }
 
 }  // namespace ddpbench::comm

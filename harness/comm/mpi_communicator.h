@@ -28,5 +28,8 @@ void ensure_mpi_initialized();
 // overlap with the caller's compute. Tensors must be contiguous CPU tensors
 // (std::invalid_argument otherwise); allreduce supports float32/64, float16, bfloat16 and int64.
 std::unique_ptr<Communicator> make_mpi_communicator();
+// The same over MPI_Comm_split(MPI_COMM_WORLD, color, world rank): the ranks with this color.
+// Collective over MPI_COMM_WORLD.
+std::unique_ptr<Communicator> make_mpi_communicator(int color);
 
 }  // namespace ddpbench::comm

@@ -132,6 +132,18 @@ class RecordingCommunicator : public Communicator {
 
   int64_t collectives_issued() const override { return inner_->collectives_issued() - checks_; }
 
+  std::unique_ptr<Communicator> split(int color) override {
+    if (!options_.splitter) return Communicator::split(color);
+    // Every rank's color, so that each knows its group's size and its rank in it.
+    const std::vector<at::Tensor> all = allgather(at::tensor({int64_t{color}}, at::kLong));
+    std::vector<int64_t> colors;
+    for (const at::Tensor& c : all) colors.push_back(c.item<int64_t>());
+    const SplitGroup group = split_group(colors, rank(), splits_++);
+    RecordingOptions sub;
+    sub.verify_fingerprints = options_.verify_fingerprints;
+    return make_recording_communicator(options_.splitter(group), recorder_, sub);
+  }
+
  private:
   // The fault this reduction carries: the first allreduce or reduce-scatter issued at or after
   // the fault's step.
@@ -202,6 +214,7 @@ class RecordingCommunicator : public Communicator {
   RecordingOptions options_;
   std::atomic<bool> fired_{false};
   std::atomic<int64_t> checks_{0};
+  int64_t splits_ = 0;  // split() calls so far: the next split's number
 };
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include <memory>
 
 #include "comm/communicator.h"
+#include "comm/communicator_split.h"
 #include "comm/flight_recorder.h"
 
 namespace ddpbench::comm {
@@ -33,6 +34,10 @@ struct RecordingOptions {
   bool verify_fingerprints = false;  // --debug-collectives
   CollectiveFault fault = CollectiveFault::kNone;
   int64_t fault_step = -1;
+  // How split() makes a group's backend communicator (launch::join_world's); none: it cannot.
+  // A group's collectives go into the same flight recorder, with the fingerprint check but
+  // without the fault.
+  Splitter splitter;
 };
 
 std::unique_ptr<Communicator> make_recording_communicator(std::unique_ptr<Communicator> backend,

@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <thread>
 #include <torch/csrc/distributed/c10d/FileStore.hpp>
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include "comm/store_impl.h"
@@ -146,6 +147,12 @@ std::shared_ptr<Store> Store::connect(const std::string& host, int port,
 }
 
 int Store::port() const { return impl_->port; }
+
+std::shared_ptr<Store> Store::prefixed(const std::string& prefix) {
+  auto impl = std::make_unique<Store::Impl>();
+  impl->store = c10::make_intrusive<c10d::PrefixStore>(prefix, impl_->store);
+  return std::make_shared<Store>(std::move(impl));
+}
 
 void Store::set(const std::string& key, const std::string& value) {
   if (value.size() > kMaxValueBytes) {

@@ -27,6 +27,9 @@ class Store {
                                         std::chrono::milliseconds timeout);
 
   int port() const;
+  // The same store seen through a key prefix (c10d::PrefixStore): a rendezvous of its own, inside
+  // this one, for a communicator split off the world's (comm/communicator_split.h).
+  std::shared_ptr<Store> prefixed(const std::string& prefix);
   // The largest value set() accepts: PyTorch 2.x's TCPStore server refuses larger payloads
   // ("Invalid payload size"), so the store carries only small messages on every libtorch and
   // bulk data goes elsewhere (collectives, or the worker result file of launch/worker_group.h).

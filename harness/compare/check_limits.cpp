@@ -33,6 +33,11 @@ AgreementLimits zero_ddp_agreement(const LimitSettings& s) {
                           s.comm_hook);
   } else if (s.ddp_impl == "c10d") {
     a.apart = "ddp is PyTorch's Reducer, which averages by division in its own buckets";
+  } else if (s.shard_group > 0) {
+    a.apart = fmt::format(
+        "HSDP sums each element over its shard group of {}, then over the replicas, between "
+        "FSDP2's divisions; ddp divides first and sums over all {} ranks at once",
+        s.shard_group, s.world_size);
   } else if (s.world_size != 2) {
     a.apart = s.zero_stage == 1
                   ? fmt::format(

@@ -26,6 +26,7 @@ struct LimitSettings {
   std::string ddp_impl = "bucketed";    // config.ddp.impl
   int64_t world_size = 1;
   int64_t zero_stage = 0;
+  int64_t shard_group = 0;  // config.shard_group (HSDP), 0 without
   bool clipping = false;  // the scenario clips gradients (OPTIM.CLIP_GRAD_NORM)
 };
 

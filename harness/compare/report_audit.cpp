@@ -62,6 +62,7 @@ LimitSettings settings_of(const reports::RunConfig& config) {
   s.ddp_impl = config.ddp.impl;
   s.world_size = config.world_size;
   s.zero_stage = config.zero_stage;
+  s.shard_group = config.shard_group;
   const YAML::Node optim = doc["OPTIM"];
   const YAML::Node clip = optim && optim.IsMap() ? optim["CLIP_GRAD_NORM"] : YAML::Node();
   s.clipping = clip && clip.IsScalar() && clip.Scalar() != "none";

@@ -78,8 +78,12 @@ JoinedWorld join_world(const WorldInfo& world, comm::Backend backend,
       joined.store && world.launcher != Launcher::kDdpbench && !world.master_addr.empty();
   try {
     joined.recorder = std::make_shared<comm::FlightRecorder>(world.rank, world.flight_file);
+    comm::RecordingOptions options = recording;
+    options.splitter = [request](const comm::SplitGroup& group) {
+      return comm::make_split_communicator(request, group);
+    };
     joined.comm = comm::make_recording_communicator(comm::make_communicator(request),
-                                                    joined.recorder, recording);
+                                                    joined.recorder, options);
   } catch (const InputError&) {
     throw;
   } catch (const std::exception& e) {

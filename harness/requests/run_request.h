@@ -121,6 +121,8 @@ struct RunRequest {
   // The zero mode's ZeRO stage: 1 (sharded optimizer state) or 2 (and sharded gradients); 0 =
   // not given (stage 1).
   int64_t zero_stage = 0;
+  // --shard-group S: zero as HSDP, K/S replicas of an S-way shard; 0 = not given (the world).
+  int64_t shard_group = 0;
   // Gradient accumulation micro-steps A per optimizer step (dp, ddp); 0 = the scenario's.
   int64_t accumulation_steps = 0;
   // DDP's no_sync() on the first A-1 micro-steps: on (default) or off (every micro-step reduces).

@@ -97,6 +97,14 @@ void check_join_fits(const training::RunSetup& setup, torch::nn::Module& model,
         "--zero-stage 1 or 2, --steps {} or fewer, or a --batch-size that {} divides",
         joining, first_join, setup.world_size));
   }
+  if (setup.in_join && setup.has_replicas()) {
+    // A joined HSDP rank would contribute zeros to its shard group's reduce-scatter while its
+    // replicas train: neither PyTorch (FSDP2 has no Join) nor ddpbench models it.
+    throw InputError(fmt::format(
+        "{}, which HSDP (--shard-group) does not model (FSDP2 has no Join): drop --shard-group, "
+        "pass --steps {} or fewer, or a --batch-size that {} divides",
+        joining, first_join, setup.world_size));
+  }
   const bool joins = setup.in_join && setup.has_mode(ModeKind::kDdp);
   const bool zero_joins = setup.in_join && setup.has_mode(ModeKind::kZero);
   const modes::ddp::DdpOptions& ddp = setup.ddp;

@@ -166,6 +166,26 @@ void resolve_zero(const RunRequest& o, training::RunSetup& s) {
         "--zero-stage applies to the zero mode: add zero to --modes, or drop --zero-stage");
   }
   s.zero_stage = o.zero_stage > 0 ? o.zero_stage : 1;
+  if (o.shard_group == 0) return;
+  const int64_t k = s.world_size;
+  const int64_t g = o.shard_group;
+  if (!zero || s.zero_stage == 1) {
+    throw InputError(
+        "--shard-group shards gradients (and parameters) within groups of ranks: add --modes "
+        "zero --zero-stage 2 (or 3)");
+  }
+  if (g == 1) {
+    throw InputError(
+        "--shard-group 1 shards nothing (every rank a replica is DDP): use --modes ddp, or a "
+        "--shard-group of 2 or more");
+  }
+  if (g > k || k % g != 0) {
+    throw InputError(fmt::format(
+        "--shard-group {} does not divide the world of {} ranks into equal shard groups: pass "
+        "a divisor of --gpus {} (or drop --shard-group to shard over all of them)",
+        g, k, k));
+  }
+  s.shard_group = g;
 }
 
 // The DDP engine's settings: the engine, its buckets, its hook, its buffer and graph options.

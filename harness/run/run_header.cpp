@@ -92,7 +92,14 @@ void print_mode_options(const training::RunSetup& s, const runtime::ExecutionCon
         "DistributedDataParallel drives it{}\n",
         TORCH_VERSION, s.ddp.static_graph ? " (static graph)" : "");
   }
-  if (s.has_mode(ModeKind::kZero) && s.zero_stage == 3) {
+  if (s.has_replicas()) {
+    fmt::print(
+        "zero      HSDP, ZeRO stage {}: mesh ({} replicas, {}-way shard) over {} ranks ({}): "
+        "{}gradients and optimizer state sharded within each group of {}, averaged across the "
+        "replicas (FSDP2's divide factors)\n",
+        s.zero_stage, s.world_size / s.shard_group, s.shard_group, s.world_size,
+        comm::backend_name(s.backend), s.zero_stage == 3 ? "parameters, " : "", s.shard_group);
+  } else if (s.has_mode(ModeKind::kZero) && s.zero_stage == 3) {
     fmt::print(
         "zero      ZeRO stage 3: parameters, gradients and optimizer state sharded on dim 0 over "
         "{} ranks ({}), parameters all-gathered for forward and backward (FSDP)\n",

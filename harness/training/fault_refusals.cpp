@@ -82,6 +82,12 @@ std::string unmet_need(const RunSetup& s, const modes::FaultRow& row) {
         "one rank: pass --gpus 2 or more",
         name);
   }
+  if ((row.needs & modes::kNeedsReplicas) && !s.has_replicas()) {
+    return fmt::format(
+        "--inject-fault {} acts on HSDP's replicas, and this run has none: add --modes zero "
+        "--zero-stage 2 (or 3) --shard-group S with S dividing --gpus and below it",
+        name);
+  }
   if ((row.needs & modes::kNeedsSyncBn) && !s.sync_bn) {
     return fmt::format("--inject-fault {} needs SyncBN: add --sync-bn or use resnet18_syncbn",
                        name);

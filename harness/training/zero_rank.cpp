@@ -27,6 +27,7 @@ class ZeroRankDriver final : public RankModeDriver {
     if (!checking) options.fault.reset();  // faults belong to the check phase
     options.sync_bn = in_.setup.sync_bn;
     options.in_join = in_.setup.in_join;
+    options.shard_group = in_.setup.has_replicas() ? in_.setup.shard_group : 0;
     return std::make_unique<ZeroPath>(*in_.setup.spec, instance, comm_, in_.context, options);
   }
 

@@ -34,6 +34,7 @@ DIR/mobilenet_v2.pt     torchvision's mobilenet_v2(num_classes=10, width_mult=0.
                         ReLU6, dropout in the classifier; fits cifar_resnet18's 3x32x32 images
 DIR/transformer.pt      Embedding + one nn.TransformerEncoderLayer (dropout 0.1) + mean pool +
                         Linear: int64 tokens in, 2 logits out; fits imdb_gcnn's data
+DIR/odd_rows.pt        Linear(10, 17) + Tanh + Linear(17, 10): 17 rows, uneven shards at any S > 1
 DIR/unused_branch.pt    the mlp with a second head forward never calls (an always-unused parameter)
 DIR/resnet18.pt         torchvision's resnet18(num_classes=10): fits cifar_resnet18's images
 With --floor, instead, the models that ask the most of the tolerance model
@@ -283,6 +284,10 @@ def main():
     torch.jit.trace(nn.Sequential(nn.Linear(10, 10), nn.Dropout(0.5)).train(),
                     torch.randn(2, 10), check_trace=False).save(
         os.path.join(out, "traced_dropout.pt"))
+    # Last, so that the models above keep their draws.
+    torch.manual_seed(2)
+    script(nn.Sequential(nn.Linear(10, 17), nn.Tanh(), nn.Linear(17, 10))).save(
+        os.path.join(out, "odd_rows.pt"))
 
 
 if __name__ == "__main__":

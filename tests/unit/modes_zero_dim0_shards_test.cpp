@@ -74,7 +74,10 @@ TEST(Dim0Shards, TheReduceScatterLeavesEachRankItsChunkOfTheAverage) {
     // Rank r's gradients: the parameter values + 10 r, integers, so every sum is exact.
     std::vector<at::Tensor> grads = make_parameters(10.0 * comm.rank());
     grads[1] = at::Tensor();  // no gradient on any rank: zeros
-    const std::vector<at::Tensor> mine = shards.reduce_scatter(grads, 0.5);
+    DivideFactors half;  // one replica: the product with 1/2 before the sum
+    half.before = 2;
+    at::Tensor flat;
+    const std::vector<at::Tensor> mine = shards.reduce_scatter(grads, half, &flat);
     for (size_t i = 0; i < params.size(); ++i) {
       const at::Tensor full = i == 1 ? at::zeros(kShapes[i], at::kDouble)
                                      : (make_parameters(10.0).at(i).detach() * 0.5 * kWorld);

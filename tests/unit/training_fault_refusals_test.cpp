@@ -1,6 +1,7 @@
 // training_fault_refusals_test.cpp — the fault table drives what `--inject-fault` is refused for,
 // in both directions: every kind is accepted in a run that has one of its modes and everything it
 // needs, and refused, naming the fix, for a run without its modes and for each need unmet.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -36,6 +37,11 @@ RunSetup run_for(const FaultRow& row) {
   if (row.needs & modes::kNeedsAccumulation) s.accumulation_steps = 2;
   if (row.needs & modes::kNeedsSyncBn) s.sync_bn = true;
   if (row.needs & modes::kNeedsLockstep) s.lockstep = true;
+  if (row.needs & modes::kNeedsReplicas) {  // HSDP: 2 replicas of a 2-way shard
+    s.world_size = 4;
+    s.zero_stage = 2;
+    s.shard_group = 2;
+  }
   s.ddp.broadcast_buffers = true;
   modes::FaultSpec f;
   f.kind = row.kind;
@@ -67,8 +73,10 @@ TEST(FaultRefusals, EveryKindIsTakenWhereItsRowSaysAndRefusedElsewhere) {
         << row.name << ": " << refusal(without_modes);
 
     RunSetup beyond = ok;
-    beyond.fault->rank = 2;
-    EXPECT_NE(refusal(beyond).find("outside a world of 2 ranks"), std::string::npos) << row.name;
+    beyond.fault->rank = ok.world_size;
+    EXPECT_NE(refusal(beyond).find(fmt::format("outside a world of {} ranks", ok.world_size)),
+              std::string::npos)
+        << row.name;
   }
 }
 
@@ -94,6 +102,7 @@ TEST(FaultRefusals, EachNeedUnmetIsRefusedNamingTheFix) {
        "drop one of them"},
       {modes::kNeedsRankAboveZero, [](RunSetup& s) { s.fault->rank = 0; }, "pick rank=1"},
       {modes::kNeedsPerfPhase, [](RunSetup& s) { s.perf_steps = 0; }, "drop --check-only"},
+      {modes::kNeedsReplicas, [](RunSetup& s) { s.shard_group = 0; }, "--shard-group S"},
   };
   int refused = 0;
   for (const FaultRow& row : modes::fault_rows()) {

@@ -95,8 +95,11 @@ FaultSpec parse_fault(const std::string& text) {
   const std::string kind = text.substr(0, colon);
   const FaultRow* row = find_fault_row(kind);
   if (row == nullptr) {
-    throw InputError(fmt::format("--inject-fault {}: unknown kind {}; expected {}",
-                                 quoted_input(text), quoted_input(kind), fault_usage()));
+    throw InputError(
+        fmt::format("--inject-fault {}: unknown kind {}; expected KIND:rank=R,step=S, KIND one of "
+                    "{} (`ddpbench run --help` gives "
+                    "each one's fields, modes and needs)",
+                    quoted_input(text), quoted_input(kind), fault_kind_names()));
   }
   FaultSpec f;
   f.kind = row->kind;

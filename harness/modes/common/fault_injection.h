@@ -32,6 +32,8 @@ enum class FaultKind {
   kSlow,
   kDesync,
   kShape,
+  kDivide,
+  kReplica,
   kFaultKindCount,  // not a kind: the number of them, so that a kind added above needs a row
 };
 
@@ -64,6 +66,13 @@ inline bool fault_on_rank(const std::optional<FaultSpec>& fault, FaultKind kind,
 // Whether the fault acts on the timed perf phase (slow: a slower rank) rather than on the checked
 // steps: the one kind a --perf-only repeat (run/perf_repeats.h) keeps.
 inline bool acts_on_timed_steps(const FaultSpec& fault) { return fault.kind == FaultKind::kSlow; }
+
+// Whether a fault that acts on every rank (no rank= field: noscale, divide, replica) fires at
+// this step.
+inline bool fault_fires_everywhere(const std::optional<FaultSpec>& fault, FaultKind kind,
+                                   int64_t step) {
+  return fault && fault->kind == kind && fault->step == step;
+}
 
 // Whether `fault` fires on this rank at this step.
 inline bool fault_fires(const std::optional<FaultSpec>& fault, FaultKind kind, int64_t rank,

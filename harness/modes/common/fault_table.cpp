@@ -86,6 +86,14 @@ constexpr std::array<FaultRow, kFaultKinds> kRows = {{
      "bucket of another length)",
      "the flight recorder's analysis names the first disagreeing collective, exit 3; "
      "--debug-collectives stops it before any rank reduces it"},
+    {FaultKind::kDivide, "divide", kFaultStep, kZero, kNeedsReplicas, true,
+     "at step S every HSDP rank averages its gradients over its shard group's S ranks instead of "
+     "all K (the divide-factor bug of pytorch/pytorch#155903)",
+     "the gradients check, exit 1"},
+    {FaultKind::kReplica, "replica", kFaultStep, kZero, kNeedsReplicas, true,
+     "at step S every HSDP rank skips the all-reduce over its replicas, so each replica steps its "
+     "own shard group's average",
+     "the gradients and ranks_bitwise_equal checks, exit 1"},
 }};
 
 constexpr bool rows_follow_the_enum() {
@@ -108,6 +116,7 @@ std::string needs_text(unsigned needs) {
   if (needs & kNeedsPerfPhase) parts.push_back("a perf phase");
   if (needs & kNeedsOwnCommunicator) parts.push_back("ddpbench's communicator (not c10d's)");
   if (needs & kNeedsPeers) parts.push_back("2+ ranks");
+  if (needs & kNeedsReplicas) parts.push_back("--shard-group below the world size");
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
@@ -148,6 +157,12 @@ std::string fault_modes_text(const FaultRow& row) {
   const std::string last = names.back();
   names.pop_back();
   return fmt::format("{} or {}", fmt::join(names, ", "), last);
+}
+
+std::string fault_kind_names() {
+  std::vector<std::string> names;
+  for (const FaultRow& row : kRows) names.emplace_back(row.name);
+  return fmt::format("{}", fmt::join(names, ", "));
 }
 
 std::string fault_usage() {

@@ -36,6 +36,7 @@ enum FaultNeed : unsigned {
   kNeedsPerfPhase = 1u << 6,        // it slows the timed steps, which --check-only has none of
   kNeedsOwnCommunicator = 1u << 7,  // it changes what ddpbench's communicator issues (not c10d's)
   kNeedsPeers = 1u << 8,            // it desynchronises ranks, so there must be two or more
+  kNeedsReplicas = 1u << 9,         // it acts on HSDP's replicas: --shard-group below the world
 };
 
 constexpr unsigned mode_bit(ModeKind mode) { return 1u << static_cast<unsigned>(mode); }
@@ -70,6 +71,8 @@ std::string fault_modes_text(const FaultRow& row);
 // rank and step): the --inject-fault help, and
 // the tail of every parse error (after "expected ").
 std::string fault_usage();
+// "grad, crash, ..., replica": every kind's name, for an error line that must stay short.
+std::string fault_kind_names();
 // The README's fault table (a docs test holds the README to it).
 std::string fault_table_markdown();
 

@@ -117,7 +117,8 @@ void Dim0Shards::recut() {
 }
 
 std::vector<at::Tensor> Dim0Shards::reduce_scatter(const std::vector<at::Tensor>& full,
-                                                   double scale) const {
+                                                   const DivideFactors& divide,
+                                                   at::Tensor* flat) const {
   torch::NoGradGuard no_grad;
   const int64_t world = comm_.world_size();
   // Row block k of the input: every parameter's rows of rank k's chunk, at its offset.
@@ -133,8 +134,9 @@ std::vector<at::Tensor> Dim0Shards::reduce_scatter(const std::vector<at::Tensor>
       input[k].narrow(0, offsets_[i], n * row_numel).copy_(rows.narrow(0, first, n).reshape(-1));
     }
   }
-  input.mul_(scale);
+  divide.apply_before(input);
   const at::Tensor mine = comm_.reduce_scatter_sum(input.view(-1));
+  *flat = mine;
   std::vector<at::Tensor> out;
   for (size_t i = 0; i < full.size(); ++i) {
     const int64_t elements = chunk_[i] * row_numel_[i];

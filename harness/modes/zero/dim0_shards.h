@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "comm/communicator.h"
+#include "modes/zero/hsdp_mesh.h"
 
 namespace ddpbench::modes::zero {
 
@@ -42,8 +43,10 @@ class Dim0Shards {
   // Local: this rank's padded chunk of a tensor shaped like parameter `index`'s full value.
   at::Tensor chunk_of(int64_t index, const at::Tensor& full) const;
   // Collective: the full gradients `full` (one per parameter, undefined counts as zeros), each
-  // scaled by `scale` and summed over the ranks by one reduce-scatter: this rank's chunk of each.
-  std::vector<at::Tensor> reduce_scatter(const std::vector<at::Tensor>& full, double scale) const;
+  // divided by `divide.before` and summed over the ranks by one reduce-scatter: this rank's chunk
+  // of each, views of one flat tensor, given in `flat` for what follows (hsdp_mesh.h).
+  std::vector<at::Tensor> reduce_scatter(const std::vector<at::Tensor>& full,
+                                         const DivideFactors& divide, at::Tensor* flat) const;
 
   // Whether this rank's chunk of parameter `index` holds any of its rows (not only padding).
   bool holds_rows(int64_t index) const;

@@ -12,11 +12,11 @@ OwnerStage::OwnerStage(ZeroShared& shared) : ZeroStage(shared) {
 }
 
 std::vector<at::Tensor> OwnerStage::optimizer_parameters() const {
-  return owned_parameters(shared_.params, shared_.partition, shared_.comm.rank());
+  return owned_parameters(shared_.params, shared_.partition, shared_.mesh.shard().rank());
 }
 
 void OwnerStage::after_step(bool gather_fault) {
-  const int rank = shared_.comm.rank();
+  const int rank = shared_.mesh.shard().rank();
   std::vector<at::Tensor> stale;  // gather fault: the others' parameters before the broadcasts
   if (gather_fault) {
     for (size_t i = 0; i < shared_.params.size(); ++i) {
@@ -24,7 +24,7 @@ void OwnerStage::after_step(bool gather_fault) {
       stale.push_back(own ? at::Tensor() : shared_.params[i].clone());
     }
   }
-  broadcast_from_owners(shared_.params, shared_.partition, shared_.comm, packed_);
+  broadcast_from_owners(shared_.params, shared_.partition, shared_.mesh.shard(), packed_);
   for (size_t i = 0; i < stale.size(); ++i) {
     if (stale[i].defined()) shared_.params[i].copy_(stale[i]);
   }
@@ -32,7 +32,7 @@ void OwnerStage::after_step(bool gather_fault) {
 
 int64_t OwnerStage::first_owned_parameter() const {
   const std::vector<int64_t>& mine =
-      shared_.partition.rank_params[static_cast<size_t>(shared_.comm.rank())];
+      shared_.partition.rank_params[static_cast<size_t>(shared_.mesh.shard().rank())];
   return mine.empty() ? -1 : mine.front();
 }
 

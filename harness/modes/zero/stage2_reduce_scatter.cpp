@@ -12,13 +12,14 @@ namespace ddpbench::modes::zero {
 void Stage2ReduceScatter::reduce() {
   std::vector<at::Tensor>& params = shared_.params;
   const ZeroPartition& partition = shared_.partition;
-  comm::Communicator& comm = shared_.comm;
+  comm::Communicator& comm = shared_.mesh.shard();
   shared_.faults.apply_before_reduce(params);
-  // Block r of the input holds rank r's parameters' gradients in its optimizer's order, padded
-  // to the largest rank's elements; rank r keeps block r of the sum.
+  // Block r of the input holds shard rank r's parameters' gradients in its optimizer's order,
+  // padded to the largest rank's elements; rank r keeps block r of the sum.
   const int world = comm.world_size();
   shared_.used.mark_gradients(params);
-  const std::shared_ptr<comm::Work> used = shared_.used.start(comm, params.front().device());
+  const std::shared_ptr<comm::Work> used =
+      shared_.used.start(shared_.comm, params.front().device());
   int64_t block = 1;
   for (const int64_t n : partition.rank_numel) block = std::max(block, n);
   at::Tensor input = at::zeros({world * block}, params.front().options());
@@ -30,10 +31,12 @@ void Stage2ReduceScatter::reduce() {
       offset += g.numel();
     }
   }
-  input.mul_(1.0 / world);
+  shared_.divide.apply_before(input);
   used->wait();
   shared_.used.finish();
-  const at::Tensor mine = comm.reduce_scatter_sum(input);
+  at::Tensor mine = comm.reduce_scatter_sum(input);
+  const int64_t replica_bytes =
+      finish_hsdp_reduction(shared_.mesh, shared_.divide, mine, shared_.hsdp_faults);
   int64_t offset = 0;
   for (const int64_t i : partition.rank_params[static_cast<size_t>(comm.rank())]) {
     at::Tensor& g = params[static_cast<size_t>(i)].mutable_grad();
@@ -51,7 +54,8 @@ void Stage2ReduceScatter::reduce() {
   for (size_t i = 0; i < params.size(); ++i) {
     if (partition.owner[i] != comm.rank()) params[i].mutable_grad().reset();
   }
-  shared_.bytes_per_step = input.numel() * static_cast<int64_t>(input.element_size());
+  shared_.bytes_per_step =
+      input.numel() * static_cast<int64_t>(input.element_size()) + replica_bytes;
 }
 
 void Stage2ReduceScatter::clip(double max_norm) {
@@ -60,13 +64,14 @@ void Stage2ReduceScatter::clip(double max_norm) {
   // Each parameter's norm from its owner, zeros elsewhere: the sum over ranks is exact.
   at::Tensor norms = at::zeros({static_cast<int64_t>(params.size())}, params.front().options());
   std::vector<at::Tensor> mine;
-  for (const int64_t i : shared_.partition.rank_params[static_cast<size_t>(shared_.comm.rank())]) {
+  for (const int64_t i :
+       shared_.partition.rank_params[static_cast<size_t>(shared_.mesh.shard().rank())]) {
     const at::Tensor& g = params[static_cast<size_t>(i)].grad();
     if (!g.defined()) continue;
     norms[i].copy_(g.norm(2));
     mine.push_back(g);
   }
-  comm::allreduce_sum_blocking(shared_.comm, norms);
+  comm::allreduce_sum_blocking(shared_.mesh.shard(), norms);
   const at::Tensor coefficient = scenarios::clip_coefficient(norms.norm(2), max_norm);
   for (at::Tensor& g : mine) g.mul_(coefficient);
 }
@@ -76,18 +81,19 @@ std::vector<at::Tensor> Stage2ReduceScatter::recorded_gradients() {
   torch::NoGradGuard no_grad;
   const std::vector<at::Tensor>& params = shared_.params;
   std::vector<at::Tensor> grads(params.size());
-  for (int owner = 0; owner < shared_.comm.world_size(); ++owner) {
+  comm::Communicator& shard = shared_.mesh.shard();
+  for (int owner = 0; owner < shard.world_size(); ++owner) {
     std::vector<at::Tensor> theirs;
     for (const int64_t i : shared_.partition.rank_params[static_cast<size_t>(owner)]) {
       if (!shared_.used.anywhere(static_cast<size_t>(i))) continue;  // None on every rank
       const at::Tensor& own = params[static_cast<size_t>(i)].grad();
-      at::Tensor g = owner == shared_.comm.rank() && own.defined()
+      at::Tensor g = owner == shard.rank() && own.defined()
                          ? own.clone()
                          : at::zeros_like(params[static_cast<size_t>(i)]);
       grads[static_cast<size_t>(i)] = g;
       theirs.push_back(g);
     }
-    if (!theirs.empty()) shared_.comm.broadcast(theirs, owner);
+    if (!theirs.empty()) shard.broadcast(theirs, owner);
   }
   return grads;
 }

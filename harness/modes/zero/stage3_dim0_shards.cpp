@@ -15,7 +15,7 @@ Stage3Dim0Shards::Stage3Dim0Shards(ZeroShared& shared, bool keeps_previous_forwa
   if (keeps_previous_forward) {
     for (const at::Tensor& p : shared_.params) previous_forward_.push_back(p.detach().clone());
   }
-  shards_ = std::make_unique<Dim0Shards>(shared_.params, shared_.comm);
+  shards_ = std::make_unique<Dim0Shards>(shared_.params, shared_.mesh.shard());
 }
 
 bool Stage3Dim0Shards::before_forward(bool stale) {
@@ -46,8 +46,11 @@ void Stage3Dim0Shards::reduce() {
   shared_.used.mark_gradients(params);
   const std::shared_ptr<comm::Work> used =
       shared_.used.start(shared_.comm, params.front().device());
-  // Scaled by 1/K before the sum, as the other stages and DDP average.
-  std::vector<at::Tensor> mine = shards_->reduce_scatter(full, 1.0 / shared_.comm.world_size());
+  // Scaled before the sum (Note [HSDP's divide factors]); with replicas, all-reduced over them.
+  at::Tensor flat;
+  std::vector<at::Tensor> mine = shards_->reduce_scatter(full, shared_.divide, &flat);
+  const int64_t replica_bytes =
+      finish_hsdp_reduction(shared_.mesh, shared_.divide, flat, shared_.hsdp_faults);
   used->wait();
   shared_.used.finish();
   full.clear();
@@ -57,7 +60,8 @@ void Stage3Dim0Shards::reduce() {
     // No rank used it: None, as single-device's (and the optimizer skips it).
     if (shared_.used.anywhere(i)) params[i].mutable_grad() = mine[i];
   }
-  shared_.bytes_per_step = shared_.comm.world_size() * shards_->shard_bytes();
+  shared_.bytes_per_step =
+      shared_.mesh.shard().world_size() * shards_->shard_bytes() + replica_bytes;
 }
 
 void Stage3Dim0Shards::clip(double max_norm) {
@@ -68,7 +72,7 @@ void Stage3Dim0Shards::clip(double max_norm) {
     const at::Tensor& g = params[i].grad();
     if (g.defined()) squares[static_cast<int64_t>(i)].copy_(g.pow(2).sum());
   }
-  comm::allreduce_sum_blocking(shared_.comm, squares);
+  comm::allreduce_sum_blocking(shared_.mesh.shard(), squares);
   const at::Tensor coefficient = scenarios::clip_coefficient(squares.sqrt().norm(2), max_norm);
   for (at::Tensor& p : params) {
     if (p.grad().defined()) p.mutable_grad().mul_(coefficient);

@@ -27,8 +27,8 @@ namespace {
 // The model placed, rank 0's parameters and buffers on every rank (as DDP's constructor makes
 // them), and what trains partitioned over the ranks; a frozen parameter stays whole on every
 // rank, as in DDP.
-ZeroShared share(torch::nn::Module& module, comm::Communicator& comm,
-                 const runtime::ExecutionContext& context) {
+ZeroShared share(torch::nn::Module& module, comm::Communicator& comm, HsdpMesh& mesh,
+                 int64_t shard_group, const runtime::ExecutionContext& context) {
   context.place_model(module);
   TrainedParameters trained = trained_parameters(module);
   {
@@ -37,10 +37,15 @@ ZeroShared share(torch::nn::Module& module, comm::Communicator& comm,
     const std::vector<at::Tensor> buffers = module.buffers();
     if (!buffers.empty()) comm::broadcast_coalesced(comm, buffers, 0);
   }
-  ZeroPartition partition = partition_of(trained.tensors, comm.world_size());
+  ZeroPartition partition = partition_of(trained.tensors, mesh.shard().world_size());
   const size_t count = trained.tensors.size();
+  const DivideFactors divide = hsdp_divide_factors(
+      comm.world_size(), shard_group,
+      trained.tensors.empty() ? at::kFloat : trained.tensors.front().scalar_type());
   return ZeroShared{module,
                     comm,
+                    mesh,
+                    divide,
                     std::move(trained.tensors),
                     std::move(trained.names),
                     std::move(partition),
@@ -69,7 +74,8 @@ ZeroPath::ZeroPath(const scenarios::ScenarioSpec& spec, scenarios::ScenarioInsta
     : spec_(spec),
       model_(instance.model),
       options_(std::move(options)),
-      shared_(share(*model_.ptr(), comm, context)),
+      mesh_(std::make_unique<HsdpMesh>(comm, options_.shard_group)),
+      shared_(share(*model_.ptr(), comm, *mesh_, options_.shard_group, context)),
       draws_(std::make_unique<ForwardDraws>(module())),
       stage_(make_stage(shared_, options_)) {
   if (options_.sync_bn) {
@@ -113,6 +119,8 @@ GradientFaults ZeroPath::gradient_faults(int64_t step) const {
 at::Tensor ZeroPath::forward_loss(const std::vector<data::Batch>& shards, int64_t step) {
   current_step_ = step;
   shared_.faults = gradient_faults(step);
+  shared_.hsdp_faults = {fault_fires_everywhere(options_.fault, FaultKind::kReplica, step),
+                         fault_fires_everywhere(options_.fault, FaultKind::kDivide, step)};
   const int rank = shared_.comm.rank();
   const std::optional<FaultSpec>& fault = options_.fault;
   if (fault_fires(fault, FaultKind::kCrash, rank, step)) {
@@ -180,7 +188,7 @@ std::unique_ptr<torch::optim::Optimizer> ZeroPath::consolidated_optimizer(
     torch::optim::Optimizer& local, const scenarios::OptimizerSpec& spec) {
   if (stage_->shards_parameters()) return nullptr;
   return consolidate_optimizer(module().parameters(), shared_.params, shared_.partition, local,
-                               spec, shared_.comm);
+                               spec, shared_.mesh.shard());
 }
 
 void ZeroPath::clip_gradients(double max_norm) { stage_->clip(max_norm); }

@@ -33,6 +33,7 @@
 #include "modes/common/gradient_path.h"
 #include "modes/common/joined_batch.h"
 #include "modes/ranks/rank_agreement.h"
+#include "modes/zero/hsdp_mesh.h"
 #include "modes/zero/zero_partition.h"
 #include "modes/zero/zero_stage.h"
 #include "runtime/execution_context.h"
@@ -53,6 +54,8 @@ struct ZeroPathOptions {
   bool sync_bn = false;
   // RunSetup::in_join: the run trains inside PyTorch's Join.
   bool in_join = false;
+  // HSDP's shard group (hsdp_mesh.h); 0: the whole world, one replica.
+  int64_t shard_group = 0;
 };
 
 class ZeroPath : public GradientPath {
@@ -107,6 +110,7 @@ class ZeroPath : public GradientPath {
   const scenarios::ScenarioSpec& spec_;
   torch::nn::AnyModule model_;
   ZeroPathOptions options_;
+  std::unique_ptr<HsdpMesh> mesh_;  // before shared_, which refers to it
   ZeroShared shared_;
   std::unique_ptr<ForwardDraws> draws_;
   std::unique_ptr<ZeroStage> stage_;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "comm/communicator.h"
+#include "modes/zero/hsdp_mesh.h"
 #include "modes/zero/used_parameters.h"
 #include "modes/zero/zero_partition.h"
 
@@ -47,14 +48,19 @@ at::Tensor& gradient_or_zeros(at::Tensor& parameter);
 // What ZeroPath and its stage both work on, owned by ZeroPath.
 struct ZeroShared {
   torch::nn::Module& module;
-  comm::Communicator& comm;
+  comm::Communicator& comm;  // the world: buffers, losses, used parameters, agreement
+  // The shard group and the replicas (hsdp_mesh.h): what a stage partitions, reduce-scatters,
+  // gathers and broadcasts is over mesh.shard(), the world when there is one replica.
+  HsdpMesh& mesh;
+  DivideFactors divide;
   // The parameters that train (modes/common/trained_parameters.h), in the model's order, and
-  // their partition over the ranks.
+  // their partition over the shard group's ranks.
   std::vector<at::Tensor> params;
   std::vector<std::string> names;
   ZeroPartition partition;
   UsedParameters used;
   GradientFaults faults;       // this step's, on this rank
+  HsdpFaults hsdp_faults;      // this step's, on every rank
   bool sync = true;            // false in a no_sync micro-step
   int64_t bytes_per_step = 0;  // gradient bytes this rank put on the wire in the last step
 };
