@@ -75,6 +75,7 @@ enum class Stage {
   kInjectedFault,    // an --inject-fault no other check caught (training/fault_detection.h)
   kOptimizerState,   // zero, lockstep: the optimizer's state after each step against the reference
   kMatchesDdp,       // zero: its losses, gradients and final state against ddp's in the same run
+  kCollectives,      // zero: every rank's reduction collectives per step against its stage's rule
   kStageCount,       // not a stage: the number of them, so that a value added above needs a row
 };
 // The last Stage (kStageSpecs has a row for every value up to it, or the build fails).
@@ -125,7 +126,7 @@ struct StageSpec {
   bool sized;  // false: a failure is only what differs (ranks apart, a scale), with no size
 };
 
-inline constexpr std::array<StageSpec, 14> kStageSpecs{{
+inline constexpr std::array<StageSpec, 15> kStageSpecs{{
     {Stage::kNone, "", "final state", StepPart::kLoss, StateJudge::kNotRecorded, true},
     {Stage::kLoss, "loss", "forward", StepPart::kLoss, StateJudge::kNotRecorded, true},
     {Stage::kBuffers, "buffers", "forward", StepPart::kBuffers, StateJudge::kLikeState, true},
@@ -151,6 +152,8 @@ inline constexpr std::array<StageSpec, 14> kStageSpecs{{
      StateJudge::kLikeGradient, true},
     {Stage::kMatchesDdp, "matches_ddp", "against ddp in the same run", StepPart::kLoss,
      StateJudge::kNotRecorded, true},
+    {Stage::kCollectives, "collectives", "the step's gradient reduction", StepPart::kGradients,
+     StateJudge::kNotRecorded, false},
 }};
 namespace detail {
 // Each of the Stage values 0 .. kLastStage has exactly one row.

@@ -297,6 +297,19 @@ DDPBENCH_RECORD_FIELDS(RankMemoryRecord) {
   v("peak_rss_bytes", r.peak_rss_bytes, count(0, kMaxCount));
 }
 
+DDPBENCH_RECORD_FIELDS(StepCollectivesRecord) {
+  v("step", r.step, count(0, kMaxCount));
+  v("micro_steps", r.micro_steps, count(0, kMaxCount));
+  v("allreduce", r.allreduce, count(0, kMaxCount));
+  v("reduce_scatter", r.reduce_scatter, count(0, kMaxCount));
+  v("allgather", r.allgather, count(0, kMaxCount));
+  v("broadcast", r.broadcast, count(0, kMaxCount));
+  v("bytes", r.bytes, count(0, kMaxCount));
+  v("reduction_allreduce", r.reduction_allreduce, count(0, kMaxCount));
+  v("reduction_reduce_scatter", r.reduction_reduce_scatter, count(0, kMaxCount));
+  v("reduction_bytes", r.reduction_bytes, count(0, kMaxCount));
+}
+
 DDPBENCH_RECORD_FIELDS(AmpErrorRecord) {
   v("steps", r.steps, count(0, kMaxCount));
   v("update_error", r.update_error, number_or_nan(0, kInf));
@@ -333,6 +346,7 @@ DDPBENCH_RECORD_FIELDS(ModeResult) {
   v("evaluation", r.evaluation, plain());
   v("amp_vs_float32", r.amp_vs_float32, plain());
   v("memory", r.memory, plain());
+  v("collectives", r.collectives, since(11, plain()));
 }
 
 #undef DDPBENCH_RECORD_FIELDS

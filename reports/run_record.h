@@ -309,6 +309,22 @@ struct RankMemoryRecord {
   int64_t peak_rss_bytes = 0;
 };
 
+// One checked step of a per-rank mode as rank 0's communicator saw it (Note [Collective
+// accounting], training/collective_accounting.h): the collectives of the whole step by kind, and
+// those of its gradient reduction (backward and the reduction, every micro-step).
+struct StepCollectivesRecord {
+  int64_t step = 0;
+  int64_t micro_steps = 0;
+  int64_t allreduce = 0;
+  int64_t reduce_scatter = 0;
+  int64_t allgather = 0;
+  int64_t broadcast = 0;
+  int64_t bytes = 0;  // every collective of the step, this rank's input bytes
+  int64_t reduction_allreduce = 0;
+  int64_t reduction_reduce_scatter = 0;
+  int64_t reduction_bytes = 0;
+};
+
 // --amp: what autocast changed in a mode's steps, measured against float32 from the same state
 // (training/float32_shadow.h). A figure, never a verdict: the checks judge the mode against a
 // reference that autocasts as it does. Steps the GradScaler skipped are left out.
@@ -354,6 +370,9 @@ struct ModeResult {
   AmpErrorRecord amp_vs_float32;
   // ddp, zero: per rank, in rank order (empty for the other modes).
   std::vector<RankMemoryRecord> memory;
+  // ddp, zero: rank 0's collectives per checked step (schema 11 on; empty for c10d's Reducer,
+  // which reduces past ddpbench's communicator).
+  std::vector<StepCollectivesRecord> collectives;
 };
 
 struct RunReport {

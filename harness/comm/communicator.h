@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "comm/collective_counts.h"
+
 namespace ddpbench::comm {
 
 // A pending asynchronous collective. wait() returns when the result is in the tensor for whoever
@@ -48,6 +50,9 @@ class Communicator {
   virtual void barrier() = 0;
   // Counts collectives issued so far (tests use it, e.g. "SyncBN eval sends nothing").
   virtual int64_t collectives_issued() const = 0;
+  // What this rank issued so far by kind, with bytes, over this communicator and the groups split
+  // off it (comm/collective_counts.h); only a launched rank's counts (others: all zeros).
+  virtual CollectiveCounts collective_counts() const { return {}; }
   // The backend's own communicator under a recording one (comm/recording_communicator.h), for
   // code that drives the backend's library directly (c10d_process_group.h).
   virtual Communicator& underlying() { return *this; }

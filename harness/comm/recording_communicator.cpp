@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <mutex>
 #include <utility>
 
 #include "errors.h"
@@ -63,6 +64,12 @@ class RecordedWork : public Work {
   int64_t seq_;
 };
 
+// The counts of a rank's world communicator and of every group split off it, shared.
+struct CountsCell {
+  mutable std::mutex mutex;
+  CollectiveCounts counts;
+};
+
 // The skip fault's allreduce: nothing was sent, nothing to wait for.
 class SkippedWork : public Work {
  public:
@@ -72,8 +79,12 @@ class SkippedWork : public Work {
 class RecordingCommunicator : public Communicator {
  public:
   RecordingCommunicator(std::unique_ptr<Communicator> inner,
-                        std::shared_ptr<FlightRecorder> recorder, const RecordingOptions& options)
-      : inner_(std::move(inner)), recorder_(std::move(recorder)), options_(options) {}
+                        std::shared_ptr<FlightRecorder> recorder, const RecordingOptions& options,
+                        std::shared_ptr<CountsCell> counts)
+      : inner_(std::move(inner)),
+        recorder_(std::move(recorder)),
+        options_(options),
+        counts_(std::move(counts)) {}
 
   int rank() const override { return inner_->rank(); }
   int world_size() const override { return inner_->world_size(); }
@@ -132,6 +143,11 @@ class RecordingCommunicator : public Communicator {
 
   int64_t collectives_issued() const override { return inner_->collectives_issued() - checks_; }
 
+  CollectiveCounts collective_counts() const override {
+    const std::lock_guard<std::mutex> lock(counts_->mutex);
+    return counts_->counts;
+  }
+
   std::unique_ptr<Communicator> split(int color) override {
     if (!options_.splitter) return Communicator::split(color);
     // Every rank's color, so that each knows its group's size and its rank in it.
@@ -141,7 +157,8 @@ class RecordingCommunicator : public Communicator {
     const SplitGroup group = split_group(colors, rank(), splits_++);
     RecordingOptions sub;
     sub.verify_fingerprints = options_.verify_fingerprints;
-    return make_recording_communicator(options_.splitter(group), recorder_, sub);
+    return std::make_unique<RecordingCommunicator>(options_.splitter(group), recorder_, sub,
+                                                   counts_);
   }
 
  private:
@@ -157,6 +174,10 @@ class RecordingCommunicator : public Communicator {
   // Records the collective and, under --debug-collectives, proves every rank issues the same one.
   int64_t start(FlightOp op, at::ScalarType dtype, int64_t count, int root = -1) {
     const int64_t seq = recorder_->issue(op, dtype_name(dtype), count, root);
+    {
+      const std::lock_guard<std::mutex> lock(counts_->mutex);
+      counts_->counts.add(op, count * static_cast<int64_t>(c10::elementSize(dtype)));
+    }
     if (options_.verify_fingerprints) verify(seq, op, dtype, count, root);
     return seq;
   }
@@ -215,6 +236,7 @@ class RecordingCommunicator : public Communicator {
   std::atomic<bool> fired_{false};
   std::atomic<int64_t> checks_{0};
   int64_t splits_ = 0;  // split() calls so far: the next split's number
+  std::shared_ptr<CountsCell> counts_;
 };
 
 }  // namespace
@@ -222,7 +244,8 @@ class RecordingCommunicator : public Communicator {
 std::unique_ptr<Communicator> make_recording_communicator(std::unique_ptr<Communicator> backend,
                                                           std::shared_ptr<FlightRecorder> recorder,
                                                           const RecordingOptions& options) {
-  return std::make_unique<RecordingCommunicator>(std::move(backend), std::move(recorder), options);
+  return std::make_unique<RecordingCommunicator>(std::move(backend), std::move(recorder), options,
+                                                 std::make_shared<CountsCell>());
 }
 
 }  // namespace ddpbench::comm

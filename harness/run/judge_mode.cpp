@@ -185,6 +185,7 @@ reports::ModeResult ModeJudge::figures(const training::ModeOutcome& o) const {
   r.evaluation = o.evaluation;
   r.amp_vs_float32 = o.amp_vs_float32;
   r.memory = o.memory;
+  r.collectives = o.collectives;
   if (single_samples_per_s_ && &o != single_ && o.world_size > 0) {
     r.scaling = setup_.strong_scaling ? "strong" : "weak";
     r.scaling_efficiency = metrics::scaling_efficiency(r.throughput.samples_per_s, o.world_size,

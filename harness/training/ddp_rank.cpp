@@ -30,6 +30,11 @@ class DdpRankDriver final : public RankModeDriver {
 
   ModeKind mode() const override { return ModeKind::kDdp; }
 
+  // c10d's Reducer all-reduces on its own process group, past ddpbench's communicator.
+  bool counts_its_collectives() const override {
+    return in_.setup.ddp.impl != modes::ddp::DdpImpl::kC10d;
+  }
+
   std::unique_ptr<modes::GradientPath> make_path(scenarios::ScenarioInstance& instance,
                                                  bool checking) override {
     modes::ddp::DdpPathOptions options = options_;

@@ -50,6 +50,8 @@ struct ModeOutcome {
   reports::AmpErrorRecord amp_vs_float32;    // --amp: training/float32_shadow.h
   // ddp, zero: what each rank held after the last step of its last phase (memory_footprint.h).
   std::vector<reports::RankMemoryRecord> memory;
+  // ddp, zero: rank 0's collectives per checked step (training/collective_accounting.h).
+  std::vector<reports::StepCollectivesRecord> collectives;
   // --trace: what the check phase computed, in computation order (modes/common/step_trace.h;
   // ddp, zero: rank 0's), and whether the model reported its forward outputs.
   std::vector<modes::TraceEntry> trace_entries;

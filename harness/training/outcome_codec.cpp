@@ -48,6 +48,7 @@ void outcome_fields(V& v, O& o) {
   v("evaluation", o.evaluation);
   v("amp_vs_float32", o.amp_vs_float32);
   v("memory", o.memory);
+  v("collectives", o.collectives);
   v("trace_entries", o.trace_entries);
   v("traced_forward", o.traced_forward);
 }

@@ -164,7 +164,8 @@ ModeOutcome run_rank_phases(const PhaseInputs& in, comm::Communicator& comm,
     scenarios::ScenarioInstance instance = fresh_instance(in);
     const std::unique_ptr<modes::GradientPath> path = driver.make_path(instance, true);
     modes::TrainOptions options = accumulating(check_options(in), s, mode);
-    options.on_phase = on_phase;
+    CollectiveAccounting accounting(comm);  // Note [Collective accounting]
+    options.on_phase = accounting.observe(on_phase);
     driver.add_check_options(*path, options, o);
     measure_after(options, s.check_steps - 1, footprint);
     // Every rank traces (stage 3 gathers its state for the trace on all of them); rank 0's goes
@@ -176,6 +177,13 @@ ModeOutcome run_rank_phases(const PhaseInputs& in, comm::Communicator& comm,
     check_times = std::move(o.check_times);
     driver.record_path(*path, o);
     driver.after_check(*path, o);
+    const std::vector<StepCollectives> steps = accounting.finish();
+    if (comm.rank() == 0 && driver.counts_its_collectives()) {
+      o.collectives = collective_records(steps);
+    }
+    if (const std::optional<ReductionRule> rule = driver.reduction_rule(*path)) {
+      o.extra_checks.push_back(collective_count_check(comm, steps, *rule));
+    }
   }
   std::vector<metrics::PhaseTimes> perf_times;
   if (s.perf_steps > 0) {

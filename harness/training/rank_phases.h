@@ -9,12 +9,14 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 
 #include "comm/communicator.h"
 #include "modes/common/gradient_path.h"
 #include "modes/common/mode_kind.h"
 #include "modes/common/step_loop.h"
 #include "scenarios/training_recipe.h"
+#include "training/collective_accounting.h"
 #include "training/mode_outcome.h"
 #include "training/phase_inputs.h"
 
@@ -41,6 +43,13 @@ class RankModeDriver {
   virtual void after_check(modes::GradientPath& path, ModeOutcome& o) = 0;
   // After either phase: what the path records of itself (bytes per step, buckets).
   virtual void record_path(modes::GradientPath& path, ModeOutcome& o) = 0;
+  // Whether the mode's collectives all go through `comm` (c10d's Reducer reduces past it), so
+  // that the report's per-step counts are the mode's.
+  virtual bool counts_its_collectives() const { return true; }
+  // What the path's reduction must issue (Note [Collective accounting]); none: not judged.
+  virtual std::optional<ReductionRule> reduction_rule(modes::GradientPath& /*path*/) const {
+    return std::nullopt;
+  }
 };
 
 // The driver of `mode` (one that runs per rank) for this rank's phases over `comm`, from its row

@@ -2,6 +2,7 @@
 // stage (modes/zero/zero_path.h), checkpoints of the optimizer state gathered from every shard's
 // owner, and its ranks' agreement check after the check phase. Its check phase takes no float32
 // shadow steps (amp_vs_float32 is reported for single, dp and ddp).
+#include <fmt/format.h>
 #include <torch/torch.h>
 
 #include "compare/mode_comparison.h"
@@ -52,6 +53,22 @@ class ZeroRankDriver final : public RankModeDriver {
 
   void record_path(modes::GradientPath& path, ModeOutcome& o) override {
     o.bytes_per_step = static_cast<const ZeroPath&>(path).bytes_per_step();
+  }
+
+  std::optional<ReductionRule> reduction_rule(modes::GradientPath& path) const override {
+    const auto& zero = static_cast<const ZeroPath&>(path);
+    const RunSetup& s = in_.setup;
+    ReductionRule rule;
+    rule.allreduce = zero.reduction_allreduces();
+    rule.reduce_scatter = zero.reduction_reduce_scatters();
+    const bool fp16 = s.spec->amp == scenarios::AmpKind::kFp16;
+    rule.allreduce_per_step = fp16 && zero.agrees_on_overflow() ? 1 : 0;
+    rule.synchronising_micro_steps = s.no_sync ? 1 : s.accumulation_steps;
+    rule.what = s.has_replicas()
+                    ? fmt::format("zero stage {} under HSDP ({} replicas of a {}-way shard)",
+                                  s.zero_stage, s.world_size / s.shard_group, s.shard_group)
+                    : fmt::format("zero stage {}", s.zero_stage);
+    return rule;
   }
 
  private:

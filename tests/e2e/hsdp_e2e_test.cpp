@@ -1,11 +1,12 @@
 // hsdp_e2e_test.cpp — hybrid sharding (issue 57: `--modes zero --shard-group S`, 2 replicas of a
 // 2-way shard at 4 ranks) end to end: every check of the zero mode passes at stages 2 and 3, in
 // float64 and in float32 lockstep (optimizer state included); the report records the mesh; a
-// parameter of 17 rows is sharded 9 + 8 and judged; against PyTorch's FSDP2 HSDP on the same
-// batches (fully_shard over a (2, 2) DeviceMesh, the torch 2.x suite) bit for bit in float32 and
-// float64 on toy_cnn;
-// the divide-factor fault and a skipped replica all-reduce FAIL; a mesh that does not fit is
-// refused.
+// parameter of 17 rows is sharded 9 + 8 and judged; each step's reduction issues one reduce-scatter
+// and the replica all-reduce however many micro-steps accumulate (Note [Collective accounting]);
+// against PyTorch's FSDP2 HSDP on the same batches (fully_shard over a (2, 2) DeviceMesh, the
+// torch 2.x suite) bit for bit in float32 and float64 on toy_cnn; the divide-factor fault and a
+// skipped replica all-reduce FAIL (the latter the collective count too); a mesh that does not fit
+// is refused.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -45,23 +46,26 @@ class HsdpE2E : public testing::TempDirTest {
 };
 
 TEST_F(HsdpE2E, TwoReplicasOfATwoWayShardPassEveryCheck) {
-  // Stage 2 in float64 beside ddp; stage 3 in float32 lockstep (its optimizer state shards, each
-  // held by two replicas, compared every step).
+  // Stage 2 in float64 beside ddp, accumulating 2 micro-steps under no_sync; stage 3 in float32
+  // lockstep (its optimizer state shards, each held by two replicas, compared every step).
   struct Case {
     int stage;
     const char* dtype;
     const char* modes;
+    const char* micro_steps;
   };
-  for (const Case& c : {Case{2, "float64", "single,ddp,zero"}, Case{3, "float32", "single,zero"}}) {
+  for (const Case& c :
+       {Case{2, "float64", "single,ddp,zero", "2"}, Case{3, "float32", "single,zero", "1"}}) {
     const std::string dir = path("stage" + std::to_string(c.stage));
-    const auto r =
-        run_hsdp(dir, c.stage, {"--scenario", "toy_cnn", "--modes", c.modes, "--dtype", c.dtype});
+    const auto r = run_hsdp(dir, c.stage,
+                            {"--scenario", "toy_cnn", "--modes", c.modes, "--dtype", c.dtype,
+                             "--accumulation-steps", c.micro_steps});
     ASSERT_EQ(r.exit_code, 0) << c.stage << r.out << r.err;
     EXPECT_NE(r.out.find("mesh (2 replicas, 2-way shard)"), std::string::npos) << r.out;
     const auto report = read_json(dir + "/report.json");
     EXPECT_EQ(report.at("config").at("shard_group"), 2);
     EXPECT_TRUE(report.at("passed").get<bool>()) << c.stage;
-    std::vector<const char*> checks = {"loss", "gradients", "ranks_bitwise_equal"};
+    std::vector<const char*> checks = {"loss", "gradients", "ranks_bitwise_equal", "collectives"};
     if (c.stage == 3) {
       checks.insert(checks.end(), {"updates", "optimizer_state"});  // lockstep's
     } else {
@@ -69,6 +73,19 @@ TEST_F(HsdpE2E, TwoReplicasOfATwoWayShardPassEveryCheck) {
     }
     for (const char* check : checks) {
       EXPECT_EQ(find_check(report, "zero", check).at("status"), "pass") << c.stage << check;
+    }
+    // Each optimizer step's reduction (Note [Collective accounting]) is one reduce-scatter in the
+    // shard group and two all-reduces (the used-parameter map, the replicas), however many
+    // micro-steps accumulated under no_sync.
+    for (const auto& result : report.at("results")) {
+      if (result.at("mode") != "zero") continue;
+      ASSERT_EQ(result.at("collectives").size(), 3u);
+      for (const auto& step : result.at("collectives")) {
+        EXPECT_EQ(step.at("micro_steps"), std::stoi(c.micro_steps)) << step;
+        EXPECT_EQ(step.at("reduction_reduce_scatter"), 1) << step;
+        EXPECT_EQ(step.at("reduction_allreduce"), 2) << step;
+        EXPECT_GT(step.at("reduction_bytes").get<int64_t>(), 0) << step;
+      }
     }
   }
 }
@@ -121,8 +138,9 @@ TEST_F(HsdpE2E, ADivideFactorOrASkippedReplicaAllReduceFails) {
     const char* fault;
     std::vector<const char*> failed;
   };
-  for (const Case& c : {Case{"divide:step=1", {"gradients"}},
-                        Case{"replica:step=1", {"gradients", "ranks_bitwise_equal"}}}) {
+  for (const Case& c :
+       {Case{"divide:step=1", {"gradients"}},
+        Case{"replica:step=1", {"gradients", "ranks_bitwise_equal", "collectives"}}}) {
     const std::string dir = path(std::string(c.fault).substr(0, 6));
     const auto r = run_hsdp(dir, 2,
                             {"--scenario", "toy_cnn", "--modes", "single,zero", "--dtype",

@@ -34,6 +34,11 @@ class Stage1Allreduce : public OwnerStage {
   void clip(double max_norm) override;
   std::vector<at::Tensor> recorded_gradients() override;
   bool holds_every_gradient() const override { return true; }
+  // One per bucket, and the used-parameter map's.
+  int64_t reduction_allreduces() const override {
+    return static_cast<int64_t>(buckets_.size()) + 1;
+  }
+  int64_t reduction_reduce_scatters() const override { return 0; }
 
  private:
   // Parameters in reverse registration order, their gradients flat.

@@ -21,6 +21,12 @@ class Stage2ReduceScatter : public OwnerStage {
   explicit Stage2ReduceScatter(ZeroShared& shared) : OwnerStage(shared) {}
 
   void reduce() override;
+  // The used-parameter map's all-reduce over the world, and with replicas (HSDP) the reduced
+  // shard's over them; one reduce-scatter in the shard group.
+  int64_t reduction_allreduces() const override {
+    return 1 + (shared_.mesh.replicas() != nullptr ? 1 : 0);
+  }
+  int64_t reduction_reduce_scatters() const override { return 1; }
   void clip(double max_norm) override;
   // Each gradient lives on its owner only: gathered for the record, one broadcast per owner.
   std::vector<at::Tensor> recorded_gradients() override;

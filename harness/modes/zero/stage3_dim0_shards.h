@@ -31,6 +31,12 @@ class Stage3Dim0Shards : public ZeroStage {
 
   bool before_forward(bool stale) override;
   void reduce() override;
+  // The used-parameter map's all-reduce over the world, and with replicas (HSDP) the reduced
+  // shard's over them; one reduce-scatter in the shard group.
+  int64_t reduction_allreduces() const override {
+    return 1 + (shared_.mesh.replicas() != nullptr ? 1 : 0);
+  }
+  int64_t reduction_reduce_scatters() const override { return 1; }
   // Every parameter, each of which holds only this rank's shard when it steps.
   std::vector<at::Tensor> optimizer_parameters() const override { return shared_.params; }
   void clip(double max_norm) override;

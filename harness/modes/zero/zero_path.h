@@ -94,6 +94,11 @@ class ZeroPath : public GradientPath {
   // Gradient bytes this rank put on the wire in the last step.
   int64_t bytes_per_step() const { return shared_.bytes_per_step; }
   const ranks::RankDisagreement& disagreement() const { return disagreement_; }
+  // What one synchronising micro-step's reduction issues (Note [Collective accounting]), and what
+  // each optimizer step adds (--amp fp16's overflow agreement at stages 2 and 3).
+  int64_t reduction_allreduces() const { return stage_->reduction_allreduces(); }
+  int64_t reduction_reduce_scatters() const { return stage_->reduction_reduce_scatters(); }
+  bool agrees_on_overflow() const { return !stage_->holds_every_gradient(); }
 
  private:
   // The parameter a grad/shard/owner/state fault names (a grad fault's tensor, else the first

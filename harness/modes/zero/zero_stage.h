@@ -93,6 +93,9 @@ class ZeroStage {
   // The parameter the shard, owner and state faults corrupt: the first with values this rank
   // steps; -1 when it steps none.
   virtual int64_t first_owned_parameter() const = 0;
+  // What reduce() issues, by kind (Note [Collective accounting]).
+  virtual int64_t reduction_allreduces() const = 0;
+  virtual int64_t reduction_reduce_scatters() const = 0;
   // Every rank holds every averaged gradient (so every rank sees an overflow on its own).
   virtual bool holds_every_gradient() const { return false; }
   // The parameters are sharded between steps (stage 3): the optimizer is whole, and the ranks
