@@ -19,5 +19,7 @@ std::string memory_section(const RunReport& r);
 std::string repeats_section(const RunReport& r);
 // Every rank's compute per timed step and the straggler (html_ranks.cpp); "" without ranks.
 std::string ranks_section(const RunReport& r);
+// Per ddp or zero point, rank 0's collectives per checked step (html_collectives.cpp).
+std::string collectives_section(const RunReport& r);
 
 }  // namespace ddpbench::reports::html

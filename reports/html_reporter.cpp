@@ -280,8 +280,8 @@ std::string HtmlReporter::render(const RunReport& r) const {
                                              xml_escape(c.model_notes))) +
          verdict_section(r) + html::scaling_section(r) + html::repeats_section(r) +
          html::ranks_section(r) + html::phases_section(r) + html::loss_section(r) + amp_section(r) +
-         sampler_section(r) + checks_section(r) + html::memory_section(r) + environment_section(r) +
-         "</body></html>\n";
+         sampler_section(r) + checks_section(r) + html::memory_section(r) +
+         html::collectives_section(r) + environment_section(r) + "</body></html>\n";
 }
 
 }  // namespace ddpbench::reports

@@ -10,6 +10,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -87,6 +89,10 @@ TEST_F(HsdpE2E, TwoReplicasOfATwoWayShardPassEveryCheck) {
         EXPECT_GT(step.at("reduction_bytes").get<int64_t>(), 0) << step;
       }
     }
+    std::ifstream html(dir + "/report.html");
+    const std::string page((std::istreambuf_iterator<char>(html)), {});
+    EXPECT_NE(page.find("Collectives per checked step"), std::string::npos);
+    EXPECT_NE(page.find("mesh (2 replicas, 2-way shard)"), std::string::npos);
   }
 }
 
