@@ -7,13 +7,9 @@
 
 #include "reports/html_figures.h"
 #include "reports/junit_reporter.h"  // xml_escape
+#include "reports/memory_rows.h"     // mib
 
 namespace ddpbench::reports::html {
-namespace {
-
-double mib(int64_t bytes) { return static_cast<double>(bytes) / (1 << 20); }
-
-}  // namespace
 
 std::string collectives_section(const RunReport& r) {
   std::string rows;

@@ -10,6 +10,7 @@
 #include "reports/html_figures.h"
 #include "reports/html_style.h"
 #include "reports/junit_reporter.h"  // xml_escape
+#include "reports/memory_rows.h"     // mib
 #include "reports/verdict.h"
 
 namespace ddpbench::reports {
@@ -155,8 +156,7 @@ std::string peak_memory_text(const RunReport& r) {
     if (m.peak_device_memory_bytes.empty()) continue;
     std::string values;
     for (const int64_t b : m.peak_device_memory_bytes) {
-      values +=
-          fmt::format("{}{:.1f}", values.empty() ? "" : " / ", static_cast<double>(b) / (1 << 20));
+      values += fmt::format("{}{:.1f}", values.empty() ? "" : " / ", mib(b));
     }
     const size_t n = m.peak_device_memory_bytes.size();
     const char* per = m.mode == Mode::kDdp || m.mode == Mode::kZero ? "rank" : "device";

@@ -4,8 +4,6 @@
 namespace ddpbench::reports {
 namespace {
 
-double mib(int64_t bytes) { return static_cast<double>(bytes) / (1 << 20); }
-
 const ModeResult* ddp_at(const RunReport& report, int64_t world_size) {
   for (const ModeResult& r : report.results) {
     if (r.mode == Mode::kDdp && r.world_size == world_size && !r.memory.empty()) return &r;

@@ -29,4 +29,7 @@ struct MemoryRow {
 
 std::vector<MemoryRow> memory_rows(const RunReport& report);
 
+// Bytes in mebibytes, as every memory and traffic figure of the reports shows them.
+inline double mib(int64_t bytes) { return static_cast<double>(bytes) / (1 << 20); }
+
 }  // namespace ddpbench::reports

@@ -91,7 +91,7 @@ reports::RunConfig config_record(const training::RunSetup& s, int64_t threads,
   c.cpu_pinning = s.cpu_pinning;
   c.scaling = s.strong_scaling ? "strong" : "weak";
   c.zero_stage = s.has_mode(modes::ModeKind::kZero) ? s.zero_stage : 0;
-  c.shard_group = s.has_replicas() ? s.shard_group : 0;
+  c.shard_group = s.shard_group;
   c.scenario_config = spec.configured_by;
   c.scenario_yaml = scenarios::scenario_yaml(spec);
   c.accumulation_steps = s.accumulation_steps;

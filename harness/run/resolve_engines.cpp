@@ -185,7 +185,7 @@ void resolve_zero(const RunRequest& o, training::RunSetup& s) {
         "a divisor of --gpus {} (or drop --shard-group to shard over all of them)",
         g, k, k));
   }
-  s.shard_group = g;
+  s.shard_group = g < k ? g : 0;  // S = K is the one-replica zero: kept as 0, as without the flag
 }
 
 // The DDP engine's settings: the engine, its buckets, its hook, its buffer and graph options.

@@ -66,7 +66,7 @@ c10::impl::GenericDict oracle_meta(const RunSetup& setup,
   meta.insert("accumulation_steps", setup.accumulation_steps);
   meta.insert("no_sync", setup.no_sync);
   // HSDP (--shard-group S): the oracle's --fsdp shards over a (K/S, S) mesh; 0 = the world.
-  meta.insert("shard_group", setup.has_replicas() ? setup.shard_group : int64_t{0});
+  meta.insert("shard_group", setup.shard_group);
   return meta;
 }
 

@@ -65,6 +65,9 @@ reports::CheckRecord collective_count_check(comm::Communicator& comm,
   const int64_t want_allreduce =
       rule.allreduce < 0 ? -1 : rule.allreduce * sync + rule.allreduce_per_step;
   const int64_t want_scatter = rule.reduce_scatter < 0 ? -1 : rule.reduce_scatter * sync;
+  // A count the rule wants, for the check's detail: "any" where that kind is not judged.
+  const std::string allreduces = want_allreduce < 0 ? "any" : fmt::format("{}", want_allreduce);
+  const std::string scatters = want_scatter < 0 ? "any" : fmt::format("{}", want_scatter);
   reports::CheckRecord c;
   c.name = reports::Stage::kCollectives;
   c.measure = reports::Measure::kExact;
@@ -85,19 +88,15 @@ reports::CheckRecord collective_count_check(comm::Communicator& comm,
       first = fmt::format(
           "rank {} issued {} all-reduce(s) and {} reduce-scatter(s) in step {}'s gradient "
           "reduction, where {} issues {} and {}",
-          r, v[i + 1], v[i + 2], v[i], rule.what,
-          want_allreduce < 0 ? "any" : fmt::format("{}", want_allreduce),
-          want_scatter < 0 ? "any" : fmt::format("{}", want_scatter));
+          r, v[i + 1], v[i + 2], v[i], rule.what, allreduces, scatters);
     }
   }
   c.error = c.outside > 0 ? 1.0 : 0.0;
-  c.detail = c.outside > 0
-                 ? first
-                 : fmt::format(
-                       "every rank issued {} all-reduce(s) and {} reduce-scatter(s) in "
-                       "each step's gradient reduction, as {} must",
-                       want_allreduce < 0 ? "any" : fmt::format("{}", want_allreduce),
-                       want_scatter < 0 ? "any" : fmt::format("{}", want_scatter), rule.what);
+  c.detail = c.outside > 0 ? first
+                           : fmt::format(
+                                 "every rank issued {} all-reduce(s) and {} reduce-scatter(s) in "
+                                 "each step's gradient reduction, as {} must",
+                                 allreduces, scatters, rule.what);
   c.status = reports::check_status(c, {});
   return c;
 }

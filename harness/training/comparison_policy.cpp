@@ -19,7 +19,7 @@ compare::LimitSettings limit_settings(const RunSetup& setup) {
   s.ddp_impl = modes::ddp::ddp_impl_name(setup.ddp.impl);
   s.world_size = setup.world_size;
   s.zero_stage = setup.zero_stage;
-  s.shard_group = setup.has_replicas() ? setup.shard_group : 0;
+  s.shard_group = setup.shard_group;
   s.clipping = setup.spec->clip_grad_norm.has_value();
   return s;
 }

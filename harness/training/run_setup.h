@@ -82,7 +82,8 @@ struct RunSetup {
   // The zero mode's ZeRO stage (1, 2 or 3).
   int64_t zero_stage = 1;
   // --shard-group S: the zero mode shards over groups of S ranks and replicates across the K/S
-  // groups (HSDP, modes/zero/hsdp_mesh.h); 0: over the whole world.
+  // groups (HSDP, modes/zero/hsdp_mesh.h); 0: over the whole world (S = K is kept as 0, so that
+  // every reader of the value sees 0 without replicas).
   int64_t shard_group = 0;
   // A rank runs out of batches within the run (GlobalBatchPlan::joins_within): the per-rank
   // modes train inside PyTorch's Join (Note [PyTorch's Join, as it runs]).
@@ -91,7 +92,7 @@ struct RunSetup {
   bool has_mode(modes::ModeKind mode) const { return modes::has_mode(modes, mode); }
   // Whether zero runs as HSDP with two or more replicas.
   bool has_replicas() const {
-    return has_mode(modes::ModeKind::kZero) && shard_group > 0 && shard_group < world_size;
+    return shard_group > 0;  // resolve_zero sets it for zero with S < K only
   }
   // Whether a mode runs one process per rank (ddp, zero): the run has a backend and a launch.
   bool has_per_rank_mode() const { return !modes::per_rank_modes(modes).empty(); }
