@@ -150,7 +150,8 @@ void add_engine_flags(CLI::App& cmd, run::RunRequest& r) {
                  "DDP engine: bucketed (ddpbench's, overlapping), naive, or c10d (PyTorch's own "
                  "Reducer, as torch.nn.parallel.DistributedDataParallel drives it)")
       ->check(CLI::IsMember(run::ddp_impl_choices()));
-  cmd.add_option("--bucket-cap-mb", r.bucket_cap_mb, "DDP bucket cap in MiB")
+  cmd.add_option("--bucket-cap-mb", r.bucket_cap_mb,
+                 "DDP bucket cap in MiB (zero stages 1 and 2 bucket their gradients as DDP does)")
       ->each([&r](const std::string&) { r.bucket_cap_given = true; });
   cmd.add_flag("--static-graph", r.static_graph,
                "DDP static_graph=True (--ddp-impl c10d): the first iteration's reduction is "

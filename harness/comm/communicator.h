@@ -26,6 +26,19 @@ class Work {
   virtual void wait() = 0;
 };
 
+// A Work already done: a collective that finished when it was issued, or sent nothing.
+class CompletedWork : public Work {
+ public:
+  void wait() override {}
+};
+
+// A reduce-scatter under way: `block` holds this rank's block of the sum once work->wait()
+// returned.
+struct ScatterWork {
+  std::shared_ptr<Work> work;
+  at::Tensor block;
+};
+
 class Communicator {
  public:
   virtual ~Communicator() = default;
@@ -47,6 +60,11 @@ class Communicator {
   // multiple of the world size. Same dtypes as allreduce_sum. Whether the backend has a native
   // reduce-scatter or emulates it is BackendTraits::native_reduce_scatter.
   virtual at::Tensor reduce_scatter_sum(const at::Tensor& input) = 0;
+  // reduce_scatter_sum, asynchronous, for reductions that overlap backward (zero stage 2's
+  // buckets): `input` must stay alive and untouched until work->wait() returns, and what it holds
+  // afterwards is unspecified (a backend may sum in place and hand back a view of it). The default
+  // is the blocking one, done when it returns.
+  virtual ScatterWork reduce_scatter_sum_async(at::Tensor input);
   virtual void barrier() = 0;
   // Counts collectives issued so far (tests use it, e.g. "SyncBN eval sends nothing").
   virtual int64_t collectives_issued() const = 0;
@@ -63,6 +81,10 @@ class Communicator {
   // it a rendezvous to split); a bare backend's throws std::logic_error.
   virtual std::unique_ptr<Communicator> split(int color);
 };
+
+inline ScatterWork Communicator::reduce_scatter_sum_async(at::Tensor input) {
+  return {std::make_shared<CompletedWork>(), reduce_scatter_sum(input)};
+}
 
 inline std::unique_ptr<Communicator> Communicator::split(int /*color*/) {
   throw std::logic_error("this communicator cannot split: only launch::join_world's can");

@@ -97,6 +97,15 @@ class GlooCommunicator : public Communicator {
   at::Tensor reduce_scatter_sum(const at::Tensor& input) override {
     return reduce_scatter_by_allreduce(*this, input, "gloo");
   }
+  // The same allreduce, started and left in place: no copy of the input, whose block this rank
+  // keeps is a view of it.
+  ScatterWork reduce_scatter_sum_async(at::Tensor input) override {
+    const int64_t block = reduce_scatter_block(input, world_size_, "gloo");
+    if (!input.is_contiguous()) return Communicator::reduce_scatter_sum_async(std::move(input));
+    at::Tensor flat = input.view(-1);
+    at::Tensor mine = flat.narrow(0, rank_ * block, block);
+    return {allreduce_sum(std::move(flat)), std::move(mine)};
+  }
 
   void barrier() override { pg_->barrier()->wait(); }
 

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <optional>
 #include <utility>
 
 #include "errors.h"
@@ -70,12 +71,6 @@ struct CountsCell {
   CollectiveCounts counts;
 };
 
-// The skip fault's allreduce: nothing was sent, nothing to wait for.
-class SkippedWork : public Work {
- public:
-  void wait() override {}
-};
-
 class RecordingCommunicator : public Communicator {
  public:
   RecordingCommunicator(std::unique_ptr<Communicator> inner,
@@ -93,7 +88,7 @@ class RecordingCommunicator : public Communicator {
 
   std::shared_ptr<Work> allreduce_sum(at::Tensor tensor) override {
     const CollectiveFault fault = fault_now();
-    if (fault == CollectiveFault::kSkip) return std::make_shared<SkippedWork>();
+    if (fault == CollectiveFault::kSkip) return std::make_shared<CompletedWork>();  // nothing sent
     if (fault == CollectiveFault::kShorten && tensor.numel() > 1 && tensor.is_contiguous()) {
       tensor = tensor.view(-1).narrow(0, 0, tensor.numel() - 1);
     }
@@ -122,18 +117,26 @@ class RecordingCommunicator : public Communicator {
 
   at::Tensor reduce_scatter_sum(const at::Tensor& given) override {
     at::Tensor input = given;
-    const CollectiveFault fault = fault_now();
-    const int64_t world = inner_->world_size();
-    if (fault == CollectiveFault::kSkip && given.numel() % world == 0) {
-      return given.reshape(-1).chunk(world)[inner_->rank()].clone();  // its own block, unsummed
-    }
-    if (fault == CollectiveFault::kShorten && given.numel() > world && given.is_contiguous()) {
-      input = given.view(-1).narrow(0, 0, given.numel() - world);  // still world equal blocks
-    }
+    if (std::optional<at::Tensor> skipped = scatter_fault(input)) return *skipped;
     const int64_t seq = start(FlightOp::kReduceScatter, input.scalar_type(), input.numel());
     at::Tensor out;
     blocking(seq, [&] { out = inner_->reduce_scatter_sum(input); });
     return out;
+  }
+
+  ScatterWork reduce_scatter_sum_async(at::Tensor input) override {
+    if (std::optional<at::Tensor> skipped = scatter_fault(input)) {
+      return {std::make_shared<CompletedWork>(), *skipped};
+    }
+    const int64_t seq = start(FlightOp::kReduceScatter, input.scalar_type(), input.numel());
+    try {
+      ScatterWork inner = inner_->reduce_scatter_sum_async(std::move(input));
+      return {std::make_shared<RecordedWork>(std::move(inner.work), recorder_, seq),
+              std::move(inner.block)};
+    } catch (...) {
+      recorder_->failed(seq);
+      throw;
+    }
   }
 
   void barrier() override {
@@ -169,6 +172,20 @@ class RecordingCommunicator : public Communicator {
     if (recorder_->current_step() < options_.fault_step) return CollectiveFault::kNone;
     fired_ = true;
     return options_.fault;
+  }
+
+  // The collective fault on a reduce-scatter: skip returns this rank's own block, unsummed, and
+  // sends nothing; shorten drops the input's last `world` elements (still world equal blocks).
+  std::optional<at::Tensor> scatter_fault(at::Tensor& input) {
+    const CollectiveFault fault = fault_now();
+    const int64_t world = inner_->world_size();
+    if (fault == CollectiveFault::kSkip && input.numel() % world == 0) {
+      return input.reshape(-1).chunk(world)[inner_->rank()].clone();
+    }
+    if (fault == CollectiveFault::kShorten && input.numel() > world && input.is_contiguous()) {
+      input = input.view(-1).narrow(0, 0, input.numel() - world);
+    }
+    return std::nullopt;
   }
 
   // Records the collective and, under --debug-collectives, proves every rank issues the same one.

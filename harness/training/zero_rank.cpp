@@ -28,7 +28,8 @@ class ZeroRankDriver final : public RankModeDriver {
     if (!checking) options.fault.reset();  // faults belong to the check phase
     options.sync_bn = in_.setup.sync_bn;
     options.in_join = in_.setup.in_join;
-    options.shard_group = in_.setup.has_replicas() ? in_.setup.shard_group : 0;
+    options.shard_group = in_.setup.shard_group;
+    options.bucket_bytes = in_.setup.ddp.reducer.limits.bucket_cap_bytes;
     return std::make_unique<ZeroPath>(*in_.setup.spec, instance, comm_, in_.context, options);
   }
 

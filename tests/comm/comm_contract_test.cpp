@@ -139,6 +139,15 @@ void check_contract(Communicator& comm, at::ScalarType dtype, int64_t n) {
       wrong_elements(scattered, contract_sum(world * n, world, dtype, 1).narrow(0, rank * n, n)),
       "")
       << who << "reduce_scatter_sum block " << rank;
+  // Its asynchronous form: the same block once waited, whatever the backend does to the input.
+  ScatterWork pending =
+      comm.reduce_scatter_sum_async(contract_input(world * n, rank, world, dtype, 1));
+  ++issued;
+  pending.work->wait();
+  EXPECT_EQ(wrong_elements(pending.block,
+                           contract_sum(world * n, world, dtype, 1).narrow(0, rank * n, n)),
+            "")
+      << who << "reduce_scatter_sum_async block " << rank;
   if (world > 1) {
     EXPECT_THROW(comm.reduce_scatter_sum(contract_input(world * n + 1, rank, world, dtype, 0)),
                  std::invalid_argument)

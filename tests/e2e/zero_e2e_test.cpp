@@ -323,6 +323,45 @@ TEST_F(ZeroE2E, ScaleChartsMemoryPerRankAgainstK) {
   EXPECT_NE(html.find("id=\"chart-memory\""), std::string::npos);
 }
 
+// Stages 1 and 2 reduce bucket by bucket during backward, in DDP's --bucket-cap-mb buckets. At
+// 0.01 MiB toy_cnn's float64 gradients (in backward's order: fc3.bias, fc3.weight 6,720 B,
+// fc2.bias | fc2.weight 80,640 B | fc1.bias | fc1.weight | conv2.bias | conv2.weight | conv1.bias,
+// conv1.weight) make 7 buckets: every step's reduction is 7 allreduces (stage 1) or 7
+// reduce-scatters (stage 2), plus the used-parameter map's allreduce, and under HSDP one replica
+// all-reduce per bucket; the result is still ddp's bit for bit at 2 ranks.
+TEST_F(ZeroE2E, StagesOneAndTwoReduceBucketByBucket) {
+  for (int stage : {1, 2}) {
+    const std::string dir = path("buckets" + std::to_string(stage));
+    const auto r =
+        run_zero(dir, stage, "single,ddp,zero", {"--dtype", "float64", "--bucket-cap-mb", "0.01"});
+    ASSERT_EQ(r.exit_code, 0) << stage << r.out << r.err;
+    const auto report = read_json(dir + "/report.json");
+    EXPECT_TRUE(report.at("passed").get<bool>()) << stage;
+    for (const char* check : {"gradients", "matches_ddp", "collectives"}) {
+      EXPECT_EQ(find_check(report, "zero", check).at("status"), "pass") << stage << check;
+    }
+    const auto& steps = testing::result_of(report, "zero").at("collectives");
+    ASSERT_FALSE(steps.empty());
+    for (const auto& step : steps) {
+      EXPECT_EQ(step.at("reduction_allreduce"), stage == 1 ? 8 : 1) << stage << step;
+      EXPECT_EQ(step.at("reduction_reduce_scatter"), stage == 1 ? 0 : 7) << stage << step;
+    }
+  }
+  const std::string dir = path("buckets-hsdp");
+  const auto r = ddpbench({"run",     "--scenario",      "toy_cnn",     "--gpus",
+                           "4",       "--modes",         "single,zero", "--zero-stage",
+                           "2",       "--shard-group",   "2",           "--dtype",
+                           "float64", "--bucket-cap-mb", "0.01",        "--steps",
+                           "2",       "--check-only",    "--out",       dir});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto report = read_json(dir + "/report.json");
+  EXPECT_TRUE(report.at("passed").get<bool>()) << r.out;
+  for (const auto& step : testing::result_of(report, "zero").at("collectives")) {
+    EXPECT_EQ(step.at("reduction_allreduce"), 1 + 7) << step;
+    EXPECT_EQ(step.at("reduction_reduce_scatter"), 7) << step;
+  }
+}
+
 TEST_F(ZeroE2E, GradientAccumulationReducesOncePerStep) {
   // Stage 3 keeps the parameters gathered and the gradients whole over the no_sync micro-steps.
   for (const char* stage : {"2", "3"}) {

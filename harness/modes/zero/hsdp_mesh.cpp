@@ -49,18 +49,29 @@ HsdpMesh::HsdpMesh(comm::Communicator& world, int64_t shard_group) : world_(worl
 
 int64_t finish_hsdp_reduction(HsdpMesh& mesh, const DivideFactors& factors, at::Tensor& mine,
                               const HsdpFaults& faults) {
+  int64_t bytes = 0;
+  start_replica_reduction(mesh, factors, mine, faults, bytes)->wait();
+  finish_replica_reduction(mesh, factors, mine, faults);
+  return bytes;
+}
+
+std::shared_ptr<comm::Work> start_replica_reduction(HsdpMesh& mesh, const DivideFactors& factors,
+                                                    at::Tensor& mine, const HsdpFaults& faults,
+                                                    int64_t& bytes) {
   // tensor.div_, as FSDP2's _div_if_needed and gloo's AVG: a division, not a reciprocal's product.
   if (factors.after_shard != 1) mine.div_(factors.after_shard);
-  int64_t bytes = 0;
-  if (comm::Communicator* replicas = mesh.replicas();
-      replicas != nullptr && !faults.skip_replicas) {
-    comm::allreduce_sum_blocking(*replicas, mine);
-    bytes = mine.numel() * static_cast<int64_t>(mine.element_size());
-  }
+  bytes = 0;
+  comm::Communicator* replicas = mesh.replicas();
+  if (replicas == nullptr || faults.skip_replicas) return std::make_shared<comm::CompletedWork>();
+  bytes = mine.numel() * static_cast<int64_t>(mine.element_size());
+  return replicas->allreduce_sum(mine);
+}
+
+void finish_replica_reduction(const HsdpMesh& mesh, const DivideFactors& factors, at::Tensor& mine,
+                              const HsdpFaults& faults) {
   if (factors.after != 1) mine.div_(factors.after);
   // The divide-factor bug: the sum over K ranks divided by S alone.
   if (faults.over_shard_group) mine.mul_(static_cast<double>(mesh.replica_count()));
-  return bytes;
 }
 
 }  // namespace ddpbench::modes::zero

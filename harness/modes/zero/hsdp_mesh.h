@@ -74,4 +74,14 @@ class HsdpMesh {
 int64_t finish_hsdp_reduction(HsdpMesh& mesh, const DivideFactors& factors, at::Tensor& mine,
                               const HsdpFaults& faults);
 
+// finish_hsdp_reduction in two halves, so that one bucket's replica all-reduce overlaps the next
+// bucket's wait (zero stage 2): the shard group's AVG and the all-reduce started (a done Work
+// without replicas or under the replica fault; `bytes` gets what it puts on the wire), then, once
+// it is waited on, the final division.
+std::shared_ptr<comm::Work> start_replica_reduction(HsdpMesh& mesh, const DivideFactors& factors,
+                                                    at::Tensor& mine, const HsdpFaults& faults,
+                                                    int64_t& bytes);
+void finish_replica_reduction(const HsdpMesh& mesh, const DivideFactors& factors, at::Tensor& mine,
+                              const HsdpFaults& faults);
+
 }  // namespace ddpbench::modes::zero

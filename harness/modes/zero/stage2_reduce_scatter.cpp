@@ -3,59 +3,70 @@
 
 #include <torch/torch.h>
 
-#include <algorithm>
-
 #include "scenarios/optim/clip_grad_norm.h"
 
 namespace ddpbench::modes::zero {
 
+Stage2ReduceScatter::Stage2ReduceScatter(ZeroShared& shared, int64_t bucket_bytes)
+    : OwnerStage(shared),
+      buckets_(shared, shared.partition.owner, shared.mesh.shard().world_size(), bucket_bytes,
+               /*release_between_steps=*/true,
+               [this](size_t index, GradientBuckets::Bucket& bucket) { launch(index, bucket); }),
+      scatters_(buckets_.size()) {}
+
+void Stage2ReduceScatter::launch(size_t index, GradientBuckets::Bucket& bucket) {
+  shared_.divide.apply_before(bucket.flat);
+  scatters_[index] = shared_.mesh.shard().reduce_scatter_sum_async(bucket.flat);
+}
+
 void Stage2ReduceScatter::reduce() {
   std::vector<at::Tensor>& params = shared_.params;
-  const ZeroPartition& partition = shared_.partition;
-  comm::Communicator& comm = shared_.mesh.shard();
-  shared_.faults.apply_before_reduce(params);
-  // Block r of the input holds shard rank r's parameters' gradients in its optimizer's order,
-  // padded to the largest rank's elements; rank r keeps block r of the sum.
-  const int world = comm.world_size();
-  shared_.used.mark_gradients(params);
+  const int rank = shared_.mesh.shard().rank();
+  buckets_.finish_backward();
   const std::shared_ptr<comm::Work> used =
       shared_.used.start(shared_.comm, params.front().device());
-  int64_t block = 1;
-  for (const int64_t n : partition.rank_numel) block = std::max(block, n);
-  at::Tensor input = at::zeros({world * block}, params.front().options());
-  for (int r = 0; r < world; ++r) {
-    int64_t offset = r * block;
-    for (const int64_t i : partition.rank_params[static_cast<size_t>(r)]) {
-      const at::Tensor& g = gradient_or_zeros(params[static_cast<size_t>(i)]);
-      input.narrow(0, offset, g.numel()).copy_(g.reshape(-1));
-      offset += g.numel();
-    }
+  // Each bucket's block of the sum: this rank's parameters' averaged gradients. Under HSDP a
+  // block's replica all-reduce starts as soon as its reduce-scatter is done, while the next
+  // bucket's is waited on.
+  std::vector<at::Tensor> mine(buckets_.size());
+  std::vector<std::shared_ptr<comm::Work>> replicas(buckets_.size());
+  shared_.bytes_per_step = 0;
+  for (size_t b = 0; b < buckets_.size(); ++b) {
+    const at::Tensor& flat = buckets_.buckets()[b].flat;
+    scatters_[b].work->wait();
+    mine[b] = std::move(scatters_[b].block);  // a view of the bucket on some backends (gloo)
+    scatters_[b] = {};
+    int64_t replica_bytes = 0;
+    replicas[b] = start_replica_reduction(shared_.mesh, shared_.divide, mine[b],
+                                          shared_.hsdp_faults, replica_bytes);
+    shared_.bytes_per_step +=
+        flat.numel() * static_cast<int64_t>(flat.element_size()) + replica_bytes;
   }
-  shared_.divide.apply_before(input);
+  for (size_t b = 0; b < buckets_.size(); ++b) {
+    replicas[b]->wait();
+    finish_replica_reduction(shared_.mesh, shared_.divide, mine[b], shared_.hsdp_faults);
+  }
   used->wait();
   shared_.used.finish();
-  at::Tensor mine = comm.reduce_scatter_sum(input);
-  const int64_t replica_bytes =
-      finish_hsdp_reduction(shared_.mesh, shared_.divide, mine, shared_.hsdp_faults);
-  int64_t offset = 0;
-  for (const int64_t i : partition.rank_params[static_cast<size_t>(comm.rank())]) {
-    at::Tensor& g = params[static_cast<size_t>(i)].mutable_grad();
-    const int64_t n = params[static_cast<size_t>(i)].numel();
-    if (!shared_.used.anywhere(static_cast<size_t>(i))) {
-      g.reset();  // no rank used it: None, as single-device's
-    } else {
-      // A rank that used none of its own (a joined rank) receives them here.
-      if (!g.defined()) g = at::empty_like(params[static_cast<size_t>(i)]);
-      g.copy_(mine.narrow(0, offset, n).view_as(g));
+  const ZeroPartition& partition = shared_.partition;
+  for (size_t b = 0; b < buckets_.size(); ++b) {
+    for (const int64_t i : buckets_.buckets()[b].params) {
+      at::Tensor& p = params[static_cast<size_t>(i)];
+      if (partition.owner[static_cast<size_t>(i)] != rank ||
+          !shared_.used.anywhere(static_cast<size_t>(i))) {
+        // The others' gradients are theirs now: freed, as ZeRO-2 frees them; a parameter no
+        // rank used keeps None, as single-device's.
+        p.mutable_grad().reset();
+        continue;
+      }
+      // Copied out of the block, which may be a view of the bucket: the bucket and its padding
+      // go, and a rank holds its own gradients only (the memory table counts them). A rank that
+      // used none of its own (a joined rank) receives them here too.
+      p.mutable_grad() =
+          mine[b].narrow(0, buckets_.offset_in_block(i), p.numel()).view(p.sizes()).clone();
     }
-    offset += n;
   }
-  // The others' gradients are theirs now: freed, as ZeRO-2 frees them.
-  for (size_t i = 0; i < params.size(); ++i) {
-    if (partition.owner[i] != comm.rank()) params[i].mutable_grad().reset();
-  }
-  shared_.bytes_per_step =
-      input.numel() * static_cast<int64_t>(input.element_size()) + replica_bytes;
+  buckets_.reset();
 }
 
 void Stage2ReduceScatter::clip(double max_norm) {

@@ -28,7 +28,7 @@ namespace {
 // them), and what trains partitioned over the ranks; a frozen parameter stays whole on every
 // rank, as in DDP.
 ZeroShared share(torch::nn::Module& module, comm::Communicator& comm, HsdpMesh& mesh,
-                 int64_t shard_group, const runtime::ExecutionContext& context) {
+                 const runtime::ExecutionContext& context) {
   context.place_model(module);
   TrainedParameters trained = trained_parameters(module);
   {
@@ -40,7 +40,7 @@ ZeroShared share(torch::nn::Module& module, comm::Communicator& comm, HsdpMesh& 
   ZeroPartition partition = partition_of(trained.tensors, mesh.shard().world_size());
   const size_t count = trained.tensors.size();
   const DivideFactors divide = hsdp_divide_factors(
-      comm.world_size(), shard_group,
+      comm.world_size(), mesh.replicas() != nullptr ? mesh.shard().world_size() : 0,
       trained.tensors.empty() ? at::kFloat : trained.tensors.front().scalar_type());
   return ZeroShared{module,
                     comm,
@@ -55,9 +55,9 @@ ZeroShared share(torch::nn::Module& module, comm::Communicator& comm, HsdpMesh& 
 std::unique_ptr<ZeroStage> make_stage(ZeroShared& shared, const ZeroPathOptions& options) {
   switch (options.stage) {
     case 1:
-      return std::make_unique<Stage1Allreduce>(shared);
+      return std::make_unique<Stage1Allreduce>(shared, options.bucket_bytes);
     case 2:
-      return std::make_unique<Stage2ReduceScatter>(shared);
+      return std::make_unique<Stage2ReduceScatter>(shared, options.bucket_bytes);
     case 3:
       return std::make_unique<Stage3Dim0Shards>(
           shared, fault_on_rank(options.fault, FaultKind::kGather, shared.comm.rank()));
@@ -75,7 +75,7 @@ ZeroPath::ZeroPath(const scenarios::ScenarioSpec& spec, scenarios::ScenarioInsta
       model_(instance.model),
       options_(std::move(options)),
       mesh_(std::make_unique<HsdpMesh>(comm, options_.shard_group)),
-      shared_(share(*model_.ptr(), comm, *mesh_, options_.shard_group, context)),
+      shared_(share(*model_.ptr(), comm, *mesh_, context)),
       draws_(std::make_unique<ForwardDraws>(module())),
       stage_(make_stage(shared_, options_)) {
   if (options_.sync_bn) {

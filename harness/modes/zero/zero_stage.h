@@ -34,9 +34,9 @@ struct GradientFaults {
   double eps = 0;
   bool overflow_first = false;  // an inf in the first parameter's gradient (the inf fault)
 
-  // On gradient `index`'s final value in its bucket slot (stage 1).
+  // On gradient `index`'s final value in its bucket slot (stages 1 and 2).
   void apply(int64_t index, const at::Tensor& gradient) const;
-  // On the gradients as backward left them, before they are reduce-scattered (stages 2 and 3); a
+  // On the gradients as backward left them, before they are reduce-scattered (stage 3); a
   // faulted gradient that backward did not reach is made zeros first.
   void apply_before_reduce(std::vector<at::Tensor>& parameters) const;
 };
