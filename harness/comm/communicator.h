@@ -37,6 +37,13 @@ class CompletedWork : public Work {
 struct ScatterWork {
   std::shared_ptr<Work> work;
   at::Tensor block;
+
+  // After wait(): the block with storage of its own, a copy where it is a view of the input (gloo
+  // sums in place), so that what is kept of a reduction does not keep its whole input alive.
+  at::Tensor owned_block() const {
+    const auto bytes = static_cast<size_t>(block.numel()) * block.element_size();
+    return block.storage().nbytes() > bytes ? block.clone() : block;
+  }
 };
 
 class Communicator {

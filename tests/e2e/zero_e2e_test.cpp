@@ -323,14 +323,14 @@ TEST_F(ZeroE2E, ScaleChartsMemoryPerRankAgainstK) {
   EXPECT_NE(html.find("id=\"chart-memory\""), std::string::npos);
 }
 
-// Stages 1 and 2 reduce bucket by bucket during backward, in DDP's --bucket-cap-mb buckets. At
+// Every stage reduces bucket by bucket during backward, in DDP's --bucket-cap-mb buckets. At
 // 0.01 MiB toy_cnn's float64 gradients (in backward's order: fc3.bias, fc3.weight 6,720 B,
 // fc2.bias | fc2.weight 80,640 B | fc1.bias | fc1.weight | conv2.bias | conv2.weight | conv1.bias,
 // conv1.weight) make 7 buckets: every step's reduction is 7 allreduces (stage 1) or 7
-// reduce-scatters (stage 2), plus the used-parameter map's allreduce, and under HSDP one replica
-// all-reduce per bucket; the result is still ddp's bit for bit at 2 ranks.
-TEST_F(ZeroE2E, StagesOneAndTwoReduceBucketByBucket) {
-  for (int stage : {1, 2}) {
+// reduce-scatters (stages 2 and 3), plus the used-parameter map's allreduce, and under HSDP one
+// replica all-reduce per bucket; the result is still ddp's bit for bit at 2 ranks.
+TEST_F(ZeroE2E, EveryStageReducesBucketByBucket) {
+  for (int stage : {1, 2, 3}) {
     const std::string dir = path("buckets" + std::to_string(stage));
     const auto r =
         run_zero(dir, stage, "single,ddp,zero", {"--dtype", "float64", "--bucket-cap-mb", "0.01"});

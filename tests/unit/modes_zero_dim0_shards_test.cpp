@@ -92,6 +92,33 @@ TEST(Dim0Shards, TheReduceScatterLeavesEachRankItsChunkOfTheAverage) {
   });
 }
 
+// A bucket's reduce-scatter (some parameters, in backward's order, as stage 3 starts it during
+// backward) leaves each rank the same chunks as the whole model's; an undefined gradient is zeros.
+TEST(Dim0Shards, ABucketsReduceScatterLeavesTheSameChunksAsTheWholeModels) {
+  testing::run_ranks(kWorld, [](comm::Communicator& comm) {
+    std::vector<at::Tensor> params = make_parameters(0);
+    Dim0Shards shards(params, comm);
+    std::vector<at::Tensor> grads = make_parameters(10.0 * comm.rank());
+    grads[2] = at::Tensor();
+    DivideFactors sum;  // 1/1 before the sum: integer sums, exact in any order
+    sum.before = 1;
+    Dim0Shards::PendingScatter pending = shards.start_reduce_scatter({3, 2, 0}, grads, sum);
+    pending.scatter.work->wait();
+    const std::vector<at::Tensor> bucket = shards.chunks(pending, pending.scatter.owned_block());
+    ASSERT_EQ(bucket.size(), 3u);
+    EXPECT_EQ(pending.scatter.owned_block().storage().nbytes(),
+              static_cast<size_t>(pending.scatter.block.numel()) * sizeof(double));
+    at::Tensor flat;
+    const std::vector<at::Tensor> whole = shards.reduce_scatter(grads, sum, &flat);
+    const size_t order[] = {3, 2, 0};
+    for (size_t j = 0; j < 3; ++j) {
+      EXPECT_TRUE(torch::equal(bucket[j], whole[order[j]]))
+          << "rank " << comm.rank() << " parameter " << order[j];
+    }
+    EXPECT_TRUE(torch::equal(bucket[1], at::zeros_like(bucket[1])));
+  });
+}
+
 TEST(Dim0Shards, AStaleGatherKeepsOnlyThisRanksOwnRowsFresh) {
   testing::run_ranks(kWorld, [](comm::Communicator& comm) {
     std::vector<at::Tensor> params = make_parameters(0);

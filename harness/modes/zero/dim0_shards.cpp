@@ -119,11 +119,30 @@ void Dim0Shards::recut() {
 std::vector<at::Tensor> Dim0Shards::reduce_scatter(const std::vector<at::Tensor>& full,
                                                    const DivideFactors& divide,
                                                    at::Tensor* flat) const {
+  std::vector<int64_t> every(parameters_.size());
+  for (size_t i = 0; i < every.size(); ++i) every[i] = static_cast<int64_t>(i);
+  PendingScatter pending = start_reduce_scatter(every, full, divide);
+  pending.scatter.work->wait();
+  *flat = pending.scatter.owned_block();
+  return chunks(pending, *flat);
+}
+
+Dim0Shards::PendingScatter Dim0Shards::start_reduce_scatter(const std::vector<int64_t>& params,
+                                                            const std::vector<at::Tensor>& full,
+                                                            const DivideFactors& divide) const {
   torch::NoGradGuard no_grad;
   const int64_t world = comm_.world_size();
+  PendingScatter pending;
+  pending.params = params;
+  int64_t block = 0;
+  for (const int64_t i : params) {
+    pending.offsets.push_back(block);
+    block += chunk_[static_cast<size_t>(i)] * row_numel_[static_cast<size_t>(i)];
+  }
   // Row block k of the input: every parameter's rows of rank k's chunk, at its offset.
-  at::Tensor input = at::zeros({world, block_}, parameters_.front().options());
-  for (size_t i = 0; i < full.size(); ++i) {
+  at::Tensor input = at::zeros({world, block}, parameters_.front().options());
+  for (size_t j = 0; j < params.size(); ++j) {
+    const auto i = static_cast<size_t>(params[j]);
     if (!full[i].defined()) continue;
     const at::Tensor rows = full[i].reshape({rows_[i], -1});
     const int64_t row_numel = rows.size(1);
@@ -131,16 +150,23 @@ std::vector<at::Tensor> Dim0Shards::reduce_scatter(const std::vector<at::Tensor>
       const int64_t first = k * chunk_[i];
       const int64_t n = std::clamp<int64_t>(rows_[i] - first, 0, chunk_[i]);
       if (n == 0) continue;
-      input[k].narrow(0, offsets_[i], n * row_numel).copy_(rows.narrow(0, first, n).reshape(-1));
+      input[k]
+          .narrow(0, pending.offsets[j], n * row_numel)
+          .copy_(rows.narrow(0, first, n).reshape(-1));
     }
   }
   divide.apply_before(input);
-  const at::Tensor mine = comm_.reduce_scatter_sum(input.view(-1));
-  *flat = mine;
+  pending.scatter = comm_.reduce_scatter_sum_async(input.view(-1));
+  return pending;
+}
+
+std::vector<at::Tensor> Dim0Shards::chunks(const PendingScatter& pending,
+                                           const at::Tensor& block) const {
   std::vector<at::Tensor> out;
-  for (size_t i = 0; i < full.size(); ++i) {
-    const int64_t elements = chunk_[i] * row_numel_[i];
-    out.push_back(mine.narrow(0, offsets_[i], elements).view(shard_shapes_[i]));
+  for (size_t j = 0; j < pending.params.size(); ++j) {
+    const auto i = static_cast<size_t>(pending.params[j]);
+    out.push_back(
+        block.narrow(0, pending.offsets[j], chunk_[i] * row_numel_[i]).view(shard_shapes_[i]));
   }
   return out;
 }

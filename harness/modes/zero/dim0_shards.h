@@ -48,6 +48,22 @@ class Dim0Shards {
   std::vector<at::Tensor> reduce_scatter(const std::vector<at::Tensor>& full,
                                          const DivideFactors& divide, at::Tensor* flat) const;
 
+  // The same for some of the parameters (a bucket reduced during backward), in two halves.
+  struct PendingScatter {
+    std::vector<int64_t> params;   // in the input's order
+    std::vector<int64_t> offsets;  // of each one's chunk in a rank's block
+    comm::ScatterWork scatter;     // its block is this rank's chunks, once waited on
+  };
+  // Collective: the reduce-scatter of `params`' full gradients (`full`: one per parameter,
+  // undefined counts as zeros) started, each divided by `divide.before` first; block k of its
+  // input holds rank k's chunk of each.
+  PendingScatter start_reduce_scatter(const std::vector<int64_t>& params,
+                                      const std::vector<at::Tensor>& full,
+                                      const DivideFactors& divide) const;
+  // Local, once pending.scatter.work was waited on: this rank's chunk of each of pending.params,
+  // views of `block` (pending.scatter.block or a copy of it).
+  std::vector<at::Tensor> chunks(const PendingScatter& pending, const at::Tensor& block) const;
+
   // Whether this rank's chunk of parameter `index` holds any of its rows (not only padding).
   bool holds_rows(int64_t index) const;
   // Bytes one gather or reduce-scatter moves per rank (this rank's padded shards).

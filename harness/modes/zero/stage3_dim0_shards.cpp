@@ -10,12 +10,39 @@
 
 namespace ddpbench::modes::zero {
 
-Stage3Dim0Shards::Stage3Dim0Shards(ZeroShared& shared, bool keeps_previous_forward)
+Stage3Dim0Shards::Stage3Dim0Shards(ZeroShared& shared, bool keeps_previous_forward,
+                                   int64_t bucket_bytes)
     : ZeroStage(shared) {
   if (keeps_previous_forward) {
     for (const at::Tensor& p : shared_.params) previous_forward_.push_back(p.detach().clone());
   }
+  // Cut into buckets while the parameters are whole: the buckets hold full gradients.
+  schedule_ = std::make_unique<BucketSchedule>(
+      shared_, bucket_bytes,
+      [this](int64_t index) {
+        // The grad and inf faults, on the gradient as backward left it (zeros where it left none).
+        const GradientFaults& f = shared_.faults;
+        if (index == f.grad_parameter || (index == 0 && f.overflow_first)) {
+          f.apply(index, gradient_or_zeros(shared_.params[static_cast<size_t>(index)]));
+        }
+      },
+      [this](size_t index) { launch(index); });
+  pending_.resize(schedule_->size());
   shards_ = std::make_unique<Dim0Shards>(shared_.params, shared_.mesh.shard());
+}
+
+Stage3Dim0Shards::~Stage3Dim0Shards() = default;
+
+int64_t Stage3Dim0Shards::buckets() const { return static_cast<int64_t>(schedule_->size()); }
+
+void Stage3Dim0Shards::before_backward() { schedule_->arm(); }
+
+void Stage3Dim0Shards::launch(size_t index) {
+  std::vector<at::Tensor> full;
+  for (const at::Tensor& p : shared_.params) full.push_back(p.grad());
+  // Scaled before the sum (Note [HSDP's divide factors]).
+  pending_[index] =
+      shards_->start_reduce_scatter(schedule_->buckets()[index], full, shared_.divide);
 }
 
 bool Stage3Dim0Shards::before_forward(bool stale) {
@@ -40,20 +67,36 @@ bool Stage3Dim0Shards::before_forward(bool stale) {
 
 void Stage3Dim0Shards::reduce() {
   std::vector<at::Tensor>& params = shared_.params;
-  shared_.faults.apply_before_reduce(params);
-  std::vector<at::Tensor> full;
-  for (const at::Tensor& p : params) full.push_back(p.grad());
+  schedule_->finish_backward();
   shared_.used.mark_gradients(params);
   const std::shared_ptr<comm::Work> used =
       shared_.used.start(shared_.comm, params.front().device());
-  // Scaled before the sum (Note [HSDP's divide factors]); with replicas, all-reduced over them.
-  at::Tensor flat;
-  std::vector<at::Tensor> mine = shards_->reduce_scatter(full, shared_.divide, &flat);
-  const int64_t replica_bytes =
-      finish_hsdp_reduction(shared_.mesh, shared_.divide, flat, shared_.hsdp_faults);
+  // Each bucket's chunks of the sum, copied out of the reduce-scatter's input where they are a
+  // view of it; with replicas, each all-reduced over them as soon as it is there.
+  std::vector<at::Tensor> mine(params.size());
+  std::vector<at::Tensor> blocks(pending_.size());
+  std::vector<std::shared_ptr<comm::Work>> replicas(pending_.size());
+  int64_t replica_bytes = 0;
+  for (size_t b = 0; b < pending_.size(); ++b) {
+    pending_[b].scatter.work->wait();
+    blocks[b] = pending_[b].scatter.owned_block();
+    int64_t bytes = 0;
+    replicas[b] = start_replica_reduction(shared_.mesh, shared_.divide, blocks[b],
+                                          shared_.hsdp_faults, bytes);
+    replica_bytes += bytes;
+  }
+  for (size_t b = 0; b < pending_.size(); ++b) {
+    replicas[b]->wait();
+    finish_replica_reduction(shared_.mesh, shared_.divide, blocks[b], shared_.hsdp_faults);
+    const std::vector<at::Tensor> chunks = shards_->chunks(pending_[b], blocks[b]);
+    for (size_t j = 0; j < chunks.size(); ++j) {
+      mine[static_cast<size_t>(pending_[b].params[j])] = chunks[j];
+    }
+    pending_[b] = {};
+  }
   used->wait();
   shared_.used.finish();
-  full.clear();
+  schedule_->reset();
   for (at::Tensor& p : params) p.mutable_grad().reset();
   shards_->release();  // the full parameters and gradients are gone; the shards remain
   for (size_t i = 0; i < params.size(); ++i) {

@@ -2,7 +2,11 @@
 // reshard_after_forward=False): every parameter is sharded on dim 0 over all ranks
 // (dim0_shards.h) and only the rank's shards are held between steps; one all-gather before the
 // forward gives the full parameters, which forward and backward use and which are freed once the
-// gradients, averaged, are reduce-scattered to the shards. The optimizer is an ordinary one over
+// gradients, averaged, are reduce-scattered to the shards, bucket by bucket during backward
+// (bucket_schedule.h: DDP's --bucket-cap-mb buckets in backward's order, each bucket's chunks
+// reduce-scattered as soon as its gradients are final; under HSDP each bucket's reduced chunks are
+// all-reduced over the replicas while the next bucket's reduce-scatter is waited on). The
+// optimizer is an ordinary one over
 // the module's parameters, which hold their shards when it steps: its state is shard-shaped. One
 // unit (the whole model), so the full parameters are held from the forward to the end of
 // backward; FSDP2 with every layer wrapped would hold one layer's at a time there.
@@ -18,6 +22,7 @@
 #include <memory>
 #include <vector>
 
+#include "modes/zero/bucket_schedule.h"
 #include "modes/zero/dim0_shards.h"
 #include "modes/zero/zero_stage.h"
 
@@ -25,18 +30,21 @@ namespace ddpbench::modes::zero {
 
 class Stage3Dim0Shards : public ZeroStage {
  public:
-  // Shards the parameters. `keeps_previous_forward`: this rank takes the gather fault, so it
-  // keeps each forward's full parameters to compute with the next time.
-  Stage3Dim0Shards(ZeroShared& shared, bool keeps_previous_forward);
+  // Cuts the gradients into buckets and shards the parameters. `keeps_previous_forward`: this
+  // rank takes the gather fault, so it keeps each forward's full parameters to compute with the
+  // next time.
+  Stage3Dim0Shards(ZeroShared& shared, bool keeps_previous_forward, int64_t bucket_bytes);
+  ~Stage3Dim0Shards() override;
 
   bool before_forward(bool stale) override;
+  void before_backward() override;
   void reduce() override;
-  // The used-parameter map's all-reduce over the world, and with replicas (HSDP) the reduced
-  // shard's over them; one reduce-scatter in the shard group.
+  // The used-parameter map's all-reduce over the world, and with replicas (HSDP) each bucket's
+  // reduced chunks' over them; one reduce-scatter per bucket in the shard group.
   int64_t reduction_allreduces() const override {
-    return 1 + (shared_.mesh.replicas() != nullptr ? 1 : 0);
+    return 1 + (shared_.mesh.replicas() != nullptr ? buckets() : 0);
   }
-  int64_t reduction_reduce_scatters() const override { return 1; }
+  int64_t reduction_reduce_scatters() const override { return buckets(); }
   // Every parameter, each of which holds only this rank's shard when it steps.
   std::vector<at::Tensor> optimizer_parameters() const override { return shared_.params; }
   void clip(double max_norm) override;
@@ -51,9 +59,15 @@ class Stage3Dim0Shards : public ZeroStage {
   void release_state(torch::optim::Optimizer& optimizer) override;
 
  private:
+  int64_t buckets() const;
+  // Bucket `index`'s gradients are final: their chunks' reduce-scatter starts.
+  void launch(size_t index);
+
   std::unique_ptr<Dim0Shards> shards_;
-  std::vector<at::Tensor> stashed_gradients_;  // the shards' while gather_state holds
-  std::vector<at::Tensor> previous_forward_;   // gather fault: the last forward's
+  std::unique_ptr<BucketSchedule> schedule_;
+  std::vector<Dim0Shards::PendingScatter> pending_;  // per bucket, this step
+  std::vector<at::Tensor> stashed_gradients_;        // the shards' while gather_state holds
+  std::vector<at::Tensor> previous_forward_;         // gather fault: the last forward's
 };
 
 }  // namespace ddpbench::modes::zero

@@ -60,7 +60,8 @@ std::unique_ptr<ZeroStage> make_stage(ZeroShared& shared, const ZeroPathOptions&
       return std::make_unique<Stage2ReduceScatter>(shared, options.bucket_bytes);
     case 3:
       return std::make_unique<Stage3Dim0Shards>(
-          shared, fault_on_rank(options.fault, FaultKind::kGather, shared.comm.rank()));
+          shared, fault_on_rank(options.fault, FaultKind::kGather, shared.comm.rank()),
+          options.bucket_bytes);
     default:
       throw std::logic_error(fmt::format("zero stage {} is not built", options.stage));
   }

@@ -56,8 +56,8 @@ struct ZeroPathOptions {
   bool in_join = false;
   // HSDP's shard group (hsdp_mesh.h); 0: the whole world, one replica.
   int64_t shard_group = 0;
-  // Stages 1 and 2: the cap of a gradient bucket (gradient_buckets.h), DDP's --bucket-cap-mb, as
-  // ZeroRedundancyOptimizer under DDP takes DDP's bucket_cap_mb.
+  // The cap of a gradient bucket reduced during backward (bucket_schedule.h): DDP's
+  // --bucket-cap-mb, as ZeroRedundancyOptimizer under DDP takes DDP's bucket_cap_mb.
   int64_t bucket_bytes = int64_t{25} << 20;
 };
 

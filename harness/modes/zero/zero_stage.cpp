@@ -27,11 +27,4 @@ void GradientFaults::apply(int64_t index, const at::Tensor& gradient) const {
   if (index == 0 && overflow_first) overflow(gradient);
 }
 
-void GradientFaults::apply_before_reduce(std::vector<at::Tensor>& parameters) const {
-  if (grad_parameter >= 0) {
-    gradient_or_zeros(parameters[static_cast<size_t>(grad_parameter)]).mul_(1.0 + eps);
-  }
-  if (overflow_first) overflow(gradient_or_zeros(parameters.front()));
-}
-
 }  // namespace ddpbench::modes::zero

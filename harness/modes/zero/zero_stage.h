@@ -34,11 +34,9 @@ struct GradientFaults {
   double eps = 0;
   bool overflow_first = false;  // an inf in the first parameter's gradient (the inf fault)
 
-  // On gradient `index`'s final value in its bucket slot (stages 1 and 2).
+  // On gradient `index`'s final value, once backward left it (bucket_schedule.h's Ready): in its
+  // bucket slot (stages 1 and 2), or whole before its chunks are reduce-scattered (stage 3).
   void apply(int64_t index, const at::Tensor& gradient) const;
-  // On the gradients as backward left them, before they are reduce-scattered (stage 3); a
-  // faulted gradient that backward did not reach is made zeros first.
-  void apply_before_reduce(std::vector<at::Tensor>& parameters) const;
 };
 
 // A parameter's gradient, made zeros where backward left none (a parameter the step did not
