@@ -5,7 +5,11 @@ The PyTorch side of the side-by-side table in reports/METRICS.md (reference/comp
 runs both sides alternately). One process per rank (torch.multiprocessing.spawn), gloo on the CPU,
 `--threads` intra-op threads per rank (ddpbench's default on a 2-core host with 2 ranks: 1).
 `--world-size 1` is plain single-process training without the DDP wrapper (the single-device
-baseline of weak scaling); more ranks wrap the model in torch.nn.parallel.DistributedDataParallel.
+baseline of weak scaling); more ranks wrap the model in torch.nn.parallel.DistributedDataParallel,
+or with `--wrap fsdp` in FSDP2's fully_shard on the whole model (reshard_after_forward=False: one
+unit, as ddpbench's zero stage 3), or with `--wrap fsdp-blocks` fully_shard on each residual block
+and then the root (FSDP2's usual recipe, whose forward and backward prefetch the next block's
+all-gather; PyTorch 2.x only).
 
 What is timed per step, as in ddpbench (modes/common/step_loop.cpp): `data` (the DataLoader yields
 the local batch: num_workers=0, DistributedSampler with shuffle, the scenario's per-sample
@@ -81,7 +85,19 @@ def worker(rank, args, rendezvous, out_path):
     if world > 1:
         dist.init_process_group("gloo", init_method="file://" + rendezvous, rank=rank,
                                 world_size=world, timeout=datetime.timedelta(seconds=300))
-        model = torch.nn.parallel.DistributedDataParallel(model)
+        if args.wrap == "ddp":
+            model = torch.nn.parallel.DistributedDataParallel(model)
+        else:
+            from torch.distributed.device_mesh import init_device_mesh
+            from torch.distributed.fsdp import fully_shard
+            mesh = init_device_mesh("cpu", (world,))
+            if args.wrap == "fsdp-blocks":
+                for layer in (model.layer1, model.layer2, model.layer3, model.layer4):
+                    for block in layer:
+                        fully_shard(block, mesh=mesh)
+                fully_shard(model, mesh=mesh)
+            else:
+                fully_shard(model, mesh=mesh, reshard_after_forward=False)
         sampler = torch.utils.data.distributed.DistributedSampler(dataset, world, rank, seed=0)
     loader = torch.utils.data.DataLoader(dataset, batch_size=args.local_batch, sampler=sampler,
                                          shuffle=sampler is None, drop_last=True, num_workers=0)
@@ -109,6 +125,7 @@ def worker(rank, args, rendezvous, out_path):
         dist.all_reduce(steps, op=dist.ReduceOp.MAX)
         dist.all_reduce(mine, op=dist.ReduceOp.MAX)
         del opt, model
+        dist.barrier()  # FSDP2's last collectives done on every rank before its group goes
         dist.destroy_process_group()
     else:
         steps = mine.sum(0)
@@ -125,7 +142,11 @@ def main():
     ap.add_argument("--steps", type=int, default=50)
     ap.add_argument("--threads", type=int, default=1, help="intra-op threads per rank")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--wrap", choices=("ddp", "fsdp", "fsdp-blocks"), default="ddp",
+                    help="what wraps the model at 2 ranks or more")
     args = ap.parse_args()
+    if args.wrap == "fsdp-blocks" and args.model != "resnet18":
+        ap.error("--wrap fsdp-blocks wraps resnet18's residual blocks: use --model resnet18")
     if args.world_size < 1 or args.local_batch < 1 or args.steps < 1 or args.warmup < 0:
         ap.error("--world-size, --local-batch and --steps must be >= 1, --warmup >= 0")
     if (args.warmup + args.steps) * args.local_batch * args.world_size > DATASET_SIZE:
@@ -139,6 +160,7 @@ def main():
     mean_step = statistics.fmean(steps)
     print(json.dumps({
         "torch": torch.__version__, "model": args.model, "world_size": args.world_size,
+        "wrap": args.wrap,
         "local_batch": args.local_batch, "threads": args.threads, "steps": args.steps,
         "step_p50_s": statistics.median(steps),
         "phases": {p: float(v) for p, v in zip(("data_s", "forward_s", "backward_s",

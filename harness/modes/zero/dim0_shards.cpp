@@ -30,8 +30,14 @@ Dim0Shards::Dim0Shards(std::vector<at::Tensor> parameters, comm::Communicator& c
     chunk_.push_back(chunk);
   }
   torch::NoGradGuard no_grad;
+  // The shards are views of one flat block, as a rank's block of the gather lays them out, so
+  // that the optimizer's in-place step leaves them ready to send (ZeroRedundancyOptimizer's
+  // parameters_as_bucket_view).
+  flat_ = at::zeros({block_}, parameters_.front().options());
   for (size_t i = 0; i < parameters_.size(); ++i) {
-    shards_.push_back(chunk_of(static_cast<int64_t>(i), parameters_[i]));
+    shards_.push_back(
+        flat_.narrow(0, offsets_[i], chunk_[i] * row_numel_[i]).view(shard_shapes_[i]));
+    shards_.back().copy_(chunk_of(static_cast<int64_t>(i), parameters_[i]));
   }
   release();
 }
@@ -67,22 +73,28 @@ at::Tensor Dim0Shards::pack(const std::vector<at::Tensor>& shards) const {
 }
 
 std::vector<at::Tensor> Dim0Shards::gather_full(const std::vector<at::Tensor>& shards) const {
+  return unpack(comm_.allgather(pack(shards)));
+}
+
+std::vector<at::Tensor> Dim0Shards::unpack(const std::vector<at::Tensor>& blocks) const {
   torch::NoGradGuard no_grad;
-  const at::Tensor blocks = at::stack(comm_.allgather(pack(shards)));  // [K, block]
-  const int64_t world = comm_.world_size();
   std::vector<at::Tensor> out;
+  std::vector<at::Tensor> pieces(blocks.size());
   for (size_t i = 0; i < parameters_.size(); ++i) {
     const int64_t elements = chunk_[i] * row_numel_[i];
-    // Rank k's chunk is rows [k*chunk, (k+1)*chunk) of the padded whole: stacked, then unpadded.
-    at::Tensor padded = blocks.narrow(1, offsets_[i], elements).reshape({world * chunk_[i], -1});
-    out.push_back(padded.narrow(0, 0, rows_[i]).reshape(full_shapes_[i]).contiguous());
+    // Rank k's chunk is rows [k*chunk, (k+1)*chunk) of the padded whole: concatenated (the one
+    // copy each value takes out of the gathered blocks), then unpadded.
+    for (size_t k = 0; k < blocks.size(); ++k) {
+      pieces[k] = blocks[k].narrow(0, offsets_[i], elements).view({chunk_[i], row_numel_[i]});
+    }
+    out.push_back(at::cat(pieces, 0).narrow(0, 0, rows_[i]).reshape(full_shapes_[i]));
   }
   return out;
 }
 
 void Dim0Shards::gather(const std::vector<at::Tensor>* stale) {
   if (gathered_) return;
-  std::vector<at::Tensor> full = gather_full(shards_);
+  std::vector<at::Tensor> full = unpack(comm_.allgather(flat_));  // the shards, as they lie
   torch::NoGradGuard no_grad;
   for (size_t i = 0; i < parameters_.size(); ++i) {
     if (stale != nullptr) {
@@ -111,7 +123,7 @@ void Dim0Shards::recut() {
   if (!gathered_) return;
   torch::NoGradGuard no_grad;
   for (size_t i = 0; i < parameters_.size(); ++i) {
-    shards_[i] = chunk_of(static_cast<int64_t>(i), parameters_[i]);
+    shards_[i].copy_(chunk_of(static_cast<int64_t>(i), parameters_[i]));
   }
   release();
 }

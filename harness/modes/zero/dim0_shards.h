@@ -72,6 +72,8 @@ class Dim0Shards {
  private:
   // Per rank: its shards one after the other, flat.
   at::Tensor pack(const std::vector<at::Tensor>& shards) const;
+  // Per parameter, the full tensor from the ranks' gathered flat blocks.
+  std::vector<at::Tensor> unpack(const std::vector<at::Tensor>& blocks) const;
 
   std::vector<at::Tensor> parameters_;
   comm::Communicator& comm_;
@@ -82,7 +84,8 @@ class Dim0Shards {
   std::vector<int64_t> row_numel_;  // elements of one row
   std::vector<int64_t> offsets_;    // of each shard in a rank's flat block
   int64_t block_ = 0;               // elements of a rank's flat block
-  std::vector<at::Tensor> shards_;  // this rank's, what the parameters hold at rest
+  at::Tensor flat_;                 // this rank's shards, one after the other
+  std::vector<at::Tensor> shards_;  // views of flat_, what the parameters hold at rest
   bool gathered_ = true;
 };
 
