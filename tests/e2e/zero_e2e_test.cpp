@@ -51,22 +51,36 @@ class ZeroE2E : public testing::TempDirTest {
   }
 };
 
+// float64 free-running at every stage, reduced bucket by bucket during backward in DDP's
+// --bucket-cap-mb buckets: at 0.01 MiB toy_cnn's float64 gradients (in backward's order: fc3.bias,
+// fc3.weight 6,720 B, fc2.bias | fc2.weight 80,640 B | fc1.bias | fc1.weight | conv2.bias |
+// conv2.weight | conv1.bias, conv1.weight) make 7 buckets, so every step's reduction is 7
+// allreduces (stage 1) or 7 reduce-scatters (stages 2 and 3) and the used-parameter map's
+// allreduce. float32 (lockstep: every step's update, stage 3's shards gathered and cut anew around
+// each load of the reference's state) at stages 2 and 3, in one bucket.
 TEST_F(ZeroE2E, EveryStageTrainsAsTheReferenceAndAsDdp) {
-  // float64 free-running at every stage; float32 (lockstep: every step's update, stage 3's shards
-  // gathered and cut anew around each load of the reference's state) at stages 2 and 3.
   for (const auto& [stage, dtype] :
        {std::pair{1, "float64"}, std::pair{2, "float64"}, std::pair{3, "float64"},
         std::pair{2, "float32"}, std::pair{3, "float32"}}) {
     const std::string dir = path("stage" + std::to_string(stage) + "-" + dtype);
-    const auto r = run_zero(dir, stage, "single,ddp,zero", {"--dtype", dtype});
+    const bool buckets = std::string(dtype) == "float64";
+    std::vector<std::string> extra = {"--dtype", dtype};
+    if (buckets) extra.insert(extra.end(), {"--bucket-cap-mb", "0.01"});
+    const auto r = run_zero(dir, stage, "single,ddp,zero", extra);
     ASSERT_EQ(r.exit_code, 0) << stage << dtype << r.out << r.err;
     EXPECT_NE(r.out.find("ZeRO stage " + std::to_string(stage)), std::string::npos) << r.out;
     const auto report = read_json(dir + "/report.json");
     EXPECT_EQ(report.at("config").at("zero_stage"), stage);
     EXPECT_TRUE(report.at("passed").get<bool>()) << stage << dtype;
-    for (const char* check : {"loss", "gradients", "ranks_bitwise_equal"}) {
+    for (const char* check : {"loss", "gradients", "ranks_bitwise_equal", "collectives"}) {
       EXPECT_EQ(find_check(report, "zero", check).at("status"), "pass")
           << stage << " " << dtype << " " << check;
+    }
+    const int64_t bucket_count = buckets ? 7 : 1;
+    for (const auto& step : testing::result_of(report, "zero").at("collectives")) {
+      EXPECT_EQ(step.at("reduction_allreduce"), stage == 1 ? bucket_count + 1 : 1) << stage << step;
+      EXPECT_EQ(step.at("reduction_reduce_scatter"), stage == 1 ? 0 : bucket_count)
+          << stage << step;
     }
     if (std::string(dtype) == "float32") {
       // Lockstep: every rank's momentum buffers (its shards, at stage 3 gathered) after each step.
@@ -323,30 +337,10 @@ TEST_F(ZeroE2E, ScaleChartsMemoryPerRankAgainstK) {
   EXPECT_NE(html.find("id=\"chart-memory\""), std::string::npos);
 }
 
-// Every stage reduces bucket by bucket during backward, in DDP's --bucket-cap-mb buckets. At
-// 0.01 MiB toy_cnn's float64 gradients (in backward's order: fc3.bias, fc3.weight 6,720 B,
-// fc2.bias | fc2.weight 80,640 B | fc1.bias | fc1.weight | conv2.bias | conv2.weight | conv1.bias,
-// conv1.weight) make 7 buckets: every step's reduction is 7 allreduces (stage 1) or 7
-// reduce-scatters (stages 2 and 3), plus the used-parameter map's allreduce, and under HSDP one
-// replica all-reduce per bucket; the result is still ddp's bit for bit at 2 ranks.
-TEST_F(ZeroE2E, EveryStageReducesBucketByBucket) {
-  for (int stage : {1, 2, 3}) {
-    const std::string dir = path("buckets" + std::to_string(stage));
-    const auto r =
-        run_zero(dir, stage, "single,ddp,zero", {"--dtype", "float64", "--bucket-cap-mb", "0.01"});
-    ASSERT_EQ(r.exit_code, 0) << stage << r.out << r.err;
-    const auto report = read_json(dir + "/report.json");
-    EXPECT_TRUE(report.at("passed").get<bool>()) << stage;
-    for (const char* check : {"gradients", "matches_ddp", "collectives"}) {
-      EXPECT_EQ(find_check(report, "zero", check).at("status"), "pass") << stage << check;
-    }
-    const auto& steps = testing::result_of(report, "zero").at("collectives");
-    ASSERT_FALSE(steps.empty());
-    for (const auto& step : steps) {
-      EXPECT_EQ(step.at("reduction_allreduce"), stage == 1 ? 8 : 1) << stage << step;
-      EXPECT_EQ(step.at("reduction_reduce_scatter"), stage == 1 ? 0 : 7) << stage << step;
-    }
-  }
+// Under HSDP each bucket's reduced block is all-reduced over the replicas: at 0.01 MiB toy_cnn's 7
+// buckets (EveryStageTrainsAsTheReferenceAndAsDdp) make 7 reduce-scatters in the shard group and
+// 7 replica all-reduces besides the used-parameter map's, and the run passes.
+TEST_F(ZeroE2E, HsdpReducesEveryBucketOverTheReplicas) {
   const std::string dir = path("buckets-hsdp");
   const auto r = ddpbench({"run",     "--scenario",      "toy_cnn",     "--gpus",
                            "4",       "--modes",         "single,zero", "--zero-stage",
