@@ -37,6 +37,11 @@ GradientBuckets::GradientBuckets(ZeroShared& shared, const std::vector<int64_t>&
     for (const int64_t i : b.params) {
       offset_[static_cast<size_t>(i)] += block_of_[static_cast<size_t>(i)] * b.block;
     }
+    for (size_t r = 0; r < filled.size(); ++r) {
+      if (filled[r] < b.block) {
+        b.padding.emplace_back(static_cast<int64_t>(r) * b.block + filled[r], b.block - filled[r]);
+      }
+    }
     buckets_.push_back(std::move(b));
   }
 }
@@ -50,9 +55,11 @@ int64_t GradientBuckets::offset_in_block(int64_t index) const {
 void GradientBuckets::bind() {
   torch::NoGradGuard no_grad;
   for (Bucket& b : buckets_) {
-    // Zeros: the padding must sum to nothing (and hold no inf for the overflow check).
-    if (!b.flat.defined())
-      b.flat = at::zeros({blocks_ * b.block}, shared_.params.front().options());
+    if (b.flat.defined()) continue;
+    // Every slot is written below (a gradient or zeros); the padding is zeroed here, since it must
+    // sum to nothing (and hold no inf for the overflow check): not the whole bucket, each step.
+    b.flat = at::empty({blocks_ * b.block}, shared_.params.front().options());
+    for (const auto& [offset, count] : b.padding) b.flat.narrow(0, offset, count).zero_();
   }
   for (size_t i = 0; i < shared_.params.size(); ++i) {
     at::Tensor& p = shared_.params[i];

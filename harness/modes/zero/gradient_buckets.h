@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "modes/zero/bucket_schedule.h"
@@ -28,6 +29,8 @@ class GradientBuckets {
     std::vector<int64_t> params;  // the parameters it holds, in backward's order
     int64_t block = 0;            // elements per block
     at::Tensor flat;              // blocks x block; undefined between steps when released
+    // Per block, the elements its gradients leave over at its end: (offset, count) in flat.
+    std::vector<std::pair<int64_t, int64_t>> padding;
   };
   // Starts bucket `index`'s reduction: its gradients are final in its flat tensor.
   using Launch = std::function<void(size_t index, Bucket& bucket)>;
