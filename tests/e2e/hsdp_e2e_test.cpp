@@ -76,9 +76,9 @@ TEST_F(HsdpE2E, TwoReplicasOfATwoWayShardPassEveryCheck) {
     for (const char* check : checks) {
       EXPECT_EQ(find_check(report, "zero", check).at("status"), "pass") << c.stage << check;
     }
-    // Each optimizer step's reduction (Note [Collective accounting]) is one reduce-scatter in the
-    // shard group and two all-reduces (the used-parameter map, the replicas), however many
-    // micro-steps accumulated under no_sync.
+    // Each optimizer step's reduction (Note [Collective accounting]) is, for toy_cnn's one bucket,
+    // one reduce-scatter in the shard group and two all-reduces (the used-parameter map, the
+    // replicas), however many micro-steps accumulated under no_sync.
     for (const auto& result : report.at("results")) {
       if (result.at("mode") != "zero") continue;
       ASSERT_EQ(result.at("collectives").size(), 3u);
