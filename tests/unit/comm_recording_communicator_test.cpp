@@ -2,7 +2,8 @@
 // collective lands in the flight recorder with its fingerprint and state; under
 // --debug-collectives a rank whose allreduce has another length stops every rank before anything
 // is reduced, naming both fingerprints; the shape and desync faults change exactly one collective
-// of one rank; and the fingerprint checks are not counted as the run's collectives.
+// of one rank, of an asynchronous reduce-scatter too (issued, then done once waited); and the
+// fingerprint checks are not counted as the run's collectives.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -32,6 +33,9 @@ void run_recorded(const RecordingOptions& rank1_options, bool verify,
       std::vector<at::Tensor> allgather(const at::Tensor& t) override { return c_.allgather(t); }
       at::Tensor reduce_scatter_sum(const at::Tensor& t) override {
         return c_.reduce_scatter_sum(t);
+      }
+      ScatterWork reduce_scatter_sum_async(at::Tensor t) override {
+        return c_.reduce_scatter_sum_async(std::move(t));
       }
       void barrier() override { c_.barrier(); }
       int64_t collectives_issued() const override { return c_.collectives_issued(); }
@@ -109,6 +113,36 @@ TEST(RecordingCommunicator, TheDesyncFaultSkipsOneAllreduceOfOneRankAndNothingEl
       EXPECT_EQ(a[0].item<float>(), 11.0f);
     }
     EXPECT_EQ(recorder.snapshot().issued, 1);  // the skipped one was never issued
+  });
+}
+
+// A reduce-scatter started during backward (zero stages 2 and 3) stays issued until it is waited
+// on; the desync fault on it leaves rank 1 its own block unsummed and sends nothing, so rank 1's
+// next collective of the same length pairs with rank 0's reduce-scatter.
+TEST(RecordingCommunicator, AnAsynchronousReduceScatterIsRecordedUntilWaitedAndTakesTheFault) {
+  RecordingOptions desync;
+  desync.fault = CollectiveFault::kSkip;
+  desync.fault_step = 0;
+  run_recorded(desync, /*verify=*/false, [](Communicator& comm, FlightRecorder& recorder) {
+    recorder.set_where(0, "step 0");
+    const at::Tensor input = at::arange(4, at::kFloat) + 1;  // blocks [1, 2] and [3, 4]
+    ScatterWork pending = comm.reduce_scatter_sum_async(input.clone());
+    if (comm.rank() == 1) {
+      pending.work->wait();
+      EXPECT_TRUE(at::equal(pending.block, at::tensor({3.0f, 4.0f})));  // its own, unsummed
+      EXPECT_EQ(recorder.snapshot().issued, 0);  // the skipped one was never issued
+      at::Tensor pair = at::full({4}, 10.0f);
+      allreduce_sum_blocking(comm, pair);  // pairs with rank 0's reduce-scatter: the desync
+      EXPECT_EQ(pair[0].item<float>(), 11.0f);
+    } else {
+      EXPECT_EQ(recorder.snapshot().find(0)->state, FlightState::kIssued);
+      pending.work->wait();
+      EXPECT_TRUE(at::equal(pending.block, at::tensor({11.0f, 12.0f})));
+      const FlightLog log = recorder.snapshot();
+      ASSERT_EQ(log.issued, 1);
+      EXPECT_EQ(describe_fingerprint(log.entries[0]), "reduce_scatter(float32 x 4) at step 0");
+      EXPECT_EQ(log.entries[0].state, FlightState::kDone);
+    }
   });
 }
 
