@@ -47,31 +47,32 @@ HsdpMesh::HsdpMesh(comm::Communicator& world, int64_t shard_group) : world_(worl
   replicas_ = world.split(world.rank() % s);
 }
 
-int64_t finish_hsdp_reduction(HsdpMesh& mesh, const DivideFactors& factors, at::Tensor& mine,
-                              const HsdpFaults& faults) {
-  int64_t bytes = 0;
-  start_replica_reduction(mesh, factors, mine, faults, bytes)->wait();
-  finish_replica_reduction(mesh, factors, mine, faults);
-  return bytes;
-}
-
-std::shared_ptr<comm::Work> start_replica_reduction(HsdpMesh& mesh, const DivideFactors& factors,
-                                                    at::Tensor& mine, const HsdpFaults& faults,
-                                                    int64_t& bytes) {
-  // tensor.div_, as FSDP2's _div_if_needed and gloo's AVG: a division, not a reciprocal's product.
-  if (factors.after_shard != 1) mine.div_(factors.after_shard);
-  bytes = 0;
-  comm::Communicator* replicas = mesh.replicas();
-  if (replicas == nullptr || faults.skip_replicas) return std::make_shared<comm::CompletedWork>();
-  bytes = mine.numel() * static_cast<int64_t>(mine.element_size());
-  return replicas->allreduce_sum(mine);
-}
-
-void finish_replica_reduction(const HsdpMesh& mesh, const DivideFactors& factors, at::Tensor& mine,
-                              const HsdpFaults& faults) {
-  if (factors.after != 1) mine.div_(factors.after);
-  // The divide-factor bug: the sum over K ranks divided by S alone.
-  if (faults.over_shard_group) mine.mul_(static_cast<double>(mesh.replica_count()));
+std::vector<at::Tensor> finish_bucket_reductions(HsdpMesh& mesh, const DivideFactors& factors,
+                                                 const HsdpFaults& faults,
+                                                 std::vector<comm::ScatterWork>& scatters,
+                                                 bool owned, int64_t& replica_bytes) {
+  std::vector<at::Tensor> blocks(scatters.size());
+  std::vector<std::shared_ptr<comm::Work>> replicas(scatters.size());
+  comm::Communicator* group = faults.skip_replicas ? nullptr : mesh.replicas();
+  for (size_t b = 0; b < scatters.size(); ++b) {
+    scatters[b].work->wait();
+    blocks[b] = owned ? scatters[b].owned_block() : std::move(scatters[b].block);
+    scatters[b] = {};
+    // tensor.div_, as FSDP2's _div_if_needed and gloo's AVG: a division, not a reciprocal's
+    // product.
+    if (factors.after_shard != 1) blocks[b].div_(factors.after_shard);
+    if (group != nullptr) {
+      replica_bytes += blocks[b].numel() * static_cast<int64_t>(blocks[b].element_size());
+      replicas[b] = group->allreduce_sum(blocks[b]);
+    }
+  }
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    if (replicas[b]) replicas[b]->wait();
+    if (factors.after != 1) blocks[b].div_(factors.after);
+    // The divide-factor bug: the sum over K ranks divided by S alone.
+    if (faults.over_shard_group) blocks[b].mul_(static_cast<double>(mesh.replica_count()));
+  }
+  return blocks;
 }
 
 }  // namespace ddpbench::modes::zero

@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "comm/communicator.h"
 
@@ -68,20 +69,16 @@ class HsdpMesh {
   std::unique_ptr<comm::Communicator> replicas_;
 };
 
-// Collective over `mesh`, after a reduce-scatter's output `mine` summed over the shard group
-// with `factors.before` applied: the shard group's AVG, the replicas' all-reduce and the final
-// division, in place, with this step's `faults`. Returns the bytes the all-reduce put on the wire.
-int64_t finish_hsdp_reduction(HsdpMesh& mesh, const DivideFactors& factors, at::Tensor& mine,
-                              const HsdpFaults& faults);
-
-// finish_hsdp_reduction in two halves, so that one bucket's replica all-reduce overlaps the next
-// bucket's wait (zero stage 2): the shard group's AVG and the all-reduce started (a done Work
-// without replicas or under the replica fault; `bytes` gets what it puts on the wire), then, once
-// it is waited on, the final division.
-std::shared_ptr<comm::Work> start_replica_reduction(HsdpMesh& mesh, const DivideFactors& factors,
-                                                    at::Tensor& mine, const HsdpFaults& faults,
-                                                    int64_t& bytes);
-void finish_replica_reduction(const HsdpMesh& mesh, const DivideFactors& factors, at::Tensor& mine,
-                              const HsdpFaults& faults);
+// Collective over `mesh`, after each bucket's reduce-scatter in the shard group was started with
+// `factors.before` applied (zero stages 2 and 3): waits for each in turn and starts its block's
+// replica all-reduce at once, so that it overlaps the next one's wait; then each block gets the
+// shard group's AVG, the replicas' sum and the final division, in place, with this step's
+// `faults`. Returns the blocks, copied out of the reduce-scatters' inputs when `owned`
+// (ScatterWork::owned_block), and adds the bytes the replica all-reduces put on the wire to
+// `replica_bytes`. The scatters are spent.
+std::vector<at::Tensor> finish_bucket_reductions(HsdpMesh& mesh, const DivideFactors& factors,
+                                                 const HsdpFaults& faults,
+                                                 std::vector<comm::ScatterWork>& scatters,
+                                                 bool owned, int64_t& replica_bytes);
 
 }  // namespace ddpbench::modes::zero

@@ -25,27 +25,16 @@ void Stage2ReduceScatter::reduce() {
   buckets_.finish_backward();
   const std::shared_ptr<comm::Work> used =
       shared_.used.start(shared_.comm, params.front().device());
-  // Each bucket's block of the sum: this rank's parameters' averaged gradients. Under HSDP a
-  // block's replica all-reduce starts as soon as its reduce-scatter is done, while the next
-  // bucket's is waited on.
-  std::vector<at::Tensor> mine(buckets_.size());
-  std::vector<std::shared_ptr<comm::Work>> replicas(buckets_.size());
+  // Each bucket's block of the sum: this rank's parameters' averaged gradients (under HSDP over
+  // the replicas too), a view of the bucket on some backends (gloo).
   shared_.bytes_per_step = 0;
-  for (size_t b = 0; b < buckets_.size(); ++b) {
-    const at::Tensor& flat = buckets_.buckets()[b].flat;
-    scatters_[b].work->wait();
-    mine[b] = std::move(scatters_[b].block);  // a view of the bucket on some backends (gloo)
-    scatters_[b] = {};
-    int64_t replica_bytes = 0;
-    replicas[b] = start_replica_reduction(shared_.mesh, shared_.divide, mine[b],
-                                          shared_.hsdp_faults, replica_bytes);
+  for (const GradientBuckets::Bucket& bucket : buckets_.buckets()) {
     shared_.bytes_per_step +=
-        flat.numel() * static_cast<int64_t>(flat.element_size()) + replica_bytes;
+        bucket.flat.numel() * static_cast<int64_t>(bucket.flat.element_size());
   }
-  for (size_t b = 0; b < buckets_.size(); ++b) {
-    replicas[b]->wait();
-    finish_replica_reduction(shared_.mesh, shared_.divide, mine[b], shared_.hsdp_faults);
-  }
+  const std::vector<at::Tensor> mine =
+      finish_bucket_reductions(shared_.mesh, shared_.divide, shared_.hsdp_faults, scatters_,
+                               /*owned=*/false, shared_.bytes_per_step);
   used->wait();
   shared_.used.finish();
   const ZeroPartition& partition = shared_.partition;

@@ -71,23 +71,16 @@ void Stage3Dim0Shards::reduce() {
   shared_.used.mark_gradients(params);
   const std::shared_ptr<comm::Work> used =
       shared_.used.start(shared_.comm, params.front().device());
-  // Each bucket's chunks of the sum, copied out of the reduce-scatter's input where they are a
-  // view of it; with replicas, each all-reduced over them as soon as it is there.
-  std::vector<at::Tensor> mine(params.size());
-  std::vector<at::Tensor> blocks(pending_.size());
-  std::vector<std::shared_ptr<comm::Work>> replicas(pending_.size());
+  // Each bucket's chunks of the sum (under HSDP over the replicas too), copied out of the
+  // reduce-scatter's input where they are a view of it.
+  std::vector<comm::ScatterWork> scatters;
+  for (Dim0Shards::PendingScatter& p : pending_) scatters.push_back(std::move(p.scatter));
   int64_t replica_bytes = 0;
+  const std::vector<at::Tensor> blocks =
+      finish_bucket_reductions(shared_.mesh, shared_.divide, shared_.hsdp_faults, scatters,
+                               /*owned=*/true, replica_bytes);
+  std::vector<at::Tensor> mine(params.size());
   for (size_t b = 0; b < pending_.size(); ++b) {
-    pending_[b].scatter.work->wait();
-    blocks[b] = pending_[b].scatter.owned_block();
-    int64_t bytes = 0;
-    replicas[b] = start_replica_reduction(shared_.mesh, shared_.divide, blocks[b],
-                                          shared_.hsdp_faults, bytes);
-    replica_bytes += bytes;
-  }
-  for (size_t b = 0; b < pending_.size(); ++b) {
-    replicas[b]->wait();
-    finish_replica_reduction(shared_.mesh, shared_.divide, blocks[b], shared_.hsdp_faults);
     const std::vector<at::Tensor> chunks = shards_->chunks(pending_[b], blocks[b]);
     for (size_t j = 0; j < chunks.size(); ++j) {
       mine[static_cast<size_t>(pending_[b].params[j])] = chunks[j];
