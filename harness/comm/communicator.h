@@ -46,6 +46,13 @@ struct ScatterWork {
   }
 };
 
+// An all-gather under way: `blocks` hold every rank's tensor, in rank order, once work->wait()
+// returned.
+struct GatherWork {
+  std::shared_ptr<Work> work;
+  std::vector<at::Tensor> blocks;
+};
+
 class Communicator {
  public:
   virtual ~Communicator() = default;
@@ -61,6 +68,10 @@ class Communicator {
   // Gathers one tensor per rank (same shape and dtype on every rank), blocking; result in rank
   // order.
   virtual std::vector<at::Tensor> allgather(const at::Tensor& tensor) = 0;
+  // allgather, asynchronous, for gathers that overlap compute (zero stage 3's prefetch of the
+  // next unit's parameters during the forward): `tensor` must stay alive and untouched until
+  // work->wait() returns. The default is the blocking one, done when it returns.
+  virtual GatherWork allgather_async(at::Tensor tensor);
   // Elementwise sum across ranks of `input`, a contiguous tensor of world_size() equal blocks,
   // of which this rank keeps block rank(): returns a new 1-D tensor of numel / world_size
   // elements (same dtype and device), blocking. Throws std::invalid_argument when numel is not a
@@ -88,6 +99,10 @@ class Communicator {
   // it a rendezvous to split); a bare backend's throws std::logic_error.
   virtual std::unique_ptr<Communicator> split(int color);
 };
+
+inline GatherWork Communicator::allgather_async(at::Tensor tensor) {
+  return {std::make_shared<CompletedWork>(), allgather(tensor)};
+}
 
 inline ScatterWork Communicator::reduce_scatter_sum_async(at::Tensor input) {
   return {std::make_shared<CompletedWork>(), reduce_scatter_sum(input)};

@@ -90,6 +90,14 @@ class GlooCommunicator : public Communicator {
     pg_->allgather(out, in)->wait();
     return out[0];
   }
+  GatherWork allgather_async(at::Tensor tensor) override {
+    if (!tensor.is_contiguous()) return Communicator::allgather_async(std::move(tensor));
+    std::vector<std::vector<at::Tensor>> out(1);
+    for (int r = 0; r < world_size_; ++r) out[0].push_back(at::empty_like(tensor));
+    std::vector<at::Tensor> in{std::move(tensor)};
+    auto work = std::make_shared<GlooWork>(pg_->allgather(out, in));
+    return {std::move(work), std::move(out[0])};
+  }
 
   // ProcessGroupGloo (libtorch 1.13) throws "does not support reduce_scatter", so this is an
   // allreduce of a copy of the whole input of which this rank keeps its block: the result is the

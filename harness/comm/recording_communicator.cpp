@@ -115,6 +115,18 @@ class RecordingCommunicator : public Communicator {
     return out;
   }
 
+  GatherWork allgather_async(at::Tensor tensor) override {
+    const int64_t seq = start(FlightOp::kAllgather, tensor.scalar_type(), tensor.numel());
+    try {
+      GatherWork inner = inner_->allgather_async(std::move(tensor));
+      return {std::make_shared<RecordedWork>(std::move(inner.work), recorder_, seq),
+              std::move(inner.blocks)};
+    } catch (...) {
+      recorder_->failed(seq);
+      throw;
+    }
+  }
+
   at::Tensor reduce_scatter_sum(const at::Tensor& given) override {
     at::Tensor input = given;
     if (std::optional<at::Tensor> skipped = scatter_fault(input)) return *skipped;

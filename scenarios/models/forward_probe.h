@@ -9,6 +9,7 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <cstdint>
 #include <string>
 
 namespace torch::nn {
@@ -16,6 +17,8 @@ class Module;
 }
 
 namespace ddpbench::scenarios::models {
+
+class UnitListener;  // shard_units.h
 
 class ForwardProbe {
  public:
@@ -37,6 +40,12 @@ class ProbedModule {
     probe_ = probe;
     path_ = std::move(path);
   }
+  // Whether this module is a sharding unit (shard_units.h): its forward starts with entering().
+  virtual bool is_shard_unit() const { return false; }
+  void set_unit_listener(UnitListener* listener, int64_t unit) {
+    listener_ = listener;
+    unit_ = unit;
+  }
 
  protected:
   // `x`, reported as the output `name` of this module (its path prepended) when probed.
@@ -44,10 +53,16 @@ class ProbedModule {
     if (probe_ != nullptr) probe_->seen(path_.empty() ? name : path_ + "." + name, x);
     return x;
   }
+  // At the top of a sharding unit's forward: tells the listener, if any, that it is about to
+  // compute (zero stage 3 waits there for its parameters' all-gather). Defined in
+  // shard_units.cpp.
+  void entering() const;
 
  private:
   ForwardProbe* probe_ = nullptr;
   std::string path_;
+  UnitListener* listener_ = nullptr;
+  int64_t unit_ = -1;
 };
 
 // Attaches `probe` to every ProbedModule in `root`'s tree under its module path (null detaches);

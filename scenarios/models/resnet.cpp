@@ -42,6 +42,7 @@ void BasicBlockImpl::reset() {
 }
 
 torch::Tensor BasicBlockImpl::forward(torch::Tensor x) {
+  entering();
   torch::Tensor identity = x;
   torch::Tensor out = seen("relu1", torch::relu(seen("bn1", bn1(seen("conv1", conv1(x))))));
   out = seen("bn2", bn2(seen("conv2", conv2(out))));

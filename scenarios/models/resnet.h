@@ -28,6 +28,8 @@ class BasicBlockImpl : public torch::nn::Cloneable<BasicBlockImpl>, public Probe
   BasicBlockImpl(int64_t inplanes, int64_t planes, int64_t stride, bool with_downsample);
   void reset() override;
   torch::Tensor forward(torch::Tensor x);
+  // Each block is a unit, as FSDP2 users wrap a ResNet (fully_shard per block, then the root).
+  bool is_shard_unit() const override { return true; }
 
  private:
   int64_t inplanes_, planes_, stride_;

@@ -216,9 +216,10 @@ TEST_F(ZeroE2E, AgreesWithTorchZeroRedundancyOptimizer) {
 }
 
 // FSDP2 (fully_shard on the root, reshard_after_forward=False) on the exported batches: SGD with
-// momentum at 2 ranks, Adam with clip_grad_norm_ at 3 (uneven dim-0 chunks). FSDP in torch 1.13
-// does not run on the CPU (it does not even import on Python 3.11): the Debian suite skips this,
-// the torch 2.x suite (.ci/run runs both) runs it.
+// momentum at 2 ranks, Adam with clip_grad_norm_ at 3 (uneven dim-0 chunks), and tiny_resnet,
+// which stage 3 gathers block by block (its buffers: FSDP broadcasts none, zero rank 0's). FSDP in
+// torch 1.13 does not run on the CPU (it does not even import on Python 3.11): the Debian suite
+// skips this, the torch 2.x suite (.ci/run runs both) runs it.
 TEST_F(ZeroE2E, StageThreeAgreesWithTorchFsdp) {
   const auto probe = testing::python({"-c", "from torch.distributed.fsdp import fully_shard"});
   if (probe.exit_code != 0) {
@@ -226,8 +227,9 @@ TEST_F(ZeroE2E, StageThreeAgreesWithTorchFsdp) {
   }
   for (const auto& [run, gpus] :
        {std::pair{std::vector<std::string>{"--scenario", "toy_cnn"}, "2"},
-        std::pair{std::vector<std::string>{"--scenario", "imdb_gcnn", "--batch-size", "24"},
-                  "3"}}) {
+        std::pair{std::vector<std::string>{"--scenario", "imdb_gcnn", "--batch-size", "24"}, "3"},
+        // Gathered block by block as the forward enters each (unit_gathers.h).
+        std::pair{std::vector<std::string>{"--scenario", "tiny_resnet"}, "2"}}) {
     const std::string dir = path("fsdp-" + run[1]);
     std::vector<std::string> args = {
         "run",   "--gpus",  gpus,      "--modes", "zero", "--zero-stage",
@@ -419,6 +421,19 @@ TEST_F(ZeroE2E, EveryFaultFailsNamingWhatItBroke) {
           << c.fault << " stage " << stage;
     }
   }
+}
+
+// tiny_resnet's blocks are gathered as the forward enters them (unit_gathers.h): the gather fault
+// still reaches the units' all-gathers (UnitGathers' unit test: the blocks' too), so the ranks'
+// forward parameters part.
+TEST_F(ZeroE2E, AStaleGatherOfABlockFailsAtStageThree) {
+  const std::string dir = path("stale-block");
+  const auto r = ddpbench({"run", "--scenario", "tiny_resnet", "--gpus", "2", "--modes",
+                           "single,zero", "--zero-stage", "3", "--steps", "3", "--check-only",
+                           "--inject-fault", "gather:rank=1,step=1", "--out", dir});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  const auto report = read_json(dir + "/report.json");
+  EXPECT_EQ(find_check(report, "zero", "ranks_bitwise_equal").at("status"), "fail");
 }
 
 // SyncBN under zero (issue 55): its ranks normalise over every rank as DDP's do, at every stage

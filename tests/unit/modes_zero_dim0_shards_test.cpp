@@ -2,8 +2,8 @@
 // 3 ranks as threads over gloo: each rank's parameters hold torch.chunk's dim-0 piece of theirs,
 // padded with zero rows (a parameter with fewer rows than ranks, and a 0-dim one, included); a
 // gather gives back every full value bit for bit and a release the shards; the reduce-scatter
-// leaves each rank its chunk of the ranks' averaged gradients; the gather fault's stale values
-// keep only this rank's own rows fresh.
+// leaves each rank its chunk of the ranks' averaged gradients; each unit is gathered by an
+// all-gather of its own; the gather fault's stale values keep only this rank's own rows fresh.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -74,7 +74,7 @@ TEST(Dim0Shards, TheReduceScatterLeavesEachRankItsChunkOfTheAverage) {
     // Rank r's gradients: the parameter values + 10 r, integers, so every sum is exact.
     std::vector<at::Tensor> grads = make_parameters(10.0 * comm.rank());
     grads[1] = at::Tensor();  // no gradient on any rank: zeros
-    DivideFactors half;  // one replica: the product with 1/2 before the sum
+    DivideFactors half;       // one replica: the product with 1/2 before the sum
     half.before = 2;
     at::Tensor flat;
     const std::vector<at::Tensor> mine = shards.reduce_scatter(grads, half, &flat);
@@ -116,6 +116,39 @@ TEST(Dim0Shards, ABucketsReduceScatterLeavesTheSameChunksAsTheWholeModels) {
           << "rank " << comm.rank() << " parameter " << order[j];
     }
     EXPECT_TRUE(torch::equal(bucket[1], at::zeros_like(bucket[1])));
+  });
+}
+
+// Units (stage 3's prefetch, unit_gathers.h): one all-gather each, of its own parameters only,
+// finished in any order; an empty unit sends nothing; the shards at rest are the same whatever the
+// layout.
+TEST(Dim0Shards, EachUnitIsGatheredByItsOwnAllGather) {
+  testing::run_ranks(kWorld, [](comm::Communicator& comm) {
+    std::vector<at::Tensor> params = make_parameters(0);
+    const std::vector<at::Tensor> whole = make_parameters(0);
+    // Unit 0 holds nothing (a root whose parameters all lie in blocks); units 1 and 2 interleave.
+    Dim0Shards shards(params, comm, {2, 1, 2, 1});
+    ASSERT_EQ(shards.units(), 3);
+    EXPECT_EQ(shards.unit_parameters(2), (std::vector<int64_t>{0, 2}));
+    for (size_t i = 0; i < params.size(); ++i) {
+      EXPECT_TRUE(torch::equal(params[i], expected_chunk(whole[i], comm.rank()))) << i;
+    }
+    const int64_t before = comm.collectives_issued();
+    std::vector<Dim0Shards::PendingGather> pending;
+    for (int64_t u = 0; u < shards.units(); ++u) pending.push_back(shards.start_gather(u));
+    EXPECT_EQ(comm.collectives_issued() - before, 2) << "the empty unit sends nothing";
+    shards.finish_gather(pending[2], nullptr);
+    EXPECT_TRUE(torch::equal(params[0], whole[0]));
+    EXPECT_TRUE(torch::equal(params[2], whole[2]));
+    EXPECT_TRUE(torch::equal(params[1], expected_chunk(whole[1], comm.rank())))
+        << "unit 1's parameter is still its shard";
+    EXPECT_FALSE(shards.gathered());
+    shards.finish_gather(pending[0], nullptr);
+    shards.finish_gather(pending[1], nullptr);
+    EXPECT_TRUE(shards.gathered());
+    for (size_t i = 0; i < params.size(); ++i) EXPECT_TRUE(torch::equal(params[i], whole[i])) << i;
+    shards.release();
+    EXPECT_TRUE(torch::equal(params[3], expected_chunk(whole[3], comm.rank())));
   });
 }
 

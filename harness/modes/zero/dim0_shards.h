@@ -8,6 +8,10 @@
 // steps the shards and keeps its state (momentum, Adam's moments) shard-shaped: 1/K of it.
 // Gathering sets their data to the full values again; autograd's identity, hooks and the
 // optimizer's state keys all stay with the parameter (Tensor::set_data).
+//
+// The parameters fall into units (unit_gathers.h: a model's blocks, gathered one by one as the
+// forward reaches them); a rank's flat block holds its shards unit after unit, so that each
+// unit's all-gather sends one contiguous range of it.
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -23,14 +27,32 @@ namespace ddpbench::modes::zero {
 class Dim0Shards {
  public:
   // `parameters`: the model's, in registration order, holding their full values (the same on
-  // every rank); afterwards they hold this rank's shards.
-  Dim0Shards(std::vector<at::Tensor> parameters, comm::Communicator& comm);
+  // every rank); afterwards they hold this rank's shards. `unit_of`: each one's unit, numbered
+  // from 0 without gaps (empty: one unit).
+  Dim0Shards(std::vector<at::Tensor> parameters, comm::Communicator& comm,
+             std::vector<int64_t> unit_of = {});
 
-  bool gathered() const { return gathered_; }
-  // Collective: every parameter's full value from the ranks' shards (one all-gather of every
-  // shard, flat), set as its data. With `stale` (the gather fault: one full value per parameter)
-  // the other ranks' rows are taken from it instead, as if their all-gather never arrived.
+  // Every unit's full parameters are set.
+  bool gathered() const { return gathered_units_ == units(); }
+  int64_t units() const { return static_cast<int64_t>(unit_parameters_.size()); }
+  // Collective: every parameter's full value from the ranks' shards (one all-gather per unit,
+  // each of its shards flat), set as its data. With `stale` (the gather fault: one full value
+  // per parameter) the other ranks' rows are taken from it instead, as if their all-gather never
+  // arrived.
   void gather(const std::vector<at::Tensor>* stale = nullptr);
+
+  // The same, unit by unit, in two halves: the all-gather of `unit`'s shards started, and once
+  // it is finished the unit's parameters set to their full values (`stale` as gather's).
+  struct PendingGather {
+    int64_t unit = -1;
+    comm::GatherWork gather;
+  };
+  PendingGather start_gather(int64_t unit) const;
+  void finish_gather(PendingGather& pending, const std::vector<at::Tensor>* stale);
+  // The parameters of `unit`, in the parameters' order.
+  const std::vector<int64_t>& unit_parameters(int64_t unit) const {
+    return unit_parameters_[static_cast<size_t>(unit)];
+  }
   // Local: every parameter's data back to its shard; the full values are dropped.
   void release();
   // Local, while gathered: the shards cut anew from the parameters' current full values (after
@@ -72,8 +94,10 @@ class Dim0Shards {
  private:
   // Per rank: its shards one after the other, flat.
   at::Tensor pack(const std::vector<at::Tensor>& shards) const;
-  // Per parameter, the full tensor from the ranks' gathered flat blocks.
-  std::vector<at::Tensor> unpack(const std::vector<at::Tensor>& blocks) const;
+  // The full tensors of `params` from the ranks' gathered blocks, in which parameter i's shard
+  // lies at offsets_[i] - `base`.
+  std::vector<at::Tensor> unpack(const std::vector<at::Tensor>& blocks,
+                                 const std::vector<int64_t>& params, int64_t base) const;
 
   std::vector<at::Tensor> parameters_;
   comm::Communicator& comm_;
@@ -84,9 +108,13 @@ class Dim0Shards {
   std::vector<int64_t> row_numel_;  // elements of one row
   std::vector<int64_t> offsets_;    // of each shard in a rank's flat block
   int64_t block_ = 0;               // elements of a rank's flat block
-  at::Tensor flat_;                 // this rank's shards, one after the other
+  std::vector<std::vector<int64_t>> unit_parameters_;
+  std::vector<int64_t> unit_begin_;  // of each unit's shards in a rank's flat block
+  std::vector<int64_t> unit_end_;
+  std::vector<int64_t> every_;      // 0 .. n-1
+  at::Tensor flat_;                 // this rank's shards, unit after unit
   std::vector<at::Tensor> shards_;  // views of flat_, what the parameters hold at rest
-  bool gathered_ = true;
+  int64_t gathered_units_ = 0;      // units whose full parameters are set
 };
 
 }  // namespace ddpbench::modes::zero

@@ -28,7 +28,11 @@ Stage3Dim0Shards::Stage3Dim0Shards(ZeroShared& shared, bool keeps_previous_forwa
       },
       [this](size_t index) { launch(index); });
   pending_.resize(schedule_->size());
-  shards_ = std::make_unique<Dim0Shards>(shared_.params, shared_.mesh.shard());
+  ParameterUnits units = parameter_units(shared_.module, shared_.names);
+  shards_ =
+      std::make_unique<Dim0Shards>(shared_.params, shared_.mesh.shard(), std::move(units.unit_of));
+  gathers_ = std::make_unique<UnitGathers>(*shards_, shared_.module, std::move(units.listener_unit),
+                                           [this](int64_t unit) { gathered(unit); });
 }
 
 Stage3Dim0Shards::~Stage3Dim0Shards() = default;
@@ -49,21 +53,27 @@ bool Stage3Dim0Shards::before_forward(bool stale) {
   if (shards_->gathered()) return false;  // a no_sync micro-step's: still whole
   std::vector<at::Tensor>& params = shared_.params;
   // The step loop's zero_grad left the shards' gradients None (torch 2) or zeroed in place
-  // (libtorch 1.13, whose zeroed gradient still counts as one): the same, at full size.
-  std::vector<char> zeroed(params.size(), 0);
+  // (libtorch 1.13, whose zeroed gradient still counts as one): the same, at full size, as each
+  // unit is gathered.
+  zeroed_.assign(params.size(), 0);
   for (size_t i = 0; i < params.size(); ++i) {
-    zeroed[i] = params[i].grad().defined() ? 1 : 0;
+    zeroed_[i] = params[i].grad().defined() ? 1 : 0;
     params[i].mutable_grad().reset();
   }
-  shards_->gather(stale ? &previous_forward_ : nullptr);
-  for (size_t i = 0; i < params.size(); ++i) {
-    if (zeroed[i] != 0) params[i].mutable_grad() = at::zeros_like(params[i]);
-  }
-  if (!previous_forward_.empty()) {
-    for (size_t i = 0; i < params.size(); ++i) previous_forward_[i] = params[i].detach().clone();
-  }
+  gathers_->begin(stale ? &previous_forward_ : nullptr);
   return true;
 }
+
+void Stage3Dim0Shards::gathered(int64_t unit) {
+  std::vector<at::Tensor>& params = shared_.params;
+  for (const int64_t index : shards_->unit_parameters(unit)) {
+    const auto i = static_cast<size_t>(index);
+    if (zeroed_[i] != 0) params[i].mutable_grad() = at::zeros_like(params[i]);
+    if (!previous_forward_.empty()) previous_forward_[i] = params[i].detach().clone();
+  }
+}
+
+void Stage3Dim0Shards::after_forward() { gathers_->finish(); }
 
 void Stage3Dim0Shards::reduce() {
   std::vector<at::Tensor>& params = shared_.params;

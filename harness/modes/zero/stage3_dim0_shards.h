@@ -1,15 +1,15 @@
-// stage3_dim0_shards.h — ZeRO stage 3 in the zero mode (FSDP2's fully_shard on the whole model,
-// reshard_after_forward=False): every parameter is sharded on dim 0 over all ranks
-// (dim0_shards.h) and only the rank's shards are held between steps; one all-gather before the
-// forward gives the full parameters, which forward and backward use and which are freed once the
-// gradients, averaged, are reduce-scattered to the shards, bucket by bucket during backward
+// stage3_dim0_shards.h — ZeRO stage 3 in the zero mode (FSDP2's fully_shard on each block and
+// then the root, reshard_after_forward=False): every parameter is sharded on dim 0 over all ranks
+// (dim0_shards.h) and only the rank's shards are held between steps. Before the forward the
+// full parameters are all-gathered unit by unit (unit_gathers.h: ResNet's blocks, the root's
+// parameters first; a model without units is one), each block's gather running while the blocks
+// before it compute; forward and backward use them, and they are freed once the gradients,
+// averaged, are reduce-scattered to the shards, bucket by bucket during backward
 // (bucket_schedule.h: DDP's --bucket-cap-mb buckets in backward's order, each bucket's chunks
 // reduce-scattered as soon as its gradients are final; under HSDP each bucket's reduced chunks are
 // all-reduced over the replicas while the next bucket's reduce-scatter is waited on). The
-// optimizer is an ordinary one over
-// the module's parameters, which hold their shards when it steps: its state is shard-shaped. One
-// unit (the whole model), so the full parameters are held from the forward to the end of
-// backward; FSDP2 with every layer wrapped would hold one layer's at a time there.
+// optimizer is an ordinary one over the module's parameters, which hold their shards when it
+// steps: its state is shard-shaped.
 //
 // Gradient clipping: each rank has only rows of each gradient, so each parameter's norm is the
 // square root of the sum over ranks of its shards' squared norms (one allreduce), equal to
@@ -24,6 +24,7 @@
 
 #include "modes/zero/bucket_schedule.h"
 #include "modes/zero/dim0_shards.h"
+#include "modes/zero/unit_gathers.h"
 #include "modes/zero/zero_stage.h"
 
 namespace ddpbench::modes::zero {
@@ -37,6 +38,7 @@ class Stage3Dim0Shards : public ZeroStage {
   ~Stage3Dim0Shards() override;
 
   bool before_forward(bool stale) override;
+  void after_forward() override;
   void before_backward() override;
   void reduce() override;
   // The used-parameter map's all-reduce over the world, and with replicas (HSDP) each bucket's
@@ -63,7 +65,12 @@ class Stage3Dim0Shards : public ZeroStage {
   // Bucket `index`'s gradients are final: their chunks' reduce-scatter starts.
   void launch(size_t index);
 
+  // Unit `unit`'s full parameters are set: its gradients at full size, the gather fault's copy.
+  void gathered(int64_t unit);
+
   std::unique_ptr<Dim0Shards> shards_;
+  std::unique_ptr<UnitGathers> gathers_;
+  std::vector<char> zeroed_;  // per parameter: the step loop left it a zeroed gradient
   std::unique_ptr<BucketSchedule> schedule_;
   std::vector<Dim0Shards::PendingScatter> pending_;  // per bucket, this step
   std::vector<at::Tensor> stashed_gradients_;        // the shards' while gather_state holds

@@ -139,10 +139,7 @@ at::Tensor ZeroPath::forward_loss(const std::vector<data::Batch>& shards, int64_
     const std::vector<at::Tensor> buffers = module().buffers();
     if (!buffers.empty()) comm::broadcast_coalesced(shared_.comm, buffers, 0);
   }
-  if (stage_->before_forward(fault_fires(fault, FaultKind::kGather, rank, step)) &&
-      options_.checking) {
-    forward_digests_ = ranks::state_digests(module(), &digest_names_);
-  }
+  const bool gathers = stage_->before_forward(fault_fires(fault, FaultKind::kGather, rank, step));
   // Note [A joined zero rank]: out of batches (uneven data), a rank runs no forward and no
   // backward and reduces zero gradients, as DDP's joined rank does under PyTorch's Join (the
   // average over the initial world size); it still joins every collective of the step (the
@@ -153,11 +150,17 @@ at::Tensor ZeroPath::forward_loss(const std::vector<data::Batch>& shards, int64_
   // join fault trains on its last batch again.
   const data::Batch* taken = batch_.take(shards, fault_fires(fault, FaultKind::kJoin, rank, step));
   if (taken == nullptr) {
+    stage_->after_forward();
     return at::zeros({}, module().parameters().front().options());  // 0 samples: weighs nothing
   }
   const data::Batch& batch = *taken;
   at::Tensor loss = scenarios::compute_loss(
       spec_.loss, draws_->forward(model_, batch.inputs, step, rank), batch.targets);
+  stage_->after_forward();
+  // Stage 3: the parameters this forward gathered (its units' all-gathers ran during it).
+  if (gathers && options_.checking) {
+    forward_digests_ = ranks::state_digests(module(), &digest_names_);
+  }
   if (fault_fires(fault, FaultKind::kNan, rank, step)) {
     loss = loss * std::numeric_limits<double>::quiet_NaN();
   }

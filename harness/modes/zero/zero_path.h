@@ -7,8 +7,9 @@
 //    during backward; each rank steps the parameters it owns and broadcasts them
 //    (stage1_allreduce.h);
 //  - stage 2: each gradient reduce-scattered to its owner only (stage2_reduce_scatter.h);
-//  - stage 3 (FSDP2's fully_shard on the whole model): parameters, gradients and optimizer state
-//    sharded on dim 0, the full parameters all-gathered for each forward (stage3_dim0_shards.h).
+//  - stage 3 (FSDP2's fully_shard per block): parameters, gradients and optimizer state sharded
+//    on dim 0, the full parameters all-gathered for each forward, block by block as it reaches
+//    them (stage3_dim0_shards.h).
 // A parameter that no rank's backward reached keeps no gradient (used_parameters.h).
 //
 // Faults (check phase): grad, crash, hang, nan, inf (--amp fp16) as in DDP; shard: after rank R's

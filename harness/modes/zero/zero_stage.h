@@ -70,9 +70,11 @@ class ZeroStage {
   ZeroStage(const ZeroStage&) = delete;
   ZeroStage& operator=(const ZeroStage&) = delete;
 
-  // Before a forward; true when it gathered the full parameters (stage 3), with the other ranks'
-  // rows stale under `stale` (the gather fault).
+  // Before a forward; true when it gathers the full parameters (stage 3), with the other ranks'
+  // rows stale under `stale` (the gather fault), by the end of after_forward.
   virtual bool before_forward(bool /*stale*/) { return false; }
+  // After that forward (or in its place, on a joined rank): stage 3's gathers all finished.
+  virtual void after_forward() {}
   // Before a synchronised backward.
   virtual void before_backward() {}
   // Collective, after a synchronised backward: the gradients averaged over the ranks, where this
