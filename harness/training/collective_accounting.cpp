@@ -3,6 +3,7 @@
 
 #include <ATen/ATen.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>  // fmt::join (in ranges.h since fmt 11)
 
 #include <utility>
 
@@ -62,23 +63,31 @@ reports::CheckRecord collective_count_check(comm::Communicator& comm,
   }
   const std::vector<at::Tensor> all = comm.allgather(at::tensor(flat, at::kLong));
   const int64_t sync = rule.synchronising_micro_steps;
-  const int64_t want_allreduce =
-      rule.allreduce < 0 ? -1 : rule.allreduce * sync + rule.allreduce_per_step;
+  // What the rule wants of step `step`, -1 where that kind is not judged.
+  const auto want_allreduce = [&](int64_t step) -> int64_t {
+    const auto it = rule.allreduce_by_step.find(step);
+    if (it != rule.allreduce_by_step.end()) return it->second + rule.allreduce_per_step;
+    return rule.allreduce < 0 ? -1 : rule.allreduce * sync + rule.allreduce_per_step;
+  };
   const int64_t want_scatter = rule.reduce_scatter < 0 ? -1 : rule.reduce_scatter * sync;
   // A count the rule wants, for the check's detail: "any" where that kind is not judged.
-  const std::string allreduces = want_allreduce < 0 ? "any" : fmt::format("{}", want_allreduce);
-  const std::string scatters = want_scatter < 0 ? "any" : fmt::format("{}", want_scatter);
+  const auto count_text = [](int64_t want) {
+    return want < 0 ? std::string("any") : fmt::format("{}", want);
+  };
   reports::CheckRecord c;
   c.name = reports::Stage::kCollectives;
   c.measure = reports::Measure::kExact;
   c.limit = 0;
-  std::string first;  // the first rank and step that differ
+  std::string first;                  // the first rank and step that differ
+  std::vector<std::string> per_step;  // what each step of rank 0's wanted, where steps differ
   for (size_t r = 0; r < all.size(); ++r) {
     const at::Tensor t = all[r].contiguous();
     const int64_t* v = t.data_ptr<int64_t>();
     for (int64_t i = 0; i + 2 < t.numel(); i += 3) {
       ++c.items;
-      const bool allreduce_ok = want_allreduce < 0 || v[i + 1] == want_allreduce;
+      const int64_t allreduces = want_allreduce(v[i]);
+      if (r == 0) per_step.push_back(count_text(allreduces));
+      const bool allreduce_ok = allreduces < 0 || v[i + 1] == allreduces;
       const bool scatter_ok = want_scatter < 0 || v[i + 2] == want_scatter;
       if (allreduce_ok && scatter_ok) continue;
       ++c.outside;
@@ -88,9 +97,18 @@ reports::CheckRecord collective_count_check(comm::Communicator& comm,
       first = fmt::format(
           "rank {} issued {} all-reduce(s) and {} reduce-scatter(s) in step {}'s gradient "
           "reduction, where {} issues {} and {}",
-          r, v[i + 1], v[i + 2], v[i], rule.what, allreduces, scatters);
+          r, v[i + 1], v[i + 2], v[i], rule.what, count_text(allreduces), count_text(want_scatter));
     }
   }
+  // "2" when every step wants the same, "1, 2, 2 (by step)" when they differ.
+  std::string allreduces = per_step.empty() ? count_text(want_allreduce(0)) : per_step.front();
+  for (const std::string& w : per_step) {
+    if (w != per_step.front()) {
+      allreduces = fmt::format("{} (by step)", fmt::join(per_step, ", "));
+      break;
+    }
+  }
+  const std::string scatters = count_text(want_scatter);
   c.error = c.outside > 0 ? 1.0 : 0.0;
   c.detail = c.outside > 0 ? first
                            : fmt::format(

@@ -12,14 +12,17 @@
 // digests and recorded gradients included). A mode that knows what its reduction must issue per
 // synchronising micro-step (ReductionRule) is judged on every rank and every checked step: the
 // all-reduces and reduce-scatters counted against the rule times the micro-steps that
-// synchronise (one under no_sync, A without), so a collective skipped or issued twice FAILs even
-// where the numbers happen to agree (pytorch's FSDP2 tests count all-reduces against
-// reduce-scatters under accumulation for the same reason). All-gathers and broadcasts are
-// recorded, not judged: SyncBN and the checked steps' records issue them in those phases too.
+// synchronise (one under no_sync, A without), or per step where that changes from step to step
+// (ddp: one all-reduce per bucket each reduction used, and DDP rebuilds its buckets after the
+// first step), so a collective skipped or issued twice FAILs even where the numbers happen to
+// agree (pytorch's FSDP2 tests count all-reduces against reduce-scatters under accumulation for
+// the same reason). All-gathers and broadcasts are recorded, not judged: SyncBN and the checked
+// steps' records issue them in those phases too.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -67,6 +70,10 @@ struct ReductionRule {
   // Issued once per optimizer step besides (--amp fp16's overflow agreement at stages 2 and 3).
   int64_t allreduce_per_step = 0;
   int64_t synchronising_micro_steps = 1;  // 1 under no_sync, else the accumulation steps
+  // Per step, the all-reduces of its whole reduction where they differ from step to step (DDP's
+  // buckets before and after their rebuild); a step listed here is judged by it instead of
+  // `allreduce`.
+  std::map<int64_t, int64_t> allreduce_by_step;
   std::string what;
 };
 

@@ -1,7 +1,9 @@
 // ddp_e2e_test.cpp — `ddpbench run --gpus K` end to end: DDP agrees with single-device training
 // where it must (linear_mse, the seed notebook's claim; toy_cnn in float32 and float64), judges
-// BatchNorm without SyncBN against the exact reference, and proves it can fail: gradient faults give exit 1 naming
-// the tensor and step; crash, hang and NaN give exit 3 naming the rank, leaving no process behind.
+// BatchNorm without SyncBN against the exact reference, holds each reduction to one all-reduce
+// per bucket, and proves it can fail: gradient and bucket faults give exit 1 naming the tensor or
+// collective and step; crash, hang and NaN give exit 3 naming the rank, leaving no process
+// behind.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -174,6 +176,35 @@ TEST_F(DdpE2E, GradientFaultFailsInFloat64AtEps1e9) {
   EXPECT_EQ(g.at("step"), 2);
 }
 
+// The collectives check holds each step's reduction to one all-reduce per bucket it used: one
+// bucket in tiny_resnet's first step, two once DDP rebuilt them. Every rank skipping its last
+// bucket's all-reduce (the bucket fault) fails it, and the gradients too.
+TEST_F(DdpE2E, EachReductionIssuesOneAllreducePerBucketItUsed) {
+  const std::vector<std::string> run = {"run", "--scenario",  "tiny_resnet", "--gpus",
+                                        "2",   "--modes",     "single,ddp",  "--steps",
+                                        "3",   "--check-only"};
+  auto good = run;
+  good.insert(good.end(), {"--out", path("buckets")});
+  const auto r = ddpbench(good);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto c = find_check(read_json(path("buckets") + "/report.json"), "ddp", "collectives");
+  EXPECT_EQ(c.at("status"), "pass");
+  EXPECT_NE(c.at("detail").get<std::string>().find("1, 2, 2 (by step)"), std::string::npos)
+      << c.dump();
+  auto bad = run;
+  bad.insert(bad.end(), {"--inject-fault", "bucket:step=1", "--out", path("skipped")});
+  const auto f = ddpbench(bad);
+  EXPECT_EQ(f.exit_code, 1) << f.out << f.err;
+  const auto report = read_json(path("skipped") + "/report.json");
+  const auto skipped = find_check(report, "ddp", "collectives");
+  EXPECT_EQ(skipped.at("status"), "fail");
+  EXPECT_EQ(skipped.at("step"), 1);
+  EXPECT_NE(skipped.at("detail").get<std::string>().find("issued 1 all-reduce(s)"),
+            std::string::npos)
+      << skipped.dump();
+  EXPECT_EQ(find_check(report, "ddp", "gradients").at("status"), "fail");
+}
+
 struct WorkerFault {
   std::string spec;
   std::string expect;
@@ -229,9 +260,9 @@ TEST_F(DdpE2E, BadDdpInputIsExitTwo) {
 // Rank 0's result (ResNet-18's final state, 45 MB) is over the 8 MiB a PyTorch 2.x TCPStore takes
 // (comm/store.h refuses it on every libtorch): it reaches the parent through the result file.
 TEST_F(DdpE2E, ARankResultOverTheStoreLimitStillArrives) {
-  const auto r = ddpbench({"run", "--scenario", "cifar_resnet18", "--gpus", "2", "--modes",
-                           "single,ddp", "--steps", "1", "--batch-size", "8", "--check-only",
-                           "--out", path("big")});
+  const auto r =
+      ddpbench({"run", "--scenario", "cifar_resnet18", "--gpus", "2", "--modes", "single,ddp",
+                "--steps", "1", "--batch-size", "8", "--check-only", "--out", path("big")});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_GT(fs::file_size(path("big") + "/state_ddp.pt"), uintmax_t{8} << 20);
 }

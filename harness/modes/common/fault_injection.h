@@ -34,6 +34,7 @@ enum class FaultKind {
   kShape,
   kDivide,
   kReplica,
+  kBucket,
   kFaultKindCount,  // not a kind: the number of them, so that a kind added above needs a row
 };
 

@@ -84,4 +84,18 @@ std::unique_ptr<PendingReduction> launch_comm_hook(CommHookKind kind, comm::Comm
   throw std::logic_error("unknown comm hook");
 }
 
+namespace {
+
+class SkippedReduction : public PendingReduction {
+ public:
+  void finish() override {}
+  int64_t bytes() const override { return 0; }
+};
+
+}  // namespace
+
+std::unique_ptr<PendingReduction> skipped_reduction() {
+  return std::make_unique<SkippedReduction>();
+}
+
 }  // namespace ddpbench::modes::ddp

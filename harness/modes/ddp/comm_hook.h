@@ -34,5 +34,7 @@ class PendingReduction {
 // Starts reducing `bucket` (a flat gradient buffer) across the communicator's ranks.
 std::unique_ptr<PendingReduction> launch_comm_hook(CommHookKind kind, comm::Communicator& comm,
                                                    at::Tensor bucket);
+// A reduction that sends nothing (the bucket fault): the bucket keeps this rank's values.
+std::unique_ptr<PendingReduction> skipped_reduction();
 
 }  // namespace ddpbench::modes::ddp

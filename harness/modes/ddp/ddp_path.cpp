@@ -111,6 +111,7 @@ at::Tensor DdpPath::forward_loss(const std::vector<data::Batch>& shards, int64_t
   // syncbn fault: from its step on, this rank normalises with local statistics only.
   sync_bn_control_->skip_exchange = fault_active(fault, FaultKind::kSyncBn, rank, step);
   model_->set_keep_own_buffers(fault_active(fault, FaultKind::kBuffers, rank, step));
+  model_->skip_last_reduction(fault_fires_everywhere(fault, FaultKind::kBucket, step));
   model_->set_buffer_source(join_.buffer_source());
   if (fault_fires(fault, FaultKind::kHang, rank, step)) {
     // Stop responding without exiting: only the launcher's timeout can end this.
@@ -153,6 +154,10 @@ void DdpPath::reduce_gradients() {
     model_->reduce_gradients();
   }
   gradient_collectives_ += comm_.collectives_issued() - before;
+  // The buckets this reduction used (a joined rank's rebuild is behind it): what it had to issue.
+  if (model_->sync() && model_->reducer() != nullptr) {
+    required_allreduces_[current_step_] += model_->reducer()->allreduces_per_reduction();
+  }
 }
 
 at::Tensor DdpPath::eval_forward(const at::Tensor& inputs) {

@@ -171,6 +171,10 @@ void DistributedModel::reduce_naive(bool joined) {
   // Zero-filling it everywhere instead would let the optimizer's weight decay and momentum move
   // a parameter that single-device training leaves alone.
   const std::vector<bool> used_anywhere = naive_used_anywhere(joined);
+  size_t last = params_.size();  // the last parameter reduced (the bucket fault skips it)
+  for (size_t i = 0; i < params_.size(); ++i) {
+    if (used_anywhere[i]) last = i;
+  }
   for (size_t i = 0; i < params_.size(); ++i) {
     at::Tensor& slot = params_[i].mutable_grad();
     if (!used_anywhere[i]) {
@@ -188,10 +192,15 @@ void DistributedModel::reduce_naive(bool joined) {
     }
     at::Tensor g = slot;
     if (naive_tap_) naive_tap_(static_cast<int64_t>(i), g);
-    comm::allreduce_sum_blocking(comm_, g);
+    if (!(skip_last_naive_ && i == last)) comm::allreduce_sum_blocking(comm_, g);
     g.div_(comm_.world_size());  // sum first, then average: the textbook order
     naive_bytes_ += g.numel() * g.element_size();
   }
+}
+
+void DistributedModel::skip_last_reduction(bool skip) {
+  if (reducer_) reducer_->skip_last_bucket(skip);
+  skip_last_naive_ = skip;
 }
 
 void DistributedModel::set_sync(bool sync) {

@@ -80,6 +80,9 @@ class DistributedModel {
   // Fault injection (`buffers` fault): this rank joins the buffer broadcast but keeps its own
   // buffers, as a rank whose broadcast result is lost would.
   void set_keep_own_buffers(bool keep) { keep_own_buffers_ = keep; }
+  // Fault injection (`bucket` fault, on every rank alike): the next synchronised reduction issues
+  // no allreduce for its last bucket (naive: its last parameter); c10d's engine does not take it.
+  void skip_last_reduction(bool skip);
   // The rank whose buffers the next forwards start from: 0, or inside Join the highest rank
   // still training (Note [PyTorch's Join, as it runs], modes/common/joined_batch.h).
   void set_buffer_source(int rank) { buffer_source_ = rank; }
@@ -128,6 +131,7 @@ class DistributedModel {
   GradientTap naive_tap_;
   bool sync_ = true;
   bool keep_own_buffers_ = false;
+  bool skip_last_naive_ = false;
   int buffer_source_ = 0;
   bool record_buffers_ = false;
   std::vector<at::Tensor> buffers_at_forward_;

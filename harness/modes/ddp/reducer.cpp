@@ -151,8 +151,12 @@ void Reducer::launch_ready_buckets() {
   // whatever order its hooks fired in.
   while (next_bucket_ < static_cast<int64_t>(bucket_params_.size()) &&
          bucket_pending_[static_cast<size_t>(next_bucket_)] == 0) {
-    pending_.push_back(launch_comm_hook(options_.comm_hook, comm_,
-                                        bucket_buffers_[static_cast<size_t>(next_bucket_)]));
+    const bool skipped =
+        skip_last_bucket_ && next_bucket_ + 1 == static_cast<int64_t>(bucket_params_.size());
+    pending_.push_back(skipped
+                           ? skipped_reduction()
+                           : launch_comm_hook(options_.comm_hook, comm_,
+                                              bucket_buffers_[static_cast<size_t>(next_bucket_)]));
     bytes_last_step_ += pending_.back()->bytes();
     launch_order_.push_back(next_bucket_);
     if (in_backward_) ++launched_in_backward_;

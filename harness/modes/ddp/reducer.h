@@ -59,6 +59,14 @@ class Reducer {
   void set_sync(bool sync) { sync_ = sync; }
   bool sync() const { return sync_; }
   void set_gradient_tap(GradientTap tap) { tap_ = std::move(tap); }
+  // The bucket fault: the next synchronised reduction issues no allreduce for its last bucket,
+  // which keeps this rank's own gradients.
+  void skip_last_bucket(bool skip) { skip_last_bucket_ = skip; }
+  // The allreduces one synchronised reduction issues in the buckets now in place: one per bucket
+  // and, with find_unused_parameters, the used-parameter map's (Note [Collective accounting]).
+  int64_t allreduces_per_reduction() const {
+    return static_cast<int64_t>(bucket_params_.size()) + (options_.find_unused_parameters ? 1 : 0);
+  }
 
   // Call at every forward with autograd on (DDP's _rebuild_buckets): after the first synchronised
   // step, once, re-buckets in rank 0's gradient-ready order (a broadcast every rank joins).
@@ -119,6 +127,7 @@ class Reducer {
   std::vector<bool> had_grad_;           // .grad was defined before this backward (None stays None)
   std::vector<int64_t> bucket_pending_;  // parameters still missing per bucket
   int64_t next_bucket_ = 0;
+  bool skip_last_bucket_ = false;
   std::vector<std::unique_ptr<PendingReduction>> pending_;
   std::vector<int64_t> ready_order_;
   std::vector<int64_t> launch_order_;
