@@ -30,13 +30,24 @@ SCENARIO = "cifar_resnet18"
 
 
 def torch_wrapped(python, world, local_batch, threads, wrap):
+    """PyTorch's p50 step wrapped in `wrap`. FSDP2 on gloo sometimes aborts at exit, after it has
+    printed its figures (one run in several on this machine): those figures are kept, and said
+    so; a run that printed none is tried once more."""
     warmup, steps = STEPS[SCENARIO]
-    out = subprocess.run(
-        [python, os.path.join(HERE, "torch_ddp_bench.py"), "--model", "resnet18", "--world-size",
-         str(world), "--local-batch", str(local_batch), "--warmup", str(warmup), "--steps",
-         str(steps), "--threads", str(threads), "--wrap", wrap],
-        check=True, capture_output=True, text=True).stdout
-    return json.loads(out.strip().splitlines()[-1])["step_p50_s"]
+    cmd = [python, os.path.join(HERE, "torch_ddp_bench.py"), "--model", "resnet18", "--world-size",
+           str(world), "--local-batch", str(local_batch), "--warmup", str(warmup), "--steps",
+           str(steps), "--threads", str(threads), "--wrap", wrap]
+    for attempt in (1, 2):
+        run = subprocess.run(cmd, capture_output=True, text=True)
+        lines = [l for l in run.stdout.strip().splitlines() if l.startswith("{")]
+        if lines:
+            if run.returncode != 0:
+                print(f"note: torch_ddp_bench.py --wrap {wrap} exited {run.returncode} after its "
+                      f"figures: {(run.stderr.strip().splitlines() or [''])[-1]}", file=sys.stderr)
+            return json.loads(lines[-1])["step_p50_s"]
+        print(f"note: torch_ddp_bench.py --wrap {wrap} failed (attempt {attempt}, exit "
+              f"{run.returncode}): {(run.stderr.strip().splitlines() or [''])[-1]}", file=sys.stderr)
+    raise SystemExit(f"torch_ddp_bench.py --wrap {wrap} failed twice:\n{run.stderr}")
 
 
 def ddpbench_zero(binary, world, local_batch, threads, stage):
