@@ -121,7 +121,7 @@ TEST(Dim0Shards, ABucketsReduceScatterLeavesTheSameChunksAsTheWholeModels) {
 
 // Units (stage 3's prefetch, unit_gathers.h): one all-gather each, of its own parameters only,
 // finished in any order; an empty unit sends nothing; the shards at rest are the same whatever the
-// layout.
+// layout; some parameters can go back to their shards while the others stay whole.
 TEST(Dim0Shards, EachUnitIsGatheredByItsOwnAllGather) {
   testing::run_ranks(kWorld, [](comm::Communicator& comm) {
     std::vector<at::Tensor> params = make_parameters(0);
@@ -147,8 +147,13 @@ TEST(Dim0Shards, EachUnitIsGatheredByItsOwnAllGather) {
     shards.finish_gather(pending[1], nullptr);
     EXPECT_TRUE(shards.gathered());
     for (size_t i = 0; i < params.size(); ++i) EXPECT_TRUE(torch::equal(params[i], whole[i])) << i;
-    shards.release();
+    // A bucket's parameters freed during backward: back to their shards, the others still whole.
+    shards.release({3});
     EXPECT_TRUE(torch::equal(params[3], expected_chunk(whole[3], comm.rank())));
+    EXPECT_TRUE(torch::equal(params[0], whole[0]));
+    EXPECT_FALSE(shards.gathered());
+    shards.release();
+    EXPECT_TRUE(torch::equal(params[0], expected_chunk(whole[0], comm.rank())));
   });
 }
 

@@ -162,6 +162,13 @@ void Dim0Shards::release() {
   gathered_units_ = 0;
 }
 
+void Dim0Shards::release(const std::vector<int64_t>& params) {
+  for (const int64_t i : params) {
+    parameters_[static_cast<size_t>(i)].set_data(shards_[static_cast<size_t>(i)]);
+  }
+  gathered_units_ = 0;
+}
+
 void Dim0Shards::recut() {
   if (!gathered()) return;
   torch::NoGradGuard no_grad;

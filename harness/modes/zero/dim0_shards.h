@@ -55,6 +55,8 @@ class Dim0Shards {
   }
   // Local: every parameter's data back to its shard; the full values are dropped.
   void release();
+  // The same for some of them (a bucket whose gradients are reduced during backward).
+  void release(const std::vector<int64_t>& params);
   // Local, while gathered: the shards cut anew from the parameters' current full values (after
   // an observer loaded a state into them), then released.
   void recut();

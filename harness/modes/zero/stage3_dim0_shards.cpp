@@ -44,9 +44,19 @@ void Stage3Dim0Shards::before_backward() { schedule_->arm(); }
 void Stage3Dim0Shards::launch(size_t index) {
   std::vector<at::Tensor> full;
   for (const at::Tensor& p : shared_.params) full.push_back(p.grad());
+  const std::vector<int64_t>& bucket = schedule_->buckets()[index];
   // Scaled before the sum (Note [HSDP's divide factors]).
-  pending_[index] =
-      shards_->start_reduce_scatter(schedule_->buckets()[index], full, shared_.divide);
+  pending_[index] = shards_->start_reduce_scatter(bucket, full, shared_.divide);
+  // The bucket's gradients are in the reduce-scatter's input now, and backward is done with its
+  // parameters (every use's backward ran before their gradients were final): both are freed, as
+  // FSDP2 reshards each module after its backward, so that a rank holds fewer full tensors as
+  // backward goes on.
+  for (const int64_t i : bucket) {
+    at::Tensor& p = shared_.params[static_cast<size_t>(i)];
+    shared_.used.mark(static_cast<size_t>(i), p.grad().defined());
+    p.mutable_grad().reset();
+  }
+  shards_->release(bucket);
 }
 
 bool Stage3Dim0Shards::before_forward(bool stale) {
@@ -77,8 +87,7 @@ void Stage3Dim0Shards::after_forward() { gathers_->finish(); }
 
 void Stage3Dim0Shards::reduce() {
   std::vector<at::Tensor>& params = shared_.params;
-  schedule_->finish_backward();
-  shared_.used.mark_gradients(params);
+  schedule_->finish_backward();  // launches what is left: every parameter is marked and freed
   const std::shared_ptr<comm::Work> used =
       shared_.used.start(shared_.comm, params.front().device());
   // Each bucket's chunks of the sum (under HSDP over the replicas too), copied out of the
@@ -101,7 +110,7 @@ void Stage3Dim0Shards::reduce() {
   shared_.used.finish();
   schedule_->reset();
   for (at::Tensor& p : params) p.mutable_grad().reset();
-  shards_->release();  // the full parameters and gradients are gone; the shards remain
+  shards_->release();  // each bucket's were freed at its launch; the shards remain
   for (size_t i = 0; i < params.size(); ++i) {
     // No rank used it: None, as single-device's (and the optimizer skips it).
     if (shared_.used.anywhere(i)) params[i].mutable_grad() = mine[i];

@@ -3,11 +3,12 @@
 // (dim0_shards.h) and only the rank's shards are held between steps. Before the forward the
 // full parameters are all-gathered unit by unit (unit_gathers.h: ResNet's blocks, the root's
 // parameters first; a model without units is one), each block's gather running while the blocks
-// before it compute; forward and backward use them, and they are freed once the gradients,
-// averaged, are reduce-scattered to the shards, bucket by bucket during backward
-// (bucket_schedule.h: DDP's --bucket-cap-mb buckets in backward's order, each bucket's chunks
-// reduce-scattered as soon as its gradients are final; under HSDP each bucket's reduced chunks are
-// all-reduced over the replicas while the next bucket's reduce-scatter is waited on). The
+// before it compute; forward and backward use them. The gradients, averaged, are reduce-scattered
+// to the shards bucket by bucket during backward (bucket_schedule.h: DDP's --bucket-cap-mb
+// buckets in backward's order, each bucket's chunks reduce-scattered as soon as its gradients are
+// final; under HSDP each bucket's reduced chunks are all-reduced over the replicas while the next
+// bucket's reduce-scatter is waited on), and a bucket's full parameters and gradients are freed
+// as its reduce-scatter starts, as FSDP2 reshards each module after its backward. The
 // optimizer is an ordinary one over the module's parameters, which hold their shards when it
 // steps: its state is shard-shaped.
 //
