@@ -41,7 +41,8 @@ TEST_F(ReportAndGate, ReportRegeneratesEveryFormatAndGateDecides) {
                        "print(len(r.findall('.//testcase')))",
                        run + "/report.junit.xml"});
   EXPECT_EQ(xml.exit_code, 0) << xml.err;
-  EXPECT_EQ(xml.out, "6\n");  // 4 checks, and the single and ddp points' throughput
+  // 5 checks (ddp's collective count among them), and the single and ddp points' throughput.
+  EXPECT_EQ(xml.out, "7\n");
 
   const auto same = ddpbench({"gate", "--baseline", run + "/report.json", "--current",
                               run + "/report.json", "--format", "md"});
