@@ -93,13 +93,7 @@ class RecordingCommunicator : public Communicator {
       tensor = tensor.view(-1).narrow(0, 0, tensor.numel() - 1);
     }
     const int64_t seq = start(FlightOp::kAllreduce, tensor.scalar_type(), tensor.numel());
-    try {
-      return std::make_shared<RecordedWork>(inner_->allreduce_sum(std::move(tensor)), recorder_,
-                                            seq);
-    } catch (...) {
-      recorder_->failed(seq);
-      throw;
-    }
+    return recorded(seq, issued(seq, [&] { return inner_->allreduce_sum(std::move(tensor)); }));
   }
 
   void broadcast(std::vector<at::Tensor> tensors, int root) override {
@@ -117,14 +111,8 @@ class RecordingCommunicator : public Communicator {
 
   GatherWork allgather_async(at::Tensor tensor) override {
     const int64_t seq = start(FlightOp::kAllgather, tensor.scalar_type(), tensor.numel());
-    try {
-      GatherWork inner = inner_->allgather_async(std::move(tensor));
-      return {std::make_shared<RecordedWork>(std::move(inner.work), recorder_, seq),
-              std::move(inner.blocks)};
-    } catch (...) {
-      recorder_->failed(seq);
-      throw;
-    }
+    GatherWork inner = issued(seq, [&] { return inner_->allgather_async(std::move(tensor)); });
+    return {recorded(seq, std::move(inner.work)), std::move(inner.blocks)};
   }
 
   at::Tensor reduce_scatter_sum(const at::Tensor& given) override {
@@ -141,14 +129,9 @@ class RecordingCommunicator : public Communicator {
       return {std::make_shared<CompletedWork>(), *skipped};
     }
     const int64_t seq = start(FlightOp::kReduceScatter, input.scalar_type(), input.numel());
-    try {
-      ScatterWork inner = inner_->reduce_scatter_sum_async(std::move(input));
-      return {std::make_shared<RecordedWork>(std::move(inner.work), recorder_, seq),
-              std::move(inner.block)};
-    } catch (...) {
-      recorder_->failed(seq);
-      throw;
-    }
+    ScatterWork inner =
+        issued(seq, [&] { return inner_->reduce_scatter_sum_async(std::move(input)); });
+    return {recorded(seq, std::move(inner.work)), std::move(inner.block)};
   }
 
   void barrier() override {
@@ -209,6 +192,21 @@ class RecordingCommunicator : public Communicator {
     }
     if (options_.verify_fingerprints) verify(seq, op, dtype, count, root);
     return seq;
+  }
+
+  // An asynchronous collective `seq` started by `call`, recorded as failed if starting it throws.
+  template <class Call>
+  auto issued(int64_t seq, Call&& call) -> decltype(call()) {
+    try {
+      return call();
+    } catch (...) {
+      recorder_->failed(seq);
+      throw;
+    }
+  }
+  // Its Work, recorded as waited on and done.
+  std::shared_ptr<Work> recorded(int64_t seq, std::shared_ptr<Work> work) const {
+    return std::make_shared<RecordedWork>(std::move(work), recorder_, seq);
   }
 
   template <class Call>

@@ -109,8 +109,7 @@ void Stage3Dim0Shards::reduce() {
   used->wait();
   shared_.used.finish();
   schedule_->reset();
-  for (at::Tensor& p : params) p.mutable_grad().reset();
-  shards_->release();  // each bucket's were freed at its launch; the shards remain
+  // Every parameter's full value and gradient went at its bucket's launch; the shards remain.
   for (size_t i = 0; i < params.size(); ++i) {
     // No rank used it: None, as single-device's (and the optimizer skips it).
     if (shared_.used.anywhere(i)) params[i].mutable_grad() = mine[i];

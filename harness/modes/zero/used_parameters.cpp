@@ -5,10 +5,6 @@
 
 namespace ddpbench::modes::zero {
 
-void UsedParameters::mark_gradients(const std::vector<at::Tensor>& parameters) {
-  for (size_t i = 0; i < parameters.size(); ++i) mark(i, parameters[i].grad().defined());
-}
-
 std::shared_ptr<comm::Work> UsedParameters::start(comm::Communicator& comm,
                                                   const at::Device& device) {
   map_ = at::zeros({static_cast<int64_t>(here_.size())}, at::kFloat);

@@ -21,8 +21,6 @@ class UsedParameters {
   explicit UsedParameters(size_t count) : here_(count, 0), anywhere_(count, 1) {}
 
   void mark(size_t index, bool used) { here_[index] = used ? 1 : 0; }
-  // Each of `parameters` (the trained ones, in order) is used here when it has a gradient.
-  void mark_gradients(const std::vector<at::Tensor>& parameters);
 
   // Collective: starts the sum of the ranks' maps (on `device`); finish() once it is done.
   std::shared_ptr<comm::Work> start(comm::Communicator& comm, const at::Device& device);
