@@ -21,9 +21,10 @@ const std::vector<BackendTraits>& backend_table() {
        /*one_rank_per_device=*/false,
        /*listens_on_master_addr=*/true,
        {at::kFloat, at::kDouble, at::kHalf, at::kLong},
-       /*native_reduce_scatter=*/false,
-       "libtorch 1.13's ProcessGroupGloo has no reduce_scatter (it throws 'does not support "
-       "reduce_scatter'): emulated as an allreduce of which each rank keeps its block"},
+       // libtorch 1.13's ProcessGroupGloo has none: built from gloo's sends and receives with a
+       // reduce-scatter's traffic (comm/gloo_reduce_scatter.h), so it is not an emulation.
+       /*native_reduce_scatter=*/true,
+       ""},
       // Allreduce through shared memory, the rest through an inner gloo communicator (so it
       // listens on --master-addr too); refuses ranks on different hosts when it starts.
       {Backend::kShm,

@@ -11,6 +11,7 @@
 
 #include "comm/backend_support.h"
 #include "comm/c10d_process_group.h"
+#include "comm/gloo_reduce_scatter.h"
 #include "comm/reduce_scatter_blocks.h"
 #include "comm/store_impl.h"
 
@@ -99,26 +100,32 @@ class GlooCommunicator : public Communicator {
     return {std::move(work), std::move(out[0])};
   }
 
-  // ProcessGroupGloo (libtorch 1.13) throws "does not support reduce_scatter", so this is an
-  // allreduce of a copy of the whole input of which this rank keeps its block: the result is the
-  // same, the traffic is an allreduce's (backend_support.cpp says so where it is reported).
+  // ProcessGroupGloo (libtorch 1.13) has no reduce_scatter: gloo's sends and receives make one
+  // (gloo_reduce_scatter.h), with a reduce-scatter's traffic, half an allreduce's. The blocking
+  // form sums a copy: its input is the caller's.
   at::Tensor reduce_scatter_sum(const at::Tensor& input) override {
-    return reduce_scatter_by_allreduce(*this, input, "gloo");
+    reduce_scatter_block(input, world_size_, "gloo");
+    ScatterWork work = reduce_scatter_sum_async(input.contiguous().clone());
+    work.work->wait();
+    return work.owned_block();
   }
-  // The same allreduce, started and left in place: no copy of the input, whose block this rank
-  // keeps is a view of it.
   ScatterWork reduce_scatter_sum_async(at::Tensor input) override {
-    const int64_t block = reduce_scatter_block(input, world_size_, "gloo");
+    reduce_scatter_block(input, world_size_, "gloo");
     if (!input.is_contiguous()) return Communicator::reduce_scatter_sum_async(std::move(input));
-    at::Tensor flat = input.view(-1);
-    at::Tensor mine = flat.narrow(0, rank_ * block, block);
-    return {allreduce_sum(std::move(flat)), std::move(mine)};
+    ++point_to_point_collectives_;
+    // Every rank issues its reduce-scatters in the same order, so the count is the same tag on
+    // every rank; gloo matches sends to receives by it. Wrapped well before int's end.
+    const int tag = static_cast<int>(point_to_point_collectives_ % (1 << 30));
+    return gloo_reduce_scatter_async(*pg_, rank_, world_size_, input, tag);
   }
 
   void barrier() override { pg_->barrier()->wait(); }
 
   int64_t collectives_issued() const override {
-    return static_cast<int64_t>(pg_->getSequenceNumberForGroup() - first_sequence_number_);
+    // Sends and receives do not advance the group's sequence number: the reduce-scatters built
+    // from them are counted here.
+    return static_cast<int64_t>(pg_->getSequenceNumberForGroup() - first_sequence_number_) +
+           point_to_point_collectives_;
   }
 
   const c10::intrusive_ptr<c10d::ProcessGroup>& group() const { return group_; }
@@ -130,6 +137,7 @@ class GlooCommunicator : public Communicator {
   c10::intrusive_ptr<c10d::ProcessGroupGloo> pg_;
   c10::intrusive_ptr<c10d::ProcessGroup> group_;
   uint64_t first_sequence_number_ = 0;
+  int64_t point_to_point_collectives_ = 0;  // reduce-scatters (gloo_reduce_scatter.h)
 };
 
 }  // namespace

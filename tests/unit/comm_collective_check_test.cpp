@@ -117,7 +117,26 @@ TEST(CommSweep, GlooRowsAreExactAndAgreeOnEveryRank) {
     EXPECT_EQ(r.wrong, 0) << r.collective << " " << r.bytes;
     EXPECT_GT(r.time_us, 0);
     EXPECT_EQ(r.time_us, per_rank[1][i].time_us);
-    EXPECT_EQ(r.emulated, r.collective == "reduce_scatter");
+    EXPECT_FALSE(r.emulated) << r.collective;  // gloo's reduce-scatter is its own
+  }
+}
+
+// shm has no reduce-scatter of its own (an shm allreduce of which each rank keeps its block): its
+// rows say so, and only that collective's.
+TEST(CommSweep, ShmMarksItsReduceScatterEmulated) {
+  run::CommPlan plan = small_plan();
+  plan.backend = Backend::kShm;
+  std::vector<reports::CommRow> rows;
+  testing::run_ranks(
+      2,
+      [&](Communicator& comm) {
+        auto mine = run::run_comm_sweep(comm, plan, c10::Device(c10::kCPU), {});
+        if (comm.rank() == 0) rows = std::move(mine);
+      },
+      Backend::kShm);
+  ASSERT_FALSE(rows.empty());
+  for (const reports::CommRow& r : rows) {
+    EXPECT_EQ(r.emulated, r.collective == "reduce_scatter") << r.collective;
   }
 }
 

@@ -131,9 +131,10 @@ TEST(RecordingCommunicator, AnAsynchronousReduceScatterIsRecordedUntilWaitedAndT
       pending.work->wait();
       EXPECT_TRUE(at::equal(pending.block, at::tensor({3.0f, 4.0f})));  // its own, unsummed
       EXPECT_EQ(recorder.snapshot().issued, 0);  // the skipped one was never issued
-      at::Tensor pair = at::full({4}, 10.0f);
-      allreduce_sum_blocking(comm, pair);  // pairs with rank 0's reduce-scatter: the desync
-      EXPECT_EQ(pair[0].item<float>(), 11.0f);
+      // Pairs with rank 0's reduce-scatter: the desync.
+      ScatterWork next = comm.reduce_scatter_sum_async(at::full({4}, 10.0f));
+      next.work->wait();
+      EXPECT_TRUE(at::equal(next.block, at::tensor({13.0f, 14.0f})));
     } else {
       EXPECT_EQ(recorder.snapshot().find(0)->state, FlightState::kIssued);
       pending.work->wait();
