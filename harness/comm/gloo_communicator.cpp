@@ -102,35 +102,47 @@ class GlooCommunicator : public Communicator {
 
   // ProcessGroupGloo (libtorch 1.13) has no reduce_scatter: gloo's sends and receives make one
   // (gloo_reduce_scatter.h), with a reduce-scatter's traffic, half an allreduce's. The blocking
-  // form sums a copy: its input is the caller's.
+  // form leaves its input (the caller's) as it was and sums into a tensor of its own; the
+  // asynchronous one sums in place.
   at::Tensor reduce_scatter_sum(const at::Tensor& input) override {
     reduce_scatter_block(input, world_size_, "gloo");
-    ScatterWork work = reduce_scatter_sum_async(input.contiguous().clone());
+    ScatterWork work = start_reduce_scatter(input.contiguous(), /*in_place=*/false);
     work.work->wait();
-    return work.owned_block();
+    return work.block;
   }
   ScatterWork reduce_scatter_sum_async(at::Tensor input) override {
     reduce_scatter_block(input, world_size_, "gloo");
     if (!input.is_contiguous()) return Communicator::reduce_scatter_sum_async(std::move(input));
-    ++point_to_point_collectives_;
-    // Every rank issues its reduce-scatters in the same order, so the count is the same tag on
-    // every rank; gloo matches sends to receives by it. Wrapped well before int's end.
-    const int tag = static_cast<int>(point_to_point_collectives_ % (1 << 30));
-    return gloo_reduce_scatter_async(*pg_, rank_, world_size_, input, tag);
+    return start_reduce_scatter(input, /*in_place=*/true);
   }
 
   void barrier() override { pg_->barrier()->wait(); }
 
   int64_t collectives_issued() const override {
-    // Sends and receives do not advance the group's sequence number: the reduce-scatters built
-    // from them are counted here.
-    return static_cast<int64_t>(pg_->getSequenceNumberForGroup() - first_sequence_number_) +
+    // The reduce-scatters built from sends and receives count once each, their sends and
+    // receives not at all.
+    return static_cast<int64_t>(pg_->getSequenceNumberForGroup() - first_sequence_number_ -
+                                point_to_point_sequence_) +
            point_to_point_collectives_;
   }
 
   const c10::intrusive_ptr<c10d::ProcessGroup>& group() const { return group_; }
 
  private:
+  ScatterWork start_reduce_scatter(const at::Tensor& input, bool in_place) {
+    ++point_to_point_collectives_;
+    // Every rank issues its reduce-scatters in the same order, so the count is the same tag on
+    // every rank; gloo matches sends to receives by it. Wrapped well before int's end.
+    const int tag = static_cast<int>(point_to_point_collectives_ % (1 << 30));
+    // 2.11's sends and receives advance the group's sequence number, 1.13's do not: what they
+    // advanced it by is taken off, so that a reduce-scatter counts as one collective on both.
+    const uint64_t before = pg_->getSequenceNumberForGroup();
+    ScatterWork work = gloo_reduce_scatter_async(*pg_, rank_, world_size_, input, tag, in_place);
+    point_to_point_sequence_ += pg_->getSequenceNumberForGroup() - before;
+    return work;
+  }
+
+
   std::shared_ptr<Store> store_;
   int rank_;
   int world_size_;
@@ -138,6 +150,7 @@ class GlooCommunicator : public Communicator {
   c10::intrusive_ptr<c10d::ProcessGroup> group_;
   uint64_t first_sequence_number_ = 0;
   int64_t point_to_point_collectives_ = 0;  // reduce-scatters (gloo_reduce_scatter.h)
+  uint64_t point_to_point_sequence_ = 0;    // what their sends and receives advanced the group by
 };
 
 }  // namespace

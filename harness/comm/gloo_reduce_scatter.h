@@ -18,8 +18,10 @@ namespace ddpbench::comm {
 
 // Starts the reduce-scatter of `input` (contiguous, numel a multiple of the world size: checked by
 // the caller) over `group`. `tag` must be the same on every rank for this call and differ from
-// every reduce-scatter still in flight. The block is a view of `input`, summed in place at wait().
+// every reduce-scatter still in flight. `in_place`: the block is a view of `input` (or a received
+// buffer), summed at wait() without a copy, and the input is spent; otherwise the input is only
+// read and the block is a tensor of its own.
 ScatterWork gloo_reduce_scatter_async(c10d::ProcessGroupGloo& group, int rank, int world_size,
-                                      const at::Tensor& input, int tag);
+                                      const at::Tensor& input, int tag, bool in_place);
 
 }  // namespace ddpbench::comm
