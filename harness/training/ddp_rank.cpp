@@ -83,17 +83,19 @@ class DdpRankDriver final : public RankModeDriver {
     evaluate_ddp_rank(s, in_.context, ddp, comm_, o.evaluation, o.extra_checks);
   }
 
-  // ddpbench's bucketed engine: each synchronised reduction one allreduce per bucket it used
-  // (one bucket in the first step, the rebuilt ones after) and the used-parameter map's with
-  // --find-unused-parameters. The naive engine's count follows which parameters some rank used,
-  // and c10d's collectives pass ddpbench's communicator by: neither is judged.
+  // ddpbench's engines: each synchronised reduction one allreduce per bucket it used (bucketed:
+  // one bucket in the first step, the rebuilt ones after) or per parameter some rank used
+  // (naive), and the used-parameter map's with --find-unused-parameters. c10d's collectives pass
+  // ddpbench's communicator by: not judged.
   std::optional<ReductionRule> reduction_rule(modes::GradientPath& path) const override {
-    if (in_.setup.ddp.impl != modes::ddp::DdpImpl::kBucketed) return std::nullopt;
+    if (in_.setup.ddp.impl == modes::ddp::DdpImpl::kC10d) return std::nullopt;
     const auto& ddp = static_cast<const DdpPath&>(path);
     ReductionRule rule;
     rule.allreduce_by_step = ddp.required_allreduces();
     rule.reduce_scatter = 0;
-    rule.what = "ddp (one allreduce per bucket it reduced)";
+    rule.what = in_.setup.ddp.impl == modes::ddp::DdpImpl::kNaive
+                    ? "ddp naive (one allreduce per parameter some rank used)"
+                    : "ddp (one allreduce per bucket it reduced)";
     return rule;
   }
 

@@ -126,11 +126,29 @@ TEST_F(DdpE2E, SharedMemoryBackendAgreesCatchesAndCleansUp) {
   EXPECT_EQ(segments(), before) << "shared-memory segments left in /dev/shm";
 }
 
+// The naive engine agrees too, and is held to one all-reduce per parameter some rank used: the
+// bucket fault skips its last parameter's and fails the collectives check.
 TEST_F(DdpE2E, NaiveStrategyAndSmallBucketsAgreeToo) {
-  const auto naive = ddpbench({"run", "--scenario", "toy_cnn", "--gpus", "2", "--steps", "4",
-                               "--ddp-impl", "naive", "--out", path("naive")});
+  const std::vector<std::string> naive_run = {"run",        "--scenario", "toy_cnn", "--gpus", "2",
+                                              "--steps",    "4",          "--ddp-impl", "naive"};
+  auto good = naive_run;
+  good.insert(good.end(), {"--out", path("naive")});
+  const auto naive = ddpbench(good);
   ASSERT_EQ(naive.exit_code, 0) << naive.out << naive.err;
-  EXPECT_EQ(read_json(path("naive") + "/report.json").at("results")[1].at("buckets"), 0);
+  const auto report = read_json(path("naive") + "/report.json");
+  EXPECT_EQ(report.at("results")[1].at("buckets"), 0);
+  const auto counted = find_check(report, "ddp", "collectives");
+  EXPECT_EQ(counted.at("status"), "pass");
+  EXPECT_NE(counted.at("detail").get<std::string>().find("one allreduce per parameter"),
+            std::string::npos)
+      << counted.dump();
+  auto bad = naive_run;
+  bad.insert(bad.end(), {"--inject-fault", "bucket:step=1", "--out", path("skipped")});
+  const auto skipped = ddpbench(bad);
+  EXPECT_EQ(skipped.exit_code, 1) << skipped.out << skipped.err;
+  const auto faulty = read_json(path("skipped") + "/report.json");
+  EXPECT_EQ(find_check(faulty, "ddp", "collectives").at("status"), "fail");
+  EXPECT_EQ(find_check(faulty, "ddp", "gradients").at("status"), "fail");
   const auto small =
       ddpbench({"run", "--scenario", "toy_cnn", "--gpus", "3", "--batch-size", "18", "--steps", "4",
                 "--bucket-cap-mb", "0.01", "--first-bucket-mb", "0.001", "--out", path("small")});

@@ -155,8 +155,10 @@ void DdpPath::reduce_gradients() {
   }
   gradient_collectives_ += comm_.collectives_issued() - before;
   // The buckets this reduction used (a joined rank's rebuild is behind it): what it had to issue.
-  if (model_->sync() && model_->reducer() != nullptr) {
-    required_allreduces_[current_step_] += model_->reducer()->allreduces_per_reduction();
+  if (model_->sync()) {
+    if (const std::optional<int64_t> required = model_->allreduces_per_reduction()) {
+      required_allreduces_[current_step_] += *required;
+    }
   }
 }
 

@@ -172,8 +172,12 @@ void DistributedModel::reduce_naive(bool joined) {
   // a parameter that single-device training leaves alone.
   const std::vector<bool> used_anywhere = naive_used_anywhere(joined);
   size_t last = params_.size();  // the last parameter reduced (the bucket fault skips it)
+  naive_allreduces_ = options_.reducer.find_unused_parameters ? 1 : 0;
   for (size_t i = 0; i < params_.size(); ++i) {
-    if (used_anywhere[i]) last = i;
+    if (used_anywhere[i]) {
+      last = i;
+      ++naive_allreduces_;
+    }
   }
   for (size_t i = 0; i < params_.size(); ++i) {
     at::Tensor& slot = params_[i].mutable_grad();
@@ -196,6 +200,12 @@ void DistributedModel::reduce_naive(bool joined) {
     g.div_(comm_.world_size());  // sum first, then average: the textbook order
     naive_bytes_ += g.numel() * g.element_size();
   }
+}
+
+std::optional<int64_t> DistributedModel::allreduces_per_reduction() const {
+  if (reducer_) return reducer_->allreduces_per_reduction();
+  if (c10d_) return std::nullopt;
+  return naive_allreduces_;
 }
 
 void DistributedModel::skip_last_reduction(bool skip) {

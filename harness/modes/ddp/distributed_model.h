@@ -10,6 +10,7 @@
 
 #include <array>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "comm/communicator.h"
@@ -100,6 +101,11 @@ class DistributedModel {
   const std::vector<std::string>& reduced_names() const { return names_; }
   // ddpbench's own bucketed Reducer; nullptr for the naive strategy and c10d.
   const Reducer* reducer() const { return reducer_.get(); }
+  // The allreduces the last synchronised reduction had to issue, whatever it issued: the bucketed
+  // engine's one per bucket in place, the naive strategy's one per parameter some rank used, each
+  // with the used-parameter map's under find_unused_parameters (Note [Collective accounting]).
+  // nullopt for c10d's engine, whose collectives pass ddpbench's communicator by.
+  std::optional<int64_t> allreduces_per_reduction() const;
   // Gradient buckets of the engine (the c10d Reducer's as rebuilt); 0 for the naive strategy.
   int64_t num_buckets() const;
   int64_t bytes_last_step() const;
@@ -136,6 +142,7 @@ class DistributedModel {
   bool record_buffers_ = false;
   std::vector<at::Tensor> buffers_at_forward_;
   int64_t naive_bytes_ = 0;
+  int64_t naive_allreduces_ = 0;  // what reduce_naive had to issue (allreduces_per_reduction)
 };
 
 }  // namespace ddpbench::modes::ddp
