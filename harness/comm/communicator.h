@@ -89,6 +89,11 @@ class Communicator {
   // What this rank issued so far by kind, with bytes, over this communicator and the groups split
   // off it (comm/collective_counts.h); only a launched rank's counts (others: all zeros).
   virtual CollectiveCounts collective_counts() const { return {}; }
+  // Collectives that code driving the backend's library directly (c10d's Reducer,
+  // c10d_process_group.h) issued past this communicator, told to it so that collective_counts()
+  // holds them too: `collectives` of kind `op`, `bytes` in all. Only a recording communicator
+  // counts them.
+  virtual void count_issued_past(FlightOp /*op*/, int64_t /*collectives*/, int64_t /*bytes*/) {}
   // The backend's own communicator under a recording one (comm/recording_communicator.h), for
   // code that drives the backend's library directly (c10d_process_group.h).
   virtual Communicator& underlying() { return *this; }

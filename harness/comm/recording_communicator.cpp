@@ -146,6 +146,14 @@ class RecordingCommunicator : public Communicator {
     return counts_->counts;
   }
 
+  void count_issued_past(FlightOp op, int64_t collectives, int64_t bytes) override {
+    const std::lock_guard<std::mutex> lock(counts_->mutex);
+    for (int64_t i = 0; i < collectives; ++i) {
+      // The bytes spread over the collectives, the remainder on the first.
+      counts_->counts.add(op, bytes / collectives + (i == 0 ? bytes % collectives : 0));
+    }
+  }
+
   std::unique_ptr<Communicator> split(int color) override {
     if (!options_.splitter) return Communicator::split(color);
     // Every rank's color, so that each knows its group's size and its rank in it.

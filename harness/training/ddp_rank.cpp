@@ -30,11 +30,6 @@ class DdpRankDriver final : public RankModeDriver {
 
   ModeKind mode() const override { return ModeKind::kDdp; }
 
-  // c10d's Reducer all-reduces on its own process group, past ddpbench's communicator.
-  bool counts_its_collectives() const override {
-    return in_.setup.ddp.impl != modes::ddp::DdpImpl::kC10d;
-  }
-
   std::unique_ptr<modes::GradientPath> make_path(scenarios::ScenarioInstance& instance,
                                                  bool checking) override {
     modes::ddp::DdpPathOptions options = options_;
@@ -83,19 +78,25 @@ class DdpRankDriver final : public RankModeDriver {
     evaluate_ddp_rank(s, in_.context, ddp, comm_, o.evaluation, o.extra_checks);
   }
 
-  // ddpbench's engines: each synchronised reduction one allreduce per bucket it used (bucketed:
-  // one bucket in the first step, the rebuilt ones after) or per parameter some rank used
-  // (naive), and the used-parameter map's with --find-unused-parameters. c10d's collectives pass
-  // ddpbench's communicator by: not judged.
+  // Each synchronised reduction: one allreduce per bucket it used (bucketed: one bucket in the
+  // first step, the rebuilt ones after; c10d: PyTorch's Reducer's buckets) or per parameter some
+  // rank used (naive), and the used-parameter map's where the engine reduces it.
   std::optional<ReductionRule> reduction_rule(modes::GradientPath& path) const override {
-    if (in_.setup.ddp.impl == modes::ddp::DdpImpl::kC10d) return std::nullopt;
     const auto& ddp = static_cast<const DdpPath&>(path);
     ReductionRule rule;
     rule.allreduce_by_step = ddp.required_allreduces();
     rule.reduce_scatter = 0;
-    rule.what = in_.setup.ddp.impl == modes::ddp::DdpImpl::kNaive
-                    ? "ddp naive (one allreduce per parameter some rank used)"
-                    : "ddp (one allreduce per bucket it reduced)";
+    switch (in_.setup.ddp.impl) {
+      case modes::ddp::DdpImpl::kNaive:
+        rule.what = "ddp naive (one allreduce per parameter some rank used)";
+        break;
+      case modes::ddp::DdpImpl::kC10d:
+        rule.what = "ddp c10d (PyTorch's Reducer: one allreduce per bucket it reduced)";
+        break;
+      case modes::ddp::DdpImpl::kBucketed:
+        rule.what = "ddp (one allreduce per bucket it reduced)";
+        break;
+    }
     return rule;
   }
 

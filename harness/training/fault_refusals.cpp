@@ -12,6 +12,7 @@
 #include "errors.h"
 #include "modes/common/fault_table.h"
 #include "modes/common/trained_parameters.h"
+#include "modes/ddp/comm_hook.h"
 #include "quoted_input.h"
 #include "scenarios/scenario.h"
 #include "training/fault_detection.h"
@@ -115,6 +116,15 @@ void check_fault(const RunSetup& s) {
   const modes::FaultRow& row = modes::fault_row(s.fault->kind);
   check_modes(s, row);
   if (const std::string need = unmet_need(s, row); !need.empty()) throw InputError(need);
+  // c10d's engine takes the bucket fault through an allreduce hook of its own, in place of the
+  // run's compression hook (C10dEngineOptions::bucket_fault).
+  if (s.fault->kind == modes::FaultKind::kBucket && s.ddp.impl == modes::ddp::DdpImpl::kC10d &&
+      s.ddp.reducer.comm_hook != modes::ddp::CommHookKind::kAllreduce) {
+    throw InputError(fmt::format(
+        "--inject-fault bucket on --ddp-impl c10d skips a bucket through an allreduce hook, and "
+        "this run reduces through --comm-hook {}: drop --comm-hook, or use --ddp-impl bucketed",
+        modes::ddp::comm_hook_name(s.ddp.reducer.comm_hook)));
+  }
   if (s.fault->rank >= s.world_size) {
     throw InputError(fmt::format("--inject-fault rank {} is outside a world of {} ranks",
                                  s.fault->rank, s.world_size));

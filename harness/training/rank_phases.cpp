@@ -178,7 +178,7 @@ ModeOutcome run_rank_phases(const PhaseInputs& in, comm::Communicator& comm,
     driver.record_path(*path, o);
     driver.after_check(*path, o);
     const std::vector<StepCollectives> steps = accounting.finish();
-    if (comm.rank() == 0 && driver.counts_its_collectives()) {
+    if (comm.rank() == 0) {
       o.collectives = collective_records(steps);
     }
     if (const std::optional<ReductionRule> rule = driver.reduction_rule(*path)) {

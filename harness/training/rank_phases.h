@@ -43,9 +43,6 @@ class RankModeDriver {
   virtual void after_check(modes::GradientPath& path, ModeOutcome& o) = 0;
   // After either phase: what the path records of itself (bytes per step, buckets).
   virtual void record_path(modes::GradientPath& path, ModeOutcome& o) = 0;
-  // Whether the mode's collectives all go through `comm` (c10d's Reducer reduces past it), so
-  // that the report's per-step counts are the mode's.
-  virtual bool counts_its_collectives() const { return true; }
   // What the path's reduction must issue (Note [Collective accounting]); none: not judged.
   virtual std::optional<ReductionRule> reduction_rule(modes::GradientPath& /*path*/) const {
     return std::nullopt;

@@ -108,6 +108,27 @@ TEST_F(C10dEngine, StaticGraphAveragesTheFirstIteration) {
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   const auto report = testing::read_json(path("static") + "/report.json");
   EXPECT_EQ(testing::find_check(report, "ddp", "gradients").at("status"), "pass") << r.out;
+  // The Reducer's allreduces pass ddpbench's communicator by, and are counted all the same: the
+  // used-parameter map's and one bucket's in the first iteration, one per bucket after.
+  const auto counted = testing::find_check(report, "ddp", "collectives");
+  EXPECT_EQ(counted.at("status"), "pass") << counted.dump();
+  EXPECT_NE(counted.at("detail").get<std::string>().find("PyTorch's Reducer"), std::string::npos)
+      << counted.dump();
+  EXPECT_EQ(report.at("results")[1].at("collectives").size(), 3u);
+}
+
+// Every rank's Reducer skipping its last bucket's allreduce (the bucket fault, through an allreduce
+// hook): the gradients and the collectives check FAIL.
+TEST_F(C10dEngine, ASkippedBucketFailsTheGradientsAndTheCount) {
+  const auto r = testing::ddpbench({"run", "--scenario", "toy_cnn", "--gpus", "2", "--steps", "2",
+                                    "--modes", "single,ddp", "--check-only", "--ddp-impl", "c10d",
+                                    "--inject-fault", "bucket:step=1", "--out", path("skipped")});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  const auto report = testing::read_json(path("skipped") + "/report.json");
+  EXPECT_EQ(testing::find_check(report, "ddp", "gradients").at("status"), "fail") << r.out;
+  const auto counted = testing::find_check(report, "ddp", "collectives");
+  EXPECT_EQ(counted.at("status"), "fail") << counted.dump();
+  EXPECT_EQ(counted.at("step"), 1) << counted.dump();
 }
 
 // One rank's gradient corrupted before c10d's Reducer reads it: the run must FAIL, naming it.
@@ -127,7 +148,9 @@ TEST_F(C10dEngine, OptionsWithoutMeaningAreRefused) {
       {{"--gradient-as-bucket-view", "--ddp-impl", "naive"}, "--gradient-as-bucket-view"},
       {{"--ddp-impl", "c10d", "--backend", "shm"}, "--backend shm"},
       {{"--ddp-impl", "c10d", "--batch-size", "7", "--steps", "8", "--find-unused-parameters"},
-       "drop --find-unused-parameters"}};
+       "drop --find-unused-parameters"},
+      {{"--ddp-impl", "c10d", "--comm-hook", "fp16", "--inject-fault", "bucket:step=1"},
+       "drop --comm-hook"}};
   for (const auto& [extra, named] : cases) {
     std::vector<std::string> args = {"run", "--scenario", "linear_mse",   "--gpus",
                                      "2",   "--out",      path("refused")};

@@ -94,10 +94,11 @@ constexpr std::array<FaultRow, kFaultKinds> kRows = {{
      "at step S every HSDP rank skips the all-reduce over its replicas, so each replica steps its "
      "own shard group's average",
      "the gradients and ranks_bitwise_equal checks, exit 1"},
-    {FaultKind::kBucket, "bucket", kFaultStep, kDdp, kNeedsOwnCommunicator | kNeedsPeers, true,
+    {FaultKind::kBucket, "bucket", kFaultStep, kDdp, kNeedsPeers, true,
      "at step S every ddp rank skips the allreduce of its last gradient bucket (the naive "
-     "engine: of its last parameter), so those gradients stay each rank's own",
-     "the gradients, ranks_bitwise_equal and (bucketed engine) collectives checks, exit 1"},
+     "engine: of its last parameter; c10d's: through a comm hook), so those gradients stay each "
+     "rank's own",
+     "the gradients, ranks_bitwise_equal and collectives checks, exit 1"},
 }};
 
 constexpr bool rows_follow_the_enum() {

@@ -8,6 +8,7 @@
 #include <torch/version.h>
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
 #include <torch/csrc/distributed/c10d/comm.hpp>
 #include <torch/csrc/distributed/c10d/logger.hpp>
@@ -52,6 +53,36 @@ class Bf16CompressHook : public c10d::CommHookInterface {
   c10::intrusive_ptr<c10d::ProcessGroup> state_;
 };
 
+// default_hooks.allreduce_hook (divide the bucket by the world size, allreduce it in place), the
+// arithmetic of the Reducer's own reduction, with the bucket fault: while `skip` is set the last
+// bucket is only divided, and nothing is sent for it.
+class SkippableAllreduceHook : public c10d::CommHookInterface {
+ public:
+  SkippableAllreduceHook(c10::intrusive_ptr<c10d::ProcessGroup> group,
+                         std::shared_ptr<std::atomic<bool>> skip)
+      : group_(std::move(group)), skip_(std::move(skip)) {}
+
+  at::Tensor parseHookResult(const c10::IValue& result) override { return result.toTensor(); }
+
+  c10::intrusive_ptr<c10::ivalue::Future> runHook(c10d::GradBucket& bucket) override {
+    at::Tensor tensor = bucket.getBufferRef();
+    tensor.div_(group_->getSize());
+    if (bucket.isLast() && skip_->load()) {
+      auto done = c10::make_intrusive<c10::ivalue::Future>(c10::TensorType::get());
+      done->markCompleted(c10::IValue(tensor));
+      return done;
+    }
+    std::vector<at::Tensor> tensors{tensor};
+    return group_->allreduce(tensors)->getFuture()->then(
+        [tensor](c10::ivalue::Future& /*done*/) { return c10::IValue(tensor); },
+        c10::TensorType::get());
+  }
+
+ private:
+  c10::intrusive_ptr<c10d::ProcessGroup> group_;
+  std::shared_ptr<std::atomic<bool>> skip_;
+};
+
 }  // namespace
 
 struct C10dEngine::State {
@@ -67,6 +98,9 @@ struct C10dEngine::State {
   // none ran yet), so this one broadcasts the buffers.
   bool require_forward_param_sync = true;
   int64_t num_iterations = 0;  // synchronised training forwards (DDP.num_iterations)
+  int64_t reduction_allreduces = 0;  // what the coming (or last) reduction issues
+  // The bucket fault's switch, read by SkippableAllreduceHook (on the thread backward runs on).
+  std::shared_ptr<std::atomic<bool>> skip_last_bucket = std::make_shared<std::atomic<bool>>(false);
 };
 
 namespace {
@@ -159,7 +193,12 @@ C10dEngine::C10dEngine(torch::nn::Module& module, comm::Communicator& comm,
       options.find_unused_parameters, options.gradient_as_bucket_view, names,
       first_bucket_bytes_cap);
 #endif
-  register_hook(*s.reducer, s.group, options.comm_hook);
+  if (options.bucket_fault) {
+    s.reducer->register_comm_hook(
+        std::make_unique<SkippableAllreduceHook>(s.group, s.skip_last_bucket));
+  } else {
+    register_hook(*s.reducer, s.group, options.comm_hook);
+  }
   s.logger = std::make_shared<c10d::Logger>(s.reducer);
   s.reducer->set_logger(s.logger);
   s.logger->set_construction_data_and_log(module.name(), {}, -1, options.broadcast_buffers,
@@ -211,6 +250,13 @@ void C10dEngine::after_forward(const at::Tensor& output, bool sync) {
     return;
   }
   s.require_forward_param_sync = true;
+  // What the Reducer will allreduce in this backward: every bucket in place (rebuilt in
+  // before_forward), and the used-parameter map where it is reduced: every iteration while
+  // searching a dynamic graph for unused parameters, the first of a static graph
+  // (Reducer::dynamic_graph_find_unused, static_graph_first_iteration, delay_all_reduce).
+  const bool dynamic_search = s.options.find_unused_parameters && !s.options.static_graph;
+  const bool static_first = s.options.static_graph && s.num_iterations == 1;
+  s.reduction_allreduces = num_buckets() + (dynamic_search || static_first ? 1 : 0);
   if (s.options.find_unused_parameters && !s.options.static_graph) {
     s.reducer->prepare_for_backward({output});  // _find_tensors(output)
   } else {
@@ -233,6 +279,7 @@ void C10dEngine::reduce_as_joined() {
   State& s = *state_;
   s.reducer->rebuild_buckets();
   std::vector<c10d::GradBucket> buckets = s.reducer->get_grad_buckets(/*return_zero_tensors=*/true);
+  s.reduction_allreduces = static_cast<int64_t>(buckets.size());  // one comm hook per bucket
   std::vector<c10::intrusive_ptr<c10::ivalue::Future>> works;
   for (c10d::GradBucket& bucket : buckets) works.push_back(s.reducer->run_comm_hook(bucket));
   torch::NoGradGuard no_grad;
@@ -259,6 +306,10 @@ void C10dEngine::set_gradient_tap(std::function<void(int64_t, at::Tensor&)> tap)
     });
   }
 }
+
+void C10dEngine::skip_last_bucket(bool skip) { state_->skip_last_bucket->store(skip); }
+
+int64_t C10dEngine::allreduces_per_reduction() const { return state_->reduction_allreduces; }
 
 int64_t C10dEngine::num_buckets() const {
   return static_cast<int64_t>(state_->reducer->get_grad_buckets(false).size());

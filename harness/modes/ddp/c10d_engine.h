@@ -46,6 +46,11 @@ struct C10dEngineOptions {
   // place of DDP's first-iteration buckets; empty: DDP's own. The Reducer still rebuilds after the
   // first iteration, in the same gradient-ready order, hence into the same layout.
   std::vector<std::vector<int64_t>> initial_buckets;
+  // The bucket fault may fire (with the default allreduce only: run/fault_refusals refuses it
+  // with a compression hook): the Reducer reduces through Python's allreduce_hook in C++ (divide
+  // by the world size, then allreduce: the Reducer's own arithmetic), which skips the last
+  // bucket's allreduce while skip_last_bucket(true) holds.
+  bool bucket_fault = false;
 };
 
 class C10dEngine {
@@ -87,6 +92,12 @@ class C10dEngine {
   // Reducer reads it (a hook on the parameter, which autograd runs before accumulating).
   void set_gradient_tap(std::function<void(int64_t, at::Tensor&)> tap);
 
+  // The bucket fault (C10dEngineOptions::bucket_fault): this reduction skips the allreduce of
+  // its last bucket, whose gradients stay this rank's own (divided by the world size).
+  void skip_last_bucket(bool skip);
+  // The allreduces the last synchronised reduction had to issue (Note [Collective accounting]):
+  // one per bucket it reduced and, where the Reducer reduces it, the used-parameter map's.
+  int64_t allreduces_per_reduction() const;
   // The Reducer's buckets now (after the first iteration: as rebuilt), and their bytes.
   int64_t num_buckets() const;
   // What the next synchronised forward would do to the buckets, now (Reducer::rebuild_buckets:

@@ -31,6 +31,13 @@ int64_t resolve_fault_tensor(const std::optional<FaultSpec>& fault,
                   fault->tensor));
 }
 
+// Every collective the recording communicator passed to the backend so far.
+int64_t recorded_collectives(const comm::Communicator& comm) {
+  int64_t n = 0;
+  for (const int64_t c : comm.collective_counts().count) n += c;
+  return n;
+}
+
 }  // namespace
 
 DdpPath::DdpPath(const scenarios::ScenarioSpec& spec, scenarios::ScenarioInstance& instance,
@@ -44,7 +51,9 @@ DdpPath::DdpPath(const scenarios::ScenarioSpec& spec, scenarios::ScenarioInstanc
   if (options_.sync_bn) {
     sync_bn::convert_sync_batchnorm(*instance.model.ptr(), comm_, sync_bn_control_);
   }
-  model_ = std::make_unique<DistributedModel>(instance.model, comm_, options_.ddp);
+  modes::ddp::DdpOptions model_options = options_.ddp;
+  model_options.bucket_fault = options_.fault && options_.fault->kind == FaultKind::kBucket;
+  model_ = std::make_unique<DistributedModel>(instance.model, comm_, model_options);
   draws_ = std::make_unique<ForwardDraws>(model_->module());
   model_->set_record_buffers(options_.checking && checks_buffers());
 
@@ -120,15 +129,27 @@ at::Tensor DdpPath::forward_loss(const std::vector<data::Batch>& shards, int64_t
   // join fault: a joined rank that trains on its last batch again and contributes that gradient
   // instead of zeros.
   const data::Batch* taken = batch_.take(shards, fault_fires(fault, FaultKind::kJoin, rank, step));
+  // c10d's Reducer broadcasts its bucket order when it rebuilds its buckets, in the forward, on
+  // the backend's process group: counted as broadcasts (their bytes unknown here).
+  const int64_t before = comm_.collectives_issued();
+  const int64_t recorded_before = recorded_collectives(comm_);
+  const auto count_rebuild = [&] {
+    if (!model_->drives_backend_directly()) return;
+    const int64_t past =
+        comm_.collectives_issued() - before - (recorded_collectives(comm_) - recorded_before);
+    if (past > 0) comm_.count_issued_past(comm::FlightOp::kBroadcast, past, 0);
+  };
   if (taken == nullptr) {
     // No forward: the buffers the others start from, received, and a zero loss for the step
     // loop's bookkeeping (0 samples, so it weighs nothing).
     model_->sync_buffers_as_joined();
+    count_rebuild();
     return at::zeros({}, model_->module().parameters().front().options());
   }
   const data::Batch& batch = *taken;
   const at::Tensor output = draws_->forward([&] { return model_->forward(batch.inputs); },
                                             batch.inputs.device(), step, rank);
+  count_rebuild();
   at::Tensor loss = scenarios::compute_loss(spec_.loss, output, batch.targets);
   if (fault_fires(fault, FaultKind::kNan, rank, step)) {
     loss = loss * std::numeric_limits<double>::quiet_NaN();
@@ -142,18 +163,37 @@ void DdpPath::backward(const at::Tensor& loss) {
     gradient_collectives_ = 0;
   }
   const int64_t before = comm_.collectives_issued();
+  const int64_t recorded_before = recorded_collectives(comm_);
   if (!batch_.joined()) loss.backward();
   gradient_collectives_ += comm_.collectives_issued() - before;
+  if (model_->drives_backend_directly()) {  // counted at the reduction's end
+    issued_past_ += comm_.collectives_issued() - before -
+                    (recorded_collectives(comm_) - recorded_before);
+  }
 }
 
 void DdpPath::reduce_gradients() {
   const int64_t before = comm_.collectives_issued();
+  const int64_t recorded_before = recorded_collectives(comm_);
   if (batch_.joined()) {
     model_->reduce_gradients_joined();
   } else {
     model_->reduce_gradients();
   }
   gradient_collectives_ += comm_.collectives_issued() - before;
+  if (model_->drives_backend_directly()) {
+    // c10d's Reducer allreduces on the backend's process group, past the recording
+    // communicator; the backend's own count (collectives_issued) holds them, so they are what it
+    // counted and the recording communicator did not. They are all-reduces (the buckets and the
+    // used-parameter map), with the buckets' bytes.
+    issued_past_ += comm_.collectives_issued() - before -
+                    (recorded_collectives(comm_) - recorded_before);
+    if (issued_past_ > 0) {
+      comm_.count_issued_past(comm::FlightOp::kAllreduce, issued_past_,
+                              model_->bytes_last_step());
+    }
+    issued_past_ = 0;
+  }
   // The buckets this reduction used (a joined rank's rebuild is behind it): what it had to issue.
   if (model_->sync()) {
     if (const std::optional<int64_t> required = model_->allreduces_per_reduction()) {

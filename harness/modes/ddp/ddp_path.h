@@ -96,8 +96,8 @@ class DdpPath : public GradientPath {
   // all its accumulation micro-steps: the communicator's own count, so an allreduce that
   // no_sync should have skipped shows here.
   int64_t gradient_collectives_per_step() const { return gradient_collectives_; }
-  // Per step, the allreduces its reductions had to issue in the buckets each one used (bucketed
-  // engine only; empty for the others): what the `collectives` check holds the issued count to.
+  // Per step, the allreduces its reductions had to issue (DistributedModel::
+  // allreduces_per_reduction): what the `collectives` check holds the issued count to.
   const std::map<int64_t, int64_t>& required_allreduces() const { return required_allreduces_; }
   // Buckets of the bucketed reducer (0 for the naive strategy).
   int64_t num_buckets() const;
@@ -125,6 +125,9 @@ class DdpPath : public GradientPath {
   int64_t current_step_ = 0;
   int64_t counted_step_ = -1;  // the step gradient_collectives_ counts
   int64_t gradient_collectives_ = 0;
+  // c10d's engine: collectives its Reducer issued in this reduction's backward, past the
+  // recording communicator (counted into it at the reduction's end).
+  int64_t issued_past_ = 0;
   std::map<int64_t, int64_t> required_allreduces_;
   bool evaluated_ = false;  // an evaluation forward ran (the buffers were synced for it)
   JoinedBatch batch_;       // this step's batch, or out of batches, shadowing the others (Join)

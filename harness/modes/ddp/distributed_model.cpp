@@ -55,6 +55,7 @@ DistributedModel::DistributedModel(torch::nn::AnyModule module, comm::Communicat
     o.static_graph = options_.static_graph;
     o.broadcast_buffers = options_.broadcast_buffers;
     o.initial_buckets = options_.resume_buckets;
+    o.bucket_fault = options_.bucket_fault;
     c10d_ = std::make_unique<C10dEngine>(*module_.ptr(), comm_, o);
     return;
   }
@@ -204,12 +205,13 @@ void DistributedModel::reduce_naive(bool joined) {
 
 std::optional<int64_t> DistributedModel::allreduces_per_reduction() const {
   if (reducer_) return reducer_->allreduces_per_reduction();
-  if (c10d_) return std::nullopt;
+  if (c10d_) return c10d_->allreduces_per_reduction();
   return naive_allreduces_;
 }
 
 void DistributedModel::skip_last_reduction(bool skip) {
   if (reducer_) reducer_->skip_last_bucket(skip);
+  if (c10d_) c10d_->skip_last_bucket(skip);
   skip_last_naive_ = skip;
 }
 

@@ -40,6 +40,9 @@ struct DdpOptions {
   // --resume: the gradient buckets the checkpoint recorded (CheckpointMeta::ddp_buckets), which the
   // engine starts from instead of its first-iteration buckets; empty: the engine's own.
   std::vector<std::vector<int64_t>> resume_buckets;
+  // The run injects the bucket fault (skip_last_reduction may be set): c10d's engine then reduces
+  // through a comm hook that can skip its last bucket (C10dEngineOptions::bucket_fault).
+  bool bucket_fault = false;
 };
 
 class DistributedModel {
@@ -103,9 +106,12 @@ class DistributedModel {
   const Reducer* reducer() const { return reducer_.get(); }
   // The allreduces the last synchronised reduction had to issue, whatever it issued: the bucketed
   // engine's one per bucket in place, the naive strategy's one per parameter some rank used, each
-  // with the used-parameter map's under find_unused_parameters (Note [Collective accounting]).
-  // nullopt for c10d's engine, whose collectives pass ddpbench's communicator by.
+  // with the used-parameter map's under find_unused_parameters, and c10d's Reducer's
+  // (C10dEngine::allreduces_per_reduction) (Note [Collective accounting]).
   std::optional<int64_t> allreduces_per_reduction() const;
+  // c10d's engine: its Reducer drives the backend's process group itself, past ddpbench's
+  // communicator (DdpPath counts what it issued into the communicator's counts).
+  bool drives_backend_directly() const { return c10d_ != nullptr; }
   // Gradient buckets of the engine (the c10d Reducer's as rebuilt); 0 for the naive strategy.
   int64_t num_buckets() const;
   int64_t bytes_last_step() const;
