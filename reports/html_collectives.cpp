@@ -28,8 +28,10 @@ std::string collectives_section(const RunReport& r) {
   return "<section id=\"collectives\"><h2>Collectives per checked step</h2><p>What rank 0 "
          "issued, counted at its communicator: the gradient reduction (backward and the "
          "reduction, every micro-step) and the whole step (the checked step's own records "
-         "included). AR all-reduce, RS reduce-scatter, AG all-gather, BC broadcast. zero's are "
-         "judged by the <code>collectives</code> check.</p><table><tr><th>mode</th><th>step</th>"
+         "included). AR all-reduce, RS reduce-scatter, AG all-gather, BC broadcast. Each "
+         "reduction is judged by the <code>collectives</code> check. c10d's Reducer sends past "
+         "the communicator: its collectives are the process group's own count (its broadcasts' "
+         "bytes unknown).</p><table><tr><th>mode</th><th>step</th>"
          "<th>micro-steps</th><th>reduction<br>AR / RS / MiB</th><th>whole step<br>AR / RS / AG "
          "/ BC / MiB</th></tr>\n" +
          rows + "</table></section>\n";

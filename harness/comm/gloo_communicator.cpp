@@ -142,7 +142,6 @@ class GlooCommunicator : public Communicator {
     return work;
   }
 
-
   std::shared_ptr<Store> store_;
   int rank_;
   int world_size_;

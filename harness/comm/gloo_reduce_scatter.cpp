@@ -52,6 +52,9 @@ ScatterWork gloo_reduce_scatter_async(c10d::ProcessGroupGloo& group, int rank, i
                                       const at::Tensor& input, int tag, bool in_place) {
   const at::Tensor flat = input.view(-1);
   const int64_t block = flat.numel() / world_size;
+  if (block == 0) {  // nothing to send on any rank (every rank's input has the same size)
+    return {std::make_shared<CompletedWork>(), at::empty({0}, flat.options())};
+  }
   std::vector<c10::intrusive_ptr<c10d::Work>> posted;
   std::vector<at::Tensor> terms;
   for (int peer = 0; peer < world_size; ++peer) {

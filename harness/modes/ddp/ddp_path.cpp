@@ -31,11 +31,25 @@ int64_t resolve_fault_tensor(const std::optional<FaultSpec>& fault,
                   fault->tensor));
 }
 
-// Every collective the recording communicator passed to the backend so far.
-int64_t recorded_collectives(const comm::Communicator& comm) {
-  int64_t n = 0;
-  for (const int64_t c : comm.collective_counts().count) n += c;
-  return n;
+// Where the communicator's two counts stood: the backend's (collectives_issued, which c10d's
+// Reducer moves too) and the recording communicator's own (what it passed to the backend).
+struct CollectiveMark {
+  int64_t issued = 0;
+  int64_t recorded = 0;
+};
+
+CollectiveMark collective_mark(const comm::Communicator& comm) {
+  CollectiveMark m;
+  m.issued = comm.collectives_issued();
+  for (const int64_t c : comm.collective_counts().count) m.recorded += c;
+  return m;
+}
+
+// What was issued on the backend since `before` past the recording communicator: what the
+// backend's count moved by and the recording communicator's did not.
+int64_t issued_past_since(const comm::Communicator& comm, const CollectiveMark& before) {
+  const CollectiveMark now = collective_mark(comm);
+  return (now.issued - before.issued) - (now.recorded - before.recorded);
 }
 
 }  // namespace
@@ -131,12 +145,10 @@ at::Tensor DdpPath::forward_loss(const std::vector<data::Batch>& shards, int64_t
   const data::Batch* taken = batch_.take(shards, fault_fires(fault, FaultKind::kJoin, rank, step));
   // c10d's Reducer broadcasts its bucket order when it rebuilds its buckets, in the forward, on
   // the backend's process group: counted as broadcasts (their bytes unknown here).
-  const int64_t before = comm_.collectives_issued();
-  const int64_t recorded_before = recorded_collectives(comm_);
+  const CollectiveMark before = collective_mark(comm_);
   const auto count_rebuild = [&] {
     if (!model_->drives_backend_directly()) return;
-    const int64_t past =
-        comm_.collectives_issued() - before - (recorded_collectives(comm_) - recorded_before);
+    const int64_t past = issued_past_since(comm_, before);
     if (past > 0) comm_.count_issued_past(comm::FlightOp::kBroadcast, past, 0);
   };
   if (taken == nullptr) {
@@ -162,32 +174,28 @@ void DdpPath::backward(const at::Tensor& loss) {
     counted_step_ = current_step_;
     gradient_collectives_ = 0;
   }
-  const int64_t before = comm_.collectives_issued();
-  const int64_t recorded_before = recorded_collectives(comm_);
+  const CollectiveMark before = collective_mark(comm_);
   if (!batch_.joined()) loss.backward();
-  gradient_collectives_ += comm_.collectives_issued() - before;
+  gradient_collectives_ += comm_.collectives_issued() - before.issued;
   if (model_->drives_backend_directly()) {  // counted at the reduction's end
-    issued_past_ += comm_.collectives_issued() - before -
-                    (recorded_collectives(comm_) - recorded_before);
+    issued_past_ += issued_past_since(comm_, before);
   }
 }
 
 void DdpPath::reduce_gradients() {
-  const int64_t before = comm_.collectives_issued();
-  const int64_t recorded_before = recorded_collectives(comm_);
+  const CollectiveMark before = collective_mark(comm_);
   if (batch_.joined()) {
     model_->reduce_gradients_joined();
   } else {
     model_->reduce_gradients();
   }
-  gradient_collectives_ += comm_.collectives_issued() - before;
+  gradient_collectives_ += comm_.collectives_issued() - before.issued;
   if (model_->drives_backend_directly()) {
     // c10d's Reducer allreduces on the backend's process group, past the recording
     // communicator; the backend's own count (collectives_issued) holds them, so they are what it
     // counted and the recording communicator did not. They are all-reduces (the buckets and the
     // used-parameter map), with the buckets' bytes.
-    issued_past_ += comm_.collectives_issued() - before -
-                    (recorded_collectives(comm_) - recorded_before);
+    issued_past_ += issued_past_since(comm_, before);
     if (issued_past_ > 0) {
       comm_.count_issued_past(comm::FlightOp::kAllreduce, issued_past_,
                               model_->bytes_last_step());
