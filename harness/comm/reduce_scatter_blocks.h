@@ -1,7 +1,7 @@
 // reduce_scatter_blocks.h — what every backend's reduce_scatter_sum shares: the block each rank
 // keeps, with the refusal of a size that does not split (before anything is sent), and the
-// emulation for backends without a reduce-scatter of their own (shm): an
-// allreduce of a copy of the whole input, of which each rank keeps its block.
+// emulation for backends without a reduce-scatter of their own (shm): an allreduce of a copy of
+// the whole input, of which each rank keeps its block.
 #pragma once
 
 #include <ATen/core/Tensor.h>
