@@ -24,16 +24,8 @@ using testing::read_json;
 
 class CollectiveDiagnosis : public testing::TempDirTest {};
 
-int shm_segments() {
-  int n = 0;
-  for (const auto& e : fs::directory_iterator("/dev/shm")) {
-    n += e.path().filename().string().rfind("ddpbench-", 0) == 0 ? 1 : 0;
-  }
-  return n;
-}
 
 TEST_F(CollectiveDiagnosis, AHungRankAtWorldThreeIsNamedWithTheCollectiveItsPeersWaitIn) {
-  const int segments_before = shm_segments();
   const auto start = std::chrono::steady_clock::now();
   const auto r = ddpbench({"run", "--scenario", "toy_cnn", "--gpus", "3", "--modes", "ddp",
                            "--check-only", "--steps", "4", "--backend", "shm", "--timeout", "6",
@@ -59,7 +51,7 @@ TEST_F(CollectiveDiagnosis, AHungRankAtWorldThreeIsNamedWithTheCollectiveItsPeer
   EXPECT_EQ(c.at("ranks")[0].at("collectives").back().at("seq").get<int64_t>(), seq);
   EXPECT_NE(c.at("ranks")[0].at("collectives").back().at("state"), "done");
   EXPECT_FALSE(testing::process_alive_with(path("hang"))) << "a worker survived";
-  EXPECT_EQ(shm_segments(), segments_before) << "shared-memory segments left in /dev/shm";
+  EXPECT_EQ(testing::shm_segments_of(r.pid), 0) << "shared-memory segments left in /dev/shm";
 }
 
 struct Disagreement {

@@ -97,14 +97,6 @@ TEST_F(DdpE2E, ToyCnnFloat64AgreesToRounding) {
 // The shm backend: the same agreement in float64 across several buckets on three ranks, a
 // corrupted gradient still caught, a crash still named, and /dev/shm left as it was.
 TEST_F(DdpE2E, SharedMemoryBackendAgreesCatchesAndCleansUp) {
-  const auto segments = [] {
-    int n = 0;
-    for (const auto& e : fs::directory_iterator("/dev/shm")) {
-      n += e.path().filename().string().rfind("ddpbench-", 0) == 0 ? 1 : 0;
-    }
-    return n;
-  };
-  const int before = segments();
   const auto ok = ddpbench({"run", "--scenario", "toy_cnn", "--gpus", "3", "--batch-size", "18",
                             "--steps", "4", "--dtype", "float64", "--bucket-cap-mb", "0.1",
                             "--first-bucket-mb", "0.01", "--backend", "shm", "--out", path("shm")});
@@ -123,7 +115,9 @@ TEST_F(DdpE2E, SharedMemoryBackendAgreesCatchesAndCleansUp) {
   EXPECT_EQ(crash.exit_code, 3) << crash.err;
   EXPECT_NE(crash.err.find("rank 1"), std::string::npos) << crash.err;
   EXPECT_EQ(testing::folder_names(path("shm-crash")), testing::kFailureOnlyFolder);
-  EXPECT_EQ(segments(), before) << "shared-memory segments left in /dev/shm";
+  for (const auto* run : {&ok, &bad, &crash}) {
+    EXPECT_EQ(testing::shm_segments_of(run->pid), 0) << "shared-memory segments left in /dev/shm";
+  }
 }
 
 // The naive engine agrees too, and is held to one all-reduce per parameter some rank used: the

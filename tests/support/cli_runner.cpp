@@ -68,6 +68,15 @@ bool process_alive_with(const std::string& marker) {
   return run_process({"pgrep", "-f", marker}).exit_code == 0;
 }
 
+int shm_segments_of(int pid) {
+  const std::string prefix = "ddpbench-shm-" + std::to_string(pid) + "-";
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator("/dev/shm")) {
+    n += e.path().filename().string().rfind(prefix, 0) == 0 ? 1 : 0;
+  }
+  return n;
+}
+
 std::vector<std::string> folder_names(const std::string& dir) {
   std::vector<std::string> names;
   std::error_code ec;

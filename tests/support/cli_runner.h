@@ -33,6 +33,9 @@ class SilentListener {
 };
 // Whether any process still has `marker` in its command line.
 bool process_alive_with(const std::string& marker);
+// The shared-memory segments a ddpbench run with process id `pid` named and left in /dev/shm
+// (comm/shm_names.h): its own only, so that other tests' runs in parallel do not count.
+int shm_segments_of(int pid);
 // The names in folder `dir` (hidden ones included), sorted; empty when it does not exist.
 std::vector<std::string> folder_names(const std::string& dir);
 // What a run whose ranks failed leaves in its --out, and nothing else (Note [The flight recorder]).

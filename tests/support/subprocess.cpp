@@ -37,6 +37,7 @@ ProcessResult run_process(const std::vector<std::string>& argv,
   close(out_pipe[1]);
   close(err_pipe[1]);
   ProcessResult r;
+  r.pid = pid;
   pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
   std::string* sinks[2] = {&r.out, &r.err};
   int open_fds = 2;

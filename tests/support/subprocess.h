@@ -9,6 +9,7 @@ namespace ddpbench::testing {
 
 struct ProcessResult {
   int exit_code = -1;  // 128 + signal when killed by a signal
+  int pid = -1;        // the process's id, which names what it left (shm_segments_of)
   std::string out;
   std::string err;
 };
