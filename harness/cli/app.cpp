@@ -115,18 +115,21 @@ int run_app(int argc, char** argv) {
     return kExitBadInput;
   }
 
+  const run::LaunchingParent launching =
+      run::prepare_launcher(run_cmd->parsed() || comm_cmd->parsed(), &run_app, argc, argv);
   run_request.world_size_given = run_cmd->get_option("--gpus")->count() > 0;
   comm_request.world_size_given = comm_cmd->get_option("--gpus")->count() > 0;
 
   try {
     const scenarios::ScenarioRegistry registry = scenarios::builtin_registry();
-    if (run_cmd->parsed()) return run::execute_run(run_request, registry, args, command_line);
+    if (run_cmd->parsed())
+      return run::execute_run(run_request, registry, args, command_line, launching.zygote());
     if (sampler_cmd->parsed()) return run_sampler_command(sampler_options);
     if (list_cmd->parsed()) return run_list_command(list_options, registry);
     if (report_cmd->parsed()) return run::rerender_reports(report_request);
     if (gate_cmd->parsed()) return run::execute_gate(gate_request);
     if (scale_cmd->parsed()) return run::execute_scale(scale_request, registry, args, command_line);
-    if (comm_cmd->parsed()) return run::execute_comm(comm_request, args);
+    if (comm_cmd->parsed()) return run::execute_comm(comm_request, args, launching.zygote());
     if (project_cmd->parsed()) return run::execute_project(project_request);
     if (diff_cmd->parsed()) return run::execute_diff(diff_request);
     if (history_cmd->parsed()) return run::execute_history(history_request);

@@ -10,6 +10,8 @@
 #include <thread>
 
 #include "comm/backend_support.h"
+#include "comm_sweep/comm_plan.h"
+#include "comm_sweep/comm_sweep.h"
 #include "errors.h"
 #include "launch/environment.h"
 #include "launch/worker_group.h"
@@ -17,8 +19,6 @@
 #include "metrics/memcpy_bandwidth.h"
 #include "output/output_dir.h"
 #include "reports/comm_reporters.h"
-#include "comm_sweep/comm_plan.h"
-#include "comm_sweep/comm_sweep.h"
 
 namespace ddpbench::run {
 namespace {
@@ -122,7 +122,8 @@ int comm_rank(const CommPlan& plan, const launch::WorldInfo& world,
 
 }  // namespace
 
-int execute_comm(const CommRequest& request, const std::vector<std::string>& argv) {
+int execute_comm(const CommRequest& request, const std::vector<std::string>& argv,
+                 launch::RankZygote* zygote) {
   const std::optional<launch::WorldInfo> world = launch::detect_world(launch::process_env());
   const CommPlan plan = resolve_comm(request, world);
   if (world) return comm_rank(plan, *world, argv);
@@ -134,6 +135,7 @@ int execute_comm(const CommRequest& request, const std::vector<std::string>& arg
   group.world_size = plan.world_size;
   group.progress_timeout = plan.timeout;
   group.argv = argv;
+  group.zygote = zygote;
   std::vector<reports::CommRow> rows = decode_comm_rows(launch::run_worker_group(group));
   return finish_comm(
       make_comm_report(plan, std::move(rows), memcpy_bw, comm_launcher_name(world), argv), out);

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -28,6 +29,7 @@
 #include "launch/environment.h"
 #include "launch/failure_blame.h"
 #include "launch/flight_analysis.h"
+#include "launch/rank_zygote.h"
 #include "launch/signal_cleanup.h"
 #include "launch/stale_reclaim.h"
 
@@ -61,6 +63,23 @@ std::string tail_of(const std::string& path, int lines) {
   return out.empty() ? "(no output)" : out;
 }
 
+// This process's environment with `overrides` ("NAME=value") in place of the same names: what
+// an exec'd rank sees after its putenv calls, handed whole to a zygote-forked one.
+std::vector<std::string> with_overrides(const std::vector<std::string>& overrides) {
+  std::vector<std::string> env;
+  const auto name_of = [](const std::string& e) { return e.substr(0, e.find('=')); };
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry = *e;
+    const bool overridden = std::any_of(overrides.begin(), overrides.end(), [&](const auto& o) {
+      return name_of(o) == name_of(entry);
+    });
+    if (!overridden) env.push_back(entry);
+  }
+  env.insert(env.end(), overrides.begin(), overrides.end());
+  return env;
+}
+
+// Starts rank `rank`: forked by the zygote where there is one (rank_zygote.h), else fork and exec.
 pid_t spawn(const WorkerGroupOptions& o, int rank, const std::string& store_file,
             const std::string& log_path, const std::string& flight_path,
             const std::string& result_path, const std::string& self,
@@ -77,6 +96,13 @@ pid_t spawn(const WorkerGroupOptions& o, int rank, const std::string& store_file
       fmt::format("{}=1", kSpawnedEnv),
   };
   env.insert(env.end(), o.extra_env.begin(), o.extra_env.end());
+  std::string name = fmt::format("ddpbench-rank{}", rank);
+  if (o.zygote != nullptr) {
+    RankSpawn request{{name}, with_overrides(env), log_path};
+    request.argv.insert(request.argv.end(), o.argv.begin() + 1, o.argv.end());
+    const pid_t pid = o.zygote->spawn(request);
+    if (pid > 0) return pid;  // otherwise the zygote is gone: exec, as without one
+  }
   const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error(fmt::format("fork failed: {}", std::strerror(errno)));
@@ -95,7 +121,6 @@ pid_t spawn(const WorkerGroupOptions& o, int rank, const std::string& store_file
   for (const auto& e : env) putenv(strdup(e.c_str()));
   // Named ddpbench-rankR in ps (argv[0]) and run from the real binary, so that its process name
   // is ddpbench rather than /proc/self/exe's "exe".
-  std::string name = fmt::format("ddpbench-rank{}", rank);
   std::vector<char*> args;
   args.push_back(name.data());
   for (size_t i = 1; i < o.argv.size(); ++i) args.push_back(const_cast<char*>(o.argv[i].c_str()));

@@ -23,6 +23,8 @@ class Store;
 
 namespace ddpbench::launch {
 
+class RankZygote;
+
 struct WorkerGroupOptions {
   int world_size = 1;
   // Address workers use to reach this parent's store (and rank 0's gloo pairs).
@@ -33,6 +35,8 @@ struct WorkerGroupOptions {
   std::vector<std::string> argv;
   // Extra "NAME=value" entries for every worker's environment.
   std::vector<std::string> extra_env;
+  // Forks the workers without exec where set (rank_zygote.h); null: fork and exec.
+  RankZygote* zygote = nullptr;
   // Called with the number of steps rank 0 has completed (progress display).
   std::function<void(int64_t steps_done)> on_rank0_steps;
 };

@@ -33,8 +33,10 @@ using modes::ModeKind;
 // The ranks of a per-rank mode (ddp, zero) as child processes of this one, one group per mode;
 // returns rank 0's outcome.
 training::ModeOutcome spawn_ranks(const training::RunSetup& setup, ModeKind mode,
-                                  const std::vector<std::string>& argv) {
+                                  const std::vector<std::string>& argv,
+                                  launch::RankZygote* zygote) {
   launch::WorkerGroupOptions group;
+  group.zygote = zygote;
   group.world_size = static_cast<int>(setup.world_size);
   group.master_addr = setup.master_addr;
   group.progress_timeout = setup.timeout;
@@ -50,7 +52,8 @@ training::ModeOutcome spawn_ranks(const training::RunSetup& setup, ModeKind mode
 }  // namespace
 
 int execute_run(const RunRequest& given, const scenarios::ScenarioRegistry& registry,
-                const std::vector<std::string>& argv, const CommandLineOf& command_line) {
+                const std::vector<std::string>& argv, const CommandLineOf& command_line,
+                launch::RankZygote* zygote) {
   if (const auto world = launch::detect_world(launch::process_env())) {
     // A rank this process's parent spawned resolves the modes the parent did (its argv is the
     // parent's); its world size comes from the launch, so no device count is needed.
@@ -90,7 +93,7 @@ int execute_run(const RunRequest& given, const scenarios::ScenarioRegistry& regi
   }
   for (ModeKind mode : modes::per_rank_modes(setup.modes)) {
     try {
-      outcomes.push_back(spawn_ranks(setup, mode, argv));
+      outcomes.push_back(spawn_ranks(setup, mode, argv, zygote));
     } catch (const launch::GroupFailure& failure) {
       // The folder says this run failed and why, with the ranks' last collectives (Note [The
       // flight recorder]), instead of keeping an earlier run's report that says it passed.

@@ -14,13 +14,18 @@
 namespace ddpbench::scenarios {
 class ScenarioRegistry;
 }
+namespace ddpbench::launch {
+class RankZygote;
+}
 
 namespace ddpbench::run {
 
 // `argv` is this process's command line: spawned ranks run it again; `command_line` spells a
-// request as one (for the --bisect re-run). Returns the exit code; throws InputError (exit 2),
-// WorkerFailure (exit 3); a signal is launch/signal_cleanup.h's.
+// request as one (for the --bisect re-run); `zygote`, where not null, forks the ranks
+// (launch/rank_zygote.h). Returns the exit code; throws InputError (exit 2), WorkerFailure
+// (exit 3); a signal is launch/signal_cleanup.h's.
 int execute_run(const RunRequest& request, const scenarios::ScenarioRegistry& registry,
-                const std::vector<std::string>& argv, const CommandLineOf& command_line);
+                const std::vector<std::string>& argv, const CommandLineOf& command_line,
+                launch::RankZygote* zygote);
 
 }  // namespace ddpbench::run

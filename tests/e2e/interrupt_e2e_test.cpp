@@ -65,7 +65,7 @@ TEST_F(InterruptE2E, SigtermDuringTheDdpPhaseStopsEveryWorker) {
   const std::string out = path("ddp");
   const auto r = interrupt_when({"run", "--scenario", "toy_cnn", "--gpus", "2", "--modes", "ddp",
                                  "--steps", "3000", "--quiet", "--out", out},
-                                "[ \"$(pgrep -P $pid | wc -l)\" -ge 2 ]", "TERM");
+                                "[ \"$(pgrep -P $pid ddpbench-rank | wc -l)\" -ge 2 ]", "TERM");
   EXPECT_EQ(r.exit_code, 143) << r.err;
   EXPECT_NE(r.err.find("interrupted by SIGTERM; stopped 2 child process(es)"), std::string::npos)
       << r.err;
@@ -121,7 +121,8 @@ TEST_F(InterruptE2E, AKilledScalePointLeavesNothingInTmpdir) {
       path("sweep") +
       "' >/dev/null 2>&1 & pid=$!\n"
       "for i in $(seq 2400); do n=$(pgrep -P $pid | head -1); "
-      "[ -n \"$n\" ] && [ \"$(pgrep -P $n | wc -l)\" -ge 2 ] && break; sleep 0.05; done\n"
+      "[ -n \"$n\" ] && [ \"$(pgrep -P $n ddpbench-rank | wc -l)\" -ge 2 ] && break; sleep 0.05; "
+      "done\n"
       "kill -KILL $n; wait $pid; echo $?";
   const auto r = testing::run_process({"bash", "-c", script}, {"TMPDIR=" + tmpdir});
   EXPECT_EQ(r.out, "3\n") << "scale names the point that failed";

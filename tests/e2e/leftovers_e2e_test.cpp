@@ -64,7 +64,8 @@ TEST_F(LeftoversE2E, SigtermDuringShmSetUpUnlinksEverySegment) {
 }
 
 TEST_F(LeftoversE2E, AKilledOrStalledRankDuringShmSetUpLeavesNoSegment) {
-  const auto killed = stall_then(shm_run(path("o")), "kill -KILL $(pgrep -P $pid | head -1)");
+  const auto killed =
+      stall_then(shm_run(path("o")), "kill -KILL $(pgrep -P $pid ddpbench-rank | head -1)");
   EXPECT_EQ(killed[0], 2) << "the set-up window was not reached";
   EXPECT_EQ(killed[1], 3);
   EXPECT_EQ(killed[2], 0) << "segments left after a rank was killed";
