@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -23,16 +24,25 @@ std::string self_executable() {
   return ec ? "/proc/self/exe" : self.string();
 }
 
+std::vector<std::string> environment_with(const std::vector<std::string>& overrides) {
+  const auto name_of = [](const std::string& e) { return e.substr(0, e.find('=')); };
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry = *e;
+    const bool overridden = std::any_of(overrides.begin(), overrides.end(), [&](const auto& o) {
+      return name_of(o) == name_of(entry);
+    });
+    if (!overridden) env.push_back(entry);
+  }
+  env.insert(env.end(), overrides.begin(), overrides.end());
+  return env;
+}
+
 int run_self(const std::vector<std::string>& argv, const std::string& tmpdir) {
   const std::string self = self_executable();
   // The environment is built before fork: after it, only async-signal-safe calls are allowed.
-  std::vector<std::string> env = {"TMPDIR=" + tmpdir, std::string(kNestedEnv) + "=1"};
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string entry = *e;
-    if (entry.rfind("TMPDIR=", 0) != 0 && entry.rfind(std::string(kNestedEnv) + "=", 0) != 0) {
-      env.push_back(entry);
-    }
-  }
+  std::vector<std::string> env =
+      environment_with({"TMPDIR=" + tmpdir, std::string(kNestedEnv) + "=1"});
   std::vector<char*> envp;
   for (auto& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);

@@ -14,6 +14,10 @@ namespace ddpbench::launch {
 // goes with ours even when it is killed outright.
 int run_self(const std::vector<std::string>& argv, const std::string& tmpdir);
 
+// This process's environment with `overrides` ("NAME=value") in place of the entries of the same
+// names: what a child this process starts is given.
+std::vector<std::string> environment_with(const std::vector<std::string>& overrides);
+
 // The path of this program's binary (/proc/self/exe resolved): children run from it, so their
 // process name is the binary's rather than "exe".
 std::string self_executable();

@@ -9,7 +9,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -63,22 +62,6 @@ std::string tail_of(const std::string& path, int lines) {
   return out.empty() ? "(no output)" : out;
 }
 
-// This process's environment with `overrides` ("NAME=value") in place of the same names: what
-// an exec'd rank sees after its putenv calls, handed whole to a zygote-forked one.
-std::vector<std::string> with_overrides(const std::vector<std::string>& overrides) {
-  std::vector<std::string> env;
-  const auto name_of = [](const std::string& e) { return e.substr(0, e.find('=')); };
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string entry = *e;
-    const bool overridden = std::any_of(overrides.begin(), overrides.end(), [&](const auto& o) {
-      return name_of(o) == name_of(entry);
-    });
-    if (!overridden) env.push_back(entry);
-  }
-  env.insert(env.end(), overrides.begin(), overrides.end());
-  return env;
-}
-
 // Starts rank `rank`: forked by the zygote where there is one (rank_zygote.h), else fork and exec.
 pid_t spawn(const WorkerGroupOptions& o, int rank, const std::string& store_file,
             const std::string& log_path, const std::string& flight_path,
@@ -98,7 +81,7 @@ pid_t spawn(const WorkerGroupOptions& o, int rank, const std::string& store_file
   env.insert(env.end(), o.extra_env.begin(), o.extra_env.end());
   std::string name = fmt::format("ddpbench-rank{}", rank);
   if (o.zygote != nullptr) {
-    RankSpawn request{{name}, with_overrides(env), log_path};
+    RankSpawn request{{name}, environment_with(env), log_path};
     request.argv.insert(request.argv.end(), o.argv.begin() + 1, o.argv.end());
     const pid_t pid = o.zygote->spawn(request);
     if (pid > 0) return pid;  // otherwise the zygote is gone: exec, as without one
