@@ -136,22 +136,14 @@ std::string check_tables(const RunReport& report, int& failed) {
   return out;
 }
 
-// The report's own verdict, the one every other format shows.
+// The report's own verdict, the one every other format shows (verdict_text), with the count of
+// failing checks.
 std::string verdict_line(const RunReport& report, int failed) {
-  std::string out;
-  switch (report.verdict) {
-    case Verdict::kPass:
-      out += "\nPASS\n";
-      break;
-    case Verdict::kFail:
-      out += failed > 0 ? fmt::format("\nFAIL: {} check(s) failed\n", failed)
-                        : "\nFAIL: a judged mode's loss is not finite or it diverged\n";
-      break;
-    case Verdict::kNotJudged:
-      out += "\nNOT JUDGED: no check ran (nothing was compared with single-device training)\n";
-      break;
+  if (report.verdict == Verdict::kFail) {
+    return failed > 0 ? fmt::format("\nFAIL: {} check(s) failed\n", failed)
+                      : "\nFAIL: a judged mode's loss is not finite or it diverged\n";
   }
-  return out;
+  return "\n" + verdict_text(report) + "\n";
 }
 
 }  // namespace

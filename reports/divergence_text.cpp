@@ -26,7 +26,9 @@ std::string describe_first_divergence(const DivergenceRecord& d) {
 }
 
 std::string describe_reference(const ReferenceRecord& r) {
-  return fmt::format("{}{}", r.name.empty() ? "single" : r.name,
+  // An empty name: nothing judged the mode against a reference (Note [What a mode was judged
+  // against], verdict.h); its checks compare its ranks with each other, or it with ddp.
+  return fmt::format("{}{}", r.name.empty() ? "no reference" : r.name,
                      r.comparison.empty() ? "" : ", " + r.comparison);
 }
 

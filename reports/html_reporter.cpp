@@ -16,22 +16,12 @@
 namespace ddpbench::reports {
 namespace {
 
-// The verdict's class and heading word.
-std::pair<const char*, const char*> verdict_words(Verdict v) {
-  switch (v) {
-    case Verdict::kPass:
-      return {"pass", "PASS"};
-    case Verdict::kFail:
-      return {"fail", "FAIL"};
-    case Verdict::kNotJudged:
-      break;
-  }
-  return {"fail", "NOT JUDGED (no check ran)"};
-}
+// The verdict's class.
+const char* verdict_class(Verdict v) { return v == Verdict::kPass ? "pass" : "fail"; }
 
 std::string verdict_section(const RunReport& r) {
   std::string s = fmt::format("<section id=\"verdict\" class=\"{}\"><h2>Verdict: {}</h2><ul>\n",
-                              verdict_words(r.verdict).first, verdict_words(r.verdict).second);
+                              verdict_class(r.verdict), xml_escape(verdict_text(r)));
   for (const auto& m : r.results) {
     if (m.checks.empty()) continue;
     const CheckRecord* worst = nullptr;

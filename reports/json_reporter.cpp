@@ -3,6 +3,7 @@
 #include "reports/json_reporter.h"
 
 #include "reports/record_fields.h"
+#include "reports/verdict.h"
 
 namespace ddpbench::reports {
 using nlohmann::json;
@@ -48,6 +49,9 @@ json to_json(const RunReport& report) {
               {"config", JsonWriter::value(report.config)},
               {"results", JsonWriter::value(report.results)},
               {"verdict", name_of(report.verdict)},
+              // The verdict as every format prints it, with what it rests on (Note [What a mode
+              // was judged against]); derived from the checks, and not read back.
+              {"verdict_text", verdict_text(report)},
               // Kept beside the verdict for scripts that read a boolean; a reader checks both.
               {"passed", report.verdict == Verdict::kPass}};
 }

@@ -44,7 +44,8 @@ std::string JunitReporter::render(const RunReport& report) const {
   const RunConfig& c = report.config;
   int tests = 0, failures = 0;
   for (const auto& r : report.results) {
-    tests += r.throughput.timed_steps > 0 ? 1 : 0;  // the measured point
+    tests += r.throughput.timed_steps > 0 ? 1 : 0;       // the measured point
+    tests += describe_scope(report, r).empty() ? 0 : 1;  // the `scope` testcase below
     for (const auto& k : r.checks) {
       ++tests;
       failures += k.status == CheckStatus::kFail ? 1 : 0;
@@ -62,8 +63,18 @@ std::string JunitReporter::render(const RunReport& report) const {
     for (const auto& k : r.checks) suite_failures += k.status == CheckStatus::kFail ? 1 : 0;
     const std::string suite =
         fmt::format("{}.{}.world{}", c.scenario, name_of(r.mode), r.world_size);
-    out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\">\n",
-                       xml_escape(suite), r.checks.size() + (measured ? 1 : 0), suite_failures);
+    // A mode judged for consistency only, or not at every step, says so as a skipped testcase
+    // a dashboard shows beside its passing checks (Note [What a mode was judged against]).
+    const std::string scope = describe_scope(report, r);
+    out +=
+        fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\">\n", xml_escape(suite),
+                    r.checks.size() + (measured ? 1 : 0) + (scope.empty() ? 0 : 1), suite_failures);
+    if (!scope.empty()) {
+      out += fmt::format(
+          "    <testcase classname=\"{}\" name=\"scope\">\n      <skipped message=\"{}\"/>\n"
+          "    </testcase>\n",
+          xml_escape(suite), xml_escape(scope));
+    }
     if (measured) {
       // The perf point as a testcase: CI dashboards chart its time (the mean step) and show
       // its figures.

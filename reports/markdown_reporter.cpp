@@ -18,10 +18,8 @@ std::string md(std::string_view value) { return markdown_escape(value); }
 
 std::string MarkdownReporter::render(const RunReport& report) const {
   const RunConfig& c = report.config;
-  std::string out = fmt::format("## ddpbench: {} — {}\n\n", md(c.scenario),
-                                report.verdict == Verdict::kPass   ? "PASS"
-                                : report.verdict == Verdict::kFail ? "FAIL"
-                                                                   : "NOT JUDGED (no check ran)");
+  std::string out =
+      fmt::format("## ddpbench: {} — {}\n\n", md(c.scenario), md(verdict_text(report)));
   out += fmt::format("{} · {} · global batch {} · {} · git {}\n\n", md(c.model),
                      md(describe_precision(c)), c.global_batch, md(report.context.host),
                      md(report.context.git_revision));

@@ -117,6 +117,13 @@ enum class StateJudge { kNotRecorded, kLikeState, kLikeGradient };
 // divergence text and every reader and writer of a report read this table, so a new family is
 // this row, its Stage value, the code that records it (training/lockstep.cpp) and its line in
 // reports/SCHEMA.md (docs/ARCHITECTURE.md, "Adding things").
+// What a check compares a mode with (Note [What a mode was judged against], verdict.h): the
+// exact reference (training without data parallelism, with the mode's structure), ddp in the
+// same run, the mode's own ranks with each other, a rule (the collectives a reduction must
+// issue), the evaluation pass against a single-device evaluation of the same weights, or nothing
+// of its own (the guard that fails a fault no other check saw).
+enum class Basis { kReference, kDdp, kRanks, kRule, kEvaluation, kGuard };
+
 struct StageSpec {
   Stage stage;
   std::string_view name;
@@ -124,36 +131,43 @@ struct StageSpec {
   StepPart part;
   StateJudge judge;
   bool sized;  // false: a failure is only what differs (ranks apart, a scale), with no size
+  Basis basis;
+  // Whether its items are per step (a step's loss, gradients, update), so that the steps it
+  // compared something at are the steps it judged; false: the final state, or no step at all.
+  bool per_step;
 };
 
 inline constexpr std::array<StageSpec, 15> kStageSpecs{{
-    {Stage::kNone, "", "final state", StepPart::kLoss, StateJudge::kNotRecorded, true},
-    {Stage::kLoss, "loss", "forward", StepPart::kLoss, StateJudge::kNotRecorded, true},
-    {Stage::kBuffers, "buffers", "forward", StepPart::kBuffers, StateJudge::kLikeState, true},
+    {Stage::kNone, "", "final state", StepPart::kLoss, StateJudge::kNotRecorded, true,
+     Basis::kGuard, false},
+    {Stage::kLoss, "loss", "forward", StepPart::kLoss, StateJudge::kNotRecorded, true,
+     Basis::kReference, true},
+    {Stage::kBuffers, "buffers", "forward", StepPart::kBuffers, StateJudge::kLikeState, true,
+     Basis::kReference, true},
     {Stage::kGradients, "gradients", "backward", StepPart::kGradients, StateJudge::kNotRecorded,
-     true},
+     true, Basis::kReference, true},
     {Stage::kUpdates, "updates", "optimizer step", StepPart::kUpdates, StateJudge::kLikeGradient,
-     true},
+     true, Basis::kReference, true},
     {Stage::kParameters, "parameters", "final state", StepPart::kUpdates, StateJudge::kNotRecorded,
-     true},
+     true, Basis::kReference, false},
     {Stage::kRanksBitwiseEqual, "ranks_bitwise_equal", "ranks apart after the step",
-     StepPart::kUpdates, StateJudge::kNotRecorded, false},
+     StepPart::kUpdates, StateJudge::kNotRecorded, false, Basis::kRanks, false},
     {Stage::kRanksBuffersEqual, "ranks_buffers_equal", "buffer broadcast before the forward",
-     StepPart::kBuffers, StateJudge::kNotRecorded, false},
+     StepPart::kBuffers, StateJudge::kNotRecorded, false, Basis::kRanks, false},
     {Stage::kEvaluation, "evaluation", "evaluation after training", StepPart::kUpdates,
-     StateJudge::kNotRecorded, true},
+     StateJudge::kNotRecorded, true, Basis::kEvaluation, false},
     {Stage::kInjectedFault, "injected_fault", "the injected fault", StepPart::kUpdates,
-     StateJudge::kNotRecorded, true},
+     StateJudge::kNotRecorded, true, Basis::kGuard, false},
     {Stage::kLossScale, "loss_scale", "GradScaler update after the step", StepPart::kUpdates,
-     StateJudge::kNotRecorded, false},
+     StateJudge::kNotRecorded, false, Basis::kReference, false},
     {Stage::kRanksScaleEqual, "ranks_scale_equal", "GradScaler update after the step",
-     StepPart::kUpdates, StateJudge::kNotRecorded, false},
+     StepPart::kUpdates, StateJudge::kNotRecorded, false, Basis::kRanks, false},
     {Stage::kOptimizerState, "optimizer_state", "optimizer step", StepPart::kUpdates,
-     StateJudge::kLikeGradient, true},
+     StateJudge::kLikeGradient, true, Basis::kReference, true},
     {Stage::kMatchesDdp, "matches_ddp", "against ddp in the same run", StepPart::kLoss,
-     StateJudge::kNotRecorded, true},
+     StateJudge::kNotRecorded, true, Basis::kDdp, true},
     {Stage::kCollectives, "collectives", "the step's gradient reduction", StepPart::kGradients,
-     StateJudge::kNotRecorded, false},
+     StateJudge::kNotRecorded, false, Basis::kRule, false},
 }};
 namespace detail {
 // Each of the Stage values 0 .. kLastStage has exactly one row.

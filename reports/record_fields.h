@@ -190,6 +190,7 @@ DDPBENCH_RECORD_FIELDS(CheckRecord) {
   v("floor_step", r.floor_step, count(-1, kMaxCount));
   v("floor_error", r.floor_error, number(0, kInf));
   v("floor_limit", r.floor_limit, number(0, kInf));
+  v("steps_compared", r.steps_compared, since(12, count(0, kMaxCount)));
 }
 
 DDPBENCH_RECORD_FIELDS(PhaseRecord) {

@@ -13,7 +13,7 @@ namespace ddpbench::reports {
 
 // Bumped whenever a field changes meaning, disappears or is added: the reader requires every
 // field it knows (json_report_reader.h), so an older report is refused with its version named.
-inline constexpr int kSchemaVersion = 11;
+inline constexpr int kSchemaVersion = 12;
 // The oldest schema the reader still takes: 8 lacks only the repeats and spread of the timed
 // phase (FieldSpec::since), and `gate` judges its throughput by the single-sample rule.
 inline constexpr int kOldestReadableSchema = 8;
@@ -169,6 +169,9 @@ struct CheckRecord {
   int64_t floor_step = -1;
   double floor_error = 0.0;
   double floor_limit = 0.0;
+  // A per-step check (its row's per_step): the steps at which it compared at least one item,
+  // ascending; the steps it judged (Note [What a mode was judged against], verdict.h).
+  std::vector<int64_t> steps_compared;
 };
 
 // Mean seconds per step phase in the perf phase.

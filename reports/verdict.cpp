@@ -2,8 +2,10 @@
 #include "reports/verdict.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
+#include <set>
 
 #include "errors.h"
 
@@ -75,8 +77,95 @@ CheckStatus check_status(const CheckRecord& c, const DivergenceRecord& first) {
   return max_abs_within(c) ? CheckStatus::kPass : CheckStatus::kFail;
 }
 
+ModeScope scope_of(const RunReport& report, const ModeResult& r) {
+  ModeScope s;
+  s.checked_steps = static_cast<int64_t>(r.losses.size());
+  std::set<int64_t> compared;
+  // Reports before schema 12 do not say which steps a check compared at: taken as every step.
+  const bool recorded = report.schema_version >= 12;
+  for (const CheckRecord& c : r.checks) {
+    const CheckStatus status = check_status(c, r.first_divergence);
+    if (status == CheckStatus::kNotComparable) continue;
+    s.judged = true;
+    const StageSpec& spec = spec_of(c.name);
+    if (spec.basis != Basis::kReference && spec.basis != Basis::kDdp) continue;
+    s.reference = s.reference || spec.basis == Basis::kReference;
+    s.ddp = s.ddp || spec.basis == Basis::kDdp;
+    if (spec.per_step) compared.insert(c.steps_compared.begin(), c.steps_compared.end());
+  }
+  if (recorded && (s.reference || s.ddp)) {
+    for (int64_t i = 0; i < s.checked_steps; ++i) {
+      const int64_t step = report.config.first_step + i;
+      if (!compared.count(step)) s.unjudged_steps.push_back(step);
+    }
+  }
+  return s;
+}
+
+namespace {
+
+// "1-2", "1, 3": steps as a reader scans them.
+std::string steps_text(const std::vector<int64_t>& steps) {
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < steps.size();) {
+    size_t j = i;
+    while (j + 1 < steps.size() && steps[j + 1] == steps[j] + 1) ++j;
+    parts.push_back(j == i ? std::to_string(steps[i]) : fmt::format("{}-{}", steps[i], steps[j]));
+    i = j + 1;
+  }
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+}  // namespace
+
+std::string describe_scope(const RunReport& report, const ModeResult& r) {
+  const ModeScope s = scope_of(report, r);
+  const std::string mode(name_of(r.mode));
+  if (!s.judged) return "";
+  if (!s.reference && !s.ddp) {
+    return fmt::format(
+        "{}: consistent across ranks, not compared with a reference: add single to --modes", mode);
+  }
+  std::string out;
+  if (!s.reference) {
+    out = fmt::format(
+        "{}: compared with ddp in this run, which no reference judges: add single to --modes",
+        mode);
+  }
+  if (!s.unjudged_steps.empty()) {
+    if (!out.empty()) out += "; ";
+    const int64_t judged = s.checked_steps - static_cast<int64_t>(s.unjudged_steps.size());
+    out += fmt::format(
+        "{}: judged at {} of its {} checked steps; at step{} {} nothing was compared (every item "
+        "not comparable: the model's rounding there is more than the run's precision resolves)",
+        mode, judged, s.checked_steps, s.unjudged_steps.size() == 1 ? "" : "s",
+        steps_text(s.unjudged_steps));
+  }
+  return out;
+}
+
+std::string verdict_text(const RunReport& report) {
+  std::vector<std::string> scopes;
+  for (const ModeResult& r : report.results) {
+    if (std::string s = describe_scope(report, r); !s.empty()) scopes.push_back(std::move(s));
+  }
+  const std::string why = scopes.empty() ? "" : fmt::format("{}", fmt::join(scopes, "; "));
+  switch (report.verdict) {
+    case Verdict::kPass:
+      return why.empty() ? "PASS" : fmt::format("PASS ({})", why);
+    case Verdict::kFail:
+      return "FAIL";
+    case Verdict::kNotJudged:
+      return why.empty() ? "NOT JUDGED: no check ran (nothing was compared with single-device "
+                           "training)"
+                         : fmt::format("NOT JUDGED: {}", why);
+  }
+  return "";
+}
+
 Verdict run_verdict(const RunReport& report) {
   bool judged = false;
+  bool uncovered = false;
   for (const ModeResult& r : report.results) {
     if (r.first_divergence.stage != Stage::kNone && !float64_passes(r.first_divergence)) {
       return Verdict::kFail;
@@ -87,8 +176,9 @@ Verdict run_verdict(const RunReport& report) {
       judged = judged || status != CheckStatus::kNotComparable;
     }
     if (!r.checks.empty() && !finite_losses(r)) return Verdict::kFail;
+    uncovered = uncovered || !scope_of(report, r).unjudged_steps.empty();
   }
-  return judged ? Verdict::kPass : Verdict::kNotJudged;
+  return judged && !uncovered ? Verdict::kPass : Verdict::kNotJudged;
 }
 
 std::string check_inconsistency(const CheckRecord& c, const std::string& where) {

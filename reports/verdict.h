@@ -13,7 +13,9 @@
 // divergence or what differs; the counts shown to people are rendered from the numbers.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "reports/run_record.h"
 
@@ -37,9 +39,39 @@ bool float64_passes(const DivergenceRecord& first);
 // there failed, whatever its numbers, unless float64_passes(first) makes it rounding).
 CheckStatus check_status(const CheckRecord& check, const DivergenceRecord& first);
 
+// Note [What a mode was judged against]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A PASS says what it was earned against. Each check's row (kStageSpecs' basis) says what it
+// compares the mode with: the exact reference, ddp in the same run (matches_ddp), the mode's own
+// ranks with each other, a rule, the evaluation pass. A mode with no check against the reference
+// or ddp was judged for consistency only: its ranks agree, and a fault that every rank applies
+// alike (a wrong average) passes such checks, so the verdict line and every report say so
+// ("ddp: consistent across ranks, not compared with a reference: add single to --modes"), never a
+// bare PASS. And a mode is judged at a step only where a per-step check against a reference
+// compared something there (steps_compared): a run whose later steps compared nothing (every
+// item past what the precision resolves, Note [Rounding floor measured on the model]) judged
+// only its first steps, and is NOT JUDGED, with the steps it could not judge named.
+struct ModeScope {
+  bool judged = false;     // it has a check that judged something (not only not_comparable)
+  bool reference = false;  // a check against the exact reference
+  bool ddp = false;        // a check against ddp in the same run
+  int64_t checked_steps = 0;
+  std::vector<int64_t> unjudged_steps;  // checked steps no per-step reference check compared at
+};
+ModeScope scope_of(const RunReport& report, const ModeResult& result);
+
+// What a judged mode's verdict rests on when it is less than a reference at every checked step,
+// as one clause ("ddp: consistent across ranks, not compared with a reference: add single to
+// --modes"); "" when the mode was compared with a reference at every step, or not judged at all.
+std::string describe_scope(const RunReport& report, const ModeResult& result);
+// The verdict as every format prints it: "PASS", "PASS (ddp: consistent across ranks, ...)",
+// "FAIL", "NOT JUDGED: ...".
+std::string verdict_text(const RunReport& report);
+
 // kFail when any check fails, a judged mode's loss is not finite, or a first divergence is
-// recorded that float64_passes does not explain; kNotJudged when no check ran or every check was
-// not_comparable; else kPass.
+// recorded that float64_passes does not explain; kNotJudged when no check ran, every check was
+// not_comparable, or a mode judged against a reference has a checked step none of its per-step
+// checks compared anything at (Note [What a mode was judged against]); else kPass.
 Verdict run_verdict(const RunReport& report);
 
 // The fault in a record's numbers as a sentence naming the field (path `where`, e.g.

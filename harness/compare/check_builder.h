@@ -11,6 +11,7 @@
 #include <limits>
 #include <optional>
 #include <regex>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -81,6 +82,7 @@ class CheckBuilder {
       return;
     }
     ++items_;
+    if (item.step >= 0 && reports::spec_of(name_).per_step) steps_.insert(item.step);
     ref_max_abs_ = std::max(ref_max_abs_, item.ref_max_abs);
     keep_worse(worst_any_, item);
     if (!(item.error <= rule_.limit) && item.floor_limit > rule_.limit &&
@@ -148,6 +150,7 @@ class CheckBuilder {
       c.floor_limit = worst_floored_.floor_limit;
     }
     if (divergent_ > 0) c.detail = reason_;
+    c.steps_compared.assign(steps_.begin(), steps_.end());
     c.status = reports::check_status(c, {});
     return c;
   }
@@ -197,6 +200,7 @@ class CheckBuilder {
   const std::vector<DivergenceRule>& rules_;
   Item worst_any_, worst_divergent_, worst_failure_, first_failure_, worst_floored_;
   Item first_incomparable_;  // the incomparable item furthest beyond the limit
+  std::set<int64_t> steps_;  // the steps of the compared items (a per-step check's)
   ItemOrder first_order_;
   int64_t items_ = 0, failures_ = 0, divergent_ = 0, floored_ = 0, incomparable_ = 0;
   double error_ = 0.0, ref_max_abs_ = 0.0;

@@ -38,7 +38,7 @@ TEST_F(CliE2E, FlagsWithoutASubcommandMeanRun) {
   EXPECT_TRUE(fs::exists(out + "/report.json"));
   const auto help = ddpbench({"run", "--help"});
   EXPECT_NE(help.out.find("--timeout FLOAT=300"), std::string::npos) << help.out;  // defaults
-  EXPECT_NE(help.out.find("syncbn (ddp or zero; SyncBN)"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("syncbn (ddp or zero; SyncBN, a reference in --modes)"), std::string::npos) << help.out;
   EXPECT_NE(help.out.find("dpbuffers"), std::string::npos) << help.out;
 }
 
@@ -286,7 +286,7 @@ TEST_F(CliE2E, LinearMseReportAndStateMatchPyTorch) {
       {"run", "--scenario", "linear_mse", "--modes", "single", "--out", out, "--threads", "1"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto report = read_json(out + "/report.json");
-  EXPECT_EQ(report.at("schema_version"), 11);
+  EXPECT_EQ(report.at("schema_version"), 12);
   for (const char* key :
        {"host", "cores", "libtorch_version", "compiler", "git_revision", "argv"}) {
     EXPECT_TRUE(report.at("context").contains(key)) << key;

@@ -12,6 +12,8 @@ namespace ddpbench::test {
 
 // A kTolerance check (atol 1e-5, rtol 1.3e-6) over `items` items, with numbers that give `status`:
 // every item within (pass), one item outside (fail), one declared divergent (expected divergence).
+// A per-step check compared at steps 0 and 1 (the two steps of a report's usual hand-made run),
+// so that its mode is judged at every step (Note [What a mode was judged against]).
 inline reports::CheckRecord judged_check(reports::Stage name, reports::CheckStatus status,
                                          int64_t items = 6) {
   reports::CheckRecord c;
@@ -36,6 +38,7 @@ inline reports::CheckRecord judged_check(reports::Stage name, reports::CheckStat
     c.max_abs_diff = 3.4e-5;
     c.detail = "BatchNorm statistics are per rank";
   }
+  if (reports::spec_of(name).per_step) c.steps_compared = {0, 1};
   c.status = status;
   return c;
 }
