@@ -6,6 +6,7 @@
 // the smallest model with convolutions and a classifier that autocast lowers.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 
 #include "support/cli_runner.h"
@@ -128,6 +129,32 @@ TEST_F(AmpE2E, Bf16FreeRunningPassesWithItsDriftModelAndAFaultFailsAndPersists) 
     if (r.at("mode") != "ddp") continue;
     EXPECT_EQ(r.at("first_divergence").at("bisect"), "persists") << r.dump();
   }
+}
+
+// Issue 73, A4: bf16 free-running tiny_resnet at world 3, two samples a rank: the drift model's
+// floor outgrows what float32 resolves within a few steps (1.13: from step 3), every item after
+// is not comparable, and the run, judged at its first steps only, is NOT JUDGED naming the steps
+// it could not judge (it passed before), in the console and report.json alike (Note [What a mode
+// was judged against]).
+TEST_F(AmpE2E, AFreeRunningModeWhoseLaterStepsCompareNothingIsNotJudged) {
+  const auto report = run_amp("uncovered",
+                              {"--amp", "bf16", "--comparison", "free", "--gpus", "3", "--modes",
+                               "single,ddp", "--steps", "6", "--batch-size", "6"},
+                              0, "tiny_resnet");
+  EXPECT_EQ(report.at("verdict"), "not_judged") << last_.out;
+  // The steps named are those no per-step check compared anything at.
+  std::set<int64_t> judged;
+  for (const char* check : {"loss", "gradients"}) {
+    const auto c = find_check(report, "ddp", check);  // kept: the loop reads into it
+    for (const auto& s : c.at("steps_compared")) judged.insert(s.get<int64_t>());
+  }
+  ASSERT_LT(judged.size(), 6u) << last_.out;
+  const std::string text = report.at("verdict_text");
+  EXPECT_NE(text.find("ddp: judged at " + std::to_string(judged.size()) + " of its 6 checked steps"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("nothing was compared"), std::string::npos) << text;
+  EXPECT_NE(last_.out.find("NOT JUDGED: ddp: judged at"), std::string::npos) << last_.out;
 }
 
 // SyncBN under autocast (Note [SyncBN under autocast judged], modes/single/rank_threads.h): each

@@ -95,6 +95,41 @@ TEST(Verdict, NothingJudgedIsNeverAPass) {
   EXPECT_NE(text.find("NOT JUDGED"), std::string::npos) << text;
 }
 
+// Note [What a mode was judged against]: checks of the ranks against each other alone make a
+// PASS that says so, in the console and every format's verdict text; a mode judged against its
+// reference at only some of its checked steps is NOT JUDGED, naming the steps it could not judge.
+TEST(Verdict, APassSaysWhatItRestsOnAndUnjudgedStepsAreNotAPass) {
+  RunReport ranks_only = passing_run();
+  ranks_only.config.modes = {"ddp"};
+  ranks_only.results.erase(ranks_only.results.begin());
+  CheckRecord agree = judged_check(Stage::kRanksBitwiseEqual, CheckStatus::kPass);
+  ranks_only.results[0].checks = {agree};
+  ranks_only = test::with_verdict(ranks_only);
+  EXPECT_EQ(ranks_only.verdict, Verdict::kPass);
+  EXPECT_EQ(verdict_text(ranks_only),
+            "PASS (ddp: consistent across ranks, not compared with a reference: add single to "
+            "--modes)");
+  EXPECT_NE(ConsoleReporter().render(ranks_only).find("consistent across ranks"),
+            std::string::npos);
+  EXPECT_EQ(verdict_text(passing_run()), "PASS");
+
+  RunReport first_step_only = passing_run();
+  for (CheckRecord& c : first_step_only.results[1].checks) c.steps_compared = {0};
+  EXPECT_EQ(run_verdict(first_step_only), Verdict::kNotJudged);
+  first_step_only = test::with_verdict(first_step_only);
+  EXPECT_NE(verdict_text(first_step_only).find("ddp: judged at 1 of its 2 checked steps; at step 1"),
+            std::string::npos)
+      << verdict_text(first_step_only);
+  // The stored verdict is recomputed: an edit to PASS is refused, naming the verdict.
+  nlohmann::json edited = to_json(first_step_only);
+  edited["verdict"] = "pass";
+  edited["passed"] = true;
+  expect_refused(edited, "verdict");
+  // A report of schema 11 records no steps: its checks are taken as covering every step.
+  first_step_only.schema_version = 11;
+  EXPECT_EQ(run_verdict(first_step_only), Verdict::kPass);
+}
+
 TEST(Verdict, ALossThatIsNotFiniteFailsAJudgedRun) {
   RunReport r = passing_run();
   r.results[1].losses[1] = NAN;
