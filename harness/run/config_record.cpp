@@ -5,6 +5,7 @@
 
 #include "comm/backend_support.h"
 #include "modes/common/fault_injection.h"
+#include "modes/common/fault_table.h"
 #include "modes/ddp/comm_hook.h"
 #include "modes/ddp/distributed_model.h"
 #include "scenarios/scenario_config.h"
@@ -54,14 +55,6 @@ reports::DdpSettings ddp_settings(const training::RunSetup& s) {
   return d;
 }
 
-std::string fault_text(const modes::FaultSpec& f) {
-  if (f.kind == modes::FaultKind::kSlow) {
-    return fmt::format("{}:rank={},ms={:g}", modes::fault_name(f.kind), f.rank, f.ms);
-  }
-  return fmt::format("{}:rank={},step={},eps={:g}{}", modes::fault_name(f.kind), f.rank, f.step,
-                     f.eps, f.tensor.empty() ? "" : ",tensor=" + f.tensor);
-}
-
 }  // namespace
 
 reports::RunConfig config_record(const training::RunSetup& s, int64_t threads,
@@ -101,9 +94,9 @@ reports::RunConfig config_record(const training::RunSetup& s, int64_t threads,
   // A slowdown is not part of what the runs compute: it stands for a slower commit, which the
   // gate must be able to compare with a clean one (config.slowdown is not a numbers field).
   if (s.fault && modes::acts_on_timed_steps(*s.fault)) {
-    c.slowdown = fault_text(*s.fault);
+    c.slowdown = modes::fault_text(*s.fault);
   } else if (s.fault) {
-    c.inject_fault = fault_text(*s.fault);
+    c.inject_fault = modes::fault_text(*s.fault);
   }
   c.first_step = s.first_step();
   c.eval_size = s.eval_size;

@@ -22,10 +22,11 @@ namespace ddpbench::training {
 void require_detectable_fault(const RunSetup& setup);
 
 // After `mode` was judged (`checks`: every check of it, extra checks included): a failing
-// "injected_fault" check when the run's fault is of a kind whose row says must_be_caught (grad,
-// and zero's shard, owner, gather, state; modes/common/fault_table.h), went into this mode (one of
-// the row's modes) and no check failed; a grad fault in a run of ddp and
-// zero without single is never seen (it moves both alike, and no reference judges them).
+// "injected_fault" check when the run's fault went into this mode (one of its row's modes), no
+// check failed, and either its row says must_be_caught (every kind but crash, hang, nan, slow
+// and inf; modes/common/fault_table.h) or nothing in the run could see it (a kNeedsReference
+// kind without its reference, accepted only under --trace: Note [A fault needs a judge that can
+// see it]). A run a fault went into never PASSes on a fault it did not see.
 std::optional<reports::CheckRecord> undetected_fault_check(
     const RunSetup& setup, modes::ModeKind mode, const std::vector<reports::CheckRecord>& checks);
 

@@ -30,6 +30,21 @@ void check_modes(const RunSetup& s, const modes::FaultRow& row) {
                                names, one ? names : "one"));
 }
 
+unsigned run_modes(const RunSetup& s) {
+  unsigned bits = 0;
+  for (modes::ModeKind m : s.modes) bits |= modes::mode_bit(m);
+  return bits;
+}
+
+// "ddp and zero": the run's modes the fault goes into.
+std::string judged_modes_text(const RunSetup& s, const modes::FaultRow& row) {
+  std::vector<std::string> names;
+  for (modes::ModeKind m : s.modes) {
+    if (row.modes & modes::mode_bit(m)) names.emplace_back(modes::mode_name(m));
+  }
+  return fmt::format("{}", fmt::join(names, " and "));
+}
+
 // The first need of `row` the run does not meet, as the error line's text; empty if none.
 std::string unmet_need(const RunSetup& s, const modes::FaultRow& row) {
   const std::string name = row.name;
@@ -88,6 +103,19 @@ std::string unmet_need(const RunSetup& s, const modes::FaultRow& row) {
         "--inject-fault {} acts on HSDP's replicas, and this run has none: add --modes zero "
         "--zero-stage 2 (or 3) --shard-group S with S dividing --gpus and below it",
         name);
+  }
+  if ((row.needs & modes::kNeedsReference) && !modes::has_reference_for(row, run_modes(s)) &&
+      !s.trace && !s.export_batches) {
+    // Note [A fault needs a judge that can see it]. Under --trace or --export-batches the run
+    // goes ahead: its trace is for `ddpbench diff` against a clean run, its batches and state for
+    // an outside oracle (PyTorch's DDP), and the run itself FAILs with injected_fault.
+    const bool zero_alone = row.modes == modes::mode_bit(modes::ModeKind::kZero);
+    return fmt::format(
+        "--inject-fault {} leaves every rank consistent (they all apply what it made), and this "
+        "run compares {} with no reference, only its ranks with each other: add single to "
+        "--modes{} so a reference sees it (or pass --trace to record it for ddpbench diff)",
+        name, judged_modes_text(s, row),
+        zero_alone ? " (or ddp, which zero is judged against)" : "");
   }
   if ((row.needs & modes::kNeedsSyncBn) && !s.sync_bn) {
     return fmt::format("--inject-fault {} needs SyncBN: add --sync-bn or use resnet18_syncbn",

@@ -165,7 +165,16 @@ TEST_F(RoundingFloor, DdpAndZeroWithoutSingleAreJudgedInLockstep) {
   const auto report = read_json(path("pair") + "/report.json");
   EXPECT_EQ(report.at("config").at("comparison"), "lockstep");
   EXPECT_EQ(find_check(report, "zero", "matches_ddp").at("status"), "pass");
-  const auto f = run("fault", joined(args, {"--inject-fault", "grad:rank=1,step=1,eps=1e-3"}));
+  // A grad fault goes into ddp and zero alike, which matches_ddp cannot tell apart: refused
+  // without a reference (Note [A fault needs a judge that can see it]); under --trace it runs and
+  // FAILs with injected_fault.
+  const auto refused_fault =
+      run("refused_fault", joined(args, {"--inject-fault", "grad:rank=1,step=1,eps=1e-3"}));
+  EXPECT_EQ(refused_fault.exit_code, 2) << refused_fault.out << refused_fault.err;
+  EXPECT_NE(refused_fault.err.find("add single to --modes"), std::string::npos)
+      << refused_fault.err;
+  const auto f =
+      run("fault", joined(args, {"--inject-fault", "grad:rank=1,step=1,eps=1e-3", "--trace"}));
   EXPECT_EQ(f.exit_code, 1) << f.out << f.err;
   EXPECT_EQ(
       find_check(read_json(path("fault") + "/report.json"), "zero", "injected_fault").at("status"),

@@ -103,6 +103,17 @@ TEST(FaultRefusals, EachNeedUnmetIsRefusedNamingTheFix) {
       {modes::kNeedsRankAboveZero, [](RunSetup& s) { s.fault->rank = 0; }, "pick rank=1"},
       {modes::kNeedsPerfPhase, [](RunSetup& s) { s.perf_steps = 0; }, "drop --check-only"},
       {modes::kNeedsReplicas, [](RunSetup& s) { s.shard_group = 0; }, "--shard-group S"},
+      // No single, and no ddp beside zero (Note [A fault needs a judge that can see it]).
+      {modes::kNeedsReference,
+       [](RunSetup& s) {
+         std::vector<ModeKind> kept;
+         for (ModeKind m : s.modes) {
+           if (m != ModeKind::kSingle && m != ModeKind::kDdp) kept.push_back(m);
+         }
+         if (kept.empty()) kept.push_back(ModeKind::kDdp);
+         s.modes = kept;
+       },
+       "add single to --modes"},
   };
   int refused = 0;
   for (const FaultRow& row : modes::fault_rows()) {
@@ -116,6 +127,46 @@ TEST(FaultRefusals, EachNeedUnmetIsRefusedNamingTheFix) {
     }
   }
   EXPECT_GE(refused, 7) << "the table lost the needs this test knows";
+}
+
+// A fault that keeps the ranks consistent, in a run that compares them with no reference, is
+// refused; with --trace (for diff) or --export-batches (for an outside oracle) it runs, and the
+// run FAILs with injected_fault. A kind going into zero alone is seen by ddp beside it.
+TEST(FaultRefusals, AFaultNoCheckOfTheRunCanSeeIsRefusedUnlessItIsRecordedForAnOutsideJudge) {
+  RunSetup s = run_for(modes::fault_row(modes::FaultKind::kGrad));
+  s.modes = {ModeKind::kDdp};
+  EXPECT_NE(refusal(s).find("compares ddp with no reference"), std::string::npos) << refusal(s);
+  s.trace = true;
+  EXPECT_EQ(refusal(s), "");
+  s.trace = false;
+  s.export_batches = true;
+  EXPECT_EQ(refusal(s), "");
+  RunSetup owner = run_for(modes::fault_row(modes::FaultKind::kOwner));
+  owner.modes = {ModeKind::kZero};
+  EXPECT_NE(refusal(owner).find("(or ddp, which zero is judged against)"), std::string::npos)
+      << refusal(owner);
+  owner.modes = {ModeKind::kDdp, ModeKind::kZero};
+  EXPECT_EQ(refusal(owner), "");
+  // Rows seen by the ranks' own agreement need no reference.
+  RunSetup gather = run_for(modes::fault_row(modes::FaultKind::kGather));
+  gather.modes = {ModeKind::kZero};
+  EXPECT_EQ(refusal(gather), "");
+}
+
+// A fault is named with the fields its row takes (the hostile run saw
+// `divide:rank=0,step=1,eps=0.001` in diff's environment, for a kind that takes a step alone).
+TEST(FaultRefusals, AFaultIsNamedWithItsRowsFieldsOnly) {
+  modes::FaultSpec f;
+  f.kind = modes::FaultKind::kDivide;
+  f.step = 1;
+  EXPECT_EQ(modes::fault_text(f), "divide:step=1");
+  f.kind = modes::FaultKind::kGrad;
+  f.rank = 1;
+  f.tensor = "fc.weight";
+  EXPECT_EQ(modes::fault_text(f), "grad:rank=1,step=1,eps=0.001,tensor=fc.weight");
+  f.kind = modes::FaultKind::kSlow;
+  f.ms = 2.5;
+  EXPECT_EQ(modes::fault_text(f), "slow:rank=1,ms=2.5");
 }
 
 TEST(FaultRefusals, AStepBeyondTheRunAndAPerfOnlyRunAreRefused) {

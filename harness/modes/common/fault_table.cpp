@@ -10,13 +10,14 @@
 namespace ddpbench::modes {
 namespace {
 
+constexpr unsigned kSingle = mode_bit(ModeKind::kSingle);
 constexpr unsigned kDp = mode_bit(ModeKind::kDp);
 constexpr unsigned kDdp = mode_bit(ModeKind::kDdp);
 constexpr unsigned kZero = mode_bit(ModeKind::kZero);
 constexpr unsigned kAt = kFaultRank | kFaultStep;
 
 constexpr std::array<FaultRow, kFaultKinds> kRows = {{
-    {FaultKind::kGrad, "grad", kAt | kFaultEps | kFaultTensor, kDdp | kZero, kNeedsNothing, true,
+    {FaultKind::kGrad, "grad", kAt | kFaultEps | kFaultTensor, kDdp | kZero, kNeedsReference, true,
      "scales rank R's gradient of one tensor (the first parameter, or tensor=) by 1+eps (1e-3) "
      "before the allreduce at step S",
      "the gradients check, exit 1 (an eps below the run's gradient tolerance is refused)"},
@@ -26,41 +27,42 @@ constexpr std::array<FaultRow, kFaultKinds> kRows = {{
      "rank R stops responding at step S", "the timeout: exit 3 naming the rank"},
     {FaultKind::kNan, "nan", kAt, kDdp | kZero, kNeedsNothing, false,
      "rank R's loss becomes NaN at step S", "the NaN guard: exit 3 naming the rank"},
-    {FaultKind::kSyncBn, "syncbn", kAt, kDdp | kZero, kNeedsSyncBn, false,
+    {FaultKind::kSyncBn, "syncbn", kAt, kDdp | kZero, kNeedsSyncBn | kNeedsReference, true,
      "rank R normalises with its local statistics from step S on (it still joins every "
      "collective)",
      "the parameters and buffers checks, exit 1"},
-    {FaultKind::kBuffers, "buffers", kAt, kDdp, kNeedsBufferBroadcast | kNeedsRankAboveZero, false,
+    {FaultKind::kBuffers, "buffers", kAt, kDdp, kNeedsBufferBroadcast | kNeedsRankAboveZero, true,
      "rank R keeps its own buffers instead of rank 0's broadcast from step S on",
      "the ranks_buffers_equal check, exit 1"},
-    {FaultKind::kDpBuffers, "dpbuffers", kFaultStep, kDp, kNeedsNothing, false,
+    {FaultKind::kDpBuffers, "dpbuffers", kFaultStep, kDp, kNeedsReference, true,
      "from step S on the master keeps the mean of the replicas' buffers instead of replica 0's",
      "the buffers check, exit 1"},
-    {FaultKind::kNoScale, "noscale", kFaultStep, kDp | kDdp | kZero, kNeedsAccumulation, false,
+    {FaultKind::kNoScale, "noscale", kFaultStep, kDp | kDdp | kZero,
+     kNeedsAccumulation | kNeedsReference, true,
      "at step S every process forgets to scale the micro-step losses by 1/A (the classic "
      "accumulation bug)",
      "the gradients check, exit 1"},
-    {FaultKind::kEval, "eval", kFaultRank, kDp | kDdp, kNeedsNothing, false,
+    {FaultKind::kEval, "eval", kFaultRank, kDp | kDdp, kNeedsNothing, true,
      "ddp rank R leaves its last evaluated sample out of the evaluation pass's allreduce (dp: the "
      "last gathered sample)",
      "the evaluation check, exit 1"},
-    {FaultKind::kJoin, "join", kAt, kDdp | kZero, kNeedsNothing, false,
+    {FaultKind::kJoin, "join", kAt, kDdp | kZero, kNeedsReference, true,
      "rank R, out of batches at step S (uneven data, PyTorch's Join), contributes its last "
      "batch's gradient instead of zeros",
      "the gradients check, exit 1"},
-    {FaultKind::kScaler, "scaler", kAt, kDdp, kNeedsFp16Amp | kNeedsRankAboveZero, false,
+    {FaultKind::kScaler, "scaler", kAt, kDdp, kNeedsFp16Amp | kNeedsRankAboveZero, true,
      "rank R's GradScaler scale doubles at step S and stays apart from the other ranks' "
      "(pytorch/pytorch#90057)",
      "the ranks_scale_equal check, exit 1"},
-    {FaultKind::kInf, "inf", kAt, kDdp | kZero, kNeedsFp16Amp, false,
+    {FaultKind::kInf, "inf", kAt, kDdp | kZero, kNeedsFp16Amp | kNeedsReference, false,
      "an inf in rank R's gradient of the first parameter at step S, before the allreduce, which "
      "must make every rank skip the step",
      "the loss_scale check, exit 1, unless every rank skipped the step the references skip"},
-    {FaultKind::kShard, "shard", kAt | kFaultEps, kZero, kNeedsNothing, true,
+    {FaultKind::kShard, "shard", kAt | kFaultEps, kZero, kNeedsReference, true,
      "after rank R's optimizer step at step S, the first parameter it owns is scaled by 1+eps "
      "before its broadcast",
      "the parameters check, exit 1"},
-    {FaultKind::kOwner, "owner", kAt, kZero, kNeedsNothing, true,
+    {FaultKind::kOwner, "owner", kAt, kZero, kNeedsReference, true,
      "at step S rank R does not step the first parameter it owns (a wrong owner in its "
      "partition)",
      "the updates and parameters checks, exit 1"},
@@ -68,7 +70,7 @@ constexpr std::array<FaultRow, kFaultKinds> kRows = {{
      "at step S rank R misses the broadcasts of the parameters it does not own and keeps their "
      "old values",
      "the ranks_bitwise_equal check, exit 1"},
-    {FaultKind::kState, "state", kAt | kFaultEps, kZero, kNeedsLockstep, true,
+    {FaultKind::kState, "state", kAt | kFaultEps, kZero, kNeedsLockstep | kNeedsReference, true,
      "after rank R's optimizer step at step S, its optimizer state of the first parameter it owns "
      "(stage 3: holds rows of) is scaled by 1+eps, as a wrong or stale state shard would be",
      "the lockstep comparison's optimizer_state check, exit 1"},
@@ -86,7 +88,7 @@ constexpr std::array<FaultRow, kFaultKinds> kRows = {{
      "bucket of another length)",
      "the flight recorder's analysis names the first disagreeing collective, exit 3; "
      "--debug-collectives stops it before any rank reduces it"},
-    {FaultKind::kDivide, "divide", kFaultStep, kZero, kNeedsReplicas, true,
+    {FaultKind::kDivide, "divide", kFaultStep, kZero, kNeedsReplicas | kNeedsReference, true,
      "at step S every HSDP rank averages its gradients over its shard group's S ranks instead of "
      "all K (the divide-factor bug of pytorch/pytorch#155903)",
      "the gradients check, exit 1"},
@@ -122,6 +124,7 @@ std::string needs_text(unsigned needs) {
   if (needs & kNeedsOwnCommunicator) parts.push_back("ddpbench's communicator (not c10d's)");
   if (needs & kNeedsPeers) parts.push_back("2+ ranks");
   if (needs & kNeedsReplicas) parts.push_back("--shard-group below the world size");
+  if (needs & kNeedsReference) parts.push_back("a reference in --modes");
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
@@ -133,6 +136,12 @@ const FaultRow& fault_row(FaultKind kind) {
   const auto i = static_cast<size_t>(kind);
   if (i >= kFaultKinds) throw std::logic_error("fault_row: kFaultKindCount is not a fault kind");
   return kRows[i];
+}
+
+bool has_reference_for(const FaultRow& row, unsigned run_modes) {
+  if (run_modes & kSingle) return true;
+  // matches_ddp judges zero against ddp, which a kind going into zero alone leaves clean.
+  return row.modes == kZero && (run_modes & kDdp) != 0;
 }
 
 const FaultRow* find_fault_row(const std::string& name) {
@@ -151,6 +160,17 @@ std::string fault_syntax(const FaultRow& row) {
   if (row.fields & kFaultEps) text += "[,eps=E]";
   if (row.fields & kFaultTensor) text += "[,tensor=NAME]";
   return text;
+}
+
+std::string fault_text(const FaultSpec& f) {
+  const FaultRow& row = fault_row(f.kind);
+  std::vector<std::string> fields;
+  if (row.fields & kFaultRank) fields.push_back(fmt::format("rank={}", f.rank));
+  if (row.fields & kFaultStep) fields.push_back(fmt::format("step={}", f.step));
+  if (row.fields & kFaultMs) fields.push_back(fmt::format("ms={:g}", f.ms));
+  if (row.fields & kFaultEps) fields.push_back(fmt::format("eps={:g}", f.eps));
+  if ((row.fields & kFaultTensor) && !f.tensor.empty()) fields.push_back("tensor=" + f.tensor);
+  return fmt::format("{}:{}", row.name, fmt::join(fields, ","));
 }
 
 std::string fault_modes_text(const FaultRow& row) {

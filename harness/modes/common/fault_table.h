@@ -37,6 +37,11 @@ enum FaultNeed : unsigned {
   kNeedsOwnCommunicator = 1u << 7,  // it changes what ddpbench's communicator issues (not c10d's)
   kNeedsPeers = 1u << 8,            // it desynchronises ranks, so there must be two or more
   kNeedsReplicas = 1u << 9,         // it acts on HSDP's replicas: --shard-group below the world
+  // Note [A fault needs a judge that can see it]: it keeps the ranks consistent (every rank
+  // applies the same wrong average, or the owner broadcasts its wrong shard), so only a
+  // comparison with training the fault did not go into sees it: single (the exact reference), or
+  // for a kind that goes into zero alone, ddp in the same run (matches_ddp).
+  kNeedsReference = 1u << 10,
 };
 
 constexpr unsigned mode_bit(ModeKind mode) { return 1u << static_cast<unsigned>(mode); }
@@ -48,7 +53,10 @@ struct FaultRow {
   unsigned modes;   // mode_bit()s of the modes it goes into
   unsigned needs;   // FaultNeed bits
   // A run the fault went into (one of `modes`) FAILs with an `injected_fault` check when no check
-  // of that mode failed, instead of passing blind (training/fault_detection.h).
+  // of that mode failed, instead of passing blind (training/fault_detection.h). False only where
+  // a PASS is the right answer or none is given: crash, hang and nan end the run (exit 3), slow
+  // changes only the timed steps, and inf is an overflow every rank must skip as the reference
+  // does (its loss_scale check judges exactly that).
   bool must_be_caught;
   const char* effect;    // what it does to the run, one sentence for --help's reader and README
   const char* detected;  // what catches it
@@ -65,6 +73,10 @@ const FaultRow* find_fault_row(const std::string& name);
 
 // "grad:rank=R,step=S[,eps=E][,tensor=NAME]": the row's own syntax.
 std::string fault_syntax(const FaultRow& row);
+// A parsed fault as its row writes it, with the fields the row takes and nothing else
+// ("divide:step=1", "grad:rank=1,step=2,eps=0.001,tensor=fc.weight"): the report's
+// config.inject_fault, the trace's environment and every message name it so.
+std::string fault_text(const FaultSpec& fault);
 // "ddp or zero", "dp": the modes a row goes into.
 std::string fault_modes_text(const FaultRow& row);
 // The whole grammar, every kind with its modes and needs (and its fields where they are not
@@ -75,5 +87,10 @@ std::string fault_usage();
 std::string fault_kind_names();
 // The README's fault table (a docs test holds the README to it).
 std::string fault_table_markdown();
+
+// Whether the run's modes hold a judge for a kNeedsReference kind going into `fault_modes`
+// (Note [A fault needs a judge that can see it]): single, or ddp where the kind goes into zero
+// alone. `run_modes` are mode_bit()s.
+bool has_reference_for(const FaultRow& row, unsigned run_modes);
 
 }  // namespace ddpbench::modes
