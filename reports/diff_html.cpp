@@ -55,6 +55,7 @@ std::string environment_section(const DiffRecord& r) {
 // A rounding cell's blue deepens with log10(error / limit) from -8 (faint) to 0 (the limit).
 std::string cell_fill(DiffClass c, double log_error, double limit) {
   if (c == DiffClass::kDiverged) return "#d62728";
+  if (c == DiffClass::kGrowth) return "#c9b3e6";  // grown from rounding: not judged on its own
   const double t = std::clamp((log_error - std::log10(limit) + 8.0) / 8.0, 0.0, 1.0);
   const int light = static_cast<int>(235 - 150 * t);
   return fmt::format("rgb({},{},255)", light, light);
@@ -131,7 +132,8 @@ std::string maps_section(const DiffRecord& r) {
       "<section id=\"maps\"><h2>Tensor by step</h2><p class=\"ref\">One row per tensor in the "
       "order each step computes them, one column per step. <span class=\"swatch\"></span> "
       "identical, <span class=\"swatch\" style=\"background:rgb(85,85,255)\"></span> rounding "
-      "(darker nearer the limit), <span class=\"swatch\" style=\"background:#d62728\"></span> "
+      "(darker nearer the limit), <span class=\"swatch\" style=\"background:#c9b3e6\"></span> "
+      "growth from earlier rounding, <span class=\"swatch\" style=\"background:#d62728\"></span> "
       "diverged; the first divergence (or first difference) is outlined. Hover a cell for its "
       "error. Only tensors that differ at some step are drawn.</p>\n";
   for (const DiffMap& m : r.maps) {
@@ -144,19 +146,19 @@ std::string maps_section(const DiffRecord& r) {
 std::string spread_section(const DiffRecord& r) {
   std::string s =
       "<section id=\"spread\"><h2>Per step</h2><table>\n<tr><th>mode</th><th>step</th><th>"
-      "compared</th><th>identical</th><th>rounding</th><th>diverged</th><th>worst normalized "
-      "error</th><th>in</th></tr>\n";
+      "compared</th><th>identical</th><th>rounding</th><th>growth</th><th>diverged</th><th>worst "
+      "normalized error</th><th>in</th></tr>\n";
   for (const StepSpread& p : r.spread) {
+    const int64_t differ = p.rounding + p.growth + p.diverged;
     s += fmt::format(
         "<tr class=\"{}\"><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
         "class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
-        "class=\"num\">{}</td><td>{}</td></tr>\n",
-        p.diverged > 0   ? "fail"
-        : p.rounding > 0 ? "rounding"
-                         : "",
-        xml_escape(p.mode), p.step, p.compared, p.identical, p.rounding, p.diverged,
-        p.rounding + p.diverged > 0 ? fmt::format("{:.3g}", p.worst_error) : "-",
-        xml_escape(p.worst_tensor));
+        "class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>\n",
+        p.diverged > 0 ? "fail"
+        : differ > 0   ? "rounding"
+                       : "",
+        xml_escape(p.mode), p.step, p.compared, p.identical, p.rounding, p.growth, p.diverged,
+        differ > 0 ? fmt::format("{:.3g}", p.worst_error) : "-", xml_escape(p.worst_tensor));
   }
   return s + "</table></section>\n";
 }

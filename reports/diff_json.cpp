@@ -13,19 +13,29 @@ namespace {
 nlohmann::json number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
 
 nlohmann::json difference_json(const TensorDifference& d) {
-  return {{"mode", d.mode},
-          {"step", d.step},
-          {"phase", d.phase},
-          {"tensor", d.tensor},
-          {"class", diff_class_name(d.cls)},
-          {"fingerprint", d.fingerprint},
-          {"dtype", d.dtype},
-          {"max_abs", number(d.max_abs)},
-          {"max_rel", number(d.max_rel)},
-          {"ulps", d.ulps >= 0 ? number(d.ulps) : nlohmann::json()},
-          {"error", number(d.error)},
-          {"limit", d.limit},
-          {"cause", d.cause}};
+  return {
+      {"mode", d.mode},
+      {"step", d.step},
+      {"phase", d.phase},
+      {"tensor", d.tensor},
+      {"class", diff_class_name(d.cls)},
+      {"fingerprint", d.fingerprint},
+      {"dtype", d.dtype},
+      {"max_abs", number(d.max_abs)},
+      {"max_rel", number(d.max_rel)},
+      {"ulps", d.ulps >= 0 ? number(d.ulps) : nlohmann::json()},
+      {"error", number(d.error)},
+      {"limit", d.limit},
+      {"cause", d.cause},
+      // What the difference was held to, and for a reduction the rounding measured on this
+      // tensor and step (Note [A reduction judged by its own contributions]).
+      {"rounding",
+       {{"held_to", d.held_to},
+        {"measured_how", d.measured_how},
+        {"range_ulps", d.range_ulps >= 0 ? number(d.range_ulps) : nlohmann::json()},
+        {"range", d.range >= 0 ? number(d.range) : nlohmann::json()},
+        {"a_outside_ulps", d.a_outside_ulps >= 0 ? number(d.a_outside_ulps) : nlohmann::json()},
+        {"b_outside_ulps", d.b_outside_ulps >= 0 ? number(d.b_outside_ulps) : nlohmann::json()}}}};
 }
 
 nlohmann::json optional_difference(const std::optional<TensorDifference>& d) {
@@ -48,6 +58,7 @@ std::string render_diff_json(const DiffRecord& r) {
                       {"compared", s.compared},
                       {"identical", s.identical},
                       {"rounding", s.rounding},
+                      {"growth", s.growth},
                       {"diverged", s.diverged},
                       {"worst_error", number(s.worst_error)},
                       {"worst_tensor", s.worst_tensor}});
@@ -65,6 +76,7 @@ std::string render_diff_json(const DiffRecord& r) {
       {"compared", r.compared},
       {"identical", r.identical},
       {"rounding", r.rounding},
+      {"growth", r.growth},
       {"diverged", r.diverged},
       {"unmatched", r.unmatched},
       {"class", diff_class_name(r.overall)},

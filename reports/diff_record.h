@@ -12,10 +12,14 @@
 
 namespace ddpbench::reports {
 
-// identical: bit for bit. rounding: within what the operations' rounding explains (the
-// normalized error within the scenario's gradient tolerance, with rounding-level elements left
-// out). diverged: beyond it.
-enum class DiffClass { kIdentical, kRounding, kDiverged };
+// identical: bit for bit. rounding: a difference that appears at an operation whose inputs were
+// identical in both traces, within the rounding measured for it (a reduction: the range every
+// summation order of the same contributions spans, Note [A reduction judged by its own
+// contributions]) or, for a kernel or the optimizer, within the scenario's gradient tolerance.
+// growth: a difference that follows from earlier rounding differences only (free-running
+// trajectories part as the model amplifies them), where the operation itself did nothing
+// wrong. diverged: beyond its rounding, or following from a divergence.
+enum class DiffClass { kIdentical, kRounding, kGrowth, kDiverged };
 const char* diff_class_name(DiffClass c);
 
 struct DiffSide {
@@ -49,6 +53,19 @@ struct TensorDifference {
   // Why it differs, as far as the trace can tell: the operation whose inputs were identical, or
   // the earlier difference it follows from.
   std::string cause;
+  // What it was held to: "reduction" (measured on the tensor and step: each trace's reduced
+  // gradient within the range every summation order of its own ranks' gradients spans),
+  // "tolerance" (the scenario's gradient tolerance: a kernel or the optimizer), "follows" (not
+  // judged on its own: growth from an earlier difference), "" (identical, or unmatched).
+  std::string held_to;
+  // reduction: the measured range's largest width, and how far the reduced gradient of A and of
+  // B lies outside its range (0: a valid reduction), per element in ulps of the dtype and
+  // normalized by the tensor's largest value; -1 where not measured.
+  double range_ulps = -1;
+  double range = -1;
+  double a_outside_ulps = -1;
+  double b_outside_ulps = -1;
+  std::string measured_how;  // the orders computed
 };
 
 // Per mode and step: how many tensors differ and the worst.
@@ -58,6 +75,7 @@ struct StepSpread {
   int64_t compared = 0;
   int64_t identical = 0;
   int64_t rounding = 0;
+  int64_t growth = 0;
   int64_t diverged = 0;
   double worst_error = 0.0;
   std::string worst_tensor;  // "<phase> <tensor>"
@@ -84,6 +102,7 @@ struct DiffRecord {
   int64_t compared = 0;
   int64_t identical = 0;
   int64_t rounding = 0;
+  int64_t growth = 0;
   int64_t diverged = 0;
   int64_t unmatched = 0;  // tensors only one trace holds (counted as diverged)
   std::optional<TensorDifference> first_difference;  // the first tensor not identical

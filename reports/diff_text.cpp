@@ -13,6 +13,20 @@ std::string size_of(const TensorDifference& d) {
   std::string s = fmt::format("max |diff| {:.3g}, max rel {:.3g}", d.max_abs, d.max_rel);
   if (d.ulps >= 0) s += fmt::format(", {:.3g} ulps of {}", d.ulps, d.dtype);
   if (d.fingerprint) s += " (fingerprints)";
+  if (d.held_to == "reduction") {
+    // Measured, per element (Note [A reduction judged by its own contributions]).
+    const double outside = std::max(d.a_outside_ulps, d.b_outside_ulps);
+    const char* unit = d.fingerprint ? "x the bound" : "ulps";
+    return s +
+           (outside > 0
+                ? fmt::format("; {:.3g} {} outside the range of every summation order of its "
+                              "ranks' gradients (A {:.3g}, B {:.3g}; range {:.3g} {})",
+                              outside, unit, d.a_outside_ulps, d.b_outside_ulps, d.range_ulps, unit)
+                : fmt::format("; both within the range every summation order of their "
+                              "ranks' gradients spans (measured: up to {:.3g} {} wide)",
+                              d.range_ulps, unit));
+  }
+  if (d.held_to == "follows") return s + fmt::format("; normalized {:.3g}", d.error);
   return s + fmt::format("; normalized {:.3g} {} {:.3g}", d.error,
                          d.cls == DiffClass::kDiverged ? ">" : "<=", d.limit);
 }
@@ -29,6 +43,8 @@ const char* diff_class_name(DiffClass c) {
       return "identical";
     case DiffClass::kRounding:
       return "rounding";
+    case DiffClass::kGrowth:
+      return "growth";
     case DiffClass::kDiverged:
       return "diverged";
   }
@@ -51,15 +67,19 @@ std::string describe_difference(const TensorDifference& d) {
 
 std::string diff_verdict_line(const DiffRecord& r) {
   const std::string counts =
-      fmt::format("{} tensors compared: {} identical, {} rounding, {} diverged", r.compared,
-                  r.identical, r.rounding, r.diverged);
+      fmt::format("{} tensors compared: {} identical, {} rounding, {} growth, {} diverged",
+                  r.compared, r.identical, r.rounding, r.growth, r.diverged);
+  const char* expect = r.failed ? "; --expect identical fails any difference" : "";
   switch (r.overall) {
     case DiffClass::kIdentical:
       return "IDENTICAL: every tensor bit for bit (" + counts + ")";
     case DiffClass::kRounding:
-      return fmt::format("{}: every difference within rounding ({}){}",
-                         r.failed ? "DIFFERENT" : "ROUNDING", counts,
-                         r.failed ? "; --expect identical fails any difference" : "");
+      return fmt::format("{}: every difference is rounding where it first appears{} ({}){}",
+                         r.failed ? "DIFFERENT" : "ROUNDING",
+                         r.growth > 0 ? ", and what follows grows from it" : "", counts, expect);
+    case DiffClass::kGrowth:
+      return fmt::format("{}: every difference grows from where a step started apart ({}){}",
+                         r.failed ? "DIFFERENT" : "GROWTH", counts, expect);
     case DiffClass::kDiverged:
       return "DIVERGED: a difference beyond rounding (" + counts + ")";
   }
@@ -96,14 +116,15 @@ std::string render_diff_text(const DiffRecord& r) {
   if (r.overall != DiffClass::kIdentical) {
     s += "per step (tensors differing of those compared, worst normalized error):\n";
     for (const StepSpread& p : r.spread) {
-      if (p.rounding + p.diverged == 0) {
+      const int64_t differ = p.rounding + p.growth + p.diverged;
+      if (differ == 0) {
         s += fmt::format("  {} step {}: all {} identical\n", p.mode, p.step, p.compared);
         continue;
       }
-      s +=
-          fmt::format("  {} step {}: {}/{} differ ({} rounding, {} diverged), worst {:.3g} in {}\n",
-                      p.mode, p.step, p.rounding + p.diverged, p.compared, p.rounding, p.diverged,
-                      p.worst_error, p.worst_tensor);
+      s += fmt::format(
+          "  {} step {}: {}/{} differ ({} rounding, {} growth, {} diverged), worst {:.3g} in {}\n",
+          p.mode, p.step, differ, p.compared, p.rounding, p.growth, p.diverged, p.worst_error,
+          p.worst_tensor);
     }
   }
   if (r.unmatched > 0) s += fmt::format("{} tensor(s) only one trace holds\n", r.unmatched);

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "modes/common/step_trace.h"
+#include "modes/ddp/comm_hook.h"
 #include "scenarios/content_hash.h"
 #include "trace/trace_context.h"
 #include "trace/trace_diff.h"
@@ -25,6 +26,27 @@ std::string forward_granularity(const training::RunSetup& s, const training::Mod
   return "none: this model reports no module outputs";
 }
 
+// What the mode's reduction divides its ranks' summed local gradients by, and the dtype they
+// travel in (trace_file.h's ModeEntries): ddp averages over the ranks, as zero does; dp sums its
+// replicas' gradients (DataParallel's reduce-add); single has its own alone.
+std::pair<int64_t, std::string> reduction_of(const training::RunSetup& s, modes::ModeKind mode) {
+  if (mode != modes::ModeKind::kDdp && mode != modes::ModeKind::kZero) return {1, ""};
+  std::string wire;
+  if (mode == modes::ModeKind::kDdp) {
+    switch (s.ddp.reducer.comm_hook) {
+      case modes::ddp::CommHookKind::kFp16Compress:
+        wire = "float16";
+        break;
+      case modes::ddp::CommHookKind::kBf16Compress:
+        wire = "bfloat16";
+        break;
+      case modes::ddp::CommHookKind::kAllreduce:
+        break;
+    }
+  }
+  return {s.world_size, wire};
+}
+
 }  // namespace
 
 void stage_trace(const training::RunSetup& s, const std::vector<training::ModeOutcome>& outcomes,
@@ -43,7 +65,9 @@ void stage_trace(const training::RunSetup& s, const std::vector<training::ModeOu
       modes::kFullOutputLimit);
   for (const training::ModeOutcome& o : outcomes) {
     if (o.trace_entries.empty()) continue;
-    t.modes.push_back({modes::mode_name(o.mode), forward_granularity(s, o), o.trace_entries});
+    const auto [divisor, wire] = reduction_of(s, o.mode);
+    t.modes.push_back(
+        {modes::mode_name(o.mode), forward_granularity(s, o), o.trace_entries, divisor, wire});
   }
   const std::vector<char> bytes = trace::trace_bytes(t);
   const std::string_view view(bytes.data(), bytes.size());

@@ -27,16 +27,19 @@ constexpr const char* kFix =
 // Everything the digest covers, in a fixed order: a change to any field, name or tensor byte
 // changes it.
 std::string digest_of(const TraceFile& t) {
-  std::string text = fmt::format("{} v{}\n", kFormat, kTraceVersion);
+  const bool v1 = t.version == 1;
+  std::string text = fmt::format("{} v{}\n", kFormat, t.version);
   for (const auto& [k, v] : t.environment) text += fmt::format("env {}={}\n", k, v);
   for (const auto& [k, v] : t.experiment) text += fmt::format("exp {}={}\n", k, v);
   text += t.values + "\n";
   for (const ModeEntries& m : t.modes) {
-    text += fmt::format("mode {} {}\n", m.mode, m.forward);
+    text += v1 ? fmt::format("mode {} {}\n", m.mode, m.forward)
+               : fmt::format("mode {} {} {} {}\n", m.mode, m.forward, m.divisor, m.wire_dtype);
     for (const modes::TraceEntry& e : m.entries) {
       const at::Tensor v = e.value.contiguous();
-      text += fmt::format("{} {} {} {} {} {}\n", e.step, modes::trace_phase_name(e.phase), e.tensor,
-                          e.fingerprint, c10::toString(v.scalar_type()), fmt::join(v.sizes(), "x"));
+      text += fmt::format("{} {} {} {} {} {}{}\n", e.step, modes::trace_phase_name(e.phase),
+                          e.tensor, e.fingerprint, c10::toString(v.scalar_type()),
+                          fmt::join(v.sizes(), "x"), v1 ? "" : fmt::format(" r{}", e.rank));
       text.append(static_cast<const char*>(v.data_ptr()), v.nbytes());
     }
   }
@@ -51,11 +54,12 @@ Dict fields_dict(const Fields& fields) {
 
 Dict mode_dict(const ModeEntries& m) {
   Dict d(c10::StringType::get(), c10::AnyType::get());
-  std::vector<int64_t> steps;
+  std::vector<int64_t> steps, ranks;
   std::vector<uint8_t> fingerprints;
   List phases(c10::AnyType::get()), tensors(c10::AnyType::get()), values(c10::AnyType::get());
   for (const modes::TraceEntry& e : m.entries) {
     steps.push_back(e.step);
+    ranks.push_back(e.rank);
     fingerprints.push_back(e.fingerprint ? 1 : 0);
     phases.push_back(std::string(modes::trace_phase_name(e.phase)));
     tensors.push_back(e.tensor);
@@ -63,7 +67,10 @@ Dict mode_dict(const ModeEntries& m) {
   }
   d.insert("mode", m.mode);
   d.insert("forward", m.forward);
+  d.insert("divisor", m.divisor);
+  d.insert("wire_dtype", m.wire_dtype);
   d.insert("step", at::tensor(steps, at::kLong));
+  d.insert("rank", at::tensor(ranks, at::kLong));
   d.insert("phase", phases);
   d.insert("tensor", tensors);
   d.insert("fingerprint", at::tensor(fingerprints, at::kByte).to(at::kBool));
@@ -111,12 +118,24 @@ void check_stored(const modes::TorchFile& file, const at::Tensor& t, const std::
   }
 }
 
-ModeEntries mode_at(const modes::TorchFile& file, const c10::IValue& v) {
+ModeEntries mode_at(const modes::TorchFile& file, const c10::IValue& v, int64_t version) {
   if (!v.isGenericDict()) throw Malformed("a mode's record is not a dict");
   const Dict d = v.toGenericDict();
   ModeEntries m;
   m.mode = text_at(d, "mode");
   m.forward = text_at(d, "forward");
+  at::Tensor rank;
+  if (version >= 2) {
+    const c10::IValue& divisor = at_key(d, "divisor");
+    if (!divisor.isInt() || divisor.toInt() < 0) {
+      throw Malformed(fmt::format("mode {}'s divisor is not a count", m.mode));
+    }
+    m.divisor = divisor.toInt();
+    m.wire_dtype = text_at(d, "wire_dtype");
+    const c10::IValue& ranks = at_key(d, "rank");
+    if (!ranks.isTensor()) throw Malformed(fmt::format("mode {}'s ranks are not a tensor", m.mode));
+    rank = ranks.toTensor().to(at::kLong).contiguous();
+  }
   const c10::IValue& steps = at_key(d, "step");
   const c10::IValue& fingerprints = at_key(d, "fingerprint");
   const c10::IValue& phases = at_key(d, "phase");
@@ -132,8 +151,9 @@ ModeEntries mode_at(const modes::TorchFile& file, const c10::IValue& v) {
   const auto& tensor = tensors.toListRef();
   const auto& value = values.toListRef();
   const size_t n = value.size();
+  if (!rank.defined()) rank = at::zeros({static_cast<int64_t>(n)}, at::kLong);
   if (step.numel() != static_cast<int64_t>(n) || fingerprint.numel() != static_cast<int64_t>(n) ||
-      phase.size() != n || tensor.size() != n) {
+      rank.numel() != static_cast<int64_t>(n) || phase.size() != n || tensor.size() != n) {
     throw Malformed(fmt::format("mode {}'s columns differ in length", m.mode));
   }
   for (size_t i = 0; i < n; ++i) {
@@ -142,6 +162,7 @@ ModeEntries mode_at(const modes::TorchFile& file, const c10::IValue& v) {
     }
     modes::TraceEntry e;
     e.step = step[static_cast<int64_t>(i)].item<int64_t>();
+    e.rank = rank[static_cast<int64_t>(i)].item<int64_t>();
     try {
       e.phase = modes::trace_phase_named(phase[i].toStringRef());
     } catch (const std::invalid_argument& x) {
@@ -162,17 +183,20 @@ TraceFile trace_from(const modes::TorchFile& file) {
   const Dict d = root.toGenericDict();
   if (text_at(d, "format") != kFormat) throw Malformed("it is not a ddpbench trace");
   const c10::IValue& version = at_key(d, "version");
-  if (!version.isInt() || version.toInt() != kTraceVersion) {
-    throw Malformed(fmt::format("it is not a version {} trace (this ddpbench reads version {})",
-                                version.isInt() ? version.toInt() : -1, kTraceVersion));
+  if (!version.isInt() || version.toInt() < kOldestTraceVersion ||
+      version.toInt() > kTraceVersion) {
+    throw Malformed(
+        fmt::format("it is a version {} trace, and this ddpbench reads versions {} to {}",
+                    version.isInt() ? version.toInt() : -1, kOldestTraceVersion, kTraceVersion));
   }
   TraceFile t;
+  t.version = version.toInt();
   t.environment = fields_at(d, "environment");
   t.experiment = fields_at(d, "experiment");
   t.values = text_at(d, "values");
   const c10::IValue& modes = at_key(d, "modes");
   if (!modes.isList()) throw Malformed("its 'modes' is not a list");
-  for (const c10::IValue& m : modes.toListRef()) t.modes.push_back(mode_at(file, m));
+  for (const c10::IValue& m : modes.toListRef()) t.modes.push_back(mode_at(file, m, t.version));
   if (text_at(d, "digest") != digest_of(t)) {
     throw Malformed("its content does not match its digest (the file was edited or damaged)");
   }

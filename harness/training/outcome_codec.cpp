@@ -57,6 +57,7 @@ template <typename V, typename E>
 void trace_entry_fields(V& v, E& e) {
   v("step", e.step);
   v("phase", e.phase);
+  v("rank", e.rank);
   v("tensor", e.tensor);
   v("fingerprint", e.fingerprint);
   v("value", e.value);

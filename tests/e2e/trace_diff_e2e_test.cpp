@@ -92,17 +92,80 @@ TEST_F(TraceDiff, AGradFaultIsADivergenceAtItsStepAndParameterInBothOrders) {
   }
 }
 
-// At 1e-7 the fault is at float32's rounding: the diff reports the difference where it is and
-// classes it by its size, never as identical. Under --trace the run takes the fault it cannot
-// judge, and FAILs saying no check caught it (Note [Detectable faults]).
-TEST_F(TraceDiff, AFaultAtRoundingSizeIsReportedWithItsClass) {
+// At 1e-7 the fault is at float32's rounding, and still no sum of two ranks' gradients gives what
+// rank 1's scaled one made: a sum of two has one rounding in any order (Note [A reduction judged
+// by its own contributions]), so its reduced gradient lies outside the measured range by an ulp
+// or more, a divergence. Under --trace the run takes the fault it cannot judge, and FAILs saying
+// no check caught it (Note [Detectable faults]).
+TEST_F(TraceDiff, AFaultAtRoundingSizeIsNoSumOfTwoRanks) {
   const std::string clean = run("clean");
   const std::string faulted = run("faulted", {"--inject-fault", "grad:rank=1,step=2,eps=1e-7"}, 1);
-  const auto d = diff(clean, faulted, "d", -1);
-  ASSERT_FALSE(d["first_difference"].is_null()) << last_out_;
-  EXPECT_EQ(d["first_difference"]["step"], 2);
+  const auto d = diff(clean, faulted, "d", 1);
+  ASSERT_FALSE(d["first_divergence"].is_null()) << last_out_;
+  const auto& first = d["first_divergence"];
+  EXPECT_EQ(first["step"], 2);
+  EXPECT_EQ(first["phase"], "grad_reduced");
+  EXPECT_EQ(first["rounding"]["held_to"], "reduction");
+  EXPECT_EQ(first["rounding"]["range_ulps"], 0) << "two ranks: every order gives the same bytes";
+  EXPECT_GE(first["rounding"]["b_outside_ulps"].get<double>(), 1);
+}
+
+// The hostile run's false PASSes of diff (issue 73, A2): a fault on a small tensor, judged on the
+// phase's largest gradient, vanished into "rounding". Held to its own reduction's measured range,
+// it diverges at its step and tensor: tiny_resnet at world 2 with 1e-4 on a BatchNorm bias
+// (2.05e5 ulps off), toy_cnn at world 3 with 1e-5 on rank 2 (4.5e3 ulps off, the range 64 wide).
+TEST_F(TraceDiff, SmallFaultsOnSmallTensorsDivergeAtTheirStepAndTensor) {
+  struct Case {
+    std::vector<std::string> args;
+    const char* fault;
+    const char* tensor;
+  };
+  for (const Case& c : {Case{{"--scenario", "tiny_resnet", "--gpus", "2", "--batch-size", "8"},
+                             "grad:rank=1,step=1,eps=1e-4,tensor=layer4.0.bn2.bias",
+                             "layer4.0.bn2.bias"},
+                        Case{{"--scenario", "toy_cnn", "--gpus", "3", "--modes", "ddp"},
+                             "grad:rank=2,step=1,eps=1e-5",
+                             "conv1.weight"}}) {
+    const std::string name = c.args[1];
+    std::vector<std::string> clean_args = {"run",     "--steps", "2",     "--check-only",
+                                           "--trace", "--quiet", "--out", path(name + "_clean")};
+    clean_args.insert(clean_args.end(), c.args.begin(), c.args.end());
+    ASSERT_EQ(ddpbench(clean_args).exit_code, 0) << name;
+    std::vector<std::string> faulted_args = clean_args;
+    faulted_args[7] = path(name + "_fault");
+    faulted_args.insert(faulted_args.end(), {"--inject-fault", c.fault});
+    ASSERT_EQ(ddpbench(faulted_args).exit_code, 1) << name;
+    const auto d = diff(path(name + "_clean"), path(name + "_fault"), name + "_d", 1);
+    ASSERT_FALSE(d["first_divergence"].is_null()) << last_out_;
+    EXPECT_EQ(d["first_divergence"]["step"], 1) << name;
+    EXPECT_EQ(d["first_divergence"]["phase"], "grad_reduced") << name;
+    EXPECT_EQ(d["first_divergence"]["tensor"], c.tensor) << name;
+    EXPECT_GT(d["first_divergence"]["rounding"]["b_outside_ulps"].get<double>(), 100) << name;
+  }
+}
+
+// The hostile run's false FAIL of diff (issue 73, A3): gloo and shm sum three ranks' gradients in
+// different orders, and ten free-running steps of tiny_resnet grow that rounding until the
+// trajectories part. The first difference is the reduction's measured rounding, everything after
+// it grows from it: exit 0, nothing diverged.
+TEST_F(TraceDiff, FreeRunningGrowthFromAReorderedSumIsNotADivergence) {
+  for (const char* backend : {"gloo", "shm"}) {
+    const auto r =
+        ddpbench({"run",          "--scenario",   "tiny_resnet", "--gpus",       "3",
+                  "--comparison", "free",         "--modes",     "ddp",          "--steps",
+                  "10",           "--batch-size", "12",          "--check-only", "--trace",
+                  "--quiet",      "--backend",    backend,       "--out",        path(backend)});
+    ASSERT_EQ(r.exit_code, 0) << backend << r.out << r.err;
+  }
+  const auto d = diff(path("gloo"), path("shm"), "d", 0);
+  EXPECT_EQ(d["diverged"], 0) << last_out_;
+  EXPECT_EQ(d["class"], "rounding") << last_out_;
+  ASSERT_FALSE(d["first_difference"].is_null());
+  EXPECT_EQ(d["first_difference"]["step"], 0);
   EXPECT_EQ(d["first_difference"]["phase"], "grad_reduced");
-  EXPECT_NE(d["class"], "identical");
+  EXPECT_EQ(d["first_difference"]["class"], "rounding");
+  EXPECT_EQ(d["first_difference"]["rounding"]["held_to"], "reduction");
+  EXPECT_GT(d["growth"].get<int64_t>(), d["rounding"].get<int64_t>());
 }
 
 TEST_F(TraceDiff, OwnEngineAndC10dAndGlooAndShmAreIdenticalAtWorld2) {
@@ -124,7 +187,9 @@ class TraceRefusals : public TraceDiff {};
 
 TEST_F(TraceRefusals, TracesOfDifferentExperimentsAreRefusedNamingTheField) {
   const std::string a = run("a");
-  expect_refused(ddpbench({"diff", a, run("seed", {"--seed", "1"}), "--out", path("d1")}), "seed");
+  // Named by the field itself, not by the scenario's whole file, which holds the seed too.
+  expect_refused(ddpbench({"diff", a, run("seed", {"--seed", "1"}), "--out", path("d1")}),
+                 "seed is '0' in A and '1' in B");
   expect_refused(ddpbench({"diff", a, run("batch", {"--batch-size", "8"}), "--out", path("d2")}),
                  "global_batch");
   EXPECT_FALSE(std::filesystem::exists(path("d1")));
@@ -138,9 +203,9 @@ TEST_F(TraceRefusals, AnotherModelFileIsAnotherExperimentTheSameFileElsewhereIsN
   std::filesystem::create_directories(path("elsewhere"));
   std::filesystem::copy_file(models + "/mlp.pt", path("elsewhere/mlp.pt"));
   const auto traced = [&](const std::string& name, const std::string& model) {
-    const auto r = ddpbench({"run", "--scenario", "linear_mse", "--model", model, "--gpus", "2",
-                             "--steps", "2", "--check-only", "--trace", "--quiet", "--out",
-                             path(name)});
+    const auto r =
+        ddpbench({"run", "--scenario", "linear_mse", "--model", model, "--gpus", "2", "--steps",
+                  "2", "--check-only", "--trace", "--quiet", "--out", path(name)});
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
     return path(name);
   };
@@ -148,8 +213,14 @@ TEST_F(TraceRefusals, AnotherModelFileIsAnotherExperimentTheSameFileElsewhereIsN
   const auto d = diff(a, traced("moved", path("elsewhere/mlp.pt")), "d1", 0);
   EXPECT_EQ(d["class"], "identical") << last_out_;
   EXPECT_GT(d["compared"].get<int64_t>(), 0);
-  expect_refused(
-      ddpbench({"diff", a, traced("other", models + "/mlp_bn.pt"), "--out", path("d2")}), "model");
+  // Named `model`, with both files' hashes whole: A's and B's text never read the same.
+  const auto other =
+      ddpbench({"diff", a, traced("other", models + "/mlp_bn.pt"), "--out", path("d2")});
+  expect_refused(other, "model is 'TorchScript sha256:");
+  const size_t first = other.err.find("sha256:");
+  const size_t second = other.err.find("sha256:", first + 1);
+  ASSERT_NE(second, std::string::npos) << other.err;
+  EXPECT_NE(other.err.substr(first, 71), other.err.substr(second, 71)) << other.err;
 }
 
 TEST_F(TraceRefusals, DamagedSwappedOrMissingTracesAreRefusedNeverJudged) {

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include "errors.h"
 #include "modes/common/model_state.h"
@@ -118,6 +119,112 @@ TEST(TraceJudgement, ALaterDifferenceFollowsFromTheFirst) {
   EXPECT_NE(r.differences[0].cause.find("the operation that computes fc"), std::string::npos);
   EXPECT_NE(r.differences[1].cause.find("follows from the earlier difference"), std::string::npos)
       << r.differences[1].cause;
+}
+
+// A ddp step of three ranks as a version 2 trace records it: the digest of its start, every
+// rank's local gradient, the reduced one (`reduce` sums them), the update and the parameter.
+TraceFile reduction_trace(const std::function<at::Tensor(const std::vector<at::Tensor>&)>& reduce,
+                          int64_t steps = 1, float step_scale = 1.0f) {
+  TraceFile t = trace_of();
+  t.experiment[2].second = "3";
+  ModeEntries& m = t.modes[0];
+  m.entries.clear();
+  m.divisor = 3;
+  for (int64_t step = 0; step < steps; ++step) {
+    torch::manual_seed(11 + step);
+    std::vector<at::Tensor> c;
+    for (int64_t r = 0; r < 3; ++r) c.push_back(torch::randn({256}) * 0.01 * step_scale);
+    TraceEntry start = entry(step, TracePhase::kStepStart, "state", torch::zeros({64}, at::kByte));
+    if (step > 0) start.value = start.value + static_cast<uint8_t>(step_scale != 1.0f);
+    m.entries.push_back(start);
+    for (int64_t r = 0; r < 3; ++r) {
+      TraceEntry local = entry(step, TracePhase::kLocalGradient, "fc.weight", c[r]);
+      local.rank = r;
+      m.entries.push_back(local);
+    }
+    const at::Tensor reduced = reduce(c);
+    m.entries.push_back(entry(step, TracePhase::kReducedGradient, "fc.weight", reduced));
+    m.entries.push_back(entry(step, TracePhase::kUpdate, "fc.weight", reduced * -0.1));
+  }
+  return t;
+}
+
+at::Tensor rank_order(const std::vector<at::Tensor>& c) {
+  return ((c[0] * at::scalar_tensor(1.0 / 3, at::kFloat) +
+           c[1] * at::scalar_tensor(1.0 / 3, at::kFloat)) +
+          c[2] * at::scalar_tensor(1.0 / 3, at::kFloat));
+}
+
+at::Tensor other_order(const std::vector<at::Tensor>& c) { return ((c[2] + c[1]) + c[0]) / 3.0; }
+
+// As Note [A reduction judged by its own contributions] says, two valid sums of the same ranks'
+// gradients are rounding, measured on the tensor (the range, per element in ulps, in the record); a sum
+// with one rank's gradient scaled by 1 + 1e-5 after its hook saw it diverges there, however
+// small against the tensor's largest value, in either order; what follows a rounding difference
+// is growth, not a divergence.
+TEST(TraceJudgement, AReductionIsHeldToTheRangeOfItsOwnOrders) {
+  const auto r = diff_traces(reduction_trace(rank_order), reduction_trace(other_order), {});
+  EXPECT_EQ(r.overall, DiffClass::kRounding)
+      << (r.first_divergence ? r.first_divergence->cause : "");
+  EXPECT_FALSE(r.failed);
+  ASSERT_TRUE(r.first_difference.has_value());
+  EXPECT_EQ(r.first_difference->phase, "grad_reduced");
+  EXPECT_EQ(r.first_difference->held_to, "reduction");
+  EXPECT_GT(r.first_difference->range_ulps, 0);
+  EXPECT_EQ(r.first_difference->a_outside_ulps, 0);
+  EXPECT_EQ(r.growth, 1) << "the update follows from the reduced gradient";
+  const auto faulted = [](const std::vector<at::Tensor>& c) {
+    std::vector<at::Tensor> f = c;
+    f[2] = f[2] * (1 + 1e-5);
+    return rank_order(f);
+  };
+  for (const bool swap : {false, true}) {
+    const TraceFile clean = reduction_trace(rank_order), bad = reduction_trace(faulted);
+    const auto d = swap ? diff_traces(bad, clean, {}) : diff_traces(clean, bad, {});
+    EXPECT_EQ(d.overall, DiffClass::kDiverged);
+    ASSERT_TRUE(d.first_divergence.has_value());
+    EXPECT_EQ(d.first_divergence->phase, "grad_reduced");
+    EXPECT_NE(d.first_divergence->cause.find(swap ? "A's reduced gradient is no sum"
+                                                  : "B's reduced gradient is no sum"),
+              std::string::npos)
+        << d.first_divergence->cause;
+    EXPECT_GT(std::max(d.first_divergence->a_outside_ulps, d.first_divergence->b_outside_ulps), 10);
+  }
+}
+
+// Free-running: a step that starts apart (its digest differs) makes everything it computes grow
+// from the earlier rounding, local gradients included; its reduction is still judged, and a
+// fault there still diverges.
+TEST(TraceJudgement, GrowthFromRoundingIsNotADivergenceButANewFaultIs) {
+  const TraceFile a = reduction_trace(rank_order, 2);
+  TraceFile b = reduction_trace(other_order, 2);
+  // Step 1 of B started apart: its digest and its gradients moved by the trajectory.
+  for (TraceEntry& e : b.modes[0].entries) {
+    if (e.step != 1) continue;
+    if (e.phase == TracePhase::kStepStart) e.value = e.value + static_cast<uint8_t>(1);
+    if (e.phase == TracePhase::kLocalGradient) e.value = e.value * 1.01;
+  }
+  // Re-derive B's step 1 reduction from its own (grown) contributions.
+  std::vector<at::Tensor> c;
+  for (TraceEntry& e : b.modes[0].entries) {
+    if (e.step == 1 && e.phase == TracePhase::kLocalGradient) c.push_back(e.value);
+  }
+  for (TraceEntry& e : b.modes[0].entries) {
+    if (e.step == 1 && e.phase == TracePhase::kReducedGradient) e.value = other_order(c);
+    if (e.step == 1 && e.phase == TracePhase::kUpdate) e.value = other_order(c) * -0.1;
+  }
+  const auto grown = diff_traces(a, b, {});
+  EXPECT_EQ(grown.overall, DiffClass::kRounding) << grown.first_divergence->cause;
+  EXPECT_EQ(grown.diverged, 0);
+  EXPECT_EQ(grown.growth, 6) << "step 0's update; step 1's 3 local gradients, reduced, update";
+  for (TraceEntry& e : b.modes[0].entries) {
+    if (e.step == 1 && e.phase == TracePhase::kReducedGradient) e.value = e.value * (1 + 1e-4);
+  }
+  const auto faulted = diff_traces(a, b, {});
+  EXPECT_EQ(faulted.overall, DiffClass::kDiverged);
+  ASSERT_TRUE(faulted.first_divergence.has_value());
+  EXPECT_EQ(faulted.first_divergence->step, 1);
+  EXPECT_EQ(faulted.first_divergence->phase, "grad_reduced");
 }
 
 TEST(TraceJudgement, DifferentExperimentsAreRefusedNamingTheField) {

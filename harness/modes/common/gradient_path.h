@@ -87,6 +87,14 @@ class GradientPath {
   // each from its owner (collective, untimed).
   virtual std::vector<at::Tensor> gradients_to_record();
 
+  // --trace, after a checked step, outside the timed region: every rank's (dp: replica's) local
+  // gradients of the step in rank order, given this process's (StepTrace::local_gradients: host
+  // tensors of the same shapes on every rank, undefined for a parameter that does not train). The
+  // per-rank modes gather them (collective: every rank calls it); one process has only its own.
+  virtual std::vector<std::vector<at::Tensor>> every_rank_gradients(std::vector<at::Tensor> mine) {
+    return {std::move(mine)};
+  }
+
   // After a checked step, outside the timed region: the loss to record for the step, given this
   // process's mean loss over `samples` samples. DDP returns the global mean over ranks and checks
   // that every rank holds the same parameters; the others return `local_loss`.

@@ -141,7 +141,7 @@ bool StepLoop::unscale_and_record(int64_t step) {
     if (!skip) reduced = path_.gradients_to_record();
     result_.gradients.push_back(skip ? std::vector<at::Tensor>(module.parameters().size())
                                      : record_gradients(reduced, options_.grad_record));
-    if (options_.trace) options_.trace->reduced(reduced);
+    if (options_.trace) options_.trace->reduced(reduced, loss_scale);
     if (scaler_) {
       result_.loss_scales.push_back(loss_scale);
       result_.skipped.push_back(skip);
@@ -168,7 +168,11 @@ void StepLoop::end_step(int64_t step, const at::Tensor& loss,
     int64_t samples = 0;
     for (const data::Batch& b : shards) samples += micro_steps * b.inputs.size(0);
     result_.losses.push_back(path_.finish_checked_step(step, value, samples));
-    if (options_.trace) options_.trace->end_step(result_.losses.back(), module, *optimizer_);
+    if (options_.trace) {
+      // Collective in the per-rank modes: every rank's local gradients to the tracing rank.
+      options_.trace->set_every_rank(path_.every_rank_gradients(options_.trace->local_gradients()));
+      options_.trace->end_step(result_.losses.back(), module, *optimizer_);
+    }
     if (scaler_) path_.check_loss_scale(step, scaler_->current_scale());
   }
   if (options_.on_step) options_.on_step(step, value);
@@ -183,7 +187,7 @@ void StepLoop::run_step(int64_t step) {
   if (options_.before_step || options_.trace) {
     path_.gather_state(*optimizer_);
     if (options_.before_step) options_.before_step(step, module, *optimizer_);
-    if (options_.trace) options_.trace->begin_step(step, module);
+    if (options_.trace) options_.trace->begin_step(step, module, *optimizer_);
     path_.release_state(*optimizer_);
   }
 

@@ -1,12 +1,16 @@
 // step_trace.cpp — see step_trace.h.
 #include "modes/common/step_trace.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
 #include "modes/common/model_state.h"
+#include "scenarios/content_hash.h"
 #include "scenarios/optim/optimizer_state.h"
 
 namespace ddpbench::modes {
@@ -29,7 +33,8 @@ void StepTrace::add(TracePhase phase, std::string tensor, const at::Tensor& valu
   step_entries_.push_back(std::move(e));
 }
 
-void StepTrace::begin_step(int64_t step, torch::nn::Module& module) {
+void StepTrace::begin_step(int64_t step, torch::nn::Module& module,
+                           torch::optim::Optimizer& optimizer) {
   step_ = step;
   micro_step_ = 0;
   step_entries_.clear();
@@ -37,10 +42,13 @@ void StepTrace::begin_step(int64_t step, torch::nn::Module& module) {
   before_.clear();
   local_.clear();
   hooks_.clear();
+  every_rank_.clear();
+  loss_scale_ = 1.0;
   for (const auto& item : module.named_parameters()) {
     names_.push_back(item.key());
     before_.push_back(host_copy(item.value()));
   }
+  add_start_digest(module, optimizer);
   if (!started_) {
     started_ = true;
     for (size_t i = 0; i < names_.size(); ++i) add(TracePhase::kStart, names_[i], before_[i], true);
@@ -69,10 +77,52 @@ void StepTrace::seen(const std::string& name, const at::Tensor& output) {
   ++outputs_seen_;
 }
 
-void StepTrace::reduced(const std::vector<at::Tensor>& gradients) {
+void StepTrace::add_start_digest(torch::nn::Module& module, torch::optim::Optimizer& optimizer) {
+  // Every byte the step starts from, in a fixed order: diff tells from it whether a step's
+  // differences are its own or follow from where it started (lockstep starts each step from the
+  // reference's state, not from what the last step left).
+  std::string bytes;
+  const auto append = [&bytes](const std::string& name, const at::Tensor& t) {
+    const at::Tensor c = host_copy(t).contiguous();
+    bytes +=
+        fmt::format("{} {} {}\n", name, c10::toString(c.scalar_type()), fmt::join(c.sizes(), "x"));
+    bytes.append(static_cast<const char*>(c.data_ptr()), c.nbytes());
+  };
+  auto params = module.parameters();
+  for (size_t i = 0; i < names_.size(); ++i) {
+    append(names_[i], before_[i]);
+    for (const auto& [entry, t] : scenarios::parameter_state(optimizer, params[i])) {
+      append(names_[i] + "[" + entry + "]", t);
+    }
+  }
+  for (const auto& b : module.named_buffers()) append(b.key(), b.value());
+  const std::string hex = scenarios::sha256_hex(bytes);
+  at::Tensor digest = at::empty({static_cast<int64_t>(hex.size())}, at::kByte);
+  std::memcpy(digest.data_ptr(), hex.data(), hex.size());
+  TraceEntry e;
+  e.step = step_;
+  e.phase = TracePhase::kStepStart;
+  e.tensor = "state";
+  e.value = digest;
+  step_entries_.push_back(std::move(e));
+}
+
+void StepTrace::reduced(const std::vector<at::Tensor>& gradients, double loss_scale) {
+  loss_scale_ = loss_scale > 0 ? loss_scale : 1.0;
   for (size_t i = 0; i < gradients.size() && i < names_.size(); ++i) {
     if (gradients[i].defined()) add(TracePhase::kReducedGradient, names_[i], gradients[i], true);
   }
+}
+
+std::vector<at::Tensor> StepTrace::local_gradients() const {
+  std::vector<at::Tensor> out(local_.size());
+  for (size_t i = 0; i < local_.size() && i < hooks_.size(); ++i) {
+    if (hooks_[i] == kNoHook) continue;
+    // Unscaled by the GradScaler's power of two (exact), as the reduced gradients are recorded.
+    const at::Tensor g = local_[i].defined() ? local_[i] / loss_scale_ : at::zeros_like(before_[i]);
+    out[i] = host_copy(form_ == GradRecordKind::kFingerprint ? fingerprint(g) : g);
+  }
+  return out;
 }
 
 void StepTrace::detach(torch::nn::Module& module) {
@@ -88,9 +138,20 @@ void StepTrace::end_step(double loss, torch::nn::Module& module,
                          torch::optim::Optimizer& optimizer) {
   detach(module);
   add(TracePhase::kLoss, "loss", at::scalar_tensor(loss, at::kDouble), true);
-  for (size_t i = 0; i < local_.size(); ++i) {
-    if (local_[i].defined()) add(TracePhase::kLocalGradient, names_[i], local_[i], true);
+  for (size_t r = 0; r < every_rank_.size(); ++r) {
+    for (size_t i = 0; i < every_rank_[r].size() && i < names_.size(); ++i) {
+      if (!every_rank_[r][i].defined()) continue;
+      TraceEntry e;
+      e.step = step_;
+      e.phase = TracePhase::kLocalGradient;
+      e.rank = static_cast<int64_t>(r);
+      e.tensor = names_[i];
+      e.fingerprint = form_ == GradRecordKind::kFingerprint;
+      e.value = every_rank_[r][i];
+      step_entries_.push_back(std::move(e));
+    }
   }
+  every_rank_.clear();
   auto params = module.parameters();
   for (size_t i = 0; i < params.size() && i < before_.size(); ++i) {
     const at::Tensor after = host_copy(params[i]);

@@ -15,9 +15,13 @@ namespace ddpbench::modes {
 // name the trace file and the diff use.
 enum class TracePhase {
   kStart,            // the parameters and buffers the first traced step starts from
+  kStepStart,        // a digest of the whole state (parameters, buffers, optimizer) a step starts
+                     // from: lockstep loads another state than the last step left
   kForward,          // a module's forward output (built-in models; forward_probe.h)
   kLoss,             // the step's loss as this process computed it (DDP: the global mean)
-  kLocalGradient,    // a parameter's gradient as backward left it, before the mode's reduction
+  kLocalGradient,    // a parameter's gradient as one rank's backward left it (summed over the
+                     // accumulation micro-steps), before the mode's reduction: what that rank
+                     // gives the reduction, one entry per rank (TraceEntry::rank)
   kReducedGradient,  // after the reduction: what the optimizer applies (before clipping)
   kUpdate,           // the parameter after the optimizer step minus before it
   kParameter,        // the parameter after the optimizer step
@@ -30,8 +34,9 @@ struct TracePhaseRow {
   const char* name;
   const char* what;  // for the diff's text: "the gradient of X <what>"
 };
-inline constexpr std::array<TracePhaseRow, 9> kTracePhases = {{
+inline constexpr std::array<TracePhaseRow, 10> kTracePhases = {{
     {TracePhase::kStart, "start", "the state the first step started from"},
+    {TracePhase::kStepStart, "step_start", "state the step started from (its digest)"},
     {TracePhase::kForward, "forward", "forward output"},
     {TracePhase::kLoss, "loss", "loss"},
     {TracePhase::kLocalGradient, "grad_local", "gradient before the reduction"},
@@ -48,6 +53,9 @@ TracePhase trace_phase_named(const std::string& name);
 struct TraceEntry {
   int64_t step = 0;  // run-global
   TracePhase phase = TracePhase::kLoss;
+  // The rank (dp: the replica) whose tensor it is: a local gradient is every rank's; every other
+  // phase is the tracing process's own (rank 0 of a per-rank mode), rank 0.
+  int64_t rank = 0;
   std::string tensor;  // "layer1.0.conv2", "fc.weight", "fc.weight[momentum_buffer]", "loss"
   // The tensor itself (float64 for the loss), or its [4] float64 fingerprint (sum, L1, L2,
   // max |x|; gradient_record.h) where the trace keeps fingerprints.

@@ -157,6 +157,14 @@ class DataParallelPath : public GradientPath {
     return at::cat(outputs);
   }
 
+  // The replicas' gradients are not observed one by one (the hooks sit on the master's
+  // parameters, which only a replica that is the master backpropagates into): the trace then
+  // holds none, and diff judges dp's reduced gradients by the tolerance, saying so.
+  std::vector<std::vector<at::Tensor>> every_rank_gradients(std::vector<at::Tensor> mine) override {
+    if (direct_) return {std::move(mine)};
+    return {};
+  }
+
   void reduce_gradients() override {
     // One replica that is the master: its backward accumulated into the master's .grad already
     // and its forward updated the master's buffers (the dpbuffers fault's mean of one is itself).

@@ -86,6 +86,9 @@ class DdpPath : public GradientPath {
   void end_step(bool last_step) override;
   double finish_checked_step(int64_t step, double local_loss, int64_t samples) override;
   void check_loss_scale(int64_t step, double scale) override;
+  std::vector<std::vector<at::Tensor>> every_rank_gradients(std::vector<at::Tensor> mine) override {
+    return ranks::every_rank_tensors(comm_, mine);
+  }
   // This rank's replica in eval mode; the first call after training joins the buffer broadcast
   // (DistributedModel::evaluation_forward), so every rank must call it at least once.
   at::Tensor eval_forward(const at::Tensor& inputs) override;

@@ -66,6 +66,29 @@ std::vector<std::vector<metrics::PhaseTimes>> every_rank_times(
   return by_rank;
 }
 
+std::vector<std::vector<at::Tensor>> every_rank_tensors(comm::Communicator& comm,
+                                                        const std::vector<at::Tensor>& tensors) {
+  std::vector<at::Tensor> flat;
+  for (const at::Tensor& t : tensors) {
+    if (t.defined()) flat.push_back(t.reshape({-1}).to(at::kDouble));
+  }
+  // An empty list still joins the allgather, as one zero.
+  const at::Tensor local = flat.empty() ? at::zeros({1}, at::kDouble) : at::cat(flat);
+  std::vector<std::vector<at::Tensor>> by_rank;
+  for (const at::Tensor& all : comm.allgather(local)) {
+    const at::Tensor host = all.cpu();
+    std::vector<at::Tensor>& rank = by_rank.emplace_back(tensors.size());
+    int64_t at = 0;
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      if (!tensors[i].defined()) continue;
+      const int64_t n = tensors[i].numel();
+      rank[i] = host.narrow(0, at, n).reshape(tensors[i].sizes()).to(tensors[i].scalar_type());
+      at += n;
+    }
+  }
+  return by_rank;
+}
+
 std::vector<metrics::PhaseTimes> slowest_of(
     const std::vector<std::vector<metrics::PhaseTimes>>& by_rank) {
   if (by_rank.empty()) return {};

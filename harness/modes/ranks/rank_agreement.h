@@ -48,6 +48,13 @@ void note_disagreement(comm::Communicator& comm, const at::Tensor& digests,
 std::vector<std::vector<metrics::PhaseTimes>> every_rank_times(
     comm::Communicator& comm, const std::vector<metrics::PhaseTimes>& times);
 
+// Collective: every rank's `tensors` (host tensors of the same shapes and dtypes on every rank,
+// undefined ones undefined on every rank), in rank order: --trace's local gradients
+// (GradientPath::every_rank_gradients). One allgather of their values in float64, which holds
+// float32, bfloat16 and float16 values exactly.
+std::vector<std::vector<at::Tensor>> every_rank_tensors(comm::Communicator& comm,
+                                                        const std::vector<at::Tensor>& tensors);
+
 // Per-step phase times, max over ranks (a step is as slow as its slowest rank).
 std::vector<metrics::PhaseTimes> slowest_of(
     const std::vector<std::vector<metrics::PhaseTimes>>& by_rank);

@@ -84,6 +84,9 @@ class ZeroPath : public GradientPath {
   void step_optimizer(torch::optim::Optimizer& optimizer) override;
   std::vector<at::Tensor> gradients_to_record() override;
   double finish_checked_step(int64_t step, double local_loss, int64_t samples) override;
+  std::vector<std::vector<at::Tensor>> every_rank_gradients(std::vector<at::Tensor> mine) override {
+    return ranks::every_rank_tensors(shared_.comm, mine);
+  }
   void gather_state(torch::optim::Optimizer& optimizer) override;
   void release_state(torch::optim::Optimizer& optimizer) override;
   // Stages 2 and 3 hold only their own gradients: the overflow flag is summed over the ranks.
