@@ -67,7 +67,9 @@ Side load_side(const std::string& path) {
 int execute_diff(const DiffRequest& request) {
   const Side a = load_side(request.a);
   const Side b = load_side(request.b);
-  output::OutputDir out(request.out);
+  // Never into a folder another command wrote, such as run A's own (Note [A command replaces only
+  // its own results], output_dir.cpp).
+  output::OutputDir out(request.out, output::OutputPolicy::kOwnFolder, "diff");
   reports::DiffRecord r =
       trace::diff_traces(a.file, b.file, {request.expect == DiffExpectation::kIdentical});
   r.a = a.side;

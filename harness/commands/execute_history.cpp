@@ -16,7 +16,7 @@ int execute_history(const HistoryRequest& request) {
       load_history(request.runs, request.order, "history");
   const reports::HistoryReport r =
       compare::judge_report_history(series, request.max_slowdown, request.lookback);
-  output::OutputDir out(request.out);
+  output::OutputDir out(request.out, output::OutputPolicy::kOwnFolder, "history");
   const std::string text = reports::render_history_text(r);
   fmt::print("{}", text);
   out.stage(reports::kHistoryTextFile, text);

@@ -1,6 +1,6 @@
 // output_dir_test.cpp — "nothing half-written": staged files appear only on commit, an
 // abandoned run leaves no temporaries and removes the directory it created, and unusable --out
-// paths are refused up front.
+// paths are refused up front; a command replaces only what the same command wrote.
 #include "output/output_dir.h"
 
 #include <gtest/gtest.h>
@@ -31,12 +31,13 @@ TEST_F(OutputDirTest, CommitMovesEveryStagedFileIntoPlace) {
   }
   EXPECT_TRUE(fs::exists(dir + "/a.json"));
   EXPECT_EQ(fs::file_size(dir + "/b.pt"), 2u);
-  // The two files and the manifest naming them (what the next run into this folder replaces).
+  // The two files and the manifest naming them (what the next run into this folder replaces) and
+  // the command that wrote them (Note [A command replaces only its own results]).
   EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 3);
   std::ifstream manifest(dir + "/" + output::OutputDir::kManifest);
   const std::string listed((std::istreambuf_iterator<char>(manifest)),
                            std::istreambuf_iterator<char>());
-  EXPECT_EQ(listed, "a.json\nb.pt\n");
+  EXPECT_EQ(listed, "# ddpbench run\na.json\nb.pt\n");
 }
 
 // Issue 21 item 7: a trailing slash or a ".." in a new --out was refused with "cannot create
@@ -75,6 +76,43 @@ TEST_F(OutputDirTest, AddFilesLeavesOtherFilesAndWritesNoManifest) {
   EXPECT_TRUE(fs::exists(tmp_ + "/theirs/notes.txt"));
   EXPECT_TRUE(fs::exists(tmp_ + "/theirs/report.md"));
   EXPECT_FALSE(fs::exists(tmp_ + "/theirs/" + output::OutputDir::kManifest));
+}
+
+// Issue 73 B6 (Note [A command replaces only its own results]): `diff A B --out A` removed run A's
+// results at commit. A folder is replaced only by the command that wrote it; a folder from before
+// the manifest named its command is judged by its files.
+TEST_F(OutputDirTest, ACommandReplacesOnlyWhatTheSameCommandWrote) {
+  const std::string dir = tmp_ + "/d";
+  const auto write = [&dir](const std::string& command, const std::string& name) {
+    output::OutputDir out(dir, output::OutputPolicy::kOwnFolder, command);
+    out.stage(name, "x");
+    out.commit();
+  };
+  write("diff", "diff.json");
+  write("diff", "diff.json");                        // a diff re-diffed into its folder
+  EXPECT_THROW(output::OutputDir{dir}, InputError);  // a run
+  EXPECT_THROW(output::OutputDir(dir, output::OutputPolicy::kOwnFolder, "history"), InputError);
+  EXPECT_TRUE(fs::exists(dir + "/diff.json"));
+  try {
+    output::OutputDir(dir, output::OutputPolicy::kOwnFolder, "scale");
+    ADD_FAILURE() << "scale replaced a diff's folder";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("`ddpbench diff` wrote ('diff.json')"), std::string::npos)
+        << e.what();
+  }
+  // Manifests without the command's line: state files are a run's; report files alone may be a
+  // run's, a scale's or a report's.
+  const std::string legacy = tmp_ + "/legacy";
+  fs::create_directories(legacy);
+  std::ofstream(legacy + "/report.json") << "{}";
+  std::ofstream(legacy + "/" + output::OutputDir::kManifest) << "report.json\n";
+  EXPECT_NO_THROW(output::OutputDir(legacy, output::OutputPolicy::kOwnFolder, "scale"));
+  EXPECT_NO_THROW(output::OutputDir{legacy});
+  EXPECT_THROW(output::OutputDir(legacy, output::OutputPolicy::kOwnFolder, "diff"), InputError);
+  std::ofstream(legacy + "/state_single.pt") << "x";
+  std::ofstream(legacy + "/" + output::OutputDir::kManifest) << "report.json\nstate_single.pt\n";
+  EXPECT_THROW(output::OutputDir(legacy, output::OutputPolicy::kOwnFolder, "scale"), InputError);
+  EXPECT_NO_THROW(output::OutputDir{legacy});
 }
 
 TEST_F(OutputDirTest, AbandonedRunLeavesNothing) {
