@@ -35,7 +35,7 @@ int execute_gate(const GateRequest& request) {
     // against the lookback distribution of the whole series (Note [History status]).
     std::vector<std::string> left_out;
     std::vector<compare::LabelledReport> series =
-        load_history({request.history}, request.order, "gate --history");
+        load_history({request.history}, request.order, "gate --history", &left_out);
     // The current run found among the earlier ones is left out: pooled into its own lookback, it
     // would be judged against itself.
     for (auto it = series.begin(); it != series.end();) {

@@ -5,6 +5,9 @@
 // as it was: `diff A B --out A` used to leave A with diff.* alone, and `history`, `comm` and
 // `scale` did the same. A folder another command wrote is refused to a run too, while a command
 // re-run into its own folder replaces it. (`gate` writes no folder.)
+// Issue 73 C9: `report`, `gate`, `history` and `diff` handed the folder of a run that failed, a
+// folder no run finished into or one that does not exist say which, not "no such file" (Note [A
+// folder without a report]).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -96,6 +99,50 @@ TEST_F(CommandFolders, NoCommandRemovesResultsItDidNotWrite) {
   EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
   EXPECT_EQ(testing::folder_names(path("d")),
             (std::vector<std::string>{".ddpbench-run", "diff.html", "diff.json", "diff.txt"}));
+}
+
+// What each command says of a failed run's folder (output_dir_test.cpp holds the other kinds of
+// folder without a report).
+TEST_F(CommandFolders, AFailedRunsFolderIsNamedAsOne) {
+  const std::vector<std::string> crash = {"run",
+                                          "--scenario",
+                                          "linear_mse",
+                                          "--gpus",
+                                          "2",
+                                          "--modes",
+                                          "ddp",
+                                          "--steps",
+                                          "2",
+                                          "--check-only",
+                                          "--inject-fault",
+                                          "crash:rank=1,step=0",
+                                          "--quiet",
+                                          "--out",
+                                          path("failed")};
+  ASSERT_EQ(ddpbench(crash).exit_code, 3);
+  ASSERT_EQ(testing::folder_names(path("failed")), testing::kFailureOnlyFolder);
+  const std::string ok = copy_of_run("ok");
+  const std::string failed = path("failed");
+  for (const auto& args :
+       std::vector<std::vector<std::string>>{{"report", failed},
+                                             {"gate", "--baseline", failed, "--current", ok},
+                                             {"history", ok, failed, "--out", path("h")},
+                                             {"diff", ok, failed, "--out", path("d")}}) {
+    const auto r = ddpbench(args);
+    expect_refused(
+        r, "failed' holds no report.json but the failure.json of a run that failed (exit 3: rank 1",
+        args);
+    EXPECT_EQ(r.err.find("no such file"), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(path("h")));
+  EXPECT_FALSE(fs::exists(path("d")));
+  // A failed run among a folder of runs is left out, and the output says so.
+  fs::create_directories(path("series"));
+  fs::rename(ok, path("series/c1"));
+  fs::rename(failed, path("series/c2"));
+  const auto history = ddpbench({"history", path("series"), "--out", path("h")});
+  EXPECT_EQ(history.exit_code, 0) << history.out << history.err;
+  EXPECT_NE(history.out.find("left out 'c2': its run failed"), std::string::npos) << history.out;
 }
 
 }  // namespace

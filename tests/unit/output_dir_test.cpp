@@ -1,6 +1,7 @@
 // output_dir_test.cpp — "nothing half-written": staged files appear only on commit, an
 // abandoned run leaves no temporaries and removes the directory it created, and unusable --out
-// paths are refused up front; a command replaces only what the same command wrote.
+// paths are refused up front; a command replaces only what the same command wrote; a folder
+// without a report is named for what it is (output/report_file.h).
 #include "output/output_dir.h"
 
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "errors.h"
+#include "output/report_file.h"
 #include "support/subprocess.h"
 #include "support/temp_dir_test.h"
 
@@ -113,6 +115,46 @@ TEST_F(OutputDirTest, ACommandReplacesOnlyWhatTheSameCommandWrote) {
   std::ofstream(legacy + "/" + output::OutputDir::kManifest) << "report.json\nstate_single.pt\n";
   EXPECT_THROW(output::OutputDir(legacy, output::OutputPolicy::kOwnFolder, "scale"), InputError);
   EXPECT_NO_THROW(output::OutputDir{legacy});
+}
+
+// Issue 73 C9 (Note [A folder without a report]): a failed run's folder, a folder no run finished
+// into and one that does not exist were all "no such file" of a report.json nobody named.
+TEST_F(OutputDirTest, AFolderWithoutAReportSaysWhatItIs) {
+  const std::string failed = tmp_ + "/failed";
+  fs::create_directories(failed);
+  std::ofstream(failed + "/failure.json")
+      << R"({"failed": true, "exit_code": 3, "failure": "rank 1 exited with code 3 at check )"
+         R"(phase step 0 of 2, forward; its stderr ends: x; flight recorder: y"})";
+  fs::create_directories(tmp_ + "/empty");
+  const std::string failure =
+      "failure.json of a run that failed (exit 3: rank 1 exited with code 3 at check phase step 0 "
+      "of 2, forward): fix what failed and re-run it";
+  const std::string empty = "empty' has no report.json: no run finished into this folder";
+  const std::string missing = "missing' does not exist: no run finished into it";
+  for (const auto& [given, says] :
+       std::vector<std::pair<std::string, std::string>>{{failed, failure},
+                                                        {failed + "/report.json", failure},
+                                                        {failed + "/trace.pt", failure},
+                                                        {tmp_ + "/empty", empty},
+                                                        {tmp_ + "/empty/report.json", empty},
+                                                        {tmp_ + "/missing", missing},
+                                                        {tmp_ + "/missing/report.json", missing}}) {
+    const std::string why = output::why_no_results(given);
+    EXPECT_NE(why.find(says), std::string::npos) << given << ": " << why;
+    try {
+      output::report_json_path(given);
+      ADD_FAILURE() << given << " was taken for a report";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.what(), why);
+    }
+  }
+  // Not a folder without a report: a missing file of another name (its reader says "no such
+  // file"), and a finished run's folder.
+  EXPECT_EQ(output::why_no_results(tmp_ + "/missing.json"), "");
+  fs::create_directories(tmp_ + "/run");
+  std::ofstream(tmp_ + "/run/report.json") << "{}";
+  EXPECT_EQ(output::why_no_results(tmp_ + "/run"), "");
+  EXPECT_EQ(output::report_json_path(tmp_ + "/run"), tmp_ + "/run/report.json");
 }
 
 TEST_F(OutputDirTest, AbandonedRunLeavesNothing) {
