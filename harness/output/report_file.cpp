@@ -76,9 +76,9 @@ std::string why_no_results(const std::string& given) {
         quoted_input(dir.string()), failure.empty() ? "" : ": ", failure);
   }
   return fmt::format(
-      "{} has no report.json: no run finished into this folder (a run that is interrupted, or "
-      "that fails before its ranks start, writes nothing there); pass a report.json or the --out "
-      "folder of a finished run",
+      "{} is a folder without a report.json: no run finished into it (a run that is interrupted, "
+      "or that fails before its ranks start, writes nothing there); pass a report.json or the "
+      "--out folder of a finished run",
       quoted_input(dir.string()));
 }
 

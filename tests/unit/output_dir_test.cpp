@@ -129,7 +129,7 @@ TEST_F(OutputDirTest, AFolderWithoutAReportSaysWhatItIs) {
   const std::string failure =
       "failure.json of a run that failed (exit 3: rank 1 exited with code 3 at check phase step 0 "
       "of 2, forward): fix what failed and re-run it";
-  const std::string empty = "empty' has no report.json: no run finished into this folder";
+  const std::string empty = "empty' is a folder without a report.json: no run finished into it";
   const std::string missing = "missing' does not exist: no run finished into it";
   for (const auto& [given, says] :
        std::vector<std::pair<std::string, std::string>>{{failed, failure},
