@@ -18,106 +18,21 @@
 
 #include "errors.h"
 #include "launch/stale_reclaim.h"
+#include "output/folder_manifest.h"
 #include "quoted_input.h"
 
 namespace ddpbench::output {
 namespace fs = std::filesystem;
 namespace {
 
-// What an earlier ddpbench version wrote, for folders from before the manifest existed.
-bool ddpbench_file_name(const std::string& name) {
-  const auto starts = [&name](const char* p) { return name.rfind(p, 0) == 0; };
-  const auto ends = [&name](const std::string& s) {
-    return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0;
-  };
-  return name == "report.json" || name == "report.csv" || name == "report.junit.xml" ||
-         name == "report.md" || name == "report.html" || name == "batches.pt" ||
-         (starts("state_") && ends(".pt"));
-}
-
 // A temporary left by a ddpbench run that was killed outright (SIGKILL cannot be cleaned up).
 bool stale_temporary(const std::string& name) {
   return name.size() > 1 && name[0] == '.' && name.find(".tmp-") != std::string::npos;
 }
 
-// Note [A command replaces only its own results]
-// A folder's manifest names the command that wrote it ("# ddpbench diff", its first line) and the
-// files it wrote. A command owns its --out as a run does, replacing an earlier folder of its own
-// (a run re-run into its folder, a diff re-diffed), but never what another command wrote there:
-// `diff A B --out A` would otherwise have removed run A's report, state and trace (its own
-// input) at commit and left diff.* alone, and `scale --out RUN` a run's state files. Such an
-// --out is refused (exit 2) before anything is done, naming what it holds. Renderers are held
-// tighter still (Note [Rendering never destroys results]). A folder from before the manifest
-// named its command is judged by its files: state, a trace or failure.json are a run's; a report
-// and its renderings alone may be a run's, a scale's or report's, and each of those may replace
-// them, as before.
-constexpr const char* kManifestHeader = "# ddpbench ";
-
-struct Manifest {
-  std::string command;  // "" when the manifest predates the header
-  std::set<std::string> names;
-};
-
-Manifest read_manifest(const fs::path& file) {
-  Manifest m;
-  std::ifstream in(file);
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind(kManifestHeader, 0) == 0) {
-      m.command = line.substr(std::string(kManifestHeader).size());
-      continue;
-    }
-    // Only plain names: a manifest must not make a run delete outside its folder.
-    if (!line.empty() && line[0] != '#' && line.find('/') == std::string::npos && line != "." &&
-        line != "..") {
-      m.names.insert(line);
-    }
-  }
-  return m;
-}
-
-void write_manifest(const fs::path& dir, const std::string& command,
-                    const std::set<std::string>& names) {
-  std::string text = kManifestHeader + command + "\n";
-  for (const auto& name : names) text += name + "\n";
-  std::ofstream(dir / OutputDir::kManifest, std::ios::trunc) << text;
-}
-
 // The files the run that owns `dir` wrote: from its manifest, else by ddpbench's file names.
 std::set<std::string> earlier_run_files(const fs::path& dir) {
-  const fs::path manifest = dir / OutputDir::kManifest;
-  if (fs::exists(manifest)) return read_manifest(manifest).names;
-  std::set<std::string> names;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    const std::string name = e.path().filename().string();
-    if (e.is_regular_file() && ddpbench_file_name(name)) names.insert(name);
-  }
-  return names;
-}
-
-bool saved_state(const std::string& name) {
-  return name == "batches.pt" || name.rfind("state_", 0) == 0 || name.rfind("checkpoint_", 0) == 0;
-}
-
-// The command that wrote `names` into a folder whose manifest does not say (Note [A command
-// replaces only its own results]); "" for a folder of a report and its renderings alone, which
-// run, scale or report may have written.
-std::string command_by_files(const std::set<std::string>& names) {
-  if (names.count("diff.json")) return "diff";
-  if (names.count("history.csv")) return "history";
-  if (names.count("comm.json")) return "comm";
-  if (names.count("projection.json")) return "project";
-  for (const auto& name : names) {
-    if (saved_state(name) || name == "trace.pt" || name == "failure.json") return "run";
-  }
-  return "";
-}
-
-// What a user stands to lose first, named first: a report, then saved state or a trace, then the
-// rest.
-int loss_rank(const std::string& name) {
-  if (name == "report.json") return 0;
-  return saved_state(name) || name == "trace.pt" ? 1 : 2;
+  return read_folder_manifest(dir).names;
 }
 
 // "newdir/", "./newdot/." and "newx/../newy" name the folders newdir, newdot and newy: without
@@ -251,23 +166,30 @@ void OutputDir::check_owned_by_ddpbench() const {
   }
 }
 
+// Note [A command replaces only its own results]
+// A folder's manifest names the command that wrote it ("# ddpbench diff", its first line) and the
+// files it wrote. A command owns its --out as a run does, replacing an earlier folder of its own
+// (a run re-run into its folder, a diff re-diffed), but never what another command wrote there:
+// `diff A B --out A` would otherwise have removed run A's report, state and trace (its own
+// input) at commit and left diff.* alone, and `scale --out RUN` a run's state files. Such an
+// --out is refused (exit 2) before anything is done, naming what it holds. Renderers are held
+// tighter still (Note [Rendering never destroys results]). A folder from before the manifest
+// named its command is judged by its files: state, a trace or failure.json are a run's; a report
+// and its renderings alone may be a run's, a scale's or report's, and each of those may replace
+// them, as before.
 void OutputDir::check_written_by_this_command() const {
-  const fs::path manifest = fs::path(path_) / kManifest;
-  std::error_code ec;
-  const bool listed = fs::exists(manifest, ec);
-  const Manifest m = listed ? read_manifest(manifest) : Manifest{};
-  const std::set<std::string> earlier = listed ? m.names : earlier_run_files(path_);
-  std::string owner = m.command;
+  const Manifest m = read_folder_manifest(path_);
+  std::string owner = writer_of(m);
   if (owner.empty()) {
-    owner = command_by_files(earlier);
     // A report and its renderings from before the manifest named its command: run, scale or
     // report may have written them, and each may replace them.
-    if (owner.empty() && (command_ == "run" || command_ == "scale" || command_ == "report")) return;
-    if (owner.empty()) owner = "run";
+    if (command_ == "run" || command_ == "scale" || command_ == "report") return;
+    owner = "run";
   }
   if (owner == command_) return;
+  std::error_code ec;
   std::vector<std::string> present;
-  for (const auto& name : earlier) {
+  for (const auto& name : m.names) {
     if (fs::exists(fs::path(path_) / name, ec)) present.push_back(name);
   }
   if (present.empty()) return;  // listed, but gone since: nothing to lose

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "launch/signal_cleanup.h"
+#include "output/folder_manifest.h"
 
 namespace ddpbench::output {
 
@@ -55,8 +56,8 @@ class OutputDir {
   const std::string& path() const { return path_; }
 
   // The file listing what the run that owns a folder wrote (so the next run can replace them),
-  // after a first line "# ddpbench COMMAND" naming the command that wrote them.
-  static constexpr const char* kManifest = ".ddpbench-run";
+  // after a first line "# ddpbench COMMAND" naming the command that wrote them (folder_manifest.h).
+  static constexpr const char* kManifest = kManifestFile;
 
  private:
   struct Staged {
