@@ -9,13 +9,19 @@ namespace ddpbench::reports {
 
 std::string render_gate_table(const GateResult& g, bool markdown) {
   std::string out;
+  for (const std::string& note : g.notes) {
+    out += markdown ? markdown_escape(note) + "\n\n" : note + "\n";
+  }
+  // The baseline column says what it holds: one report's samples/s, or the lookback's.
+  const std::string base = g.baseline_column.empty() ? "baseline" : g.baseline_column;
   if (markdown) {
-    out =
-        "| point | baseline samples/s | current samples/s | delta | verdict "
-        "|\n|---|---:|---:|---:|---|\n";
+    out += fmt::format(
+        "| point | {} samples/s | current samples/s | delta | verdict "
+        "|\n|---|---:|---:|---:|---|\n",
+        base);
   } else {
-    out = fmt::format("{:<36} {:>14} {:>14} {:>8}  {}\n", "point", "baseline/s", "current/s",
-                      "delta", "verdict");
+    out += fmt::format("{:<36} {:>14} {:>14} {:>8}  {}\n", "point", base + "/s", "current/s",
+                       "delta", "verdict");
   }
   for (const auto& p : g.points) {
     const std::string verdict = p.detail.empty() ? p.verdict : p.verdict + ": " + p.detail;

@@ -1,5 +1,6 @@
 // gate_table.h — a gate verdict as a table: aligned text for logs, or markdown for CI job
-// summaries, ending with the overall PASS/FAIL line.
+// summaries, after its notes (what the runs were judged against) and ending with the overall
+// PASS/FAIL line. Its delta is the ratio of the two samples/s columns beside it.
 #pragma once
 
 #include <string>

@@ -83,6 +83,7 @@ std::string render_history_html(const HistoryReport& r) {
       html::kReportStyle, kHistoryStyle, r.labels.size(),
       xml_escape(r.labels.empty() ? "" : r.labels.front()),
       xml_escape(r.labels.empty() ? "" : r.labels.back()), 100 * r.max_slowdown, r.lookback);
+  for (const std::string& note : r.notes) s += fmt::format("<p>{}</p>\n", xml_escape(note));
   for (size_t i = 0; i < r.points.size(); ++i) s += point_section(r.points[i], i);
   return s + "</body></html>\n";
 }

@@ -36,6 +36,9 @@ struct HistoryReport {
   std::vector<std::string> labels;  // every commit, oldest first
   std::vector<HistoryPoint> points;
   bool regression = false;  // some point's status is "regression"
+  // What the series left out and why ("left out 'c3': its run failed (failure.json, no
+  // report.json)").
+  std::vector<std::string> notes;
 };
 
 }  // namespace ddpbench::reports

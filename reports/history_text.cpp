@@ -7,10 +7,11 @@ namespace ddpbench::reports {
 
 std::string render_history_text(const HistoryReport& r) {
   std::string out = fmt::format(
-      "history: {} commits, {} -> {}; a commit is slower when significantly more than {:.1f}% "
+      "history: {} commit{}, {} -> {}; a commit is slower when significantly more than {:.1f}% "
       "below its lookback (up to {} commits)\n",
-      r.labels.size(), r.labels.empty() ? "" : r.labels.front(),
+      r.labels.size(), r.labels.size() == 1 ? "" : "s", r.labels.empty() ? "" : r.labels.front(),
       r.labels.empty() ? "" : r.labels.back(), 100 * r.max_slowdown, r.lookback);
+  for (const std::string& note : r.notes) out += "history: " + note + "\n";
   for (const HistoryPoint& p : r.points) {
     out += fmt::format("\n{}: {}: {}\n", p.key, p.status, p.detail);
     bool any_change = false;

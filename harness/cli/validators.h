@@ -71,10 +71,13 @@ inline CLI::Validator fraction_0_to_1(const std::string& meaning) {
         try {
           size_t used = 0;
           const double v = std::stod(value, &used);
-          if (used == value.size() && std::isfinite(v) && v >= 0 && v <= 1) return {};
+          // -0 too is refused: "-0.0% allowed" is no fraction a user means.
+          if (used == value.size() && std::isfinite(v) && !std::signbit(v) && v <= 1) return {};
         } catch (const std::exception&) {
         }
-        return "'" + value + "' must be a fraction from 0 to 1 (" + meaning + ")";
+        const bool minus = value.find('-') != std::string::npos;
+        return "'" + value + "' must be a fraction from 0 to 1" +
+               (minus ? ", with no minus sign" : "") + " (" + meaning + ")";
       },
       "FRACTION");
 }

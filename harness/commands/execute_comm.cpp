@@ -93,7 +93,7 @@ int comm_rank(const CommPlan& plan, const launch::WorldInfo& world,
   std::optional<output::OutputDir> out;
   metrics::MemcpyBandwidth memcpy_bw;
   if (writes_report) {
-    out.emplace(plan.out);
+    out.emplace(plan.out, output::OutputPolicy::kOwnFolder, "comm");
     memcpy_bw = metrics::measure_memcpy_bandwidth(static_cast<size_t>(plan.sizes.back()));
   }
   const int64_t cores = std::max<unsigned>(1, std::thread::hardware_concurrency());
@@ -130,7 +130,7 @@ int execute_comm(const CommRequest& request, const std::vector<std::string>& arg
   // Measured first, alone: nothing else of this run is using the cores yet.
   const metrics::MemcpyBandwidth memcpy_bw =
       metrics::measure_memcpy_bandwidth(static_cast<size_t>(plan.sizes.back()));
-  output::OutputDir out(plan.out);
+  output::OutputDir out(plan.out, output::OutputPolicy::kOwnFolder, "comm");
   launch::WorkerGroupOptions group;
   group.world_size = plan.world_size;
   group.progress_timeout = plan.timeout;

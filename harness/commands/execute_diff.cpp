@@ -53,6 +53,10 @@ Side load_side(const std::string& path) {
           quoted_input(s.side.trace), quoted_input(report_path)));
     }
   } else {
+    // A folder or a run's trace.pt that is not there: say what the folder is (Note [A folder
+    // without a report], output/report_file.cpp), not "no such file".
+    const std::string why = output::why_no_results(path);
+    if (!why.empty()) throw InputError("diff: " + why);
     s.side.trace = path;
     bytes = read_input_file<std::vector<char>>(
         path, "diff", "pass a run folder or a trace.pt of `ddpbench run --trace`");
@@ -67,7 +71,9 @@ Side load_side(const std::string& path) {
 int execute_diff(const DiffRequest& request) {
   const Side a = load_side(request.a);
   const Side b = load_side(request.b);
-  output::OutputDir out(request.out);
+  // Never into a folder another command wrote, such as run A's own (Note [A command replaces only
+  // its own results], output_dir.cpp).
+  output::OutputDir out(request.out, output::OutputPolicy::kOwnFolder, "diff");
   reports::DiffRecord r =
       trace::diff_traces(a.file, b.file, {request.expect == DiffExpectation::kIdentical});
   r.a = a.side;

@@ -9,6 +9,7 @@
 #include "compare/report_history.h"
 #include "errors.h"
 #include "output/report_file.h"
+#include "quoted_input.h"
 #include "reports/gate_table.h"
 
 namespace ddpbench::run {
@@ -26,20 +27,47 @@ int execute_gate(const GateRequest& request) {
         "gate: pass --baseline REPORT (one earlier run) or --history DIR (the runs of earlier "
         "commits)");
   }
+  const reports::RunReport current = output::read_report_file(request.current);
   reports::RunReport baseline;
+  std::vector<std::string> notes;
   if (!request.history.empty()) {
     // The newest earlier run is the baseline of everything but the throughput, which is judged
     // against the lookback distribution of the whole series (Note [History status]).
-    const std::vector<compare::LabelledReport> series =
-        load_history({request.history}, request.order, "gate --history");
+    std::vector<std::string> left_out;
+    std::vector<compare::LabelledReport> series =
+        load_history({request.history}, request.order, "gate --history", &left_out);
+    // The current run found among the earlier ones is left out: pooled into its own lookback, it
+    // would be judged against itself.
+    for (auto it = series.begin(); it != series.end();) {
+      if (!compare::same_run(it->report, current)) {
+        ++it;
+        continue;
+      }
+      left_out.push_back(
+          fmt::format("left out {}: it is the current run, which is not judged against itself",
+                      quoted_input(it->label)));
+      it = series.erase(it);
+    }
+    if (series.empty()) {
+      throw InputError(fmt::format(
+          "gate --history {}: it holds no run but the current one: nothing earlier to judge it "
+          "against; pass the runs of earlier commits",
+          quoted_input(request.history)));
+    }
     thresholds.lookback_medians =
         compare::lookback_medians(series, thresholds.max_slowdown, request.lookback);
     baseline = series.back().report;
+    for (const std::string& why : left_out) notes.push_back("gate --history: " + why);
+    notes.push_back(fmt::format(
+        "gate --history: checks against the newest earlier run {}; throughput against the "
+        "lookback (per point, the repeat medians of up to {} earlier commit{} that were not "
+        "slower themselves, pooled)",
+        quoted_input(series.back().label), request.lookback, request.lookback == 1 ? "" : "s"));
   } else {
     baseline = output::read_report_file(request.baseline);
   }
-  const reports::RunReport current = output::read_report_file(request.current);
-  const compare::GateResult g = compare::run_gate(baseline, current, thresholds);
+  compare::GateResult g = compare::run_gate(baseline, current, thresholds);
+  g.notes = notes;
   fmt::print("{}", reports::render_gate_table(g, request.format == "md"));
   return g.passed ? kExitOk : kExitCheckFailed;
 }

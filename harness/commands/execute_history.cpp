@@ -12,11 +12,13 @@
 namespace ddpbench::run {
 
 int execute_history(const HistoryRequest& request) {
+  std::vector<std::string> left_out;
   const std::vector<compare::LabelledReport> series =
-      load_history(request.runs, request.order, "history");
-  const reports::HistoryReport r =
+      load_history(request.runs, request.order, "history", &left_out);
+  reports::HistoryReport r =
       compare::judge_report_history(series, request.max_slowdown, request.lookback);
-  output::OutputDir out(request.out);
+  r.notes = left_out;
+  output::OutputDir out(request.out, output::OutputPolicy::kOwnFolder, "history");
   const std::string text = reports::render_history_text(r);
   fmt::print("{}", text);
   out.stage(reports::kHistoryTextFile, text);

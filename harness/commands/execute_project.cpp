@@ -39,7 +39,8 @@ int execute_project(const ProjectRequest& request) {
   std::error_code ec;
   const bool own_folder = fs::equivalent(request.out, input_dir, ec);
   output::OutputDir out(
-      request.out, own_folder ? output::OutputPolicy::kAddFiles : output::OutputPolicy::kOwnFolder);
+      request.out, own_folder ? output::OutputPolicy::kAddFiles : output::OutputPolicy::kOwnFolder,
+      "project");
   // Another run's report.json or state files in --out are refused, never removed (Note
   // [Rendering never destroys results], output_dir.h); an earlier projection is replaced.
   out.refuse_to_replace_results("project", output::kProjectionFiles);

@@ -82,7 +82,7 @@ int execute_scale(const ScaleRequest& request, const scenarios::ScenarioRegistry
     if (!model) model = setup.spec->build_model(setup.seed);
     check_model_fits(setup, *model->ptr());
   }
-  output::OutputDir out(request.base.out);
+  output::OutputDir out(request.base.out, output::OutputPolicy::kOwnFolder, "scale");
   const output::ScratchDir scratch("scale");
   const std::string& tmp = scratch.path();
 

@@ -10,9 +10,12 @@
 
 namespace ddpbench::run {
 
-// Throws InputError for a run that cannot be read (naming it and the fix) or an empty series.
+// Throws InputError for a run that cannot be read (naming it and the fix; a failed run's folder
+// named as one, Note [A folder without a report]) or an empty series. In one folder of runs, a
+// failed run's folder (failure.json, no report) is left out, and `left_out` (if given) says so.
 std::vector<compare::LabelledReport> load_history(const std::vector<std::string>& runs,
                                                   const std::string& order_file,
-                                                  const std::string& command);
+                                                  const std::string& command,
+                                                  std::vector<std::string>* left_out = nullptr);
 
 }  // namespace ddpbench::run

@@ -25,7 +25,8 @@ int rerender_reports(const ReportRequest& request) {
   std::error_code ec;
   const bool own_folder = fs::equivalent(dir, input_dir, ec);
   output::OutputDir out(
-      dir, own_folder ? output::OutputPolicy::kAddFiles : output::OutputPolicy::kOwnFolder);
+      dir, own_folder ? output::OutputPolicy::kAddFiles : output::OutputPolicy::kOwnFolder,
+      "report");
   // The input is never rewritten: into its own folder, report.json is left as it is.
   const bool onto_input = fs::equivalent(fs::path(out.path()) / "report.json", input, ec);
   output::ReportJson json{

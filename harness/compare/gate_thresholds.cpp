@@ -16,7 +16,7 @@ namespace {
 
 double fraction(const YAML::Node& node, const std::string& what) {
   const double v = node.as<double>();
-  if (!std::isfinite(v) || v < 0 || v > 1) {
+  if (!std::isfinite(v) || std::signbit(v) || v > 1) {  // -0 included
     throw InputError(
         fmt::format("{} is {}: give the allowed slowdown as a fraction from 0 to 1 "
                     "(0.05 = 5%)",

@@ -12,6 +12,7 @@
 #include "quoted_input.h"
 #include "reports/record_fields.h"
 #include "reports/verdict.h"
+#include "stats/rank_statistics.h"
 #include "stats/speed_change.h"
 
 namespace ddpbench::compare {
@@ -123,8 +124,9 @@ bool any_checked(const reports::RunReport& r) {
                      [](const reports::ModeResult& m) { return !m.checks.empty(); });
 }
 
+// -0 is refused too: it printed "-0.0% allowed" (std::signbit, as the CLI's check refuses it).
 void require_fraction(const std::string& what, double v) {
-  if (!std::isfinite(v) || v < 0 || v > 1) {
+  if (!std::isfinite(v) || std::signbit(v) || v > 1) {
     throw InputError(fmt::format(
         "gate: {} is {}: give the allowed slowdown as a fraction from 0 to 1 (0.05 = 5%)", what,
         v));
@@ -222,18 +224,25 @@ void add_detail(GatePoint& p, const std::string& more) {
 // The throughput of a point both runs timed: with repeats on both sides by Note [Deciding a
 // slowdown] (stats/speed_change.h), else by the single-sample ratio the gate always used, saying
 // so. A point whose checks already failed keeps that verdict; the figures are still filled in.
+// The delta is always the ratio of the two samples/s the table shows; with repeats the decision
+// is the shift's, which the detail names with its interval (the ratio of two medians and the
+// Hodges-Lehmann shift can differ, even in sign).
 void judge_throughput(const reports::ThroughputRecord& base, const reports::ThroughputRecord& cur,
                       double allowed, const std::vector<double>* lookback, GatePoint& p) {
   if (lookback != nullptr) {
-    // gate --history: the baseline is the lookback distribution, its repeats pooled.
+    // gate --history: the baseline is the lookback distribution, its repeats pooled, and its
+    // samples/s the one at their median.
     reports::ThroughputRecord pooled = base;
     pooled.spread.repeat_medians_s = *lookback;
     pooled.spread.repeats = static_cast<int64_t>(lookback->size());
+    const double median_s = stats::median(*lookback);
+    p.baseline_samples_per_s = median_s > 0 ? base.samples_per_step / median_s : 0;
     return judge_throughput(pooled, cur, allowed, nullptr, p);
   }
   p.baseline_repeats = base.spread.repeats;
   p.current_repeats = cur.spread.repeats;
-  p.delta = p.current_samples_per_s / p.baseline_samples_per_s - 1.0;
+  p.delta =
+      p.baseline_samples_per_s > 0 ? p.current_samples_per_s / p.baseline_samples_per_s - 1.0 : 0.0;
   const bool judged = p.verdict == "ok";
   if (base.spread.repeats < 2 || cur.spread.repeats < 2) {
     p.timing_rule = "single sample";
@@ -253,14 +262,22 @@ void judge_throughput(const reports::ThroughputRecord& base, const reports::Thro
   const stats::SpeedChange c =
       stats::judge_speed(base.spread.repeat_medians_s, cur.spread.repeat_medians_s, allowed);
   p.timing_rule = "repeats";
-  p.delta = c.change;
-  p.delta_low = c.low;
-  p.delta_high = c.high;
+  p.shift = c.change;
+  p.shift_low = c.low;
+  p.shift_high = c.high;
   p.p_value = c.p_value;
   if (!judged) return;
-  const std::string measured = fmt::format(
-      "{} ({:.0f}% interval over {} and {} repeats), p = {:.2g}", stats::describe_change(c),
-      100 * stats::kGateConfidence, base.spread.repeats, cur.spread.repeats, c.p_value);
+  const bool has_interval = c.confidence > 0;
+  // Too few repeats for any interval at the gate's confidence is not noise: say which it is.
+  const std::string interval =
+      has_interval
+          ? fmt::format("{} ({:.0f}% interval over {} and {} repeats)", stats::describe_change(c),
+                        100 * stats::kGateConfidence, base.spread.repeats, cur.spread.repeats)
+          : fmt::format("{:+.1f}% (no {:.0f}% interval exists over {} and {} repeats)",
+                        100 * c.change, 100 * stats::kGateConfidence, base.spread.repeats,
+                        cur.spread.repeats);
+  const std::string measured =
+      fmt::format("shift of the repeat medians {}, p = {:.2g}", interval, c.p_value);
   switch (c.verdict) {
     case stats::SpeedVerdict::kSlower:
       p.verdict = "slower";
@@ -273,7 +290,8 @@ void judge_throughput(const reports::ThroughputRecord& base, const reports::Thro
       p.verdict = "undecided";
       p.repeats_needed = c.repeats_needed;
       p.detail = fmt::format(
-          "{}: too noisy to tell against {:.1f}% allowed; {}", measured, 100 * allowed,
+          "{}: too {} to tell against {:.1f}% allowed; {}", measured,
+          has_interval ? "noisy" : "few repeats", 100 * allowed,
           c.repeats_needed < 0 ? "the change sits at the threshold, so no number of repeats "
                                  "decides it: raise or lower the allowance"
           : c.repeats_needed > stats::kMaxRepeatsAdvice
@@ -309,6 +327,7 @@ GateResult run_gate(const reports::RunReport& baseline, const reports::RunReport
   require_valid(thresholds, baseline);
   require_same_configuration(baseline, current, "gate: baseline and current runs");
   GateResult g;
+  if (!thresholds.lookback_medians.empty()) g.baseline_column = "lookback";
   for (const auto& base : baseline.results) {
     const std::string key = point_key(baseline.config, base);
     GatePoint p;

@@ -46,11 +46,23 @@ std::vector<Series> series_of(const std::vector<LabelledReport>& reports) {
   return out;
 }
 
+// One run may be judged (insufficient data, Note [History status]); the same run twice may not:
+// its repeats would be pooled twice, into its own lookback too.
 void require_series(const std::vector<LabelledReport>& reports) {
-  if (reports.size() < 2) {
+  if (reports.empty()) {
     throw InputError(
-        "history: give at least 2 runs (run folders or report.json files of successive commits, "
+        "history: give at least 1 run (run folders or report.json files of successive commits, "
         "oldest first)");
+  }
+  for (size_t c = 0; c < reports.size(); ++c) {
+    for (size_t d = c + 1; d < reports.size(); ++d) {
+      if (!same_run(reports[c].report, reports[d].report)) continue;
+      throw InputError(fmt::format(
+          "history: {} and {} are the same run (started {} on {}, the same timed steps), which "
+          "would count twice: give each run once",
+          quoted_input(reports[c].label), quoted_input(reports[d].label),
+          reports[c].report.context.started_at, quoted_input(reports[c].report.context.host)));
+    }
   }
   for (size_t c = 1; c < reports.size(); ++c) {
     require_same_configuration(
@@ -97,9 +109,10 @@ std::string status_detail(const stats::HistoryJudgement& h, const Timed& t,
     }
     case stats::HistoryStatus::kInsufficientData:
       return fmt::format(
-          "too few commits or repeats to judge the newest (at least {} repeat "
-          "medians in its lookback and 3 commits are needed)",
-          stats::kMinGateRepeats);
+          "{} commit{} and {} repeat medians in the newest commit's lookback: too few to judge it "
+          "(at least 3 commits and {} repeat medians are needed)",
+          h.commits.size(), h.commits.size() == 1 ? "" : "s",
+          h.commits.empty() ? 0 : h.commits.back().lookback_repeats, stats::kMinGateRepeats);
     case stats::HistoryStatus::kOk:
       return "no commit slower than its lookback";
   }
@@ -107,6 +120,22 @@ std::string status_detail(const stats::HistoryJudgement& h, const Timed& t,
 }
 
 }  // namespace
+
+bool same_run(const reports::RunReport& a, const reports::RunReport& b) {
+  if (a.context.host != b.context.host || a.context.started_at != b.context.started_at ||
+      a.results.size() != b.results.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < a.results.size(); ++i) {
+    const auto& x = a.results[i].throughput.repeats;
+    const auto& y = b.results[i].throughput.repeats;
+    if (x.size() != y.size()) return false;
+    for (size_t r = 0; r < x.size(); ++r) {
+      if (x[r].step_times_s != y[r].step_times_s) return false;
+    }
+  }
+  return true;
+}
 
 reports::HistoryReport judge_report_history(const std::vector<LabelledReport>& reports,
                                             double max_slowdown, int64_t lookback) {
@@ -156,7 +185,7 @@ reports::HistoryReport judge_report_history(const std::vector<LabelledReport>& r
 std::map<std::string, std::vector<double>> lookback_medians(
     const std::vector<LabelledReport>& reports, double max_slowdown, int64_t lookback) {
   std::map<std::string, std::vector<double>> out;
-  if (reports.size() >= 2) require_series(reports);
+  require_series(reports);
   for (const Series& s : series_of(reports)) {
     const Timed t = timed_of(s);
     const stats::HistoryJudgement h =

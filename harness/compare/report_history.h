@@ -18,14 +18,19 @@ struct LabelledReport {
   reports::RunReport report;
 };
 
-// Throws InputError for fewer than 2 reports, reports of different configurations, or a point
-// whose reports lack repeats (a schema 8 report: the series needs its spread).
+// Whether `a` and `b` are one run (a copy, or the same folder given twice): the same host, start
+// time and timed steps. Distinct runs never time the same steps to the last bit.
+bool same_run(const reports::RunReport& a, const reports::RunReport& b);
+
+// Throws InputError for no report, one run given twice (same_run), reports of different
+// configurations, or a point whose reports lack repeats (a schema 8 report: the series needs its
+// spread). One report is judged: insufficient data (Note [History status]).
 reports::HistoryReport judge_report_history(const std::vector<LabelledReport>& series,
                                             double max_slowdown, int64_t lookback);
 
-// `gate --history`: per point key, the repeat medians of the newest `lookback` commits that were
-// not slower than their own lookback: the baseline distribution the current run is judged
-// against.
+// `gate --history` (the current run is not in `series`: execute_gate leaves it out): per point key,
+// the repeat medians of the newest `lookback` commits that were not slower than their own lookback:
+// the baseline distribution the current run is judged against.
 std::map<std::string, std::vector<double>> lookback_medians(
     const std::vector<LabelledReport>& series, double max_slowdown, int64_t lookback);
 

@@ -18,57 +18,21 @@
 
 #include "errors.h"
 #include "launch/stale_reclaim.h"
+#include "output/folder_manifest.h"
 #include "quoted_input.h"
 
 namespace ddpbench::output {
 namespace fs = std::filesystem;
 namespace {
 
-// What an earlier ddpbench version wrote, for folders from before the manifest existed.
-bool ddpbench_file_name(const std::string& name) {
-  const auto starts = [&name](const char* p) { return name.rfind(p, 0) == 0; };
-  const auto ends = [&name](const std::string& s) {
-    return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0;
-  };
-  return name == "report.json" || name == "report.csv" || name == "report.junit.xml" ||
-         name == "report.md" || name == "report.html" || name == "batches.pt" ||
-         (starts("state_") && ends(".pt"));
-}
-
 // A temporary left by a ddpbench run that was killed outright (SIGKILL cannot be cleaned up).
 bool stale_temporary(const std::string& name) {
   return name.size() > 1 && name[0] == '.' && name.find(".tmp-") != std::string::npos;
 }
 
-std::set<std::string> read_manifest(const fs::path& file) {
-  std::set<std::string> names;
-  std::ifstream in(file);
-  for (std::string line; std::getline(in, line);) {
-    // Only plain names: a manifest must not make a run delete outside its folder.
-    if (!line.empty() && line.find('/') == std::string::npos && line != "." && line != "..") {
-      names.insert(line);
-    }
-  }
-  return names;
-}
-
-void write_manifest(const fs::path& dir, const std::set<std::string>& names) {
-  std::string text;
-  for (const auto& name : names) text += name + "\n";
-  std::ofstream(dir / OutputDir::kManifest, std::ios::trunc) << text;
-}
-
 // The files the run that owns `dir` wrote: from its manifest, else by ddpbench's file names.
 std::set<std::string> earlier_run_files(const fs::path& dir) {
-  const fs::path manifest = dir / OutputDir::kManifest;
-  if (fs::exists(manifest)) return read_manifest(manifest);
-  std::set<std::string> names;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    const std::string name = e.path().filename().string();
-    if (e.is_regular_file() && ddpbench_file_name(name)) names.insert(name);
-  }
-  return names;
+  return read_folder_manifest(dir).names;
 }
 
 // "newdir/", "./newdot/." and "newx/../newy" name the folders newdir, newdot and newy: without
@@ -82,8 +46,8 @@ std::string normalised(const std::string& path) {
 
 }  // namespace
 
-OutputDir::OutputDir(std::string path, OutputPolicy policy)
-    : path_(normalised(path)), policy_(policy) {
+OutputDir::OutputDir(std::string path, OutputPolicy policy, std::string command)
+    : path_(normalised(path)), policy_(policy), command_(std::move(command)) {
   std::error_code ec;
   if (fs::exists(path_, ec) && !fs::is_directory(path_, ec)) {
     throw InputError(fmt::format("--out {}: exists and is not a directory (choose another --out)",
@@ -110,6 +74,7 @@ OutputDir::OutputDir(std::string path, OutputPolicy policy)
   if (policy_ == OutputPolicy::kOwnFolder) {
     try {
       check_owned_by_ddpbench();
+      check_written_by_this_command();
     } catch (...) {
       ::close(lock_fd_);  // no destructor runs for a constructor that throws
       throw;
@@ -201,6 +166,47 @@ void OutputDir::check_owned_by_ddpbench() const {
   }
 }
 
+// Note [A command replaces only its own results]
+// A folder's manifest names the command that wrote it ("# ddpbench diff", its first line) and the
+// files it wrote. A command owns its --out as a run does, replacing an earlier folder of its own
+// (a run re-run into its folder, a diff re-diffed), but never what another command wrote there:
+// `diff A B --out A` would otherwise have removed run A's report, state and trace (its own
+// input) at commit and left diff.* alone, and `scale --out RUN` a run's state files. Such an
+// --out is refused (exit 2) before anything is done, naming what it holds. Renderers are held
+// tighter still (Note [Rendering never destroys results]). A folder from before the manifest
+// named its command is judged by its files: state, a trace or failure.json are a run's; a report
+// and its renderings alone may be a run's, a scale's or report's, and each of those may replace
+// them, as before.
+void OutputDir::check_written_by_this_command() const {
+  const Manifest m = read_folder_manifest(path_);
+  std::string owner = writer_of(m);
+  if (owner.empty()) {
+    // A report and its renderings from before the manifest named its command: run, scale or
+    // report may have written them, and each may replace them.
+    if (command_ == "run" || command_ == "scale" || command_ == "report") return;
+    owner = "run";
+  }
+  if (owner == command_) return;
+  std::error_code ec;
+  std::vector<std::string> present;
+  for (const auto& name : m.names) {
+    if (fs::exists(fs::path(path_) / name, ec)) present.push_back(name);
+  }
+  if (present.empty()) return;  // listed, but gone since: nothing to lose
+  std::stable_sort(present.begin(), present.end(), [](const std::string& a, const std::string& b) {
+    return loss_rank(a) < loss_rank(b);
+  });
+  std::vector<std::string> named;
+  for (size_t i = 0; i < present.size() && i < 3; ++i) named.push_back(quoted_input(present[i]));
+  std::string list;
+  for (const auto& n : named) list += (list.empty() ? "" : ", ") + n;
+  if (present.size() > 3) list += fmt::format(" and {} more", present.size() - 3);
+  throw InputError(fmt::format(
+      "--out {} holds what `ddpbench {}` wrote ({}), which `{}` would remove: a command replaces "
+      "only its own earlier results, never another's or its inputs; choose a new or empty --out",
+      quoted_input(path_), owner, list, command_));
+}
+
 void OutputDir::refuse_to_replace_results(const std::string& command,
                                           const std::vector<std::string>& renders,
                                           std::string_view same_report) const {
@@ -211,11 +217,6 @@ void OutputDir::refuse_to_replace_results(const std::string& command,
   for (const auto& name : writes) {
     if (fs::exists(fs::path(path_) / name, ec)) touched.insert(name);
   }
-  // A result is named before a rendering: that is what the user stands to lose.
-  const auto state = [](const std::string& name) {
-    return name == "batches.pt" || name.rfind("state_", 0) == 0 ||
-           name.rfind("checkpoint_", 0) == 0;
-  };
   std::vector<std::string> lost;
   for (const auto& name : touched) {
     const fs::path file = fs::path(path_) / name;
@@ -234,18 +235,16 @@ void OutputDir::refuse_to_replace_results(const std::string& command,
     lost.push_back(name);
   }
   if (lost.empty()) return;
-  const auto rank = [&state](const std::string& name) {
-    return name == "report.json" ? 0 : state(name) ? 1 : 2;
-  };
+  // A result is named before a rendering: that is what the user stands to lose.
   const std::string name = *std::min_element(
       lost.begin(), lost.end(),
-      [&rank](const std::string& a, const std::string& b) { return rank(a) < rank(b); });
+      [](const std::string& a, const std::string& b) { return loss_rank(a) < loss_rank(b); });
   throw InputError(fmt::format(
       "{}: {} holds {} ({}), which rendering there would {}; `{}` only renders and never "
       "replaces results: choose a new or empty --out",
       command, quoted_input(path_), quoted_input(name),
       name == "report.json" ? "another run's report, not the one rendered"
-      : state(name)         ? "a run's saved state"
+      : saved_state(name)   ? "a run's saved state"
                             : "another run's output",
       writes.count(name) ? "overwrite" : "remove", command));
 }
@@ -300,7 +299,7 @@ void OutputDir::commit() {
     // knows every file that belongs to a ddpbench run.
     std::set<std::string> listed = written;
     listed.insert(replaced.begin(), replaced.end());
-    write_manifest(folder, listed);
+    write_manifest(folder, command_, listed);
   }
   for (const auto& s : staged_) {
     std::error_code ec;
@@ -319,7 +318,7 @@ void OutputDir::commit() {
     for (const auto& e : fs::directory_iterator(folder, ec)) {
       if (stale_temporary(e.path().filename().string())) fs::remove(e.path(), ec);
     }
-    write_manifest(folder, written);
+    write_manifest(folder, command_, written);
   }
   if (!staging_root_.empty()) {
     // One rename makes the whole new folder appear (Note [An --out that does not exist yet]).

@@ -7,9 +7,11 @@
 // A run owns its folder: it refuses a non-empty folder that is not an earlier ddpbench run, locks
 // the folder for its whole life (a second run into it is refused, not mixed in), and at commit
 // removes the earlier run's files that it did not write again, so a report never sits beside
-// another run's state files. `report` adds its renderings to the report's own folder (kAddFiles)
-// and owns any other --out as a run does, but never one holding results (Note [Rendering never
-// destroys results]). The path is normalised first ("out/", "a/../b").
+// another run's state files. Every command that writes a folder owns it the same way, but
+// replaces only what the same command wrote there (Note [A command replaces only its own
+// results]). `report` adds its renderings to the report's own folder (kAddFiles) and owns any
+// other --out as a run does, but never one holding results (Note [Rendering never destroys
+// results]). The path is normalised first ("out/", "a/../b").
 #pragma once
 
 #include <string>
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "launch/signal_cleanup.h"
+#include "output/folder_manifest.h"
 
 namespace ddpbench::output {
 
@@ -25,8 +28,10 @@ enum class OutputPolicy { kOwnFolder, kAddFiles };
 class OutputDir {
  public:
   // Proves `path` writable (or, when missing, that it can be made) and takes its lock. Throws
-  // InputError otherwise.
-  explicit OutputDir(std::string path, OutputPolicy policy = OutputPolicy::kOwnFolder);
+  // InputError otherwise, and (kOwnFolder) when `path` holds what another command than
+  // `command` ("run", "scale", "diff", "history", "comm", "report", "project") wrote.
+  explicit OutputDir(std::string path, OutputPolicy policy = OutputPolicy::kOwnFolder,
+                     std::string command = "run");
   ~OutputDir();
   OutputDir(const OutputDir&) = delete;
   OutputDir& operator=(const OutputDir&) = delete;
@@ -50,8 +55,9 @@ class OutputDir {
   void discard_staged();
   const std::string& path() const { return path_; }
 
-  // The file listing what the run that owns a folder wrote (so the next run can replace them).
-  static constexpr const char* kManifest = ".ddpbench-run";
+  // The file listing what the run that owns a folder wrote (so the next run can replace them),
+  // after a first line "# ddpbench COMMAND" naming the command that wrote them (folder_manifest.h).
+  static constexpr const char* kManifest = kManifestFile;
 
  private:
   struct Staged {
@@ -60,12 +66,14 @@ class OutputDir {
     launch::TrackedResource tracked;
   };
   void check_owned_by_ddpbench() const;
+  void check_written_by_this_command() const;
   void plan_new_folder();
   // Where staged files go: path_, or its place inside the hidden folder of a new --out.
   std::string staging_folder();
 
   std::string path_;
   OutputPolicy policy_;
+  std::string command_;
   // A missing --out: the outermost missing folder, and path_'s place below it ("." when equal).
   std::string new_root_;
   std::string inside_root_;

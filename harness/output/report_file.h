@@ -15,9 +15,19 @@ struct ReportFile {
   reports::RunReport report;
 };
 
+// Why `path` (a run's folder, or its report.json or trace.pt) holds no finished run's results, in
+// one line: a failed run's folder, a folder no run finished into, a folder that does not exist
+// (Note [A folder without a report]); "" when that is not why (a finished run's folder, a file).
+std::string why_no_results(const std::string& path);
+
+// `path`, or the report.json inside it when it is a folder. Throws InputError saying what `path`
+// is when it holds none (why_no_results), or when it is missing or not a regular file.
+std::string report_json_path(const std::string& path);
+
 // Reads `path`, or the report.json inside it when it is a run's folder. Throws InputError for a
-// missing, unreadable or malformed file, and for one whose verdict contradicts its checks (a
-// hand-edited or damaged report would otherwise show PASS in one format and FAIL in another).
+// missing, unreadable or malformed file (naming a folder without a report as report_json_path
+// does), and for one whose verdict contradicts its checks (a hand-edited or damaged report would
+// otherwise show PASS in one format and FAIL in another).
 ReportFile load_report_file(const std::string& path);
 reports::RunReport read_report_file(const std::string& path);
 

@@ -10,6 +10,7 @@ namespace ddpbench::stats {
 namespace {
 
 constexpr size_t kMinSegment = 3;
+constexpr size_t kMinEndSegment = 2;   // a level at either end of the series
 constexpr double kPenaltyScale = 2.0;  // Note [Finding change points]
 
 struct Segment {
@@ -36,12 +37,19 @@ double robust_sigma(const std::vector<double>& x) {
   return 1.4826 * median(d) / std::sqrt(2.0);
 }
 
+// Note [Finding change points]'s shortest level: 3 commits, 2 at either end of the series.
+size_t shortest(size_t begin, size_t end, size_t n) {
+  return begin == 0 || end == n ? kMinEndSegment : kMinSegment;
+}
+
 void split(const std::vector<double>& x, Segment s, double penalty, std::vector<size_t>& cuts) {
-  if (s.end - s.begin < 2 * kMinSegment) return;
+  if (s.end - s.begin < 2 * kMinEndSegment) return;
+  const size_t n = x.size();
   const double whole = cost(x, s.begin, s.end);
   double best_gain = 0;
   size_t best = 0;
-  for (size_t t = s.begin + kMinSegment; t + kMinSegment <= s.end; ++t) {
+  for (size_t t = s.begin + 1; t < s.end; ++t) {
+    if (t - s.begin < shortest(s.begin, t, n) || s.end - t < shortest(t, s.end, n)) continue;
     const double gain = whole - cost(x, s.begin, t) - cost(x, t, s.end);
     if (gain > best_gain) {
       best_gain = gain;
@@ -58,7 +66,7 @@ void split(const std::vector<double>& x, Segment s, double penalty, std::vector<
 
 std::vector<ChangePoint> find_change_points(const std::vector<double>& x, double floor_sigma) {
   std::vector<ChangePoint> out;
-  if (x.size() < 2 * kMinSegment) return out;
+  if (x.size() < 2 * kMinEndSegment) return out;
   const double sigma = std::max(robust_sigma(x), floor_sigma);
   const double penalty = kPenaltyScale * sigma * std::log(static_cast<double>(x.size()));
   std::vector<size_t> cuts;

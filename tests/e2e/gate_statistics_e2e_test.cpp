@@ -2,7 +2,9 @@
 // timed step of every repeat and the figures computed from them; a rank slowed by the `slow`
 // fault is `slower` with a significant interval, an identical run never is; `history` finds a
 // step where it starts and calls it a regression, one outlier commit suspicious; `gate --history`
-// judges against the lookback; and each misuse is refused, exit 2, one line.
+// judges against the lookback (never the current run itself, issue 73 C8); a step two commits
+// from the end is placed where it starts, one run is insufficient data, the same run twice and
+// -0 are refused; and each misuse is refused, exit 2, one line.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -31,6 +33,12 @@ class GateStatistics : public testing::TempDirTest {
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
     return path(name) + "/report.json";
   }
+  // The report the synthetic series are made from (their steps are replaced): one timed run for
+  // the suite's history tests.
+  const nlohmann::json& series_base() {
+    static const nlohmann::json base = testing::read_json(timed_run("base"));
+    return base;
+  }
   // `base` with 5 repeats of 10 steps at `level` seconds, +-2% in a fixed pattern: a machine's
   // noise without its chance, so that what the series decides is the test's to state.
   static nlohmann::json at_level(const nlohmann::json& base, double level) {
@@ -43,13 +51,17 @@ class GateStatistics : public testing::TempDirTest {
     testing::set_step_times(doc["results"][0], steps);
     return doc;
   }
-  // A series of commits c00, c01, ... in `dir`, each `base` at 1 ms times its factor.
+  // A series of commits c00, c01, ... in `dir`, each `base` at 1 ms times its factor, each a run
+  // of its own (its own start time: the same run twice is refused).
   void write_series(const std::string& dir, const nlohmann::json& base,
                     const std::vector<double>& factors) {
     fs::create_directories(path(dir));
     for (size_t i = 0; i < factors.size(); ++i) {
+      nlohmann::json doc = at_level(base, 1e-3 * factors[i]);
+      doc["context"]["started_at"] =
+          "2026-01-01T00:00:" + std::string(i < 10 ? "0" : "") + std::to_string(i) + "Z";
       std::ofstream(path(dir) + "/c" + (i < 10 ? "0" : "") + std::to_string(i) + ".json")
-          << at_level(base, 1e-3 * factors[i]).dump();
+          << doc.dump();
     }
   }
   static void expect_refused(const testing::ProcessResult& r, const std::string& named) {
@@ -86,7 +98,7 @@ TEST_F(GateStatistics, RepeatsAreKeptAndASlowRankIsSignificantlySlower) {
 }
 
 TEST_F(GateStatistics, HistoryFindsAStepAndGateHistoryJudgesAgainstTheLookback) {
-  const nlohmann::json base = testing::read_json(timed_run("base"));
+  const nlohmann::json& base = series_base();
   write_series("step", base, {1, 1, 1, 1, 1, 1.1, 1.1, 1.1, 1.1, 1.1});
   const auto step = ddpbench({"history", path("step"), "--out", path("h")});
   EXPECT_EQ(step.exit_code, 1) << step.out << step.err;
@@ -113,6 +125,51 @@ TEST_F(GateStatistics, HistoryFindsAStepAndGateHistoryJudgesAgainstTheLookback) 
       ddpbench({"gate", "--history", path("earlier"), "--current", path("current.json")});
   EXPECT_EQ(gated.exit_code, 1) << gated.out << gated.err;
   EXPECT_NE(gated.out.find("significantly slower"), std::string::npos) << gated.out;
+}
+
+// Issue 73 C8 through the binary: a slowdown from the fifth of six commits is a change point
+// there (it was "change point at c03", a commit early); one run is insufficient data, exit 0 (it
+// was refused); the same run twice is refused; `gate --history` leaves the current run out of its
+// own lookback, says so, and shows the lookback's samples/s as its baseline; -0 is no fraction.
+TEST_F(GateStatistics, HistoryEdgesAndWhatTheGateComparesWith) {
+  const nlohmann::json& base = series_base();
+  write_series("late", base, {1, 1, 1, 1, 1.3, 1.3});
+  const auto late = ddpbench({"history", path("late"), "--out", path("h")});
+  EXPECT_EQ(late.exit_code, 1) << late.out << late.err;
+  EXPECT_NE(late.out.find("change point at c04"), std::string::npos) << late.out;
+  EXPECT_NE(late.out.find("from 'c04'"), std::string::npos) << late.out;
+
+  const auto one = ddpbench({"history", path("late/c00.json"), "--out", path("h1")});
+  EXPECT_EQ(one.exit_code, 0) << one.out << one.err;
+  EXPECT_NE(one.out.find("insufficient data"), std::string::npos) << one.out;
+
+  expect_refused(ddpbench({"history", path("late/c00.json"), path("late/c01.json"),
+                           path("late/c00.json"), "--out", path("h2")}),
+                 "are the same run");
+  EXPECT_FALSE(fs::exists(path("h2")));
+
+  // The current run is c05 of the history: left out, so c00..c04 are the earlier runs (c04, slower
+  // than its own lookback, is not pooled) and the baseline column is the lookback's 1 ms.
+  const auto gated =
+      ddpbench({"gate", "--history", path("late"), "--current", path("late/c05.json")});
+  EXPECT_EQ(gated.exit_code, 1) << gated.out << gated.err;
+  EXPECT_NE(gated.out.find("left out 'c05': it is the current run"), std::string::npos)
+      << gated.out;
+  EXPECT_NE(gated.out.find("checks against the newest earlier run 'c04'"), std::string::npos)
+      << gated.out;
+  EXPECT_NE(gated.out.find("lookback/s"), std::string::npos) << gated.out;
+  EXPECT_NE(gated.out.find("-23.1%"), std::string::npos) << gated.out;  // 1 / 1.3 - 1
+  EXPECT_NE(gated.out.find("significantly slower"), std::string::npos) << gated.out;
+
+  for (const char* command : {"gate", "history"}) {
+    std::vector<std::string> args = {command, "--max-slowdown", "-0"};
+    if (std::string(command) == "gate") {
+      args.insert(args.end(), {"--history", path("late"), "--current", path("late/c05.json")});
+    } else {
+      args.insert(args.end(), {path("late"), "--out", path("h3")});
+    }
+    expect_refused(ddpbench(args), "no minus sign");
+  }
 }
 
 TEST_F(GateStatistics, MisusesAreRefused) {

@@ -4,13 +4,16 @@
 // configurations and non-finite thresholds are refused.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <functional>
 
 #include "compare/gate_thresholds.h"
 #include "compare/regression_gate.h"
+#include "compare/report_history.h"
 #include "errors.h"
+#include "reports/gate_table.h"
 #include "reports/record_fields.h"
 #include "support/judged_checks.h"
 
@@ -261,7 +264,8 @@ TEST(RegressionGate, AStatusTheNumbersContradictIsRefused) {
 }
 
 TEST(RegressionGate, NonFiniteOrOutOfRangeThresholdsAreRefused) {
-  for (double bad : {std::nan(""), HUGE_VAL, -HUGE_VAL, -0.1, 1.5}) {
+  // -0.0 too (issue 73 C8): `--max-slowdown -0` printed "-0.0% allowed".
+  for (double bad : {std::nan(""), HUGE_VAL, -HUGE_VAL, -0.1, 1.5, -0.0}) {
     GateThresholds t;
     t.max_slowdown = bad;
     EXPECT_THROW(run_gate(run(1800), run(180), t), InputError) << bad;
@@ -459,6 +463,97 @@ TEST(RegressionGateRepeats, TheLookbackReplacesTheBaselineRepeats) {
   const GateResult g = run_gate(repeated(0.0111, 0.01, 10), repeated(0.0111, 0.01, 10), history);
   EXPECT_EQ(point(g, "toy_cnn/ddp/2").verdict, "slower");
   EXPECT_EQ(point(g, "toy_cnn/ddp/2").baseline_repeats, 20);
+}
+
+// Issue 73 C8: the table's delta is the ratio of the two samples/s it shows, whatever decided the
+// point. Repeat medians whose medians rise 25% while their Hodges-Lehmann shift is -6.2% showed
+// "-6.2%" beside rising columns; the shift is named in the detail.
+TEST(RegressionGateRepeats, TheDeltaIsTheRatioOfTheColumnsAndTheShiftIsNamed) {
+  const auto with_medians = [](const std::vector<double>& medians) {
+    reports::RunReport r = repeated(0.01, 0, 5);
+    reports::ThroughputRecord& t = r.results[1].throughput;
+    t.spread.repeat_medians_s = medians;
+    std::vector<double> sorted = medians;
+    std::sort(sorted.begin(), sorted.end());
+    t.samples_per_s = 16 / sorted[2];
+    return r;
+  };
+  const GateResult g = run_gate(with_medians({0.015, 0.020, 0.010, 0.015, 0.010}),
+                                with_medians({0.016, 0.012, 0.012, 0.016, 0.012}), {});
+  const GatePoint p = point(g, "toy_cnn/ddp/2");
+  EXPECT_NEAR(p.delta, 0.25, 1e-9);
+  EXPECT_NEAR(p.delta, p.current_samples_per_s / p.baseline_samples_per_s - 1, 1e-12);
+  EXPECT_NEAR(p.shift, -0.0625, 1e-9);
+  EXPECT_NE(p.detail.find("shift of the repeat medians -6."), std::string::npos) << p.detail;
+}
+
+// Issue 73 C8: with --history the baseline column is the lookback's (the samples/s at its median),
+// not the newest earlier run's, so that the delta beside it is against what was judged.
+TEST(RegressionGateRepeats, WithALookbackTheBaselineColumnIsTheLookbacks) {
+  GateThresholds history;
+  history.lookback_medians["toy_cnn/ddp/2"] =
+      repeated(0.010, 0.01, 20).results[1].throughput.spread.repeat_medians_s;
+  const GateResult g = run_gate(repeated(0.0111, 0.01, 10), repeated(0.0111, 0.01, 10), history);
+  EXPECT_EQ(g.baseline_column, "lookback");
+  const GatePoint p = point(g, "toy_cnn/ddp/2");
+  EXPECT_NEAR(p.baseline_samples_per_s, 1600, 1e-6);  // 16 samples / 10 ms, not 11.1 ms's
+  EXPECT_NEAR(p.delta, 0.010 / 0.0111 - 1, 1e-9);
+  const std::string table = reports::render_gate_table(g, false);
+  EXPECT_NE(table.find("lookback/s"), std::string::npos) << table;
+  EXPECT_EQ(table.find("baseline/s"), std::string::npos) << table;
+}
+
+// Issue 73 C8: `--lookback 1` against 3 repeats printed "(no interval) (99% interval over 3 and 3
+// repeats)" and called it noise; too few repeats for any interval says so.
+TEST(RegressionGateRepeats, TooFewRepeatsForAnIntervalSaySo) {
+  const GateResult g = run_gate(repeated(0.010, 0.01, 3), repeated(0.010, 0.01, 3), {});
+  const GatePoint p = point(g, "toy_cnn/ddp/2");
+  EXPECT_EQ(p.verdict, "undecided");
+  EXPECT_NE(p.detail.find("no 99% interval exists over 3 and 3 repeats"), std::string::npos)
+      << p.detail;
+  EXPECT_NE(p.detail.find("too few repeats to tell"), std::string::npos) << p.detail;
+  EXPECT_EQ(p.detail.find("(no interval)"), std::string::npos) << p.detail;
+  EXPECT_EQ(p.detail.find("too noisy"), std::string::npos) << p.detail;
+}
+
+// A commit of a history: the ddp point timed once per repeat at `level` (+-1%), started at
+// `started` (distinct runs differ in it and in their steps).
+reports::RunReport commit(double level, const std::string& started) {
+  reports::RunReport r = repeated(level, 0.01, 5);
+  reports::ThroughputRecord& t = r.results[1].throughput;
+  for (double m : t.spread.repeat_medians_s) t.repeats.push_back({{m}});
+  t.timed_steps = 5;
+  r.context.host = "host";
+  r.context.started_at = started;
+  return r;
+}
+
+// Issue 73 C8: one run is what the README calls insufficient data (exit 0), not refused; the same
+// run given twice would be pooled twice (into its own lookback too) and is refused, naming both.
+TEST(ReportHistory, OneRunIsInsufficientDataAndTheSameRunTwiceIsRefused) {
+  const reports::HistoryReport one =
+      judge_report_history({{"c1", commit(0.01, "2026-01-01T00:00:01Z")}}, 0.05, 20);
+  ASSERT_EQ(one.points.size(), 1u);
+  EXPECT_EQ(one.points[0].status, "insufficient data");
+  EXPECT_NE(one.points[0].detail.find("1 commit and 0 repeat medians"), std::string::npos)
+      << one.points[0].detail;
+  EXPECT_FALSE(one.regression);
+
+  const reports::RunReport c1 = commit(0.01, "2026-01-01T00:00:01Z");
+  const reports::RunReport c2 = commit(0.01, "2026-01-01T00:00:02Z");
+  EXPECT_TRUE(same_run(c1, c1));
+  EXPECT_FALSE(same_run(c1, c2));  // the same steps, started apart: two runs
+  reports::RunReport retimed = c1;
+  retimed.results[1].throughput.repeats[0].step_times_s[0] *= 1.01;
+  EXPECT_FALSE(same_run(c1, retimed));
+  try {
+    judge_report_history({{"c1", c1}, {"c2", c2}, {"c1-copy", c1}}, 0.05, 20);
+    ADD_FAILURE() << "the same run twice was accepted";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("'c1' and 'c1-copy' are the same run"), std::string::npos) << what;
+  }
+  EXPECT_THROW(lookback_medians({{"c1", c1}, {"c1-copy", c1}}, 0.05, 20), InputError);
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
 // stats_history_test.cpp — `history`'s change points and status on synthetic series of 30
 // commits (5 repeats each, log-normal noise of 3% per repeat from a fixed seed, as the project's
 // CI machine gives with --repeats 5 on a quiet core): one 10% step at commit 20 is found there
-// (+-1) and makes the newest commits a regression; no step finds none; one outlier commit is
-// suspicious, not a regression; a short series is insufficient data.
+// (+-1) and makes the newest commits a regression, and a step two commits from either end where
+// it starts; no step finds none; one outlier commit is suspicious, not a regression; a short
+// series is insufficient data.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -63,6 +64,27 @@ TEST(History, OneOutlierCommitIsSuspiciousNotARegression) {
     EXPECT_TRUE(h.change_points.empty()) << "outlier at " << at;
     EXPECT_EQ(h.status, HistoryStatus::kSuspicious) << "outlier at " << at;
     EXPECT_TRUE(h.commits[static_cast<size_t>(at)].slower);
+  }
+}
+
+// Issue 73 C8: a step two commits from the end starts its level where it starts. With levels of
+// at least 3 commits everywhere, the only cut left was a commit early (c1..c6 with c5 and c6 30%
+// slower: "change point at c4"); a step two commits from the start likewise a commit late.
+TEST(History, AStepTwoCommitsFromEitherEndIsPlacedWhereItStarts) {
+  for (uint32_t seed = 1; seed <= 5; ++seed) {
+    const HistoryJudgement six = judge_history(
+        series([](int c) { return c < 4 ? 0.010 : 0.013; }, seed, 6), 0.05, kDefaultLookback);
+    ASSERT_EQ(six.change_points.size(), 1u) << "seed " << seed;
+    EXPECT_EQ(six.change_points[0].index, 4u) << "seed " << seed;
+    EXPECT_EQ(six.status, HistoryStatus::kRegression) << "seed " << seed;
+    const HistoryJudgement late = judge_history(
+        series([](int c) { return c < 28 ? 0.010 : 0.013; }, seed), 0.05, kDefaultLookback);
+    ASSERT_EQ(late.change_points.size(), 1u) << "seed " << seed;
+    EXPECT_EQ(late.change_points[0].index, 28u) << "seed " << seed;
+    const HistoryJudgement early = judge_history(
+        series([](int c) { return c < 2 ? 0.013 : 0.010; }, seed), 0.05, kDefaultLookback);
+    ASSERT_EQ(early.change_points.size(), 1u) << "seed " << seed;
+    EXPECT_EQ(early.change_points[0].index, 2u) << "seed " << seed;
   }
 }
 
