@@ -11,8 +11,10 @@
 #include <vector>
 
 #include "compare/check_limits.h"
+#include "compare/collectives_audit.h"
 #include "compare/throughput_spread.h"
 #include "errors.h"
+#include "stats/step_figures.h"
 
 namespace ddpbench::compare {
 namespace {
@@ -220,11 +222,66 @@ void require_zero_memory(const reports::RunReport& report, const ModeResult& zer
   }
 }
 
+// The single-device baseline's samples/s every other point's scaling efficiency is taken
+// against (run/judge_mode.cpp, and a `scale` sweep's one baseline), or none when it was not timed.
+double baseline_samples_per_s(const reports::RunReport& report) {
+  const ModeResult* single = result_of(report, reports::Mode::kSingle);
+  return single != nullptr && single->throughput.timed_steps > 0 ? single->throughput.samples_per_s
+                                                                 : 0.0;
+}
+
+// Result i's figures that its samples and the report's configuration determine: every timing
+// figure (compare/throughput_spread.h), its scaling efficiency against the baseline, the bytes its
+// bus bandwidth is computed from, and the repeats config.repeats asked for.
+void audit_figures(const reports::RunReport& report, size_t i) {
+  const ModeResult& r = report.results[i];
+  const std::string where = fmt::format("results[{}]", i);
+  const reports::ThroughputRecord& t = r.throughput;
+  const double baseline = baseline_samples_per_s(report);
+  const double efficiency =
+      r.mode == reports::Mode::kSingle || baseline <= 0
+          ? -1.0
+          : stats::scaling_efficiency(t.samples_per_s, r.world_size, baseline);
+  // Set where ddp timed its steps (run/judge_mode.cpp), 0 elsewhere; named before the bus
+  // bandwidth computed from it.
+  const int64_t bytes = r.mode == reports::Mode::kDdp && t.timed_steps > 0 ? r.bytes_per_step : 0;
+  if (report.schema_version >= 9 && t.bytes_allreduced_per_step != bytes) {
+    refuse(fmt::format(
+        "field {}.throughput.bytes_allreduced_per_step is {} but {} reduces {} byte(s) per step "
+        "({}.bytes_per_step; ddp's bus bandwidth counts them, no other mode's)",
+        where, t.bytes_allreduced_per_step, reports::name_of(r.mode), bytes, where));
+  }
+  // The samples first: an edited samples/s is named as such, not as the efficiency it gives.
+  audit_throughput(where + ".throughput", t, report.schema_version, r.world_size, efficiency);
+  // Schema 8 reports, from before the stored repeats, pass unchecked (as audit_throughput).
+  if (report.schema_version < 9) return;
+  const bool agree = efficiency < 0 ? r.scaling_efficiency == -1
+                                    : std::abs(r.scaling_efficiency - efficiency) <=
+                                          1e-12 * std::max(1.0, efficiency);
+  if (!agree) {
+    refuse(
+        fmt::format("field {}.scaling_efficiency is {} but its samples/s against the single-device "
+                    "baseline's give {}",
+                    where, r.scaling_efficiency, efficiency));
+  }
+  if (!r.scaling.empty() && r.scaling != report.config.scaling) {
+    refuse(fmt::format("field {}.scaling is {} but config.scaling is {}", where, r.scaling,
+                       report.config.scaling));
+  }
+  if (t.timed_steps > 0 && t.spread.repeats != report.config.repeats) {
+    refuse(fmt::format(
+        "config.repeats is {} but {}.throughput holds {} repeat(s) of the perf phase: each "
+        "timed mode runs every repeat",
+        report.config.repeats, where, t.spread.repeats));
+  }
+}
+
 }  // namespace
 
 void audit_report(const reports::RunReport& report) {
   const reports::RunConfig& config = report.config;
   const LimitSettings settings = settings_of(config);
+  audit_shard_group(report);
   for (size_t i = 0; i < report.results.size(); ++i) {
     const ModeResult& r = report.results[i];
     const std::string mode(reports::name_of(r.mode));
@@ -233,7 +290,7 @@ void audit_report(const reports::RunReport& report) {
       refuse(fmt::format("results[{}].mode is {}, which config.modes ({}) does not name", i, mode,
                          fmt::join(config.modes, ",")));
     }
-    audit_throughput(fmt::format("results[{}].throughput", i), r.throughput, report.schema_version);
+    audit_figures(report, i);
     LimitSettings at_world = settings;  // zero's rule against ddp depends on the world size
     at_world.world_size = r.world_size;
     const bool amp = config.amp != "off";
@@ -267,6 +324,7 @@ void audit_report(const reports::RunReport& report) {
       }
     }
     if (r.mode == reports::Mode::kZero) require_zero_memory(report, r);
+    audit_collectives(report, i);
   }
 }
 

@@ -17,9 +17,16 @@
 //   (stage 3 holds a shard of ddp's parameters, stages 1 and 2 all of them; stage 2 a shard of its
 //   gradients).
 // - The loss check is recomputed from the per-step losses the mode and its reference recorded.
-// - Every timing figure a gate decides with (the repeats' medians, the median step, its
-//   interval, the spread, samples/s) is recomputed from the stored step samples
-//   (compare/throughput_spread.h).
+// - Every timing figure the stored step samples determine is recomputed from them
+//   (compare/throughput_spread.h's derive_figures): the repeats' medians, the median step, its
+//   interval, the spread, samples/s and per device, the percentiles, mean and CV, the weak reasons
+//   (Note [Weak figures]), the bus bandwidth (from ddp's bytes_per_step), the straggler, and a
+//   per-rank mode's comm_wait_s phase from its ranks' waits; each point's scaling efficiency
+//   against the single-device baseline's samples/s; config.repeats against each timed point's
+//   repeats.
+// - config.shard_group is one a run records (2 <= S < K, S dividing K, zero at stage 2 or 3), and
+//   rank 0's collectives per checked step are what that mesh issues or the collectives check names
+//   rank 0 at that step (compare/collectives_audit.h).
 // What it cannot prove: a report whose numbers were all forged consistently (the losses, each
 // check's counts and errors, the configuration beside them) is indistinguishable from a real
 // one; README "What a report can and cannot prove" says so and what to do.

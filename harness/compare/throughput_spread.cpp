@@ -3,9 +3,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "errors.h"
+#include "stats/step_figures.h"
 #include "stats/straggler.h"
 #include "stats/timing_spread.h"
 
@@ -25,9 +27,9 @@ void require_same(const std::string& field, double stored, double recomputed) {
                   field, stored, recomputed));
 }
 
-// The ranks' step counts, and the straggler they give (Note [Stragglers]): a verdict is never
-// taken from the stored words.
-void audit_straggler(const std::string& where, const reports::ThroughputRecord& t) {
+// The ranks in order, each with a compute and a wait time per timed step of repeat 1: what every
+// figure computed from them indexes.
+void require_rank_shapes(const std::string& where, const reports::ThroughputRecord& t) {
   const size_t steps = t.repeats.empty() ? 0 : t.repeats.front().step_times_s.size();
   for (size_t i = 0; i < t.ranks.size(); ++i) {
     const reports::RankTimingRecord& r = t.ranks[i];
@@ -39,6 +41,11 @@ void audit_straggler(const std::string& where, const reports::ThroughputRecord& 
           where, i, r.rank, r.compute_s.size(), r.comm_wait_s.size(), steps));
     }
   }
+}
+
+// The straggler the ranks' step times give (Note [Stragglers]): a verdict is never taken from the
+// stored words.
+void audit_straggler(const std::string& where, const reports::ThroughputRecord& t) {
   const reports::StragglerRecord s = straggler_record(t.ranks);
   const std::string at = where + ".straggler.";
   if (t.straggler.rank != s.rank || t.straggler.slowest_steps != s.slowest_steps ||
@@ -56,6 +63,46 @@ void audit_straggler(const std::string& where, const reports::ThroughputRecord& 
     require_same(fmt::format("{}vs_own_best[{}]", at, i), t.straggler.vs_own_best[i],
                  s.vs_own_best[i]);
   }
+}
+
+// Repeat 1's steps as its ranks timed them: a step is its slowest rank's (the report keeps the
+// longest total of any rank, and each rank's total as compute plus wait), so no rank's compute and
+// wait exceed the step and one rank's make it up. Their sum rounds the total once: same() forgives.
+void audit_rank_steps(const std::string& where, const reports::ThroughputRecord& t) {
+  if (t.ranks.empty() || t.repeats.empty()) return;
+  const std::vector<double>& steps = t.repeats.front().step_times_s;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    double longest = 0;
+    size_t at = 0;
+    for (size_t r = 0; r < t.ranks.size(); ++r) {
+      const double total = t.ranks[r].compute_s[i] + t.ranks[r].comm_wait_s[i];
+      if (total > longest) {
+        longest = total;
+        at = r;
+      }
+    }
+    if (!same(steps[i], longest)) {
+      throw InputError(fmt::format(
+          "field {}.ranks[{}] computed and waited {} s in timed step {} (compute_s + "
+          "comm_wait_s), the longest of any rank, but repeat 1's step_times_s[{}] is {} s: a step "
+          "takes as long as its slowest rank (was the file edited?)",
+          where, at, longest, i, i, steps[i]));
+    }
+  }
+}
+
+// The mean over repeat 1's steps of the longest wait of any rank in each: the slowest rank's
+// phases are a step's (modes/ranks' slowest_of), summed in order as metrics::summarize sums.
+double longest_wait_mean(const std::vector<reports::RankTimingRecord>& ranks) {
+  const size_t steps = ranks.front().comm_wait_s.size();
+  if (steps == 0) return 0;
+  double sum = 0;
+  for (size_t i = 0; i < steps; ++i) {
+    double longest = ranks.front().comm_wait_s[i];
+    for (const reports::RankTimingRecord& r : ranks) longest = std::max(longest, r.comm_wait_s[i]);
+    sum += longest;
+  }
+  return sum / static_cast<double>(steps);
 }
 
 }  // namespace
@@ -87,8 +134,35 @@ double samples_per_s_of(const reports::ThroughputRecord& t) {
   return t.spread.median_step_s > 0 ? t.samples_per_step / t.spread.median_step_s : 0.0;
 }
 
+void derive_figures(reports::ThroughputRecord& t, int64_t world_size, double scaling_efficiency) {
+  std::vector<double> pooled;  // every repeat's steps, in order: what run's summary pools
+  for (const auto& r : t.repeats) {
+    pooled.insert(pooled.end(), r.step_times_s.begin(), r.step_times_s.end());
+  }
+  const stats::StepFigures f = stats::step_figures(pooled);
+  t.timed_steps = f.steps;
+  t.spread = spread_record(t.repeats);
+  // The median step, not the mean: one slow step (a page fault, a preempted rank) moves the mean
+  // of a short run by its whole excess, the median not at all (Note [Weak figures]); over
+  // repeats, the median of their medians (Note [Repeats, not steps]).
+  t.samples_per_s = samples_per_s_of(t);
+  t.samples_per_s_per_device =
+      t.samples_per_s / static_cast<double>(std::max<int64_t>(1, world_size));
+  t.step_time_p50_s = f.p50;
+  t.step_time_p90_s = f.p90;
+  t.step_time_p99_s = f.p99;
+  t.step_time_mean_s = f.mean;
+  t.step_time_cv = f.cv;
+  t.weak_reasons = stats::weak_reasons(f.steps, f.cv, scaling_efficiency);
+  t.bus_bandwidth_gb_s = stats::allreduce_bus_bandwidth(t.bytes_allreduced_per_step, world_size,
+                                                        t.spread.median_step_s) /
+                         1e9;
+  t.straggler = straggler_record(t.ranks);
+  if (!t.ranks.empty()) t.phases.comm_wait = longest_wait_mean(t.ranks);
+}
+
 void audit_throughput(const std::string& where, const reports::ThroughputRecord& t,
-                      int schema_version) {
+                      int schema_version, int64_t world_size, double scaling_efficiency) {
   if (schema_version < 9) return;
   int64_t steps = 0;
   for (const auto& r : t.repeats) steps += static_cast<int64_t>(r.step_times_s.size());
@@ -97,6 +171,7 @@ void audit_throughput(const std::string& where, const reports::ThroughputRecord&
         "field {}.timed_steps is {} but its repeats hold {} timed steps (was the file edited?)",
         where, t.timed_steps, steps));
   }
+  require_rank_shapes(where, t);
   const reports::SpreadRecord s = spread_record(t.repeats);
   const std::string at = where + ".spread.";
   if (t.spread.repeats != s.repeats) {
@@ -119,10 +194,33 @@ void audit_throughput(const std::string& where, const reports::ThroughputRecord&
   require_same(at + "median_confidence", t.spread.median_confidence, s.median_confidence);
   require_same(at + "cv", t.spread.cv, s.cv);
   require_same(at + "repeat_spread", t.spread.repeat_spread, s.repeat_spread);
-  reports::ThroughputRecord recomputed = t;
-  recomputed.spread = s;
-  require_same(where + ".samples_per_s", t.samples_per_s, samples_per_s_of(recomputed));
-  if (schema_version >= 10) audit_straggler(where, t);
+  reports::ThroughputRecord d = t;
+  derive_figures(d, world_size, scaling_efficiency);
+  require_same(where + ".samples_per_s", t.samples_per_s, d.samples_per_s);
+  require_same(where + ".samples_per_s_per_device", t.samples_per_s_per_device,
+               d.samples_per_s_per_device);
+  require_same(where + ".step_time_p50_s", t.step_time_p50_s, d.step_time_p50_s);
+  require_same(where + ".step_time_p90_s", t.step_time_p90_s, d.step_time_p90_s);
+  require_same(where + ".step_time_p99_s", t.step_time_p99_s, d.step_time_p99_s);
+  require_same(where + ".step_time_mean_s", t.step_time_mean_s, d.step_time_mean_s);
+  require_same(where + ".step_time_cv", t.step_time_cv, d.step_time_cv);
+  require_same(where + ".bus_bandwidth_gb_s", t.bus_bandwidth_gb_s, d.bus_bandwidth_gb_s);
+  if (t.weak_reasons != d.weak_reasons) {
+    throw InputError(fmt::format(
+        "field {}.weak_reasons holds {} reason(s) but the report's own step samples give {}{} "
+        "(Note [Weak figures]; was the file edited?)",
+        where, t.weak_reasons.size(), d.weak_reasons.size(),
+        d.weak_reasons.empty() ? "" : ": " + d.weak_reasons.front()));
+  }
+  if (schema_version < 10) return;
+  audit_rank_steps(where, t);
+  if (!t.ranks.empty() && !same(t.phases.comm_wait, d.phases.comm_wait)) {
+    throw InputError(fmt::format(
+        "field {}.phases.comm_wait_s is {} but its ranks' waits give {} (a step's wait is its "
+        "slowest rank's, averaged over repeat 1's steps; was the file edited?)",
+        where, t.phases.comm_wait, d.phases.comm_wait));
+  }
+  audit_straggler(where, t);
 }
 
 }  // namespace ddpbench::compare

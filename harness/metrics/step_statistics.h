@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "stats/step_figures.h"
+
 namespace ddpbench::metrics {
 
 // Seconds spent in each phase of one step.
@@ -25,9 +27,6 @@ struct PhaseTimes {
 // Elementwise max, for combining ranks.
 PhaseTimes max_of(const PhaseTimes& a, const PhaseTimes& b);
 
-// q in [0, 100]; empty input gives 0.
-double percentile(std::vector<double> values, double q);
-
 struct StepSummary {
   int64_t steps = 0;
   double p50 = 0, p90 = 0, p99 = 0, mean = 0;  // step time, seconds
@@ -40,27 +39,15 @@ struct StepSummary {
 
 StepSummary summarize(const std::vector<PhaseTimes>& steps);
 
-// Scaling efficiency of `world_size` devices against a one-device baseline:
-// samples_per_s / (world_size x baseline_samples_per_s). -1 (not measured) when either
-// throughput is not positive.
-double scaling_efficiency(double samples_per_s, int64_t world_size, double baseline_samples_per_s);
-
-// Note [Weak figures]: a throughput figure is still reported when it rests on little evidence, but
-// flagged with why, so that nobody plots or gates on it unawares. The bounds:
-// - fewer than kMinTimedSteps timed steps: a median of a handful of steps moves with each one;
-// - a step-time CV above kMaxStepTimeCv: the steps disagree by more than 10% of the step, so the
-//   machine was not quiet (other processes, frequency changes, first-touch allocation);
-// - a scaling efficiency above kMaxPlausibleEfficiency: K devices doing more than K times the
-//   work of one is, on one machine, a measurement artefact (usually a noisy baseline), not speed.
-inline constexpr int64_t kMinTimedSteps = 10;
-inline constexpr double kMaxStepTimeCv = 0.10;
-inline constexpr double kMaxPlausibleEfficiency = 1.05;
-
-// The reasons of Note [Weak figures] that apply, one sentence each; empty when the figure is
-// sound or nothing was timed (timed_steps 0). scaling_efficiency < 0 means not measured.
-std::vector<std::string> weak_reasons(int64_t timed_steps, double cv, double scaling_efficiency);
-
-// nccl-tests' allreduce bus bandwidth: bytes * 2 (K - 1) / K per second of `seconds`.
-double allreduce_bus_bandwidth(int64_t bytes, int64_t world_size, double seconds);
+// Note [Weak figures], the percentiles, the scaling efficiency and the bus bandwidth are plain
+// arithmetic over the timed steps, which `report` and `gate` recompute from a report's samples:
+// they live in stats/step_figures.h, where the audit and the tests reach them without torch.
+using stats::allreduce_bus_bandwidth;
+using stats::kMaxPlausibleEfficiency;
+using stats::kMaxStepTimeCv;
+using stats::kMinTimedSteps;
+using stats::percentile;
+using stats::scaling_efficiency;
+using stats::weak_reasons;
 
 }  // namespace ddpbench::metrics

@@ -104,43 +104,20 @@ reports::ThroughputRecord throughput_of(const training::RunSetup& setup,
                                         const training::ModeOutcome& o) {
   reports::ThroughputRecord t;
   if (o.perf_times.empty()) return t;
-  // Every repeat's timed steps (repeat 1: this run's own processes), and every figure from them
-  // pooled; the phase means are repeat 1's.
-  std::vector<metrics::PhaseTimes> pooled = o.perf_times;
+  // Every repeat's timed steps (repeat 1: this run's own processes); the phase means are repeat
+  // 1's, and every other figure is computed from the stored samples by the function `report` and
+  // `gate` recompute it with.
   t.repeats.emplace_back();
   for (const auto& step : o.perf_times) t.repeats.back().step_times_s.push_back(step.total);
-  for (const auto& repeat : o.more_repeats) {
-    t.repeats.push_back({repeat});
-    for (double total : repeat) pooled.push_back({0, 0, 0, 0, 0, total});
-  }
-  t.spread = compare::spread_record(t.repeats);
+  for (const auto& repeat : o.more_repeats) t.repeats.push_back({repeat});
   t.ranks = o.rank_timings;
-  t.straggler = compare::straggler_record(t.ranks);
-  const metrics::StepSummary s = metrics::summarize(pooled);
   const metrics::StepSummary first = metrics::summarize(o.perf_times);
   t.warmup_steps = setup.warmup_steps;
-  t.timed_steps = s.steps;
   t.samples_per_step = o.perf_samples_per_step;
-  // The median step, not the mean: one slow step (a page fault, a preempted rank) moves the mean
-  // of a short run by its whole excess, the median not at all (Note [Weak figures]); over
-  // repeats, the median of their medians (Note [Repeats, not steps]).
-  t.samples_per_s = compare::samples_per_s_of(t);
-  t.samples_per_s_per_device =
-      t.samples_per_s / static_cast<double>(std::max<int64_t>(1, o.world_size));
-  t.step_time_p50_s = s.p50;
-  t.step_time_p90_s = s.p90;
-  t.step_time_p99_s = s.p99;
-  t.step_time_mean_s = s.mean;
-  t.step_time_cv = s.cv;
-  t.weak_reasons = metrics::weak_reasons(s.steps, s.cv, -1);
   t.phases = {first.phase_means.data, first.phase_means.forward, first.phase_means.backward,
               first.phase_means.comm_wait, first.phase_means.optimizer};
-  if (o.mode == modes::ModeKind::kDdp) {
-    t.bytes_allreduced_per_step = o.bytes_per_step;
-    t.bus_bandwidth_gb_s =
-        metrics::allreduce_bus_bandwidth(o.bytes_per_step, o.world_size, t.spread.median_step_s) /
-        1e9;
-  }
+  if (o.mode == modes::ModeKind::kDdp) t.bytes_allreduced_per_step = o.bytes_per_step;
+  compare::derive_figures(t, o.world_size, -1);
   return t;
 }
 
@@ -190,8 +167,7 @@ reports::ModeResult ModeJudge::figures(const training::ModeOutcome& o) const {
     r.scaling = setup_.strong_scaling ? "strong" : "weak";
     r.scaling_efficiency = metrics::scaling_efficiency(r.throughput.samples_per_s, o.world_size,
                                                        *single_samples_per_s_);
-    r.throughput.weak_reasons = metrics::weak_reasons(
-        r.throughput.timed_steps, r.throughput.step_time_cv, r.scaling_efficiency);
+    compare::derive_figures(r.throughput, o.world_size, r.scaling_efficiency);
   }
   return r;
 }

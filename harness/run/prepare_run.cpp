@@ -74,11 +74,12 @@ std::optional<PreparedRun> prepare_run(const RunRequest& request,
       training::make_plan(setup, *dataset, setup.world_size, setup.global_batch);
   const modes::GradRecordKind grad = training::resolve_grad_record(setup, *instance.model.ptr());
   check_model_fits(setup, *instance.model.ptr());
+  check_micro_batches(setup, plan);
   if (!setup.spec->model_file.empty() || !setup.spec->data_file.empty() ||
       setup.spec->synthetic.requested()) {
     size_evaluation_by_output(request, check_first_sample(setup, *dataset, instance.model), setup);
+    check_training_step(setup, *dataset, instance.model, smallest_training_batch(setup, plan));
   }
-  check_micro_batches(setup, plan);
   if (!request.resume.empty()) {
     setup.resume = load_resume(request.resume, setup, registry, *instance.model.ptr(), plan);
   }

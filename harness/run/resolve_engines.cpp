@@ -185,7 +185,16 @@ void resolve_zero(const RunRequest& o, training::RunSetup& s) {
         "a divisor of --gpus {} (or drop --shard-group to shard over all of them)",
         g, k, k));
   }
-  s.shard_group = g < k ? g : 0;  // S = K is the one-replica zero: kept as 0, as without the flag
+  // S = K is one shard group and no replica: the zero mode without --shard-group, which a report
+  // recording the flag would pass off as HSDP (README: 2 <= S < K).
+  if (g == k) {
+    throw InputError(fmt::format(
+        "--shard-group {} is the whole world of {} ranks: one shard group and no replica is the "
+        "zero mode without HSDP; drop --shard-group, or pass an S that divides {} with 2 <= S < "
+        "{}",
+        g, k, k, k));
+  }
+  s.shard_group = g;
 }
 
 // The DDP engine's settings: the engine, its buckets, its hook, its buffer and graph options.

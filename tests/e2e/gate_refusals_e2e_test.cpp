@@ -43,6 +43,7 @@ TEST_F(GateRefusals, NonFiniteMaxSlowdownIsRefused) {
   const std::string base = run("base");
   auto doc = testing::read_json(base);
   for (auto& m : doc["results"]) testing::scale_step_times(m, 10);
+  testing::refigure(doc);
   const std::string slow = write("slow.json", doc);
   for (const char* bad : {"nan", "inf", "-inf", "NaN"}) {
     expect_refused(ddpbench({"gate", "--baseline", base, "--current", slow, "--max-slowdown", bad}),

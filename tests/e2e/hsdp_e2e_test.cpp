@@ -6,7 +6,7 @@
 // against PyTorch's FSDP2 HSDP on the same batches (fully_shard over a (2, 2) DeviceMesh, the
 // torch 2.x suite) bit for bit in float32 and float64 on toy_cnn; the divide-factor fault and a
 // skipped replica all-reduce FAIL (the latter the collective count too); a mesh that does not fit
-// is refused.
+// (or is one shard group of the whole world) is refused.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -169,6 +169,9 @@ TEST(HsdpRefusals, AMeshThatDoesNotFitIsRefusedBeforeAnythingRuns) {
        {Case{{"--zero-stage", "2", "--shard-group", "3"}, "does not divide the world of 4 ranks"},
         Case{{"--shard-group", "2"}, "add --modes zero --zero-stage 2 (or 3)"},
         Case{{"--zero-stage", "3", "--shard-group", "1"}, "--shard-group 1 shards nothing"},
+        // Issue 73 C9: S = K was run as zero without HSDP under the flag (README: 2 <= S < K).
+        Case{{"--zero-stage", "2", "--shard-group", "4"},
+             "--shard-group 4 is the whole world of 4 ranks"},
         Case{{"--zero-stage", "2", "--inject-fault", "replica:step=1"},
              "acts on HSDP's replicas, and this run has none"}}) {
     std::vector<std::string> args = {"run",     "--scenario",  "toy_cnn", "--gpus", "4",

@@ -2,7 +2,8 @@
 // suite's Python at test time, trained on linear_mse's data in single, dp and ddp (both engines)
 // and judged like a built-in model; a gradient fault on one rank FAILS naming the step and the
 // Python name of the tensor; the report names the file by its SHA-256 and the gate refuses to
-// compare two files' runs; what cannot train is refused in one line, exit 2, nothing written.
+// compare two files' runs; what cannot train is refused in one line, exit 2, nothing written: also
+// a model that cannot train on the run's smallest per-rank batch, or under --amp bf16 on the CPU.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -91,6 +92,13 @@ TEST_F(ScriptModelE2E, WhatCannotTrainIsRefusedInOneLineAndNothingIsWritten) {
       {{"--model", model("tokens.pt"), "--input-shape", "6", "--input-dtype", "int64",
         "--vocab-size", "51", "--num-classes", "4", "--loss", "cross_entropy"},
        "--vocab-size 51: forward fails on token id 50, the largest the synthetic data draws: "},
+      // Issue 73 C9: BatchNorm in training mode on one sample per rank passed the eval-mode probe
+      // and failed every rank (exit 3, a TorchScript traceback cut before its cause).
+      {{"--model", model("mlp_bn.pt"), "--modes", "single,ddp", "--gpus", "2", "--batch-size", "2"},
+       "a training step's forward fails on a batch of shape [1, 10] Float (one replica's share of "
+       "the global batch of 2 over 2 replicas, the fewest samples one forward trains on in this "
+       "run), though one sample passes in eval mode: builtins.ValueError: Expected more than 1 "
+       "value per channel when training, got input size [1, 16]; pass a --batch-size"},
   };
   for (const auto& [args, says] : cases) {
     const auto r = run("refused", args);
@@ -98,6 +106,23 @@ TEST_F(ScriptModelE2E, WhatCannotTrainIsRefusedInOneLineAndNothingIsWritten) {
     EXPECT_NE(r.err.find(says), std::string::npos) << args[1] << ": " << r.err;
     EXPECT_EQ(testing::count_lines(r.err), 1) << r.err;
     EXPECT_FALSE(fs::exists(path("refused"))) << args[1];
+  }
+  // Issue 73 C9: ReLU6's backward (hardtanh's) has no bfloat16 CPU kernel in libtorch 1.13: every
+  // rank failed at its first backward (exit 3); refused at start now, naming the kernel. A 2.x
+  // build (float16 on the CPU tells the builds apart) has one and trains it.
+  const auto bf16 = run("bf16", {"--model", model("relu6.pt"), "--amp", "bf16", "--modes",
+                                 "single,ddp", "--gpus", "2"});
+  if (!testing::cpu_fp16_supported()) {
+    EXPECT_EQ(bf16.exit_code, 2) << bf16.out << bf16.err;
+    EXPECT_EQ(testing::count_lines(bf16.err), 1) << bf16.err;
+    EXPECT_NE(bf16.err.find("--amp bf16: this libtorch (1.13) has no BFloat16 CPU kernel for "
+                            "hardshrink_backward_cpu, which the model's backward reaches"),
+              std::string::npos)
+        << bf16.err;
+    EXPECT_NE(bf16.err.find("drop --amp bf16"), std::string::npos) << bf16.err;
+    EXPECT_FALSE(fs::exists(path("bf16")));
+  } else {
+    EXPECT_NE(bf16.exit_code, 3) << bf16.out << bf16.err;  // judged, not crashed
   }
   // BatchNorm is judged against per-rank statistics (the zoo test's mobilenet_v2), and with
   // accumulation against per-micro-batch statistics (each micro-batch forwarded on its own): the

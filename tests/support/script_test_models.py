@@ -18,6 +18,8 @@ DIR/tuple_out.pt        forward returns a tuple
 DIR/tied.pt             one weight tensor under two names
 DIR/mlp.pt              Linear(10, 16) + Tanh + Linear(16, 10): fits linear_mse's data (e2e tests)
 DIR/mlp_bn.pt           the same with BatchNorm1d(16) after the first Linear
+DIR/relu6.pt            Linear(10, 16) + ReLU6 + Linear(16, 10): ReLU6's backward (hardtanh's) has no
+                        bfloat16 CPU kernel in libtorch 1.13, which --amp bf16 must refuse at start
 DIR/half_frozen.pt      Linear(10, 16) + Tanh + Linear(16, 16) + Tanh + Linear(16, 10), the middle
                         Linear frozen (requires_grad=False): DDP reduces only what trains
 DIR/wide.pt             Linear(2, 262144): 2^18 outputs per sample (the default evaluation pass is cut)
@@ -288,6 +290,9 @@ def main():
     torch.manual_seed(2)
     script(nn.Sequential(nn.Linear(10, 17), nn.Tanh(), nn.Linear(17, 10))).save(
         os.path.join(out, "odd_rows.pt"))
+    torch.manual_seed(3)
+    script(nn.Sequential(nn.Linear(10, 16), nn.ReLU6(), nn.Linear(16, 10))).save(
+        os.path.join(out, "relu6.pt"))
 
 
 if __name__ == "__main__":
