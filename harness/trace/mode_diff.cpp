@@ -180,9 +180,9 @@ std::vector<at::Tensor> ModeWalk::contributions(
   return out;
 }
 
-// Note [A reduction judged by its own contributions]: each trace's reduced gradient against the
-// range every summation order of its own ranks' gradients spans. False when either trace does
-// not hold what that needs (a version 1 trace, dp's replicas).
+// Each trace's reduced gradient against the range every summation order of its own ranks'
+// gradients spans (Note [A reduction judged by its own contributions]). False when either trace
+// does not hold what that needs (a version 1 trace, dp's replicas).
 bool ModeWalk::judge_reduction(const TraceEntry& e, const TraceEntry& other, TensorDifference& d) {
   ReductionInputs in_a{contributions(in_a_, e), e.value, a_.divisor,
                        wire_of(a_, e.value.scalar_type()), e.fingerprint};

@@ -14,6 +14,7 @@
 #include <functional>
 
 #include "support/cli_runner.h"
+#include "support/report_edits.h"
 #include "support/retimed_report.h"
 #include "support/temp_dir_test.h"
 
@@ -23,11 +24,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using testing::ddpbench;
 
-struct Edit {
-  std::string what;
-  std::function<void(json&)> apply;
-  std::string named;  // what the refusal's line names
-};
+using Edit = testing::ReportEdit;
 
 json& result(json& doc, const std::string& mode) {
   for (json& r : doc["results"]) {
@@ -73,28 +70,11 @@ class FiguresAudit : public testing::TempDirTest {
   }
   static void TearDownTestSuite() { fs::remove_all(runs_); }
 
-  // Applies every edit to a copy of run `run` and expects `report` to refuse it; `gate` too for the
-  // first edit when `gated` (it reads through the same audited reader: output/report_file.h).
-  // Every process loads libtorch (about 0.5 s): what each adds must be worth it.
+  // Every edit of run `run`'s report refused by `report`; by `gate` too for the first when
+  // `gated`. Every process loads libtorch (about 0.5 s): what each adds must be worth it.
   void expect_each_refused(const std::string& run, const std::vector<Edit>& edits,
                            bool gated = false) {
-    const std::string original = runs_ + "/" + run + "/report.json";
-    const json doc = testing::read_json(original);
-    for (const Edit& e : edits) {
-      json edited = doc;
-      e.apply(edited);
-      const std::string file = path("edited.json");
-      std::ofstream(file) << edited.dump();
-      const auto r = ddpbench({"report", file, "--out", path("rendered")});
-      EXPECT_EQ(r.exit_code, 2) << e.what << "\n" << r.out << r.err;
-      EXPECT_EQ(testing::count_lines(r.err), 1) << e.what << "\n" << r.err;
-      EXPECT_NE(r.err.find(e.named), std::string::npos) << e.what << "\n" << r.err;
-      EXPECT_FALSE(fs::exists(path("rendered"))) << e.what;
-      if (!gated) continue;
-      gated = false;
-      const auto g = ddpbench({"gate", "--baseline", original, "--current", file});
-      EXPECT_EQ(g.exit_code, 2) << e.what << "\n" << g.out << g.err;
-    }
+    testing::expect_each_refused(runs_ + "/" + run + "/report.json", edits, tmp_, gated);
   }
 
   static inline std::string runs_;

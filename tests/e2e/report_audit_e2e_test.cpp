@@ -12,6 +12,7 @@
 #include <regex>
 
 #include "support/cli_runner.h"
+#include "support/report_edits.h"
 #include "support/temp_dir_test.h"
 
 namespace ddpbench {
@@ -20,11 +21,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using testing::ddpbench;
 
-struct Edit {
-  std::string what;
-  std::function<void(json&)> apply;
-  std::string named;  // what the refusal's line names
-};
+using Edit = testing::ReportEdit;
 
 size_t result_of(const json& doc, const std::string& mode) {
   for (size_t i = 0; i < doc["results"].size(); ++i) {
@@ -90,29 +87,10 @@ class ReportAudit : public testing::TempDirTest {
   }
   static void TearDownTestSuite() { fs::remove_all(runs_); }
 
-  // Applies every edit to a copy of run `run` and expects `report` and `gate` to refuse it.
+  // Every edit of run `run`'s report refused by `report` and the first by `gate`.
   void expect_each_refused(const std::string& run, const std::vector<Edit>& edits) {
     const std::string original = runs_ + "/" + run + "/report.json";
-    const json doc = testing::read_json(original);
-    bool gated = false;
-    for (const Edit& e : edits) {
-      json edited = doc;
-      e.apply(edited);
-      const std::string file = path("edited.json");
-      std::ofstream(file) << edited.dump();
-      const auto r = ddpbench({"report", file, "--out", path("rendered")});
-      EXPECT_EQ(r.exit_code, 2) << e.what << "\n" << r.out << r.err;
-      EXPECT_EQ(testing::count_lines(r.err), 1) << e.what << "\n" << r.err;
-      EXPECT_NE(r.err.find(e.named), std::string::npos) << e.what << "\n" << r.err;
-      EXPECT_FALSE(fs::exists(path("rendered"))) << e.what;
-      // `gate` reads both reports through the same audited reader as `report`
-      // (output::load_report_file): one edit shows it refuses too, and the process starts a
-      // suite of edits would add (about 0.6 s each) prove nothing more.
-      if (gated) continue;
-      gated = true;
-      const auto g = ddpbench({"gate", "--baseline", original, "--current", file});
-      EXPECT_EQ(g.exit_code, 2) << e.what << "\n" << g.out << g.err;
-    }
+    testing::expect_each_refused(original, edits, tmp_);
     // Unedited, the same report renders with the run's own verdict.
     const auto r = ddpbench({"report", original, "--out", path("unedited")});
     EXPECT_EQ(r.exit_code, run == "pass" ? 0 : 1) << r.out << r.err;

@@ -95,8 +95,8 @@ TEST(Verdict, NothingJudgedIsNeverAPass) {
   EXPECT_NE(text.find("NOT JUDGED"), std::string::npos) << text;
 }
 
-// Note [What a mode was judged against]: checks of the ranks against each other alone make a
-// PASS that says so, in the console and every format's verdict text; a mode judged against its
+// As Note [What a mode was judged against] has it, checks of the ranks against each other alone
+// make a PASS that says so, in the console and every format's verdict text; a mode judged against its
 // reference at only some of its checked steps is NOT JUDGED, naming the steps it could not judge.
 TEST(Verdict, APassSaysWhatItRestsOnAndUnjudgedStepsAreNotAPass) {
   RunReport ranks_only = passing_run();
