@@ -303,6 +303,10 @@ std::string run_worker_group(const WorkerGroupOptions& o) {
         if (reap(w, exits_seen)) {
           ++done;
           if (failed_exit(w.status)) {
+            // Every rank's latest word, not the last poll's: a rank can pass several phases
+            // between two polls, and the failure names the phase it failed in (the one its flight
+            // recorder's collectives were issued in).
+            for (Worker& x : workers) note_progress(x, *store, o);
             failure = blame_failure(workers, exits_seen);
             break;
           }
