@@ -329,7 +329,7 @@ std::string run_worker_group(const WorkerGroupOptions& o) {
   std::optional<GroupFailure> failed;
   try {
     const std::vector<RankFlight> flights = read_flights(workers);
-    const FlightFinding finding = analyse_flights(flights, stopped_at_ns);
+    const FlightFinding finding = analyse_flights(flights, stopped_at_ns, o.unrecorded_collectives);
     if (!failure.empty()) {
       failed.emplace(group_failure(flights, finding, failure, stopped_at_ns));
     } else if (finding.verdict == FlightVerdict::kDisagree) {

@@ -4,8 +4,9 @@
 // the timeout, leaving failure.json alone and no process or shared-memory segment; a desync or a
 // shape mismatch is named at its first differing collective, before any reduction under
 // --debug-collectives, and even where the backend (shm) reduces mismatched buffers without
-// noticing (shm; MPI under mpirun), with the step the rank failed in; and a slow rank is named
-// the straggler with what it cost.
+// noticing (shm; MPI under mpirun), with the step the rank failed in; a c10d run is not said to
+// have stopped outside collectives its recorder cannot see; and a slow rank is named the
+// straggler with what it cost.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -97,6 +98,26 @@ TEST_F(CollectiveDiagnosis, DesyncAndShapeAreNamedAtTheirFirstDifferingCollectiv
     const auto c = read_json(dir + "/failure.json").at("collectives");
     EXPECT_EQ(c.at("verdict"), "disagree") << what;
   }
+}
+
+// Issue 73: c10d's Reducer issues its collectives past the flight recorder, so a group whose
+// recorded collectives are all done may well be in one of the Reducer's: the analysis says so
+// instead of "the ranks stopped outside collectives".
+TEST_F(CollectiveDiagnosis, UnderC10dTheAnalysisSaysTheReducersCollectivesAreNotRecorded) {
+  const auto r = ddpbench({"run", "--scenario", "toy_cnn", "--gpus", "2", "--modes", "ddp",
+                           "--ddp-impl", "c10d", "--check-only", "--steps", "3", "--inject-fault",
+                           "crash:rank=1,step=1", "--out", path("c10d")});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("rank 1 exited with code 3 at check phase step 1 of 3"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("flight recorder: every rank's last recorded collective, #"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("where the ranks stopped is not known: c10d's Reducer issues its "
+                       "collectives on its process group, which the flight recorder does not see"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("stopped outside collectives"), std::string::npos) << r.err;
 }
 
 // Under mpirun no parent reads the rings: the ranks compare them after their modes, and MPI, which
