@@ -115,12 +115,12 @@ int run_app(int argc, char** argv) {
     return kExitBadInput;
   }
 
-  const run::LaunchingParent launching =
-      run::prepare_launcher(run_cmd->parsed() || comm_cmd->parsed(), &run_app, argc, argv);
   run_request.world_size_given = run_cmd->get_option("--gpus")->count() > 0;
   comm_request.world_size_given = comm_cmd->get_option("--gpus")->count() > 0;
 
   try {
+    const run::LaunchingParent launching =
+        run::prepare_launcher(run_cmd->parsed() || comm_cmd->parsed(), &run_app, argc, argv);
     const scenarios::ScenarioRegistry registry = scenarios::builtin_registry();
     if (run_cmd->parsed())
       return run::execute_run(run_request, registry, args, command_line, launching.zygote());

@@ -27,9 +27,13 @@ std::unique_ptr<Communicator> make_communicator(const CommunicatorRequest& r) {
       o.segment_prefix = r.shm_prefix;
       return with_host_staging(make_shm_communicator(r.store, o));
     }
-    case Backend::kMpi:
-      return with_host_staging(r.mpi_color < 0 ? make_mpi_communicator()
-                                               : make_mpi_communicator(r.mpi_color));
+    case Backend::kMpi: {
+      MpiOptions o;
+      o.color = r.mpi_color;
+      o.timeout = r.timeout;
+      o.on_stall = r.mpi_on_stall;
+      return with_host_staging(make_mpi_communicator(o));
+    }
     case Backend::kNccl:
       return make_nccl_communicator(r.store, r.rank, r.world_size, r.cuda_device);
   }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -21,6 +22,10 @@ struct CommunicatorRequest {
   int cuda_device = -1;    // nccl: the rank's device; -1 = the thread's current device
   std::string shm_prefix;  // shm: the run's segment-name prefix (ShmOptions::segment_prefix)
   int mpi_color = -1;      // mpi: >= 0 splits MPI_COMM_WORLD by it (comm/communicator_split.h)
+  // mpi: what the rank does when a collective runs past `timeout` (MpiOptions::on_stall,
+  // Note [An MPI job ends by MPI_Abort]); none: a line naming the rank and the call, and the job
+  // is aborted.
+  std::function<void(const std::string& call, std::chrono::milliseconds waited)> mpi_on_stall;
 };
 
 // Throws InputError for a backend this process cannot run (backend_support.h;

@@ -234,6 +234,11 @@ FlightLog FlightRecorder::snapshot() const {
   return log_of(*header_of(map_), entries_of(map_));
 }
 
+FlightPosition FlightRecorder::position() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return {header_of(map_)->issued, where_};
+}
+
 std::optional<FlightLog> read_flight_file(const std::string& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) return std::nullopt;

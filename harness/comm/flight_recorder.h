@@ -80,6 +80,14 @@ struct FlightLog {
   const FlightEntry* find(int64_t seq) const;
 };
 
+// Where a rank is: the collectives it has issued and its own words for where it is ("check phase
+// step 1 of 3, forward"; "" before the step loop). A peer's heartbeat publishes it, so that a rank
+// whose collective fails or stalls can tell a peer that never issued it (launch/peer_loss.h).
+struct FlightPosition {
+  int64_t issued = 0;
+  std::string where;
+};
+
 class FlightRecorder {
  public:
   static constexpr int kDefaultCapacity = 512;
@@ -103,6 +111,7 @@ class FlightRecorder {
   void failed(int64_t seq);
 
   FlightLog snapshot() const;
+  FlightPosition position() const;
 
  private:
   FlightEntry* slot(int64_t seq) const;

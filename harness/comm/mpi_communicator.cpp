@@ -1,7 +1,8 @@
 // mpi_communicator.cpp — see mpi_communicator.h. One communication thread per communicator runs
 // queued operations in FIFO order with blocking MPI calls: ranks that issue collectives in the
 // same order therefore execute them in the same order (MPI matches collectives by order on a
-// communicator), and the caller keeps computing while an allreduce is in flight.
+// communicator), and the caller keeps computing while an allreduce is in flight. The thread is a
+// WatchedQueue (comm/watched_queue.h): an MPI call past the timeout ends the job.
 #include "comm/mpi_communicator.h"
 
 #include <ATen/ATen.h>
@@ -12,21 +13,22 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <climits>
-#include <condition_variable>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
-#include <deque>
 #include <functional>
 #include <future>
 #include <mutex>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <utility>
 
 #include "comm/backend_support.h"
 #include "comm/reduce_scatter_blocks.h"
+#include "comm/watched_queue.h"
+#include "errors.h"
 
 namespace ddpbench::comm {
 namespace {
@@ -46,10 +48,17 @@ bool launcher_env_set() {
 // (MPI_Init without mpirun) sets PMIX_RANK in this process, so a later read would say "launched".
 const bool kLaunchedByMpi = launcher_env_set();
 
+// abort_mpi_job_at_exit's code; -1: finalize.
+std::atomic<int> abort_code_at_exit{-1};
+
 void finalize_mpi_at_exit() {
   int finalized = 0;
   MPI_Finalized(&finalized);
-  if (!finalized) MPI_Finalize();
+  if (finalized) return;
+  // Per Note [An MPI job ends by MPI_Abort]: a failed rank never waits in the collective
+  // MPI_Finalize.
+  if (const int code = abort_code_at_exit.load(); code >= 0) abort_mpi_job(code);
+  MPI_Finalize();
 }
 
 // Elementwise sum for 16-bit floats carried as MPI_UINT16_T (MPI has no half types): widen to
@@ -75,57 +84,6 @@ void require_contiguous_cpu(const at::Tensor& t, const char* op) {
   }
 }
 
-// Runs queued operations one at a time, in submission order, on its own thread.
-class CommThread {
- public:
-  CommThread() : thread_([this] { loop(); }) {}
-  // Drains the queue before joining: every issued collective still runs, so peers that issued
-  // the same collectives are not left waiting for this rank.
-  ~CommThread() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stopping_ = true;
-    }
-    cv_.notify_one();
-    thread_.join();
-  }
-  CommThread(const CommThread&) = delete;
-  CommThread& operator=(const CommThread&) = delete;
-
-  // The future becomes ready when `op` has run; it carries op's exception, if any.
-  std::shared_future<void> submit(std::function<void()> op) {
-    std::packaged_task<void()> task(std::move(op));
-    std::shared_future<void> done = task.get_future().share();
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      queue_.push_back(std::move(task));
-    }
-    cv_.notify_one();
-    return done;
-  }
-
- private:
-  void loop() {
-    for (;;) {
-      std::packaged_task<void()> task;
-      {
-        std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-        if (queue_.empty()) return;  // stopping, and nothing left to run
-        task = std::move(queue_.front());
-        queue_.pop_front();
-      }
-      task();  // exceptions land in the task's future, never escape the thread
-    }
-  }
-
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::packaged_task<void()>> queue_;
-  bool stopping_ = false;
-  std::thread thread_;  // last: starts after the members loop() uses exist
-};
-
 class MpiWork : public Work {
  public:
   explicit MpiWork(std::shared_future<void> done) : done_(std::move(done)) {}
@@ -137,17 +95,16 @@ class MpiWork : public Work {
 
 class MpiCommunicator : public Communicator {
  public:
-  // `color` < 0: a duplicate of MPI_COMM_WORLD; otherwise the world's ranks of that color.
-  explicit MpiCommunicator(int color) {
+  explicit MpiCommunicator(const MpiOptions& options) {
     ensure_mpi_initialized();
     // MPI_Comm_dup and MPI_Comm_split are collective over MPI_COMM_WORLD: every rank constructs
     // at the same point.
-    if (color < 0) {
+    if (options.color < 0) {
       MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
     } else {
       int world_rank = 0;
       MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-      MPI_Comm_split(MPI_COMM_WORLD, color, world_rank, &comm_);
+      MPI_Comm_split(MPI_COMM_WORLD, options.color, world_rank, &comm_);
     }
     // Errors come back as codes, so a failed collective reaches Work::wait as an exception
     // instead of aborting the job from inside the communication thread.
@@ -160,7 +117,17 @@ class MpiCommunicator : public Communicator {
     host_.assign(host, static_cast<size_t>(len));
     MPI_Op_create(&sum_16bit<c10::Half>, /*commute=*/1, &half_sum_);
     MPI_Op_create(&sum_16bit<c10::BFloat16>, /*commute=*/1, &bfloat16_sum_);
-    thread_ = std::make_unique<CommThread>();
+    thread_ = std::make_unique<WatchedQueue>(
+        options.timeout, [this, on_stall = options.on_stall](const std::string& call,
+                                                             std::chrono::milliseconds waited) {
+          if (on_stall) on_stall(call, waited);
+          std::fprintf(stderr,
+                       "ddpbench: worker failure: mpi rank %d on %s: %s not done after %.1f s "
+                       "(--timeout): a peer hung or was lost, and an MPI collective cannot be "
+                       "cancelled, so the job is aborted\n",
+                       rank_, host_.c_str(), call.c_str(), waited.count() / 1e3);
+          abort_mpi_job(kExitWorkerFailed);
+        });
   }
 
   ~MpiCommunicator() override {
@@ -183,16 +150,17 @@ class MpiCommunicator : public Communicator {
     ++issued_;
     // The lambda owns a reference to the tensor, so its storage outlives the operation even if
     // the caller drops the Work without waiting.
-    return std::make_shared<MpiWork>(thread_->submit([this, tensor, type = type, op = op] {
-      auto* base = static_cast<char*>(tensor.data_ptr());
-      const int64_t n = tensor.numel();
-      const int64_t elem = static_cast<int64_t>(tensor.element_size());
-      for (int64_t off = 0; off < n; off += kMaxCount) {
-        const int count = static_cast<int>(std::min(kMaxCount, n - off));
-        check(MPI_Allreduce(MPI_IN_PLACE, base + off * elem, count, type, op, comm_),
-              "MPI_Allreduce");
-      }
-    }));
+    return std::make_shared<MpiWork>(
+        thread_->submit("MPI_Allreduce", [this, tensor, type = type, op = op] {
+          auto* base = static_cast<char*>(tensor.data_ptr());
+          const int64_t n = tensor.numel();
+          const int64_t elem = static_cast<int64_t>(tensor.element_size());
+          for (int64_t off = 0; off < n; off += kMaxCount) {
+            const int count = static_cast<int>(std::min(kMaxCount, n - off));
+            check(MPI_Allreduce(MPI_IN_PLACE, base + off * elem, count, type, op, comm_),
+                  "MPI_Allreduce");
+          }
+        }));
   }
 
   void broadcast(std::vector<at::Tensor> tensors, int root) override {
@@ -203,7 +171,7 @@ class MpiCommunicator : public Communicator {
     for (const auto& t : tensors) require_contiguous_cpu(t, "broadcast");
     issued_ += static_cast<int64_t>(tensors.size());
     // Queued, not called here: an allreduce issued earlier must reach MPI first on every rank.
-    run_blocking([this, &tensors, root] {
+    run_blocking("MPI_Bcast", [this, &tensors, root] {
       for (const auto& t : tensors) {
         auto* base = static_cast<char*>(t.data_ptr());
         const int64_t bytes = static_cast<int64_t>(t.nbytes());
@@ -226,7 +194,7 @@ class MpiCommunicator : public Communicator {
     // One [world, numel] buffer: MPI_Allgather writes rank r's bytes at block r, which is the
     // rank order the interface promises.
     at::Tensor gathered = at::empty({world_size_, tensor.numel()}, tensor.options());
-    run_blocking([this, &tensor, &gathered, bytes] {
+    run_blocking("MPI_Allgather", [this, &tensor, &gathered, bytes] {
       const int count = static_cast<int>(bytes);
       check(MPI_Allgather(tensor.data_ptr(), count, MPI_BYTE, gathered.data_ptr(), count, MPI_BYTE,
                           comm_),
@@ -249,7 +217,7 @@ class MpiCommunicator : public Communicator {
     }
     ++issued_;
     at::Tensor out = at::empty({block}, input.options());
-    run_blocking([this, &input, &out, block, type = type, op = op] {
+    run_blocking("MPI_Reduce_scatter_block", [this, &input, &out, block, type = type, op = op] {
       check(MPI_Reduce_scatter_block(input.data_ptr(), out.data_ptr(), static_cast<int>(block),
                                      type, op, comm_),
             "MPI_Reduce_scatter_block");
@@ -259,7 +227,7 @@ class MpiCommunicator : public Communicator {
 
   void barrier() override {
     ++issued_;
-    run_blocking([this] { check(MPI_Barrier(comm_), "MPI_Barrier"); });
+    run_blocking("MPI_Barrier", [this] { check(MPI_Barrier(comm_), "MPI_Barrier"); });
   }
 
   int64_t collectives_issued() const override { return issued_; }
@@ -291,7 +259,9 @@ class MpiCommunicator : public Communicator {
 
   // Queues `op` behind every outstanding operation and waits for it; `op` may capture locals by
   // reference because this frame outlives it.
-  void run_blocking(std::function<void()> op) { thread_->submit(std::move(op)).get(); }
+  void run_blocking(const char* call, std::function<void()> op) {
+    thread_->submit(call, std::move(op)).get();
+  }
 
   void check(int rc, const char* what) const {
     if (rc == MPI_SUCCESS) return;
@@ -309,12 +279,24 @@ class MpiCommunicator : public Communicator {
   MPI_Op half_sum_ = MPI_OP_NULL;
   MPI_Op bfloat16_sum_ = MPI_OP_NULL;
   std::atomic<int64_t> issued_{0};
-  std::unique_ptr<CommThread> thread_;  // reset first in the destructor: it uses comm_ and ops
+  std::unique_ptr<WatchedQueue> thread_;  // reset first in the destructor: it uses comm_ and ops
 };
 
 }  // namespace
 
 bool mpi_launched() { return kLaunchedByMpi; }
+
+void abort_mpi_job(int exit_code) {
+  std::fflush(nullptr);
+  int initialized = 0;
+  int finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (initialized && !finalized) MPI_Abort(MPI_COMM_WORLD, exit_code);
+  std::_Exit(exit_code);
+}
+
+void abort_mpi_job_at_exit(int exit_code) { abort_code_at_exit.store(exit_code); }
 
 void ensure_mpi_initialized() {
   // A mutex rather than std::call_once: a failed check must fail again on the next call, and a
@@ -342,11 +324,17 @@ void ensure_mpi_initialized() {
 }
 
 std::unique_ptr<Communicator> make_mpi_communicator() {
-  return std::make_unique<MpiCommunicator>(-1);
+  return make_mpi_communicator(MpiOptions{});
 }
 
 std::unique_ptr<Communicator> make_mpi_communicator(int color) {
-  return std::make_unique<MpiCommunicator>(color);
+  MpiOptions options;
+  options.color = color;
+  return make_mpi_communicator(options);
+}
+
+std::unique_ptr<Communicator> make_mpi_communicator(const MpiOptions& options) {
+  return std::make_unique<MpiCommunicator>(options);
 }
 
 }  // namespace ddpbench::comm

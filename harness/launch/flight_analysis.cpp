@@ -49,6 +49,30 @@ double longest_wait(const std::vector<const RankFlight*>& waiting, int64_t seq, 
   return longest;
 }
 
+// The ranks that hold collective `seq` as not done, split: those still running (in it), and those
+// that ended while in it (killed or crashed there: no longer "in" anything).
+struct InCollective {
+  std::vector<const RankFlight*> waiting;
+  std::vector<int> waiting_ranks;
+  std::vector<std::string> died;  // "rank 1 (was killed by signal 9 (Killed))"
+};
+
+void note_in_collective(InCollective& in, const RankFlight& r, const FlightEntry& e) {
+  if (e.state == FlightState::kDone) return;
+  if (!r.ended.empty()) {
+    in.died.push_back(fmt::format("rank {} ({})", r.rank, r.ended));
+    return;
+  }
+  in.waiting.push_back(&r);
+  in.waiting_ranks.push_back(r.rank);
+}
+
+// "; rank 1 (was killed by signal 9 (Killed)) ended while in it" for the ranks that died in it.
+std::string died_in_it(const InCollective& in) {
+  if (in.died.empty()) return "";
+  return fmt::format("; {} ended while in it", fmt::join(in.died, ", "));
+}
+
 std::string rank_with_end(const RankFlight& r) {
   return r.ended.empty() ? fmt::format("rank {}", r.rank)
                          : fmt::format("rank {} ({})", r.rank, r.ended);
@@ -111,8 +135,7 @@ std::optional<FlightFinding> first_missing(const std::vector<const RankFlight*>&
   std::vector<int> missing;
   std::vector<std::string> missing_named;
   std::vector<std::string> last_done_by;
-  std::vector<const RankFlight*> waiting;
-  std::vector<int> waiting_ranks;
+  InCollective in;
   const FlightEntry* issued = nullptr;
   for (const RankFlight* r : present) {
     if (r->log->issued == seq) {
@@ -126,50 +149,64 @@ std::optional<FlightFinding> first_missing(const std::vector<const RankFlight*>&
     const FlightEntry* e = r->log->find(seq);
     if (e == nullptr) continue;
     if (issued == nullptr) issued = e;
-    if (e->state != FlightState::kDone) {
-      waiting.push_back(r);
-      waiting_ranks.push_back(r->rank);
-    }
+    note_in_collective(in, *r, *e);
   }
   if (issued == nullptr) return std::nullopt;  // out of every ring that issued it
   const std::string waited =
-      waiting.empty() ? "the others finished it"
-                      : fmt::format("{} waiting in it for {:.1f} s", ranks_phrase(waiting_ranks),
-                                    longest_wait(waiting, seq, now_ns));
+      in.waiting.empty()
+          ? (in.died.empty() ? "the others finished it" : "no rank is still in it")
+          : fmt::format("{} waiting in it for {:.1f} s", ranks_phrase(in.waiting_ranks),
+                        longest_wait(in.waiting, seq, now_ns));
   return FlightFinding{
       FlightVerdict::kNeverIssued, seq,
-      fmt::format("{} never issued collective #{}, {} ({}); {}; {}", fmt::join(missing_named, ", "),
-                  seq, comm::describe_fingerprint(*issued), where_of(*issued), waited,
-                  fmt::join(last_done_by, ", "))};
+      fmt::format("{} never issued collective #{}, {} ({}); {}{}; {}",
+                  fmt::join(missing_named, ", "), seq, comm::describe_fingerprint(*issued),
+                  where_of(*issued), waited, died_in_it(in), fmt::join(last_done_by, ", "))};
 }
 
 // Rule 3: every rank issued the same collectives.
-FlightFinding same_last(const std::vector<const RankFlight*>& present, int64_t now_ns) {
+FlightFinding same_last(const std::vector<const RankFlight*>& present, int64_t now_ns,
+                        const std::string& unrecorded) {
   const int64_t issued = present.front()->log->issued;
-  if (issued == 0) return {FlightVerdict::kNothingRecorded, -1, "no rank issued a collective"};
+  if (issued == 0) {
+    return {FlightVerdict::kNothingRecorded, -1,
+            unrecorded.empty()
+                ? "no rank issued a collective"
+                : fmt::format("no rank issued a recorded collective ({})", unrecorded)};
+  }
   const int64_t seq = issued - 1;
-  std::vector<const RankFlight*> waiting;
-  std::vector<int> waiting_ranks;
+  InCollective in;
   const FlightEntry* last = nullptr;
   for (const RankFlight* r : present) {
     const FlightEntry* e = r->log->find(seq);
     if (e == nullptr) continue;
     last = e;
-    if (e->state != FlightState::kDone) {
-      waiting.push_back(r);
-      waiting_ranks.push_back(r->rank);
-    }
+    note_in_collective(in, *r, *e);
   }
-  if (waiting.empty()) {
+  if (in.waiting.empty() && !in.died.empty()) {
+    return {FlightVerdict::kPending, seq,
+            fmt::format("every rank issued collective #{}, {} ({}); {} ended while in it, and "
+                        "every other rank finished it",
+                        seq, comm::describe_fingerprint(*last), where_of(*last),
+                        fmt::join(in.died, ", "))};
+  }
+  if (in.waiting.empty() && !unrecorded.empty()) {
+    return {FlightVerdict::kAllDone, seq,
+            fmt::format("every rank's last recorded collective, #{}, {} ({}), is done; where the "
+                        "ranks stopped is not known: {}",
+                        seq, comm::describe_fingerprint(*last), where_of(*last), unrecorded)};
+  }
+  if (in.waiting.empty()) {
     return {FlightVerdict::kAllDone, seq,
             fmt::format("every rank's last collective, #{}, {} ({}), is done: the ranks "
                         "stopped outside collectives",
                         seq, comm::describe_fingerprint(*last), where_of(*last))};
   }
   return {FlightVerdict::kPending, seq,
-          fmt::format("every rank issued collective #{}, {} ({}); {} still in it after {:.1f} s",
+          fmt::format("every rank issued collective #{}, {} ({}); {} still in it after {:.1f} s{}",
                       seq, comm::describe_fingerprint(*last), where_of(*last),
-                      ranks_phrase(waiting_ranks), longest_wait(waiting, seq, now_ns))};
+                      ranks_phrase(in.waiting_ranks), longest_wait(in.waiting, seq, now_ns),
+                      died_in_it(in))};
 }
 
 constexpr NameTable<FlightVerdict, 5> kVerdictNames = {
@@ -183,7 +220,8 @@ constexpr NameTable<FlightVerdict, 5> kVerdictNames = {
 
 const char* flight_verdict_name(FlightVerdict v) { return name_in(kVerdictNames, v).data(); }
 
-FlightFinding analyse_flights(const std::vector<RankFlight>& ranks, int64_t now_ns) {
+FlightFinding analyse_flights(const std::vector<RankFlight>& ranks, int64_t now_ns,
+                              const std::string& unrecorded) {
   std::vector<const RankFlight*> present;
   for (const RankFlight& r : ranks) {
     if (r.log) present.push_back(&r);
@@ -192,7 +230,7 @@ FlightFinding analyse_flights(const std::vector<RankFlight>& ranks, int64_t now_
   if (auto f = first_disagreement(present)) return *f;
   if (auto f = older_disagreement(present)) return *f;
   if (auto f = first_missing(present, now_ns)) return *f;
-  return same_last(present, now_ns);
+  return same_last(present, now_ns, unrecorded);
 }
 
 std::string flight_json(const std::vector<RankFlight>& ranks, const FlightFinding& finding,

@@ -9,7 +9,10 @@
 //   2. some never issued it: the lowest sequence number one rank has not issued while another has
 //      — the hung or dead rank, and the ranks waiting in it, for how long;
 //   3. every rank issued the same last collective: it is still pending (a backend stall) or done
-//      (the ranks stopped outside collectives).
+//      (the ranks stopped outside collectives; unless collectives the rings do not see were being
+//      issued: then that is said instead, since the ranks may well be in one of those).
+// A rank that ended (killed, crashed) while a collective was pending is never "in" it: it is
+// named as having ended there.
 // No torch.
 #pragma once
 
@@ -38,8 +41,11 @@ struct FlightFinding {
 
 const char* flight_verdict_name(FlightVerdict v);
 
-// `now_ns` (comm::monotonic_ns) dates how long ranks have been waiting.
-FlightFinding analyse_flights(const std::vector<RankFlight>& ranks, int64_t now_ns);
+// `now_ns` (comm::monotonic_ns) dates how long ranks have been waiting. `unrecorded` says who
+// issues collectives past the rings ("c10d's Reducer issues its collectives on its process group,
+// which the flight recorder does not see"); "" when every collective is recorded.
+FlightFinding analyse_flights(const std::vector<RankFlight>& ranks, int64_t now_ns,
+                              const std::string& unrecorded = "");
 
 // failure.json's "collectives" object: the finding and every rank's ring, times in seconds before
 // `now_ns`.

@@ -3,6 +3,7 @@
 #include "launch/rank_zygote.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -18,6 +19,9 @@
 #include <cstring>
 #include <fstream>
 #include <thread>
+
+#include "errors.h"
+#include "quoted_input.h"
 
 namespace ddpbench::launch {
 namespace {
@@ -181,9 +185,19 @@ void set_command_line(const ArgvArea& area, const std::vector<std::string>& argv
 
 }  // namespace
 
+RankStart rank_start_from_env() {
+  const char* value = std::getenv(kRankStartEnv);
+  const std::string mode = value == nullptr ? "" : value;
+  if (mode.empty() || mode == "fork") return RankStart::kFork;
+  if (mode == "exec") return RankStart::kExec;
+  throw InputError(fmt::format(
+      "{}={} is not a way to start ranks: use fork (the default: forked by a zygote) or exec, or "
+      "unset it",
+      kRankStartEnv, quoted_input(mode)));
+}
+
 std::unique_ptr<RankZygote> RankZygote::start(RankEntry entry, int argc, char** process_argv) {
-  const char* mode = std::getenv(kRankStartEnv);
-  if (mode != nullptr && std::string(mode) == "exec") return nullptr;
+  if (rank_start_from_env() == RankStart::kExec) return nullptr;
   if (thread_count() != 1) return nullptr;  // fork would copy a process it cannot continue
   if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) return nullptr;
   int sockets[2];

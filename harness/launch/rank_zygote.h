@@ -35,8 +35,13 @@
 
 namespace ddpbench::launch {
 
-// Set to "exec" to start ranks by exec even where a zygote could start them.
+// How a launching parent starts its ranks: "fork" (the default, also when unset or empty: forked
+// by the zygote where it can start) or "exec" (exec'd even where a zygote could start them).
 inline constexpr const char* kRankStartEnv = "DDPBENCH_RANK_START";
+enum class RankStart { kFork, kExec };
+// kRankStartEnv's value. Throws InputError naming the accepted values for any other, so that a
+// misspelt DDPBENCH_RANK_START=exce is not silently a fork.
+RankStart rank_start_from_env();
 
 // What the rank runs: the program's entry point (cli::run_app), given the rank's argv.
 using RankEntry = int (*)(int argc, char** argv);
@@ -51,7 +56,8 @@ class RankZygote {
  public:
   // Forks the zygote. `process_argv` is main's argv: the rank rewrites its bytes so that ps shows
   // the rank's command line. Returns null (ranks are then exec'd) when this process has a second
-  // thread, cannot become a child subreaper, or kRankStartEnv says exec. Call before
+  // thread, cannot become a child subreaper, or kRankStartEnv says exec (an unknown value throws
+  // InputError: rank_start_from_env). Call before
   // SignalCleanup::install(), which starts a thread; call track() after it.
   static std::unique_ptr<RankZygote> start(RankEntry entry, int argc, char** process_argv);
 

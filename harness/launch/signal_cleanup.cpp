@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <thread>
+#include <utility>
 
 namespace ddpbench::launch {
 namespace {
@@ -112,20 +113,7 @@ void SignalCleanup::test_hook_after_commit() {
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
 }
 
-void SignalCleanup::clean_up_and_exit(int sig) {
-  // Taken and never given back: nothing may start or commit once the cleanup has begun.
-  mutex_.lock();
-  const bool nested = std::getenv(kNestedEnv) != nullptr;
-  if (committed_) {
-    // The results are whole and in place: let the run print its summary and exit as it will.
-    mutex_.unlock();
-    if (!nested) {
-      std::fprintf(stderr, "ddpbench: %s arrived after the results were written; finishing\n",
-                   signal_label(sig));
-    }
-    std::this_thread::sleep_for(kFinishGrace);
-    _exit(128 + sig);
-  }
+size_t SignalCleanup::undo_tracked() {
   for (const auto& [token, pid] : children_) kill(pid, SIGTERM);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
   for (const auto& [token, pid] : children_) {
@@ -145,13 +133,42 @@ void SignalCleanup::clean_up_and_exit(int sig) {
     std::error_code ec;
     if (std::filesystem::remove_all(it->second, ec) > 0) ++removed;
   }
+  return removed;
+}
+
+void SignalCleanup::set_speaker(std::string speaker) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  speaker_ = std::move(speaker);
+}
+
+void SignalCleanup::undo_for_abort() {
+  mutex_.lock();  // never given back: the process is about to end
+  if (!committed_) undo_tracked();
+}
+
+void SignalCleanup::clean_up_and_exit(int sig) {
+  // Taken and never given back: nothing may start or commit once the cleanup has begun.
+  mutex_.lock();
+  const bool nested = std::getenv(kNestedEnv) != nullptr;
+  if (committed_) {
+    // The results are whole and in place: let the run print its summary and exit as it will.
+    mutex_.unlock();
+    if (!nested) {
+      std::fprintf(stderr, "ddpbench: %s arrived after the results were written; finishing\n",
+                   signal_label(sig));
+    }
+    std::this_thread::sleep_for(kFinishGrace);
+    _exit(128 + sig);
+  }
+  const size_t removed = undo_tracked();
   // A progress line may be half-drawn on the terminal.
   const char* fresh_line = isatty(STDERR_FILENO) ? "\n" : "";
   if (nested) _exit(128 + sig);  // the parent that started this run says it
   std::fprintf(stderr,
-               "%sddpbench: interrupted by %s; stopped %zu child process(es), removed %zu staged "
-               "file(s) or folder(s)\n",
-               fresh_line, signal_label(sig), children_.size(), removed);
+               "%sddpbench: %s%sinterrupted by %s; stopped %zu child process(es), removed %zu "
+               "staged file(s) or folder(s)\n",
+               fresh_line, speaker_.c_str(), speaker_.empty() ? "" : " ", signal_label(sig),
+               children_.size(), removed);
   std::fflush(stderr);
   _exit(128 + sig);
 }

@@ -53,6 +53,16 @@ class SignalCleanup {
   Token track_action(std::function<void()> action);
   void release(Token token);
 
+  // Who this process is in its one line ("rank 2": a rank of a job another launcher started, which
+  // that launcher stops with SIGTERM when another rank ends the job); "" (the default) for none.
+  void set_speaker(std::string speaker);
+
+  // For a process about to end its MPI job at once (an MPI collective past --timeout cannot be
+  // cancelled: Note [An MPI job ends by MPI_Abort]): what a signal would undo is undone now,
+  // silently, and the lock is kept, so that nothing starts or commits afterwards. Results already
+  // committed stay.
+  void undo_for_abort();
+
   // Called under hold() once a run's results are renamed into place, all of them: from then on
   // only the summary remains to be printed, and a signal no longer undoes the run (it said
   // "removed 0 staged files" and left a complete folder without the summary). The run finishes
@@ -66,6 +76,9 @@ class SignalCleanup {
  private:
   SignalCleanup() = default;
   [[noreturn]] void clean_up_and_exit(int signal);
+  // Stops and reaps every tracked child, runs every action, removes every path; returns how many
+  // paths it removed. Call with mutex_ held.
+  size_t undo_tracked();
 
   std::recursive_mutex mutex_;
   bool installed_ = false;
@@ -74,6 +87,7 @@ class SignalCleanup {
   std::map<Token, std::string> paths_;
   std::map<Token, pid_t> children_;
   std::map<Token, std::function<void()>> actions_;
+  std::string speaker_;
 };
 
 // Releases its token when it goes out of scope.

@@ -303,6 +303,10 @@ std::string run_worker_group(const WorkerGroupOptions& o) {
         if (reap(w, exits_seen)) {
           ++done;
           if (failed_exit(w.status)) {
+            // Every rank's latest word, not the last poll's: a rank can pass several phases
+            // between two polls, and the failure names the phase it failed in (the one its flight
+            // recorder's collectives were issued in).
+            for (Worker& x : workers) note_progress(x, *store, o);
             failure = blame_failure(workers, exits_seen);
             break;
           }
@@ -325,7 +329,7 @@ std::string run_worker_group(const WorkerGroupOptions& o) {
   std::optional<GroupFailure> failed;
   try {
     const std::vector<RankFlight> flights = read_flights(workers);
-    const FlightFinding finding = analyse_flights(flights, stopped_at_ns);
+    const FlightFinding finding = analyse_flights(flights, stopped_at_ns, o.unrecorded_collectives);
     if (!failure.empty()) {
       failed.emplace(group_failure(flights, finding, failure, stopped_at_ns));
     } else if (finding.verdict == FlightVerdict::kDisagree) {

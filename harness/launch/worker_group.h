@@ -37,6 +37,9 @@ struct WorkerGroupOptions {
   std::vector<std::string> extra_env;
   // Forks the workers without exec where set (rank_zygote.h); null: fork and exec.
   RankZygote* zygote = nullptr;
+  // Who issues collectives past the ranks' flight recorders, for the analysis of a failed group
+  // (launch/flight_analysis.h); "" when every collective is recorded.
+  std::string unrecorded_collectives;
   // Called with the number of steps rank 0 has completed (progress display).
   std::function<void(int64_t steps_done)> on_rank0_steps;
 };

@@ -3,9 +3,13 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
+
 #include "comm/communicator_factory.h"
+#include "comm/mpi_communicator.h"
 #include "comm/mpi_rendezvous.h"
 #include "errors.h"
+#include "launch/signal_cleanup.h"
 
 namespace ddpbench::launch {
 namespace {
@@ -24,10 +28,28 @@ WorkerFailure rendezvous_failure(const WorldInfo& w, std::chrono::milliseconds t
       what.substr(0, what.find('\n'))));
 }
 
-std::shared_ptr<comm::Store> join_store(const WorldInfo& w, std::chrono::milliseconds timeout) {
-  if (w.launcher == Launcher::kDdpbench) return comm::Store::open_file(w.store_file, timeout);
-  if (w.launcher == Launcher::kOpenMpi && w.master_addr.empty()) {
-    return comm::mpi_rendezvous_store(w.rank, timeout);
+// The store and where it listens (the heartbeats connect there too; port 0 for a file store).
+struct JoinedStore {
+  std::shared_ptr<comm::Store> store;
+  std::string host;
+  int port = 0;
+};
+
+JoinedStore join_store(const WorldInfo& w, comm::Backend backend,
+                       std::chrono::milliseconds timeout) {
+  if (w.launcher == Launcher::kDdpbench) return {comm::Store::open_file(w.store_file, timeout)};
+  // The mpi backend meets through MPI under any MPI launcher; its store, found the same way,
+  // carries only the heartbeats.
+  if (comm::traits(backend).needs_mpi_launcher ||
+      (w.launcher == Launcher::kOpenMpi && w.master_addr.empty())) {
+    try {
+      comm::MpiRendezvous r = comm::mpi_rendezvous_store(w.rank, timeout);
+      return {std::move(r.store), r.host, r.port};
+    } catch (const std::exception& e) {
+      throw WorkerFailure(
+          fmt::format("rank {} ({}): {}", w.rank, launcher_name(w.launcher),
+                      std::string(e.what()).substr(0, std::string(e.what()).find('\n'))));
+    }
   }
   if (w.master_addr.empty() || w.master_port == 0) {
     throw InputError(fmt::format(
@@ -37,8 +59,12 @@ std::shared_ptr<comm::Store> join_store(const WorldInfo& w, std::chrono::millise
   }
   // Rank 0 serves the store, as torchrun's c10d rendezvous does; the others connect to it.
   try {
-    if (w.rank == 0) return comm::Store::serve(w.master_addr, w.master_port, timeout);
-    return comm::Store::connect(w.master_addr, w.master_port, timeout);
+    if (w.rank == 0) {
+      return {comm::Store::serve(w.master_addr, w.master_port, timeout), w.master_addr,
+              w.master_port};
+    }
+    return {comm::Store::connect(w.master_addr, w.master_port, timeout), w.master_addr,
+            w.master_port};
   } catch (const std::exception& e) {
     throw rendezvous_failure(w, timeout, w.rank == 0 ? "serve" : "reach", e.what());
   }
@@ -48,13 +74,46 @@ bool is_loopback(const std::string& addr) {
   return addr == "localhost" || addr.rfind("127.", 0) == 0 || addr == "::1";
 }
 
+// The collective a stalled rank is in: the oldest its ring holds as not done.
+const comm::FlightEntry* oldest_pending(const comm::FlightLog& log) {
+  for (const comm::FlightEntry& e : log.entries) {
+    if (e.state != comm::FlightState::kDone) return &e;
+  }
+  return nullptr;
+}
+
+// Per Note [An MPI job ends by MPI_Abort]: an MPI collective past --timeout will never end, so
+// this rank names itself, the collective and the peer to blame, removes what it staged, and ends
+// the job.
+[[noreturn]] void end_stalled_job(const WorldInfo& w, const JoinedWorld& joined,
+                                  const std::string& call, std::chrono::milliseconds waited) {
+  const comm::FlightLog log = joined.recorder->snapshot();
+  const comm::FlightEntry* stuck = oldest_pending(log);
+  std::string collective = call;
+  if (stuck != nullptr) {
+    const std::string where = comm::where_text(*stuck);
+    collective = fmt::format("collective #{}, {}{}", stuck->seq, comm::describe_fingerprint(*stuck),
+                             where.empty() ? "" : " (" + where + ")");
+  }
+  const std::string headline = fmt::format(
+      "{} not done after {:.1f} s (--timeout): {} cannot be cancelled, so the MPI job is aborted",
+      collective, waited.count() / 1e3, call);
+  const std::string message = explain_stalled_collective(joined.store.get(), joined.heartbeat.get(),
+                                                         w, headline, stuck ? stuck->seq : -1);
+  std::fprintf(stderr, "ddpbench: worker failure: %s\n", message.c_str());
+  SignalCleanup::process().undo_for_abort();
+  comm::abort_mpi_job(kExitWorkerFailed);
+}
+
 }  // namespace
 
 JoinedWorld join_world(const WorldInfo& world, comm::Backend backend,
                        std::chrono::milliseconds timeout, const comm::RecordingOptions& recording) {
+  const bool spawned = world.launcher == Launcher::kDdpbench;
   JoinedWorld joined;
-  // An MPI backend rendezvouses through mpirun itself; everything else through a store.
-  if (!comm::traits(backend).needs_mpi_launcher) joined.store = join_store(world, timeout);
+  const JoinedStore store = join_store(world, backend, timeout);
+  joined.store = store.store;
+  joined.recorder = std::make_shared<comm::FlightRecorder>(world.rank, world.flight_file);
   comm::CommunicatorRequest request;
   request.backend = backend;
   request.rank = world.rank;
@@ -63,21 +122,26 @@ JoinedWorld join_world(const WorldInfo& world, comm::Backend backend,
   request.shm_prefix = world.shm_prefix;
   // gloo listens on this address: loopback for a loopback rendezvous, the --master-addr given for
   // workers spawned on this machine, and the host's own name otherwise (a multi-host run).
-  request.interface_address = is_loopback(world.master_addr)          ? "127.0.0.1"
-                              : world.launcher == Launcher::kDdpbench ? world.master_addr
-                                                                      : "";
+  request.interface_address = is_loopback(world.master_addr) ? "127.0.0.1"
+                              : spawned                      ? world.master_addr
+                                                             : "";
   // Spawned ranks have a parent that watches their progress and names a hung rank at --timeout:
   // their collectives get 30 s more, so that the parent's clearer verdict comes first. A rank
   // started by another launcher has no such parent: --timeout is its own limit, for the
   // rendezvous and every collective alike.
-  request.timeout =
-      world.launcher == Launcher::kDdpbench ? timeout + std::chrono::seconds(30) : timeout;
+  request.timeout = spawned ? timeout + std::chrono::seconds(30) : timeout;
+  // What the handler needs outlives the communicator: it holds them (the heartbeat from when it
+  // starts, below; no MPI collective runs before).
+  const auto stalled =
+      std::make_shared<JoinedWorld>(JoinedWorld{joined.store, nullptr, joined.recorder, nullptr});
+  request.mpi_on_stall = [world, stalled](const std::string& call,
+                                          std::chrono::milliseconds waited) {
+    end_stalled_job(world, *stalled, call, waited);
+  };
   // The communicator's own rendezvous is the first use of a TCP store: a failure there is the
   // store's address failing too, and is named as such.
-  const bool tcp_store =
-      joined.store && world.launcher != Launcher::kDdpbench && !world.master_addr.empty();
+  const bool tcp_store = joined.store && !spawned && !world.master_addr.empty();
   try {
-    joined.recorder = std::make_shared<comm::FlightRecorder>(world.rank, world.flight_file);
     comm::RecordingOptions options = recording;
     options.splitter = [request](const comm::SplitGroup& group) {
       return comm::make_split_communicator(request, group);
@@ -89,6 +153,15 @@ JoinedWorld join_world(const WorldInfo& world, comm::Backend backend,
   } catch (const std::exception& e) {
     if (!tcp_store) throw;
     throw rendezvous_failure(world, timeout, "meet its peers through", e.what());
+  }
+  // Spawned ranks have a parent that watches them; the others beat in the store. Only now: the
+  // communicator's rendezvous has proven that a store answers there (mpi's store is rank 0's own,
+  // found through MPI). 1.13's TCPStore::add waits without a deadline on a listener that is not a
+  // store, and the heartbeat's thread would hold the rank forever.
+  if (!spawned && store.port != 0) {
+    joined.heartbeat =
+        std::make_shared<Heartbeat>(world, store.host, store.port, joined.recorder, timeout);
+    stalled->heartbeat = joined.heartbeat;
   }
   return joined;
 }

@@ -42,6 +42,11 @@ training::ModeOutcome spawn_ranks(const training::RunSetup& setup, ModeKind mode
   group.progress_timeout = setup.timeout;
   group.argv = argv;
   group.extra_env.push_back(fmt::format("{}={}", launch::kRankModeEnv, modes::mode_name(mode)));
+  if (mode == ModeKind::kDdp && setup.ddp.impl == modes::ddp::DdpImpl::kC10d) {
+    group.unrecorded_collectives =
+        "c10d's Reducer issues its collectives on its process group, which the flight recorder "
+        "does not see";
+  }
   training::ProgressLine progress(setup.progress,
                                   fmt::format("{} x{}", modes::mode_name(mode), setup.world_size),
                                   setup.check_steps + setup.warmup_steps + setup.perf_steps);

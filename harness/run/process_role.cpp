@@ -48,6 +48,8 @@ LaunchingParent::~LaunchingParent() = default;
 LaunchingParent prepare_launcher(bool spawns_ranks, int (*entry)(int, char**), int argc,
                                  char** argv) {
   if (is_spawned_worker()) return LaunchingParent(nullptr);  // the parent stops its workers
+  // A bad DDPBENCH_RANK_START is refused wherever ranks could start, before anything is (exit 2).
+  if (spawns_ranks) launch::rank_start_from_env();
   std::unique_ptr<launch::RankZygote> zygote;
   if (spawns_ranks && !has_launcher_variables())
     zygote = launch::RankZygote::start(entry, argc, argv);

@@ -34,7 +34,8 @@ class LaunchingParent {
 // ranks where this process will launch them (`spawns_ranks` and no launcher's variables;
 // launch/rank_zygote.h), then the signal handling that cleans up after SIGINT, SIGTERM or SIGHUP
 // (launch/signal_cleanup.h). In that order: the zygote needs a process without threads, and the
-// signal handling starts one. `entry` (what a rank runs), argc and argv are main's.
+// signal handling starts one. `entry` (what a rank runs), argc and argv are main's. Throws
+// InputError for a DDPBENCH_RANK_START it does not know (launch/rank_zygote.h), before anything.
 LaunchingParent prepare_launcher(bool spawns_ranks, int (*entry)(int, char**), int argc,
                                  char** argv);
 

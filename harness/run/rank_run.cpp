@@ -7,11 +7,13 @@
 
 #include <optional>
 
+#include "comm/mpi_communicator.h"
 #include "errors.h"
 #include "launch/core_pinning.h"
 #include "launch/environment.h"
 #include "launch/peer_loss.h"
 #include "launch/ring_comparison.h"
+#include "launch/signal_cleanup.h"
 #include "launch/worker_group.h"
 #include "launch/world_join.h"
 #include "output/output_dir.h"
@@ -84,16 +86,22 @@ std::vector<modes::ModeKind> modes_of_this_world(const training::RunSetup& setup
   return {*mode};
 }
 
-}  // namespace
+// The collective a failing rank's collective failure is about: the oldest its ring holds as not
+// done (failed, or still waited on); -1 when there is none.
+int64_t failed_seq(const comm::FlightRecorder& recorder) {
+  for (const comm::FlightEntry& e : recorder.snapshot().entries) {
+    if (e.state != comm::FlightState::kDone) return e.seq;
+  }
+  return -1;
+}
 
-int run_as_rank(const RunRequest& request, const scenarios::ScenarioRegistry& registry,
-                const launch::WorldInfo& world, const std::vector<std::string>& argv) {
+int train_as_rank(const RunRequest& request, const scenarios::ScenarioRegistry& registry,
+                  const launch::WorldInfo& world, const std::vector<std::string>& argv) {
   using modes::ModeKind;
-  // A write to a dead peer's socket (gloo's TCP pairs) must fail as an error this rank reports
-  // as a lost peer, not kill it with SIGPIPE: a rank killed so looks like a cause, and the
-  // parent or a torchrun log would blame it instead of the peer that died first.
-  signal(SIGPIPE, SIG_IGN);
   const bool spawned = world.launcher == launch::Launcher::kDdpbench;
+  // Under another launcher, a SIGTERM is most often that launcher ending the job another rank
+  // failed: the line it leaves names this rank.
+  if (!spawned) launch::SignalCleanup::process().set_speaker(fmt::format("rank {}", world.rank));
   // Pinned before libtorch starts its thread pool, which inherits the cores (Note [Pinned ranks]).
   if (spawned && !request.no_pin_cores) {
     if (const auto cores = launch::rank_cores(world.local_rank, world.world_size,
@@ -115,8 +123,6 @@ int run_as_rank(const RunRequest& request, const scenarios::ScenarioRegistry& re
   if (!spawned && world.rank == 0) out.emplace(setup.out);
   launch::JoinedWorld joined =
       launch::join_world(world, setup.backend, setup.timeout, recording_options(setup, world.rank));
-  std::optional<launch::Heartbeat> heartbeat;  // lets a failing rank tell dead peers from blocked
-  if (!spawned && joined.store && world.master_port != 0) heartbeat.emplace(world, setup.timeout);
 
   const training::PhaseInputs in{setup, context, dataset, plan, grad};
 
@@ -131,18 +137,20 @@ int run_as_rank(const RunRequest& request, const scenarios::ScenarioRegistry& re
     }
   } catch (const InputError&) {
     throw;
-  } catch (const WorkerFailure&) {
+  } catch (const WorkerFailure& e) {
+    // A failure of this rank's own (a crash, a non-finite loss): the peers name it with its
+    // reason, not as a rank that stopped without a word.
+    if (!spawned) launch::mark_own_failure(joined.store.get(), world.rank, e.what());
     throw;
   } catch (const std::exception& e) {
     // A spawned rank's parent names the rank that failed; under an external launcher each rank
     // has to work out itself which peer was lost.
     if (spawned) throw;
     throw WorkerFailure(launch::explain_collective_failure(joined.store.get(),
-                                                           heartbeat ? &*heartbeat : nullptr, world,
-                                                           e.what()) +
+                                                           joined.heartbeat.get(), world, e.what(),
+                                                           failed_seq(*joined.recorder)) +
                         last_collective(*joined.recorder));
   }
-
   // A ddpbench parent compares its ranks' rings itself (launch/worker_group.h).
   if (!spawned) {
     if (const auto finding = launch::compare_rings(*joined.comm, *joined.recorder)) {
@@ -168,6 +176,25 @@ int run_as_rank(const RunRequest& request, const scenarios::ScenarioRegistry& re
                     {dataset->describe(), &plan, modes::grad_record_name(grad), argv,
                      fresh.model.ptr().get(), &in},
                     std::move(outcomes), references, *out);
+}
+
+}  // namespace
+
+int run_as_rank(const RunRequest& request, const scenarios::ScenarioRegistry& registry,
+                const launch::WorldInfo& world, const std::vector<std::string>& argv) {
+  // A write to a dead peer's socket (gloo's TCP pairs) must fail as an error this rank reports
+  // as a lost peer, not kill it with SIGPIPE: a rank killed so looks like a cause, and the
+  // parent or a torchrun log would blame it instead of the peer that died first.
+  signal(SIGPIPE, SIG_IGN);
+  try {
+    return train_as_rank(request, registry, world, argv);
+  } catch (const InputError&) {
+    comm::abort_mpi_job_at_exit(kExitBadInput);  // Note [An MPI job ends by MPI_Abort]
+    throw;
+  } catch (...) {
+    comm::abort_mpi_job_at_exit(kExitWorkerFailed);
+    throw;
+  }
 }
 
 }  // namespace ddpbench::run

@@ -3,7 +3,7 @@
 // DDPBENCH_RANK_START=exec they are exec'd as before and a run still passes. Either way SIGTERM
 // stops every process the run started. (That a forked rank sees its own RANK and WORLD_SIZE, which
 // /proc/PID/environ does not show, every passing multi-rank run in the suite proves: two ranks
-// that both took rank 0 would not pass.)
+// that both took rank 0 would not pass.) Any other value is refused before anything starts.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -65,6 +65,24 @@ TEST_F(RankStart, ExecWhenAskedStartsTheRanksAsBefore) {
                                       "--gpus", "2", "--quiet", "--out", path("passes")},
                                      {"DDPBENCH_RANK_START=exec"});
   EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+}
+
+// Issue 73: DDPBENCH_RANK_START=bogus was a fork without a word.
+TEST_F(RankStart, AnUnknownWayToStartRanksIsRefusedNamingTheAcceptedOnes) {
+  const std::vector<std::vector<std::string>> commands = {
+      {"run", "--scenario", "linear_mse", "--gpus", "2", "--out", path("refused")},
+      {"comm", "--gpus", "2", "--out", path("refused")}};
+  for (const std::vector<std::string>& args : commands) {
+    const std::string& command = args.front();
+    const auto r = testing::ddpbench(args, {"DDPBENCH_RANK_START=exce"});
+    EXPECT_EQ(r.exit_code, 2) << command << ": " << r.out << r.err;
+    EXPECT_EQ(testing::count_lines(r.err), 1) << command << ": " << r.err;
+    EXPECT_NE(r.err.find("DDPBENCH_RANK_START='exce' is not a way to start ranks: use fork (the "
+                         "default: forked by a zygote) or exec, or unset it"),
+              std::string::npos)
+        << command << ": " << r.err;
+    EXPECT_FALSE(std::filesystem::exists(path("refused"))) << command;
+  }
 }
 
 }  // namespace

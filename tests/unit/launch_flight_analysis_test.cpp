@@ -3,7 +3,9 @@
 // rank for each way a group stops: a rank that never issued one (hang, crash), ranks that disagree
 // (desync, shape; also older than the rings), a collective every rank is stuck in, and a group
 // that stopped outside collectives. A group whose ranks issued the same collectives is never
-// called a disagreement (a correct run must not fail).
+// called a disagreement (a correct run must not fail). A rank that was killed in a collective is
+// not "in" it, and a group whose collectives the rings do not all see (c10d's Reducer) is not
+// said to have stopped outside collectives.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -114,6 +116,56 @@ TEST(FlightAnalysis, RanksThatIssuedTheSameCollectivesAreNeverADisagreement) {
   EXPECT_EQ(g.verdict, FlightVerdict::kPending);
   EXPECT_EQ(g.seq, 2);
   EXPECT_NE(g.summary.find("ranks 0, 1 still in it"), std::string::npos) << g.summary;
+}
+
+TEST(FlightAnalysis, ARankKilledInACollectiveIsNamedAsEndedThereNotAsStillInIt) {
+  // Every rank issued #2; rank 1 was killed in it, rank 0 still waits.
+  std::vector<RankFlight> ranks = {rank_with(0, {10, 20, 30}, 1), rank_with(1, {10, 20, 30}, 1)};
+  ranks[1].ended = "was killed by signal 9 (Killed)";
+  const FlightFinding f = analyse_flights(ranks, comm::monotonic_ns());
+  EXPECT_EQ(f.verdict, FlightVerdict::kPending);
+  EXPECT_NE(f.summary.find("; rank 0 still in it after"), std::string::npos) << f.summary;
+  EXPECT_NE(f.summary.find("; rank 1 (was killed by signal 9 (Killed)) ended while in it"),
+            std::string::npos)
+      << f.summary;
+  EXPECT_EQ(f.summary.find("ranks 0, 1"), std::string::npos) << f.summary;
+
+  // The others finished it: nobody is still in it.
+  ranks[0] = rank_with(0, {10, 20, 30});
+  const FlightFinding g = analyse_flights(ranks, comm::monotonic_ns());
+  EXPECT_NE(g.summary.find("rank 1 (was killed by signal 9 (Killed)) ended while in it, and every "
+                           "other rank finished it"),
+            std::string::npos)
+      << g.summary;
+  EXPECT_EQ(g.summary.find("still in"), std::string::npos) << g.summary;
+
+  // Rank 2 never issued #3; rank 1 died in it, only rank 0 waits there.
+  std::vector<RankFlight> three = {rank_with(0, {10, 20, 30, 40}, 1),
+                                   rank_with(1, {10, 20, 30, 40}, 1), rank_with(2, {10, 20, 30})};
+  three[1].ended = "was killed by signal 9 (Killed)";
+  const FlightFinding h = analyse_flights(three, comm::monotonic_ns());
+  EXPECT_EQ(h.verdict, FlightVerdict::kNeverIssued);
+  EXPECT_NE(h.summary.find("rank 2 never issued collective #3"), std::string::npos) << h.summary;
+  EXPECT_NE(h.summary.find("; rank 0 waiting in it for"), std::string::npos) << h.summary;
+  EXPECT_NE(h.summary.find("; rank 1 (was killed by signal 9 (Killed)) ended while in it"),
+            std::string::npos)
+      << h.summary;
+}
+
+TEST(FlightAnalysis, CollectivesTheRingsDoNotSeeAreSaidInsteadOfStoppedOutsideCollectives) {
+  const std::string c10d =
+      "c10d's Reducer issues its collectives on its process group, which the flight recorder "
+      "does not see";
+  const std::vector<RankFlight> done = {rank_with(0, {10, 20, 30}), rank_with(1, {10, 20, 30})};
+  const FlightFinding f = analyse_flights(done, comm::monotonic_ns(), c10d);
+  EXPECT_EQ(f.verdict, FlightVerdict::kAllDone);
+  EXPECT_EQ(f.summary.find("stopped outside collectives"), std::string::npos) << f.summary;
+  EXPECT_NE(f.summary.find("every rank's last recorded collective, #2, allreduce(float32 x 30)"),
+            std::string::npos)
+      << f.summary;
+  EXPECT_NE(f.summary.find(c10d), std::string::npos) << f.summary;
+  const std::vector<RankFlight> none = {rank_with(0, {}), rank_with(1, {})};
+  EXPECT_NE(analyse_flights(none, 0, c10d).summary.find(c10d), std::string::npos);
 }
 
 TEST(FlightAnalysis, RanksWithoutARingAreLeftOutAndFailureJsonListsEveryRank) {
