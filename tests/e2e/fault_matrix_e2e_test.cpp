@@ -155,7 +155,13 @@ class FaultMatrix : public testing::TempDirTest {
         }
       }
     }
-    for (const auto& [key, bits] : classes) run_cell(modes::fault_row(key.first), bits);
+    for (const auto& [key, bits] : classes) {
+      // A hang ends at --timeout by construction, whatever judges the run: its cells are held
+      // by DdpE2E.CrashHangAndNanStopTheRunNamingTheRank and the hang tests of
+      // CollectiveDiagnosis and MpiFailures, and would cost this walk its timeout twice.
+      if (key.first == FaultKind::kHang) continue;
+      run_cell(modes::fault_row(key.first), bits);
+    }
     std::printf("fault matrix: %d cells refused, %zu classes of accepted cells run\n", refused,
                 classes.size());
   }

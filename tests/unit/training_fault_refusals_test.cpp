@@ -10,6 +10,7 @@
 #include "errors.h"
 #include "modes/common/fault_table.h"
 #include "scenarios/registry.h"
+#include "training/fault_detection.h"
 #include "training/fault_refusals.h"
 
 namespace ddpbench::training {
@@ -167,6 +168,35 @@ TEST(FaultRefusals, AFaultIsNamedWithItsRowsFieldsOnly) {
   f.kind = modes::FaultKind::kSlow;
   f.ms = 2.5;
   EXPECT_EQ(modes::fault_text(f), "slow:rank=1,ms=2.5");
+}
+
+// A grad fault no check saw is blamed on what hid it: the rounding floor or items the run's
+// precision cannot resolve, when the gradients check says it held some to them (the hostile run
+// saw "an unused parameter" blamed there), else a gradient of that tensor that is zero.
+TEST(FaultRefusals, AnUnseenGradFaultIsBlamedOnWhatHidIt) {
+  const RunSetup s = run_for(modes::fault_row(modes::FaultKind::kGrad));
+  reports::CheckRecord gradients;
+  gradients.name = reports::Stage::kGradients;
+  gradients.measure = reports::Measure::kNormalized;
+  gradients.limit = 2e-5;
+  gradients.items = 6;
+  gradients.status = reports::CheckStatus::kPass;
+  const auto plain = undetected_fault_check(s, ModeKind::kDdp, {gradients});
+  ASSERT_TRUE(plain.has_value());
+  EXPECT_NE(plain->detail.find("an unused parameter"), std::string::npos) << plain->detail;
+  gradients.floored = 2;
+  gradients.floor_tensor = "fc.weight";
+  gradients.floor_step = 1;
+  gradients.incomparable = 3;
+  gradients.incomparable_tensor = "fc.bias";
+  const auto floored = undetected_fault_check(s, ModeKind::kDdp, {gradients});
+  ASSERT_TRUE(floored.has_value());
+  EXPECT_NE(floored->detail.find("rounding floor measured on the model (closest: fc.weight step 1)"),
+            std::string::npos)
+      << floored->detail;
+  EXPECT_NE(floored->detail.find("3 item(s) were not comparable"), std::string::npos)
+      << floored->detail;
+  EXPECT_EQ(floored->detail.find("unused parameter"), std::string::npos) << floored->detail;
 }
 
 TEST(FaultRefusals, AStepBeyondTheRunAndAPerfOnlyRunAreRefused) {
