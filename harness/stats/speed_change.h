@@ -31,6 +31,8 @@ namespace ddpbench::stats {
 inline constexpr double kGateConfidence = 0.99;
 // Fewest repeats per side with which an interval at kGateConfidence exists (C(10, 5) = 252 >= 200).
 inline constexpr int64_t kMinGateRepeats = 5;
+// Fewest paired rounds with which a signed-rank interval at kGateConfidence exists (2/2^8 < 0.01).
+inline constexpr int64_t kMinPairedRounds = 8;
 // Repeats beyond this are reported as "more than" it.
 inline constexpr int64_t kMaxRepeatsAdvice = 10000;
 
@@ -52,6 +54,23 @@ struct SpeedChange {
 // fraction of throughput that may be lost, in [0, 1).
 SpeedChange judge_speed(const std::vector<double>& baseline, const std::vector<double>& current,
                         double allowed);
+
+// Note [Deciding a slowdown from paired rounds]
+// `gate --ab` measures baseline and current in one job, in rounds: each round runs both once, in
+// a random order, back to back. Round i's difference is log(current_i) - log(baseline_i) (its
+// step-time ratio), and the change is the one-sample Hodges-Lehmann estimate of those differences
+// (signed_rank.h) as a throughput ratio, with the interval the Wilcoxon signed-rank test inverts
+// at kGateConfidence and that test's p-value. The verdict rules are Note [Deciding a slowdown]'s,
+// on these figures. Why paired: a load that changes across the job (another job starting on the
+// runner) slows both members of the rounds it covers, so it shifts both sides of those
+// differences alike and drops out, where an unpaired test on the same numbers would read the
+// slow rounds as noise (wider interval: undecided) or, when the load came while one side ran,
+// as a change. The random order per round keeps a load that rises or falls within each round
+// from favouring whichever side runs second. Undecided advice: the rounds whose half-width,
+// z * sqrt(pi/3) * s_d / sqrt(R) for the standard deviation s_d of the differences, fits the gap.
+// `baseline[i]` and `current[i]` are round i's seconds per step (same length, all positive).
+SpeedChange judge_paired_speed(const std::vector<double>& baseline,
+                               const std::vector<double>& current, double allowed);
 
 // "-2.1% [-4.0%, +0.3%]" (the interval's bounds; "(-100%, +inf)" when none exists).
 std::string describe_change(const SpeedChange& c);
