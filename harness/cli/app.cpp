@@ -11,6 +11,7 @@
 
 #include "cli/comm_command.h"
 #include "cli/diff_command.h"
+#include "cli/ab_command.h"
 #include "cli/gate_command.h"
 #include "cli/history_command.h"
 #include "cli/list_command.h"
@@ -23,6 +24,7 @@
 #include "cli/scale_command.h"
 #include "commands/execute_comm.h"
 #include "commands/execute_diff.h"
+#include "commands/execute_ab.h"
 #include "commands/execute_gate.h"
 #include "commands/execute_history.h"
 #include "commands/execute_project.h"
@@ -83,6 +85,7 @@ int run_app(int argc, char** argv) {
   run::ScaleRequest scale_request;
   run::ReportRequest report_request;
   run::GateRequest gate_request;
+  run::AbRequest ab_request;
   run::CommRequest comm_request;
   run::ProjectRequest project_request;
   run::DiffRequest diff_request;
@@ -94,6 +97,7 @@ int run_app(int argc, char** argv) {
   CLI::App* list_cmd = add_list_command(app, list_options);
   CLI::App* report_cmd = add_report_command(app, report_request);
   CLI::App* gate_cmd = add_gate_command(app, gate_request);
+  CLI::App* ab_cmd = add_ab_command(app, ab_request);
   CLI::App* scale_cmd = add_scale_command(app, scale_request);
   CLI::App* comm_cmd = add_comm_command(app, comm_request);
   CLI::App* project_cmd = add_project_command(app, project_request);
@@ -128,6 +132,7 @@ int run_app(int argc, char** argv) {
     if (list_cmd->parsed()) return run_list_command(list_options, registry);
     if (report_cmd->parsed()) return run::rerender_reports(report_request);
     if (gate_cmd->parsed()) return run::execute_gate(gate_request);
+    if (ab_cmd->parsed()) return run::execute_ab(ab_request);
     if (scale_cmd->parsed()) return run::execute_scale(scale_request, registry, args, command_line);
     if (comm_cmd->parsed()) return run::execute_comm(comm_request, args, launching.zygote());
     if (project_cmd->parsed()) return run::execute_project(project_request);

@@ -221,6 +221,50 @@ void add_detail(GatePoint& p, const std::string& more) {
   p.detail = p.detail.empty() ? more : p.detail + "; " + more;
 }
 
+// A decided SpeedChange into the point: its figures always, its verdict and detail when the
+// checks left the point ok. `over` says what it was measured over ("over 10 and 10 repeats"),
+// `what` the statistic, `unit` and `flag` what the undecided advice counts and sets.
+void apply_speed_change(const stats::SpeedChange& c, double allowed, const std::string& over,
+                        const std::string& what, const std::string& unit, const std::string& flag,
+                        GatePoint& p) {
+  p.shift = c.change;
+  p.shift_low = c.low;
+  p.shift_high = c.high;
+  p.p_value = c.p_value;
+  if (p.verdict != "ok") return;
+  const bool has_interval = c.confidence > 0;
+  // Too few repeats for any interval at the gate's confidence is not noise: say which it is.
+  const std::string interval =
+      has_interval ? fmt::format("{} ({:.0f}% interval {})", stats::describe_change(c),
+                                 100 * stats::kGateConfidence, over)
+                   : fmt::format("{:+.1f}% (no {:.0f}% interval exists {})", 100 * c.change,
+                                 100 * stats::kGateConfidence, over);
+  const std::string measured = fmt::format("{} {}, p = {:.2g}", what, interval, c.p_value);
+  switch (c.verdict) {
+    case stats::SpeedVerdict::kSlower:
+      p.verdict = "slower";
+      p.detail = fmt::format("{}: significantly slower, {:.1f}% allowed", measured, 100 * allowed);
+      break;
+    case stats::SpeedVerdict::kOk:
+      add_detail(p, measured);
+      break;
+    case stats::SpeedVerdict::kUndecided:
+      p.verdict = "undecided";
+      p.repeats_needed = c.repeats_needed;
+      p.detail = fmt::format(
+          "{}: too {} to tell against {:.1f}% allowed; {}", measured,
+          has_interval ? "noisy" : "few " + unit.substr(0, unit.find(' ')), 100 * allowed,
+          c.repeats_needed < 0 ? "the change sits at the threshold, so no number of repeats "
+                                 "decides it: raise or lower the allowance"
+          : c.repeats_needed > stats::kMaxRepeatsAdvice
+              ? fmt::format("more than {} {} would be needed: quiet the machine",
+                            stats::kMaxRepeatsAdvice, unit)
+              : fmt::format("about {} {} would decide ({} {})", c.repeats_needed, unit, flag,
+                            c.repeats_needed));
+      break;
+  }
+}
+
 // The throughput of a point both runs timed: with repeats on both sides by Note [Deciding a
 // slowdown] (stats/speed_change.h), else by the single-sample ratio the gate always used, saying
 // so. A point whose checks already failed keeps that verdict; the figures are still filled in.
@@ -262,45 +306,30 @@ void judge_throughput(const reports::ThroughputRecord& base, const reports::Thro
   const stats::SpeedChange c =
       stats::judge_speed(base.spread.repeat_medians_s, cur.spread.repeat_medians_s, allowed);
   p.timing_rule = "repeats";
-  p.shift = c.change;
-  p.shift_low = c.low;
-  p.shift_high = c.high;
-  p.p_value = c.p_value;
-  if (!judged) return;
-  const bool has_interval = c.confidence > 0;
-  // Too few repeats for any interval at the gate's confidence is not noise: say which it is.
-  const std::string interval =
-      has_interval
-          ? fmt::format("{} ({:.0f}% interval over {} and {} repeats)", stats::describe_change(c),
-                        100 * stats::kGateConfidence, base.spread.repeats, cur.spread.repeats)
-          : fmt::format("{:+.1f}% (no {:.0f}% interval exists over {} and {} repeats)",
-                        100 * c.change, 100 * stats::kGateConfidence, base.spread.repeats,
-                        cur.spread.repeats);
-  const std::string measured =
-      fmt::format("shift of the repeat medians {}, p = {:.2g}", interval, c.p_value);
-  switch (c.verdict) {
-    case stats::SpeedVerdict::kSlower:
-      p.verdict = "slower";
-      p.detail = fmt::format("{}: significantly slower, {:.1f}% allowed", measured, 100 * allowed);
-      break;
-    case stats::SpeedVerdict::kOk:
-      add_detail(p, measured);
-      break;
-    case stats::SpeedVerdict::kUndecided:
-      p.verdict = "undecided";
-      p.repeats_needed = c.repeats_needed;
-      p.detail = fmt::format(
-          "{}: too {} to tell against {:.1f}% allowed; {}", measured,
-          has_interval ? "noisy" : "few repeats", 100 * allowed,
-          c.repeats_needed < 0 ? "the change sits at the threshold, so no number of repeats "
-                                 "decides it: raise or lower the allowance"
-          : c.repeats_needed > stats::kMaxRepeatsAdvice
-              ? fmt::format("more than {} repeats a side would be needed: quiet the machine",
-                            stats::kMaxRepeatsAdvice)
-              : fmt::format("about {} repeats a side would decide (--repeats {})", c.repeats_needed,
-                            c.repeats_needed));
-      break;
-  }
+  apply_speed_change(c, allowed,
+                     fmt::format("over {} and {} repeats", base.spread.repeats, cur.spread.repeats),
+                     "shift of the repeat medians", "repeats a side", "--repeats", p);
+}
+
+// gate --ab: the rounds of one job, paired (Note [Deciding a slowdown from paired rounds]). The
+// samples/s columns are at the median of each side's rounds.
+void judge_paired(const reports::ThroughputRecord& base, const reports::ThroughputRecord& cur,
+                  double allowed, const GateThresholds::PairedRounds& rounds, GatePoint& p) {
+  const auto at_median = [](const reports::ThroughputRecord& t, const std::vector<double>& s) {
+    const double median_s = stats::median(s);
+    return median_s > 0 ? t.samples_per_step / median_s : 0.0;
+  };
+  p.baseline_samples_per_s = at_median(base, rounds.baseline_s);
+  p.current_samples_per_s = at_median(cur, rounds.current_s);
+  p.baseline_repeats = static_cast<int64_t>(rounds.baseline_s.size());
+  p.current_repeats = static_cast<int64_t>(rounds.current_s.size());
+  p.delta =
+      p.baseline_samples_per_s > 0 ? p.current_samples_per_s / p.baseline_samples_per_s - 1.0 : 0.0;
+  p.timing_rule = "paired rounds";
+  const stats::SpeedChange c =
+      stats::judge_paired_speed(rounds.baseline_s, rounds.current_s, allowed);
+  apply_speed_change(c, allowed, fmt::format("over {} paired rounds", rounds.baseline_s.size()),
+                     "paired shift of the rounds", "rounds", "--rounds", p);
 }
 
 }  // namespace
@@ -369,8 +398,13 @@ GateResult run_gate(const reports::RunReport& baseline, const reports::RunReport
       const double allowed =
           it != thresholds.point_max_slowdown.end() ? it->second : thresholds.max_slowdown;
       const auto pool = thresholds.lookback_medians.find(key);
-      judge_throughput(base.throughput, cur->throughput, allowed,
-                       pool == thresholds.lookback_medians.end() ? nullptr : &pool->second, p);
+      const auto rounds = thresholds.paired_rounds.find(key);
+      if (rounds != thresholds.paired_rounds.end()) {
+        judge_paired(base.throughput, cur->throughput, allowed, rounds->second, p);
+      } else {
+        judge_throughput(base.throughput, cur->throughput, allowed,
+                         pool == thresholds.lookback_medians.end() ? nullptr : &pool->second, p);
+      }
     }
     const bool accepted = p.verdict == "undecided" && thresholds.allow_undecided;
     if (accepted) p.detail += " (accepted: --allow-undecided)";

@@ -32,6 +32,12 @@ struct GateThresholds {
   // gate --history: per point key, the repeat medians (seconds per step) the current run's
   // throughput is judged against instead of the baseline report's (compare/report_history.h).
   std::map<std::string, std::vector<double>> lookback_medians;
+  // gate --ab: per point key, each round's seconds per step of both builds, measured in one job
+  // (Note [Deciding a slowdown from paired rounds]); they replace both reports' repeats.
+  struct PairedRounds {
+    std::vector<double> baseline_s, current_s;
+  };
+  std::map<std::string, PairedRounds> paired_rounds;
 };
 
 // The verdict records live with the other plain records, in reports/.

@@ -38,8 +38,8 @@ std::vector<std::string> environment_with(const std::vector<std::string>& overri
   return env;
 }
 
-int run_self(const std::vector<std::string>& argv, const std::string& tmpdir) {
-  const std::string self = self_executable();
+int run_program(const std::string& binary, const std::vector<std::string>& argv,
+              const std::string& tmpdir, const std::string& log_path) {
   // The environment is built before fork: after it, only async-signal-safe calls are allowed.
   std::vector<std::string> env =
       environment_with({"TMPDIR=" + tmpdir, std::string(kNestedEnv) + "=1"});
@@ -56,9 +56,16 @@ int run_self(const std::vector<std::string>& argv, const std::string& tmpdir) {
   if (pid == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     SignalCleanup::reset_in_child();
-    const int null = ::open("/dev/null", O_WRONLY);
-    if (null >= 0) dup2(null, STDOUT_FILENO);
-    execve(self.c_str(), args.data(), envp.data());
+    if (log_path.empty()) {
+      const int null = ::open("/dev/null", O_WRONLY);
+      if (null >= 0) dup2(null, STDOUT_FILENO);
+    } else {
+      const int log = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      if (log < 0) _exit(126);
+      dup2(log, STDOUT_FILENO);
+      dup2(log, STDERR_FILENO);
+    }
+    execve(binary.c_str(), args.data(), envp.data());
     _exit(127);
   }
   const TrackedResource child(cleanup.track_child(pid));
@@ -67,6 +74,10 @@ int run_self(const std::vector<std::string>& argv, const std::string& tmpdir) {
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int run_self(const std::vector<std::string>& argv, const std::string& tmpdir) {
+  return run_program(self_executable(), argv, tmpdir, "");
 }
 
 }  // namespace ddpbench::launch

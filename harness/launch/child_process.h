@@ -1,5 +1,6 @@
-// child_process.h — run this program again as one child process, to completion (used by `scale`
-// to run each point as its own `ddpbench run`, and by --bisect). The child dies with the parent.
+// child_process.h — run this program again, or another build of it, as one child process, to
+// completion (used by `scale` to run each point as its own `ddpbench run`, by --bisect, and by
+// `gate --ab` to run the baseline and current builds in turn). The child dies with the parent.
 #pragma once
 
 #include <string>
@@ -13,6 +14,11 @@ namespace ddpbench::launch {
 // TMPDIR is `tmpdir`, a private folder of ours, so what it keeps there (its workers' folder)
 // goes with ours even when it is killed outright.
 int run_self(const std::vector<std::string>& argv, const std::string& tmpdir);
+
+// As run_self, but runs `binary` (a ddpbench, maybe another build), with its stdout and stderr
+// both written to `log_path` (empty: stdout discarded and stderr inherited, as run_self does).
+int run_program(const std::string& binary, const std::vector<std::string>& argv,
+                const std::string& tmpdir, const std::string& log_path);
 
 // This process's environment with `overrides` ("NAME=value") in place of the entries of the same
 // names: what a child this process starts is given.

@@ -237,6 +237,21 @@ struct GateRequest {
   int64_t lookback = 20;  // --lookback: the earlier commits pooled
 };
 
+// `ddpbench ab -- RUN ARGS`: the baseline build and the current build run the same arguments in
+// rounds, in a random order per round, in one job; the gate decides on the paired rounds
+// (commands/execute_ab.h).
+struct AbRequest {
+  std::string baseline_binary;  // a ddpbench, or a build folder holding harness/ddpbench
+  std::string current_binary;   // the same; empty: this program
+  int64_t rounds = 10;
+  uint64_t seed = 1;  // of the order within each round
+  double max_slowdown = 0.05;
+  bool allow_undecided = false;
+  std::string format = "text";  // text or md
+  std::string out = "ddpbench_ab";
+  std::vector<std::string> run_args;  // after `--`: what `run` is given (no --out, --repeats)
+};
+
 // `ddpbench history RUN...`: a series of runs of successive commits, judged point by point
 // (commands/execute_history.h).
 struct HistoryRequest {

@@ -9,8 +9,6 @@
 namespace ddpbench::stats {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
 struct Ranked {
   std::vector<double> ranks;  // of |d|, midranks for ties, in the order of the input
   double tie_term = 0;        // sum of t^3 - t over the groups of tied |d|
@@ -86,7 +84,8 @@ SignedRank wilcoxon_signed_rank(const std::vector<double>& differences) {
 
 Shift paired_hodges_lehmann(const std::vector<double>& differences, double confidence) {
   Shift s;
-  s.interval = {-kInf, kInf, 0};
+  const double inf = std::numeric_limits<double>::infinity();
+  s.interval = {-inf, inf, 0};
   const std::vector<double>& d = differences;
   if (d.empty()) return s;
   std::vector<double> walsh;

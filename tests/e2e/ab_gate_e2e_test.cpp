@@ -1,0 +1,116 @@
+// ab_gate_e2e_test.cpp — `ddpbench ab` (issue 74) through the real binary: both builds run the
+// same arguments in rounds within one job, in an order drawn per round; ab.json keeps the rounds,
+// their order, each side's seconds per step and every round's report of both sides; a build that
+// is really slower (the `slow` fault on every step, wrapped as a "build") is `slower` over eight
+// paired rounds; and each misuse is refused, exit 2, one line, nothing written.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "support/cli_runner.h"
+#include "support/temp_dir_test.h"
+#include "support/test_paths.h"
+
+namespace ddpbench {
+namespace {
+namespace fs = std::filesystem;
+using testing::ddpbench;
+
+class AbGate : public testing::TempDirTest {
+ protected:
+  // A "build" that is this binary with `extra` appended to every command line.
+  std::string wrapped_build(const std::string& name, const std::string& extra) {
+    const std::string p = path(name);
+    std::ofstream(p) << "#!/bin/sh\nexec " << testing::kDdpbenchBinary << " \"$@\" " << extra
+                     << "\n";
+    fs::permissions(p, fs::perms::owner_all);
+    return p;
+  }
+  static std::vector<std::string> run_args() {
+    return {"--", "--scenario", "linear_mse", "--modes", "ddp",     "--gpus",
+            "2",  "--perf-only", "--steps",   "5",       "--quiet"};
+  }
+};
+
+TEST_F(AbGate, ASlowerBuildIsSlowerOnEightPairedRoundsAndEveryRoundIsKept) {
+  // 20 ms on every step of rank 0, which rank 1 waits for in every all-reduce: several times the
+  // step, so each round's pair differs in the same direction and eight rounds decide it.
+  const std::string slow = wrapped_build("slow_build", "--inject-fault slow:rank=0,ms=20");
+  std::vector<std::string> args = {"ab", "--baseline-bin", testing::kDdpbenchBinary,
+                                   "--current-bin", slow, "--rounds", "8", "--out", path("ab")};
+  const std::vector<std::string> tail = run_args();
+  args.insert(args.end(), tail.begin(), tail.end());
+  const auto r = ddpbench(args);
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("linear_mse/ddp/2"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("slower: paired shift of the rounds"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("over 8 paired rounds"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("gate: FAIL"), std::string::npos) << r.out;
+
+  const nlohmann::json ab = testing::read_json(path("ab") + "/ab.json");
+  ASSERT_EQ(ab["rounds"].size(), 8u);
+  int current_first = 0;
+  for (const auto& round : ab["rounds"]) {
+    const auto& order = round["order"];
+    ASSERT_EQ(order.size(), 2u);
+    EXPECT_NE(order[0], order[1]);
+    if (order[0] == "current") ++current_first;
+    for (const char* side : {"baseline", "current"}) {
+      const std::string report = round[side]["report"];
+      EXPECT_TRUE(fs::is_regular_file(path("ab") + "/" + report)) << report;
+      EXPECT_GT(round[side]["seconds_per_step"]["linear_mse/ddp/2"].get<double>(), 0);
+    }
+    // The wrapped build really ran with its fault: it is slower in every round.
+    EXPECT_GT(round["current"]["seconds_per_step"]["linear_mse/ddp/2"].get<double>(),
+              round["baseline"]["seconds_per_step"]["linear_mse/ddp/2"].get<double>());
+  }
+  // The order is drawn (seed 1), not fixed: both orders occur in eight rounds.
+  EXPECT_GT(current_first, 0);
+  EXPECT_LT(current_first, 8);
+  ASSERT_EQ(ab["points"].size(), 1u);
+  EXPECT_EQ(ab["points"][0]["verdict"], "slower");
+  EXPECT_EQ(ab["points"][0]["timing_rule"], "paired rounds");
+  EXPECT_LT(ab["points"][0]["p_value"].get<double>(), 0.01);
+  EXPECT_FALSE(ab["passed"].get<bool>());
+}
+
+TEST_F(AbGate, MisuseIsOneLineExitTwoAndNothingWritten) {
+  const std::string refusing = path("refusing_build");
+  std::ofstream(refusing) << "#!/bin/sh\necho 'ddpbench: error: the option --perf-only "
+                             "does not exist' >&2\nexit 2\n";
+  fs::permissions(refusing, fs::perms::owner_all);
+  const std::string self = testing::kDdpbenchBinary;
+  struct Case {
+    std::vector<std::string> args;
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      {{"--baseline-bin", path("nothing_here")}, "is not an executable ddpbench"},
+      {{"--baseline-bin", self, "--", "--scenario", "linear_mse", "--out", "x"},
+       "give ab --out instead"},
+      {{"--baseline-bin", self, "--", "--scenario", "linear_mse", "--repeats=5"},
+       "give ab --rounds instead"},
+      {{"--baseline-bin", self, "--", "--scenario", "linear_mse", "--check-only"},
+       "nothing to pair"},
+      {{"--baseline-bin", refusing, "--rounds", "2", "--", "--scenario", "linear_mse",
+        "--perf-only"},
+       "the baseline build refused the run arguments: ddpbench: error: the option --perf-only"},
+      {{"--baseline-bin", self, "--rounds", "1", "--", "--scenario", "linear_mse"}, "--rounds"},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> args = {"ab", "--out", path("out")};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    if (std::find(c.args.begin(), c.args.end(), "--") == c.args.end()) {
+      args.insert(args.end(), {"--", "--scenario", "linear_mse", "--perf-only"});
+    }
+    const auto r = ddpbench(args);
+    EXPECT_EQ(r.exit_code, 2) << c.says << "\n" << r.out << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(fs::exists(path("out"))) << c.says;
+  }
+}
+
+}  // namespace
+}  // namespace ddpbench
