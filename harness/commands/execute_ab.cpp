@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -16,12 +17,14 @@
 #include "compare/regression_gate.h"
 #include "errors.h"
 #include "launch/child_process.h"
+#include "launch/runner_load.h"
 #include "output/output_dir.h"
 #include "output/report_file.h"
 #include "output/scratch_dir.h"
 #include "quoted_input.h"
 #include "reports/gate_table.h"
 #include "reports/record_enums.h"
+#include "stats/load_rule.h"
 #include "stats/rank_statistics.h"
 #include "stats/speed_change.h"
 
@@ -92,7 +95,17 @@ struct SideRun {
   reports::RunReport report;
   std::string report_bytes;
   std::map<std::string, double> seconds_per_step;  // per timed point: its repeat's median
+  launch::RunnerLoad load;                         // what else the machine did meanwhile
 };
+
+nlohmann::json load_json(const launch::RunnerLoad& l) {
+  return {{"wall_s", l.wall_s},
+          {"others_cpu_share", l.others_cpu_share},
+          {"steal_share", l.steal_share},
+          {"iowait_share", l.iowait_share},
+          {"load_average_1m", l.load_average_1m},
+          {"cpu_mhz", l.cpu_mhz}};
+}
 
 SideRun run_side(const std::string& binary, const std::vector<std::string>& run_args,
                  const std::string& tmp, int64_t round, const char* side) {
@@ -103,10 +116,12 @@ SideRun run_side(const std::string& binary, const std::vector<std::string>& run_
   argv.insert(argv.end(), {"--out", folder});
   const std::string log = tmp + "/" + tag + ".log";
   SideRun s;
+  const launch::LoadMeter meter;
   s.exit_code = launch::run_program(binary, argv, tmp, log);
+  s.load = meter.finish();
   if (s.exit_code == kExitBadInput) {
-    throw InputError(fmt::format("ab: the {} build refused the run arguments: {}", side,
-                                 last_line(log)));
+    throw InputError(
+        fmt::format("ab: the {} build refused the run arguments: {}", side, last_line(log)));
   }
   if (s.exit_code != kExitOk && s.exit_code != kExitCheckFailed) {
     throw WorkerFailure(fmt::format("ab: round {}, the {} run failed with exit code {}: {}", round,
@@ -125,10 +140,10 @@ SideRun run_side(const std::string& binary, const std::vector<std::string>& run_
 }  // namespace
 
 int execute_ab(const AbRequest& request) {
-  const std::string binaries[2] = {
-      resolve_binary(request.baseline_binary, "--baseline-bin"),
-      request.current_binary.empty() ? launch::self_executable()
-                                     : resolve_binary(request.current_binary, "--current-bin")};
+  const std::string binaries[2] = {resolve_binary(request.baseline_binary, "--baseline-bin"),
+                                   request.current_binary.empty()
+                                       ? launch::self_executable()
+                                       : resolve_binary(request.current_binary, "--current-bin")};
   std::vector<std::string> run_args = request.run_args;
   if (!run_args.empty() && run_args.front() == "run") run_args.erase(run_args.begin());
   require_usable_run_args(run_args);
@@ -141,9 +156,15 @@ int execute_ab(const AbRequest& request) {
   thresholds.allow_undecided = request.allow_undecided;
   std::vector<std::array<SideRun, 2>> rounds;
   nlohmann::json rounds_json = nlohmann::json::array();
+  // The order of each round is drawn, so that a load rising or falling within rounds favours
+  // neither side; and balanced (each side first in half the rounds, R odd: one more), so that
+  // what the second run of a pair inherits from the first (a warm page cache, a CPU clock
+  // already raised) is spread evenly over both sides rather than left to chance.
+  std::vector<bool> current_first_in(static_cast<size_t>(request.rounds), false);
+  for (size_t i = 0; i < current_first_in.size() / 2; ++i) current_first_in[i] = true;
+  std::shuffle(current_first_in.begin(), current_first_in.end(), order_rng);
   for (int64_t round = 1; round <= request.rounds; ++round) {
-    // Drawn per round, so that a load rising or falling within a round favours neither side.
-    const bool current_first = std::bernoulli_distribution(0.5)(order_rng);
+    const bool current_first = current_first_in[static_cast<size_t>(round - 1)];
     const int order[2] = {current_first ? 1 : 0, current_first ? 0 : 1};
     std::array<SideRun, 2> pair;
     for (int side : order) {
@@ -151,15 +172,15 @@ int execute_ab(const AbRequest& request) {
       std::fflush(stdout);
       pair[side] = run_side(binaries[side], run_args, scratch.path(), round, kSides[side]);
     }
-    nlohmann::json r = {{"round", round},
-                        {"order", {kSides[order[0]], kSides[order[1]]}}};
+    nlohmann::json r = {{"round", round}, {"order", {kSides[order[0]], kSides[order[1]]}}};
     for (int side = 0; side < 2; ++side) {
       const std::string name = fmt::format("round{:02}_{}.json", round, kSides[side]);
       out.stage(name, pair[side].report_bytes);
       r[kSides[side]] = {{"report", name},
                          {"exit_code", pair[side].exit_code},
                          {"verdict", reports::name_of(pair[side].report.verdict)},
-                         {"seconds_per_step", pair[side].seconds_per_step}};
+                         {"seconds_per_step", pair[side].seconds_per_step},
+                         {"runner", load_json(pair[side].load)}};
     }
     rounds_json.push_back(r);
     rounds.push_back(std::move(pair));
@@ -187,9 +208,33 @@ int execute_ab(const AbRequest& request) {
       compare::run_gate(rounds.front()[0].report, rounds.front()[1].report, thresholds);
   g.notes.push_back(fmt::format(
       "ab: {} rounds in this job, each the baseline and the current build once, back to back, in "
-      "an order drawn per round (seed {}); throughput on the paired rounds, checks on round 1",
+      "a drawn, balanced order (seed {}); throughput on the paired rounds, checks on round 1",
       request.rounds, request.seed));
   g.notes.push_back(fmt::format("ab: baseline {}; current {}", binaries[0], binaries[1]));
+  std::vector<double> shares[2];
+  for (const auto& pair : rounds) {
+    for (int side = 0; side < 2; ++side) shares[side].push_back(pair[side].load.others_cpu_share);
+  }
+  const stats::LoadComparison load = stats::compare_load(shares[0], shares[1]);
+  g.notes.push_back(fmt::format(
+      "ab: other processes took {:.1f}% of the CPUs while the baseline ran, {:.1f}% while the "
+      "current ran (medians over the rounds)",
+      100 * load.baseline_median, 100 * load.current_median));
+  for (compare::GatePoint& p : g.points) {
+    if (p.verdict != "slower" || !load.current_busier) continue;
+    p.verdict = "undecided";
+    p.detail += fmt::format(
+        "; but the current side ran under more load from other processes (+{:.1f}% of the CPUs "
+        "in the paired rounds, p = {:.2g}): the load may explain it, not the build (Note [A "
+        "slowdown the load explains]); rerun on a quieter runner",
+        100 * load.centre, load.p_value);
+    if (request.allow_undecided) p.detail += " (accepted: --allow-undecided)";
+  }
+  g.passed = true;
+  for (const compare::GatePoint& p : g.points) {
+    g.passed =
+        g.passed && (p.verdict == "ok" || (p.verdict == "undecided" && request.allow_undecided));
+  }
   // The checks are deterministic: a round whose verdict differs from round 1's is a flaky check,
   // which fails the gate whatever the throughput says.
   for (size_t i = 1; i < rounds.size(); ++i) {
@@ -229,6 +274,12 @@ int execute_ab(const AbRequest& request) {
                               {"rounds", rounds_json},
                               {"points", points},
                               {"notes", g.notes},
+                              {"load",
+                               {{"baseline_median_others_cpu_share", load.baseline_median},
+                                {"current_median_others_cpu_share", load.current_median},
+                                {"paired_centre", load.centre},
+                                {"p_value", load.p_value},
+                                {"explains_a_slowdown", load.current_busier}}},
                               {"passed", g.passed}};
   out.stage("ab.json", doc.dump(2) + "\n");
   out.commit();

@@ -39,7 +39,7 @@ std::vector<std::string> environment_with(const std::vector<std::string>& overri
 }
 
 int run_program(const std::string& binary, const std::vector<std::string>& argv,
-              const std::string& tmpdir, const std::string& log_path) {
+                const std::string& tmpdir, const std::string& log_path) {
   // The environment is built before fork: after it, only async-signal-safe calls are allowed.
   std::vector<std::string> env =
       environment_with({"TMPDIR=" + tmpdir, std::string(kNestedEnv) + "=1"});

@@ -29,9 +29,7 @@ double squared_deviations(const std::vector<double>& v) {
 
 // The normal quantile at kGateConfidence, widened by sqrt(pi/3): a rank statistic's efficiency
 // against the t-test under normal noise is 3/pi.
-double z_rank() {
-  return normal_upper_quantile((1 - kGateConfidence) / 2) * std::sqrt(M_PI / 3);
-}
+double z_rank() { return normal_upper_quantile((1 - kGateConfidence) / 2) * std::sqrt(M_PI / 3); }
 
 // Note [Deciding a slowdown]'s advice: repeats (or rounds) whose interval half-width fits in
 // `gap` (log step-time units), at least `fewest`.
@@ -69,8 +67,7 @@ SpeedChange decide(const Shift& shift, double p_value, bool exact, double allowe
     c.verdict = SpeedVerdict::kUndecided;
     // Beyond the boundary, the slowdown must be shown significant (the interval clear of 0);
     // short of it, the interval must clear the boundary.
-    const double gap =
-        shift.estimate > boundary ? shift.estimate : boundary - shift.estimate;
+    const double gap = shift.estimate > boundary ? shift.estimate : boundary - shift.estimate;
     c.repeats_needed = half_width_at_one > 0 ? repeats_for(half_width_at_one, gap, fewest) : fewest;
   }
   return c;

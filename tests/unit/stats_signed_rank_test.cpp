@@ -7,6 +7,7 @@
 
 #include <cmath>
 
+#include "stats/load_rule.h"
 #include "stats/signed_rank.h"
 #include "stats/speed_change.h"
 
@@ -17,8 +18,7 @@ const std::vector<double> kEight = {0.031, -0.012, 0.044, 0.027, 0.008, 0.052, -
 const std::vector<double> kTen = {0.11, 0.09, 0.13, -0.02, 0.07, 0.12, 0.10, 0.05, 0.08, 0.14};
 
 TEST(SignedRank, TheNullCountsAreTheSignPatterns) {
-  EXPECT_EQ(signed_rank_counts(4),
-            (std::vector<double>{1, 1, 1, 2, 2, 2, 2, 2, 1, 1, 1}));
+  EXPECT_EQ(signed_rank_counts(4), (std::vector<double>{1, 1, 1, 2, 2, 2, 2, 2, 1, 1, 1}));
   double total = 0;
   for (double c : signed_rank_counts(12)) total += c;
   EXPECT_DOUBLE_EQ(total, 4096);
@@ -134,6 +134,26 @@ TEST(PairedSpeed, ARealSlowdownIsSlowerAndTooFewRoundsAreUndecided) {
   const SpeedChange few = judge_paired_speed(baseline, current, 0.10);
   EXPECT_EQ(few.verdict, SpeedVerdict::kUndecided);
   EXPECT_GE(few.repeats_needed, kMinPairedRounds);
+}
+
+// Note [A slowdown the load explains]: a current side that ran under more load in every round
+// (+10% of the CPUs) may owe its slowdown to it; a load that lands on both sides alike, or on
+// the baseline, or a few points of CPU, excuses nothing.
+TEST(LoadRule, OnlyACurrentSideUnderMoreLoadExplainsASlowdown) {
+  std::vector<double> base, busier, alike, small;
+  for (int i = 0; i < 10; ++i) {
+    base.push_back(0.05 + 0.02 * (i % 3));
+    busier.push_back(base.back() + 0.10 + 0.01 * (i % 2));
+    alike.push_back(base.back() + 0.01 * ((i % 3) - 1));
+    small.push_back(base.back() + 0.01);
+  }
+  const LoadComparison b = compare_load(base, busier);
+  EXPECT_TRUE(b.current_busier);
+  EXPECT_NEAR(b.centre, 0.105, 1e-9);
+  EXPECT_LT(b.p_value, 0.01);
+  EXPECT_FALSE(compare_load(base, alike).current_busier);
+  EXPECT_FALSE(compare_load(busier, base).current_busier);
+  EXPECT_FALSE(compare_load(base, small).current_busier);  // significant, but 1% of the CPUs
 }
 
 }  // namespace
