@@ -136,9 +136,9 @@ TEST(PairedSpeed, ARealSlowdownIsSlowerAndTooFewRoundsAreUndecided) {
   EXPECT_GE(few.repeats_needed, kMinPairedRounds);
 }
 
-// Note [A slowdown the load explains]: a current side that ran under more load in every round
-// (+10% of the CPUs) may owe its slowdown to it; a load that lands on both sides alike, or on
-// the baseline, or a few points of CPU, excuses nothing.
+// The rule of Note [A slowdown the load explains]: a current side that ran under more load in
+// every round (+10% of the CPUs) may owe its slowdown to it; a load that lands on both sides
+// alike, or on the baseline, or a few points of CPU, excuses nothing.
 TEST(LoadRule, OnlyACurrentSideUnderMoreLoadExplainsASlowdown) {
   std::vector<double> base, busier, alike, small;
   for (int i = 0; i < 10; ++i) {
