@@ -10,15 +10,41 @@
 #                                              # they sort oldest first) and draw its trend
 #   HISTORY=ci/history KEEP=1 ...              # then add this run to the history as
 #                                              # <UTC time>-<commit>.json
+#   BASE_REF=origin/main ci/ddpbench-gate.sh   # A/B in this job (README, "A/B in one job"): build
+#                                              # BASE_REF in $BASE_DIR (default .ddpbench-base; a
+#                                              # cached build there is reused), check this build,
+#                                              # and gate its throughput against BASE_REF's on
+#                                              # ROUNDS (10) paired rounds with `ddpbench ab`
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-ddpbench-ci}
 GPUS=${GPUS:-2}
 SCENARIOS=${SCENARIOS:-"toy_cnn"}
 REPEATS=${REPEATS:-10}
+ROUNDS=${ROUNDS:-10}
 ci/build.sh
+base_bin=""
+if [ -n "${BASE_REF:-}" ]; then
+  base_dir=${BASE_DIR:-.ddpbench-base}
+  if [ ! -x "$base_dir/build/harness/ddpbench" ]; then
+    rm -rf "$base_dir"
+    git worktree prune
+    git worktree add --detach "$base_dir" "$BASE_REF"
+    "$base_dir/ci/build.sh" --target ddpbench
+  fi
+  base_bin="$base_dir/build/harness/ddpbench"
+fi
 status=0
 for s in $SCENARIOS; do
+  if [ -n "$base_bin" ]; then
+    # The checks once, on this build; the throughput on both builds, interleaved in this job.
+    build/harness/ddpbench run --scenario "$s" --gpus "$GPUS" --check-only --out "$OUT/$s" ||
+      status=1
+    build/harness/ddpbench ab --baseline-bin "$base_bin" --rounds "$ROUNDS" --format md \
+      --out "$OUT/$s-ab" -- --scenario "$s" --gpus "$GPUS" --perf-only |
+      tee -a "$OUT/gate.md" || status=1
+    continue
+  fi
   # exit 1 = a correctness check failed; the gate below reports it too, so keep going.
   build/harness/ddpbench run --scenario "$s" --gpus "$GPUS" --repeats "$REPEATS" \
     --out "$OUT/$s" || [ $? -eq 1 ]
