@@ -11,9 +11,10 @@ CLI::App* add_ab_command(CLI::App& app, run::AbRequest& r) {
       "CI regression gate in one job: run the baseline build and this build alternately, in a "
       "random order per round, and decide on the paired rounds (README, \"A gate on a shared "
       "runner\")");
-  cmd->add_option("--baseline-bin", r.baseline_binary,
-                  "The baseline's ddpbench binary, or the build folder holding harness/ddpbench")
-      ->required();
+  CLI::Option* baseline =
+      cmd->add_option("--baseline-bin", r.baseline_binary,
+                      "The baseline's ddpbench binary, or the build folder holding "
+                      "harness/ddpbench (required unless --calibrate)");
   cmd->add_option("--current-bin", r.current_binary,
                   "The current ddpbench binary or build folder (default: this program)");
   cmd->add_option("--rounds", r.rounds,
@@ -30,6 +31,17 @@ CLI::App* add_ab_command(CLI::App& app, run::AbRequest& r) {
   cmd->add_option("--format", r.format, "text or md")->check(CLI::IsMember({"text", "md"}));
   cmd->add_option("--out", r.out, "Folder for ab.json and every round's report")
       ->capture_default_str();
+  CLI::Option* calibrate = cmd->add_flag(
+      "--calibrate", r.calibrate,
+      "A/A: run the current build against itself for --rounds rounds and report what a gate of "
+      "--gate-rounds rounds can tell on this runner (false alarms, power), in calibration.json");
+  calibrate->excludes(baseline);
+  cmd->add_option("--gate-rounds", r.gate_rounds, "With --calibrate: the rounds the gate will use")
+      ->check(integer_in(2, 1000))
+      ->capture_default_str();
+  cmd->add_option("--calibration", r.calibration,
+                  "A calibration.json of this runner (ab --calibrate), printed with the verdict")
+      ->excludes(calibrate);
   cmd->add_option("run_args", r.run_args,
                   "After --: the arguments of `run` both builds are given (e.g. --scenario "
                   "toy_cnn --modes ddp --gpus 2 --perf-only --steps 100)")

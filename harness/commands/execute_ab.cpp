@@ -2,217 +2,34 @@
 #include "commands/execute_ab.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
-#include <algorithm>
-#include <array>
-#include <cstdio>
-#include <filesystem>
+#include <cmath>
+#include <ctime>
 #include <fstream>
-#include <map>
 #include <nlohmann/json.hpp>
-#include <random>
-#include <sstream>
 
+#include "commands/ab_rounds.h"
 #include "compare/regression_gate.h"
 #include "errors.h"
 #include "launch/child_process.h"
-#include "launch/runner_load.h"
 #include "output/output_dir.h"
-#include "output/report_file.h"
-#include "output/scratch_dir.h"
 #include "quoted_input.h"
 #include "reports/gate_table.h"
-#include "reports/record_enums.h"
+#include "stats/ab_calibration.h"
 #include "stats/load_rule.h"
-#include "stats/rank_statistics.h"
 #include "stats/speed_change.h"
 
 namespace ddpbench::run {
 namespace {
 
-namespace fs = std::filesystem;
+constexpr uint64_t kCalibrationSeed = 20170422;  // the subsets' draws: fixed, so reruns agree
 
-constexpr const char* kSides[] = {"baseline", "current"};
-
-// A ddpbench binary, or a build folder holding one (harness/ddpbench, as ci/build.sh lays it
-// out, or ddpbench at its top).
-std::string resolve_binary(const std::string& given, const std::string& flag) {
-  std::error_code ec;
-  fs::path p = given;
-  if (fs::is_directory(p, ec)) {
-    for (const char* inside : {"harness/ddpbench", "ddpbench"}) {
-      if (fs::is_regular_file(p / inside, ec)) {
-        p /= inside;
-        break;
-      }
-    }
-  }
-  if (!fs::is_regular_file(p, ec) || ::access(p.c_str(), X_OK) != 0) {
-    throw InputError(fmt::format(
-        "ab: {} {} is not an executable ddpbench (nor a build folder holding harness/ddpbench); "
-        "build that commit first (ci/build.sh) and pass its binary",
-        flag, quoted_input(given)));
-  }
-  return fs::absolute(p).lexically_normal().string();
-}
-
-// What `run` may not be given here: the folder is each round's, the rounds are the repeats, and
-// a run that times nothing has nothing to pair.
-void require_usable_run_args(const std::vector<std::string>& args) {
-  for (const std::string& a : args) {
-    const std::string flag = a.substr(0, a.find('='));
-    if (flag == "--out" || flag == "--repeats" || flag == "--check-only") {
-      throw InputError(fmt::format(
-          "ab: {} in the run arguments: {}", flag,
-          flag == "--out"       ? "ab writes each round's report itself; give ab --out instead"
-          : flag == "--repeats" ? "the rounds are the repeats here; give ab --rounds instead"
-                                : "a run that times nothing has nothing to pair; drop it (use "
-                                  "--perf-only to skip the checks)"));
-    }
-  }
-}
-
-// The last non-empty line of a child's log: what it said when it stopped.
-std::string last_line(const std::string& log) {
-  std::ifstream in(log);
-  std::string line, last;
-  while (std::getline(in, line)) {
-    if (!line.empty()) last = line;
-  }
-  return last.empty() ? "(it printed nothing)" : last;
-}
-
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-struct SideRun {
-  int exit_code = 0;
-  reports::RunReport report;
-  std::string report_bytes;
-  std::map<std::string, double> seconds_per_step;  // per timed point: its repeat's median
-  launch::RunnerLoad load;                         // what else the machine did meanwhile
-};
-
-nlohmann::json load_json(const launch::RunnerLoad& l) {
-  return {{"wall_s", l.wall_s},
-          {"others_cpu_share", l.others_cpu_share},
-          {"steal_share", l.steal_share},
-          {"iowait_share", l.iowait_share},
-          {"load_average_1m", l.load_average_1m},
-          {"cpu_mhz", l.cpu_mhz}};
-}
-
-SideRun run_side(const std::string& binary, const std::vector<std::string>& run_args,
-                 const std::string& tmp, int64_t round, const char* side) {
-  const std::string tag = fmt::format("round{:02}_{}", round, side);
-  const std::string folder = tmp + "/" + tag;
-  std::vector<std::string> argv = {fmt::format("ddpbench-ab-{}", side), "run"};
-  argv.insert(argv.end(), run_args.begin(), run_args.end());
-  argv.insert(argv.end(), {"--out", folder});
-  const std::string log = tmp + "/" + tag + ".log";
-  SideRun s;
-  const launch::LoadMeter meter;
-  s.exit_code = launch::run_program(binary, argv, tmp, log);
-  s.load = meter.finish();
-  if (s.exit_code == kExitBadInput) {
-    throw InputError(
-        fmt::format("ab: the {} build refused the run arguments: {}", side, last_line(log)));
-  }
-  if (s.exit_code != kExitOk && s.exit_code != kExitCheckFailed) {
-    throw WorkerFailure(fmt::format("ab: round {}, the {} run failed with exit code {}: {}", round,
-                                    side, s.exit_code, last_line(log)));
-  }
-  s.report_bytes = read_bytes(folder + "/report.json");
-  s.report = output::read_report_file(folder + "/report.json");
-  for (const reports::ModeResult& r : s.report.results) {
-    if (r.throughput.spread.repeat_medians_s.empty()) continue;
-    s.seconds_per_step[compare::point_key(s.report.config, r)] =
-        stats::median(r.throughput.spread.repeat_medians_s);
-  }
-  return s;
-}
-
-}  // namespace
-
-int execute_ab(const AbRequest& request) {
-  const std::string binaries[2] = {resolve_binary(request.baseline_binary, "--baseline-bin"),
-                                   request.current_binary.empty()
-                                       ? launch::self_executable()
-                                       : resolve_binary(request.current_binary, "--current-bin")};
-  std::vector<std::string> run_args = request.run_args;
-  if (!run_args.empty() && run_args.front() == "run") run_args.erase(run_args.begin());
-  require_usable_run_args(run_args);
-  output::OutputDir out(request.out, output::OutputPolicy::kOwnFolder, "ab");
-  const output::ScratchDir scratch("ab");
-
-  std::mt19937_64 order_rng(request.seed);
-  compare::GateThresholds thresholds;
-  thresholds.max_slowdown = request.max_slowdown;
-  thresholds.allow_undecided = request.allow_undecided;
-  std::vector<std::array<SideRun, 2>> rounds;
-  nlohmann::json rounds_json = nlohmann::json::array();
-  // The order of each round is drawn, so that a load rising or falling within rounds favours
-  // neither side; and balanced (each side first in half the rounds, R odd: one more), so that
-  // what the second run of a pair inherits from the first (a warm page cache, a CPU clock
-  // already raised) is spread evenly over both sides rather than left to chance.
-  std::vector<bool> current_first_in(static_cast<size_t>(request.rounds), false);
-  for (size_t i = 0; i < current_first_in.size() / 2; ++i) current_first_in[i] = true;
-  std::shuffle(current_first_in.begin(), current_first_in.end(), order_rng);
-  for (int64_t round = 1; round <= request.rounds; ++round) {
-    const bool current_first = current_first_in[static_cast<size_t>(round - 1)];
-    const int order[2] = {current_first ? 1 : 0, current_first ? 0 : 1};
-    std::array<SideRun, 2> pair;
-    for (int side : order) {
-      fmt::print("ab: round {}/{}, {} ...\n", round, request.rounds, kSides[side]);
-      std::fflush(stdout);
-      pair[side] = run_side(binaries[side], run_args, scratch.path(), round, kSides[side]);
-    }
-    nlohmann::json r = {{"round", round}, {"order", {kSides[order[0]], kSides[order[1]]}}};
-    for (int side = 0; side < 2; ++side) {
-      const std::string name = fmt::format("round{:02}_{}.json", round, kSides[side]);
-      out.stage(name, pair[side].report_bytes);
-      r[kSides[side]] = {{"report", name},
-                         {"exit_code", pair[side].exit_code},
-                         {"verdict", reports::name_of(pair[side].report.verdict)},
-                         {"seconds_per_step", pair[side].seconds_per_step},
-                         {"runner", load_json(pair[side].load)}};
-    }
-    rounds_json.push_back(r);
-    rounds.push_back(std::move(pair));
-  }
-
-  // Every point both sides timed in every round is paired; the first round's reports carry the
-  // configuration and the checks (run_gate refuses reports that differ in what they compute).
-  for (const auto& [key, first] : rounds.front()[0].seconds_per_step) {
-    compare::GateThresholds::PairedRounds paired;
-    for (const auto& pair : rounds) {
-      const auto b = pair[0].seconds_per_step.find(key);
-      const auto c = pair[1].seconds_per_step.find(key);
-      if (b == pair[0].seconds_per_step.end() || c == pair[1].seconds_per_step.end()) continue;
-      paired.baseline_s.push_back(b->second);
-      paired.current_s.push_back(c->second);
-    }
-    if (paired.baseline_s.size() == rounds.size()) thresholds.paired_rounds[key] = paired;
-  }
-  if (thresholds.paired_rounds.empty()) {
-    throw InputError(
-        "ab: the runs timed no point in every round: nothing to pair (give run arguments with a "
-        "timed phase, e.g. --perf-only --steps 100)");
-  }
-  compare::GateResult g =
-      compare::run_gate(rounds.front()[0].report, rounds.front()[1].report, thresholds);
-  g.notes.push_back(fmt::format(
-      "ab: {} rounds in this job, each the baseline and the current build once, back to back, in "
-      "a drawn, balanced order (seed {}); throughput on the paired rounds, checks on round 1",
-      request.rounds, request.seed));
-  g.notes.push_back(fmt::format("ab: baseline {}; current {}", binaries[0], binaries[1]));
+// Note [A slowdown the load explains], applied to the gate's points; returns the comparison for
+// ab.json and a note for the table.
+stats::LoadComparison apply_load_rule(const AbRounds& a, bool allow_undecided,
+                                      compare::GateResult& g) {
   std::vector<double> shares[2];
-  for (const auto& pair : rounds) {
+  for (const auto& pair : a.rounds) {
     for (int side = 0; side < 2; ++side) shares[side].push_back(pair[side].load.others_cpu_share);
   }
   const stats::LoadComparison load = stats::compare_load(shares[0], shares[1]);
@@ -228,25 +45,140 @@ int execute_ab(const AbRequest& request) {
         "in the paired rounds, p = {:.2g}): the load may explain it, not the build (Note [A "
         "slowdown the load explains]); rerun on a quieter runner",
         100 * load.centre, load.p_value);
-    if (request.allow_undecided) p.detail += " (accepted: --allow-undecided)";
+    if (allow_undecided) p.detail += " (accepted: --allow-undecided)";
   }
+  return load;
+}
+
+// The checks are deterministic: a round whose verdict differs from round 1's is a flaky check,
+// which fails the gate whatever the throughput says.
+void require_repeatable_checks(const AbRounds& a, compare::GateResult& g) {
+  for (size_t i = 1; i < a.rounds.size(); ++i) {
+    for (int side = 0; side < 2; ++side) {
+      const reports::Verdict now = a.rounds[i][side].report.verdict;
+      const reports::Verdict first = a.rounds.front()[side].report.verdict;
+      if (now == first) continue;
+      g.passed = false;
+      g.notes.push_back(fmt::format(
+          "ab: round {}'s {} run says {} where round 1's said {}: the checks are not repeatable",
+          i + 1, kAbSides[side], reports::name_of(now), reports::name_of(first)));
+    }
+  }
+}
+
+// A kept calibration.json's lines for the points it measured.
+std::vector<std::string> calibration_notes(const std::string& path) {
+  std::ifstream in(path);
+  nlohmann::json doc;
+  try {
+    if (!in) throw std::runtime_error("cannot be read");
+    doc = nlohmann::json::parse(in);
+    std::vector<std::string> notes;
+    for (const auto& p : doc.at("points")) {
+      notes.push_back(fmt::format(
+          "ab: this runner's calibration ({}, {} A/A rounds, {}): at {} rounds, A/A was slower "
+          "in {:.1f}% and undecided in {:.1f}% of subsets; a slowdown beyond {:.1f}% is found "
+          "with 95% power; {:.1f}% needs about {} rounds",
+          quoted_input(path), p.at("rounds").get<int64_t>(), p.at("point").get<std::string>(),
+          p.at("gate_rounds").get<int64_t>(), 100 * p.at("false_alarm_rate").get<double>(),
+          100 * p.at("undecided_rate").get<double>(),
+          100 * p.at("detectable_slowdown").get<double>(), 100 * p.at("allowed").get<double>(),
+          p.at("rounds_for_allowed").get<int64_t>()));
+    }
+    return notes;
+  } catch (const std::exception& e) {
+    throw InputError(fmt::format(
+        "ab: --calibration {} is not a calibration.json of `ab --calibrate` ({}); pass the one "
+        "that command wrote",
+        quoted_input(path), e.what()));
+  }
+}
+
+int calibrate(const AbRequest& request, const std::string& binary,
+              const std::vector<std::string>& run_args, output::OutputDir& out) {
+  const AbRounds a = run_ab_rounds({binary, binary}, run_args, request.rounds, request.seed, out);
+  nlohmann::json points = nlohmann::json::array();
+  std::string table;
+  for (const auto& [key, sides] : a.paired) {
+    std::vector<double> log_ratios;
+    for (size_t i = 0; i < sides[0].size(); ++i) {
+      log_ratios.push_back(std::log(sides[1][i]) - std::log(sides[0][i]));
+    }
+    const stats::AbCalibration c = stats::calibrate_ab(log_ratios, request.gate_rounds,
+                                                       request.max_slowdown, kCalibrationSeed);
+    points.push_back({{"point", key},
+                      {"rounds", c.rounds},
+                      {"log_ratio_sd", c.log_ratio_sd},
+                      {"gate_rounds", c.gate_rounds},
+                      {"false_alarm_rate", c.false_alarm_rate},
+                      {"undecided_rate", c.undecided_rate},
+                      {"detectable_slowdown", c.detectable_slowdown},
+                      {"allowed", c.allowed},
+                      {"rounds_for_allowed", c.rounds_for_allowed}});
+    table += fmt::format(
+        "{}: {} A/A rounds, paired spread {:.1f}% (sd of the log ratios); a gate of {} rounds "
+        "called A/A slower in {:.1f}% and undecided in {:.1f}% of {} subsets; it finds a "
+        "slowdown beyond {:.1f}% with 95% power; {:.1f}% allowed needs about {} rounds\n",
+        key, c.rounds, 100 * c.log_ratio_sd, c.gate_rounds, 100 * c.false_alarm_rate,
+        100 * c.undecided_rate, stats::kCalibrationDraws, 100 * c.detectable_slowdown,
+        100 * c.allowed, c.rounds_for_allowed);
+  }
+  const nlohmann::json doc = {{"schema_version", 1},
+                              {"kind", "ab_calibration"},
+                              {"binary", binary},
+                              {"run_args", run_args},
+                              {"measured_at_unix_s", static_cast<int64_t>(std::time(nullptr))},
+                              {"rounds", a.json},
+                              {"points", points}};
+  out.stage("calibration.json", doc.dump(2) + "\n");
+  out.commit();
+  fmt::print("{}", table);
+  return kExitOk;
+}
+
+}  // namespace
+
+int execute_ab(const AbRequest& request) {
+  const std::string current = request.current_binary.empty()
+                                  ? launch::self_executable()
+                                  : resolve_ab_binary(request.current_binary, "--current-bin");
+  if (!request.calibrate && request.baseline_binary.empty()) {
+    throw InputError(
+        "ab: no --baseline-bin: give the baseline's build, or --calibrate to measure this runner "
+        "with A/A rounds of one build");
+  }
+  const std::vector<std::string> run_args = ab_run_args(request.run_args);
+  const std::vector<std::string> calibration = request.calibration.empty()
+                                                   ? std::vector<std::string>{}
+                                                   : calibration_notes(request.calibration);
+  const std::array<std::string, 2> binaries = {
+      request.calibrate ? current : resolve_ab_binary(request.baseline_binary, "--baseline-bin"),
+      current};
+  output::OutputDir out(request.out, output::OutputPolicy::kOwnFolder, "ab");
+  if (request.calibrate) return calibrate(request, current, run_args, out);
+
+  const AbRounds a = run_ab_rounds(binaries, run_args, request.rounds, request.seed, out);
+  compare::GateThresholds thresholds;
+  thresholds.max_slowdown = request.max_slowdown;
+  thresholds.allow_undecided = request.allow_undecided;
+  for (const auto& [key, sides] : a.paired) thresholds.paired_rounds[key] = {sides[0], sides[1]};
+  // The first round's reports carry the configuration and the checks (run_gate refuses reports
+  // that differ in what they compute).
+  compare::GateResult g =
+      compare::run_gate(a.rounds.front()[0].report, a.rounds.front()[1].report, thresholds);
+  g.notes.push_back(fmt::format(
+      "ab: {} rounds in this job, each the baseline and the current build once, back to back, in "
+      "a drawn, balanced order (seed {}); throughput on the paired rounds, checks on round 1",
+      request.rounds, request.seed));
+  g.notes.push_back(fmt::format("ab: baseline {}; current {}", binaries[0], binaries[1]));
+  g.notes.insert(g.notes.end(), calibration.begin(), calibration.end());
+  const stats::LoadComparison load = apply_load_rule(a, request.allow_undecided, g);
   g.passed = true;
   for (const compare::GatePoint& p : g.points) {
     g.passed =
         g.passed && (p.verdict == "ok" || (p.verdict == "undecided" && request.allow_undecided));
   }
-  // The checks are deterministic: a round whose verdict differs from round 1's is a flaky check,
-  // which fails the gate whatever the throughput says.
-  for (size_t i = 1; i < rounds.size(); ++i) {
-    for (int side = 0; side < 2; ++side) {
-      if (rounds[i][side].report.verdict == rounds.front()[side].report.verdict) continue;
-      g.passed = false;
-      g.notes.push_back(fmt::format(
-          "ab: round {}'s {} run says {} where round 1's said {}: the checks are not repeatable",
-          i + 1, kSides[side], reports::name_of(rounds[i][side].report.verdict),
-          reports::name_of(rounds.front()[side].report.verdict)));
-    }
-  }
+  require_repeatable_checks(a, g);
 
   nlohmann::json points = nlohmann::json::array();
   for (const compare::GatePoint& p : g.points) {
@@ -271,7 +203,7 @@ int execute_ab(const AbRequest& request) {
                               {"run_args", run_args},
                               {"seed", request.seed},
                               {"max_slowdown", request.max_slowdown},
-                              {"rounds", rounds_json},
+                              {"rounds", a.json},
                               {"points", points},
                               {"notes", g.notes},
                               {"load",

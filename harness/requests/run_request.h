@@ -250,6 +250,11 @@ struct AbRequest {
   std::string format = "text";  // text or md
   std::string out = "ddpbench_ab";
   std::vector<std::string> run_args;  // after `--`: what `run` is given (no --out, --repeats)
+  // --calibrate: A/A rounds of the current build against itself, reported as what a gate of
+  // `gate_rounds` rounds can tell on this runner (calibration.json; stats/ab_calibration.h).
+  bool calibrate = false;
+  int64_t gate_rounds = 10;
+  std::string calibration;  // --calibration FILE: a kept calibration.json, printed with the verdict
 };
 
 // `ddpbench history RUN...`: a series of runs of successive commits, judged point by point

@@ -102,6 +102,10 @@ TEST_F(AbGate, MisuseIsOneLineExitTwoAndNothingWritten) {
         "--perf-only"},
        "the baseline build refused the run arguments: ddpbench: error: the option --perf-only"},
       {{"--baseline-bin", self, "--rounds", "1", "--", "--scenario", "linear_mse"}, "--rounds"},
+      {{"--rounds", "2"}, "no --baseline-bin"},
+      {{"--calibrate", "--baseline-bin", self}, "excludes"},
+      {{"--baseline-bin", self, "--calibration", path("nothing.json")},
+       "is not a calibration.json of `ab --calibrate`"},
   };
   for (const Case& c : cases) {
     std::vector<std::string> args = {"ab", "--out", path("out")};

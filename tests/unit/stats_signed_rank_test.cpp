@@ -7,6 +7,7 @@
 
 #include <cmath>
 
+#include "stats/ab_calibration.h"
 #include "stats/load_rule.h"
 #include "stats/signed_rank.h"
 #include "stats/speed_change.h"
@@ -154,6 +155,34 @@ TEST(LoadRule, OnlyACurrentSideUnderMoreLoadExplainsASlowdown) {
   EXPECT_FALSE(compare_load(base, alike).current_busier);
   EXPECT_FALSE(compare_load(busier, base).current_busier);
   EXPECT_FALSE(compare_load(base, small).current_busier);  // significant, but 1% of the CPUs
+}
+
+// Note [Calibrating the gate on its runner] on 40 A/A rounds whose log ratios spread with a
+// standard deviation of about 3%: the power figures follow from the spread by the formula, and
+// subsets of 10 identical-build rounds are rarely called slower.
+TEST(AbCalibration, FalseAlarmsAreMeasuredOnSubsetsAndPowerFollowsTheSpread) {
+  std::vector<double> log_ratios;
+  for (int i = 0; i < 40; ++i) log_ratios.push_back(0.03 * std::sin(1.7 * i + 0.3) * 1.41);
+  const AbCalibration c = calibrate_ab(log_ratios, 10, 0.05, 7);
+  EXPECT_EQ(c.rounds, 40);
+  EXPECT_EQ(c.gate_rounds, 10);
+  EXPECT_NEAR(c.log_ratio_sd, 0.03, 0.003);
+  EXPECT_LE(c.false_alarm_rate, 0.01);
+  EXPECT_LT(c.undecided_rate, 0.05);  // 10 rounds of 3% noise bound a loss at 5%...
+  const double z = (normal_upper_quantile(0.005) + normal_upper_quantile(0.05)) *
+                   std::sqrt(M_PI / 3) * c.log_ratio_sd;
+  EXPECT_NEAR(c.detectable_slowdown, 1 - std::exp(-z / std::sqrt(10.0)), 1e-12);
+  EXPECT_EQ(c.rounds_for_allowed,
+            std::max<int64_t>(kMinPairedRounds, std::ceil(std::pow(z / -std::log(0.95), 2))));
+  // ...and 10 rounds of 10% noise cannot.
+  std::vector<double> noisy;
+  for (double d : log_ratios) noisy.push_back(d * 10 / 3);
+  const AbCalibration n = calibrate_ab(noisy, 10, 0.05, 7);
+  EXPECT_GT(n.undecided_rate, 0.5);
+  EXPECT_LE(n.false_alarm_rate, 0.01);
+  EXPECT_GT(n.rounds_for_allowed, 40);
+  // The same seed draws the same subsets.
+  EXPECT_EQ(calibrate_ab(log_ratios, 10, 0.05, 7).false_alarm_rate, c.false_alarm_rate);
 }
 
 }  // namespace
