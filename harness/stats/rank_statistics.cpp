@@ -62,11 +62,35 @@ Interval median_interval(std::vector<double> v, double confidence) {
   return out;
 }
 
+double exact_two_sided_p(const std::vector<double>& counts, double observed) {
+  double total = 0, at_most = 0, at_least = 0;
+  for (size_t t = 0; t < counts.size(); ++t) {
+    total += counts[t];
+    if (static_cast<double>(t) <= observed) at_most += counts[t];
+    if (static_cast<double>(t) >= observed) at_least += counts[t];
+  }
+  return std::min(1.0, 2 * std::min(at_most, at_least) / total);
+}
+
+int64_t exact_interval_rank(const std::vector<double>& counts, double tail, int64_t limit,
+                            double* below_k) {
+  double total = 0;
+  for (double c : counts) total += c;
+  double cumulative = 0;
+  int64_t k = 0;
+  while (k < limit && cumulative + counts[static_cast<size_t>(k)] / total <= tail) {
+    cumulative += counts[static_cast<size_t>(k)] / total;
+    ++k;
+  }
+  *below_k = cumulative;
+  return k;
+}
+
 std::vector<double> u_counts(size_t m, size_t n) {
   // counts[i][j][u] over i <= m, j <= n by the recurrence f(i, j, u) = f(i-1, j, u-j) +
   // f(i, j-1, u) (the largest value belongs to the first sample or the second), one j-row at a
   // time.
-  std::vector<std::vector<double>> row(m + 1);  // row[i] = f(i, j, .) for the current j
+  std::vector<std::vector<double>> row(m + 1);     // row[i] = f(i, j, .) for the current j
   for (size_t i = 0; i <= m; ++i) row[i] = {1.0};  // j = 0: U = 0 in one way
   for (size_t j = 1; j <= n; ++j) {
     std::vector<std::vector<double>> next(m + 1);
@@ -92,14 +116,7 @@ MannWhitney mann_whitney(const std::vector<double>& x, const std::vector<double>
   all.insert(all.end(), y.begin(), y.end());
   const double mn = static_cast<double>(m * n);
   if (!has_ties(all) && m <= kExactLimit && n <= kExactLimit) {
-    const std::vector<double> counts = u_counts(m, n);
-    double total = 0, at_most = 0, at_least = 0;
-    for (size_t u = 0; u < counts.size(); ++u) {
-      total += counts[u];
-      if (static_cast<double>(u) <= r.u) at_most += counts[u];
-      if (static_cast<double>(u) >= r.u) at_least += counts[u];
-    }
-    r.p_value = std::min(1.0, 2 * std::min(at_most, at_least) / total);
+    r.p_value = exact_two_sided_p(u_counts(m, n), r.u);
     r.exact = true;
     return r;
   }
@@ -135,16 +152,7 @@ Shift hodges_lehmann(const std::vector<double>& x, const std::vector<double>& y,
   int64_t k = 0;
   double below_k = 0;  // P(U < k)
   if (m <= kExactLimit && n <= kExactLimit) {
-    const std::vector<double> counts = u_counts(m, n);
-    double total = 0;
-    for (double c : counts) total += c;
-    double cumulative = 0;
-    while (k < static_cast<int64_t>(mn / 2) &&
-           cumulative + counts[static_cast<size_t>(k)] / total <= tail) {
-      cumulative += counts[static_cast<size_t>(k)] / total;
-      ++k;
-    }
-    below_k = cumulative;
+    k = exact_interval_rank(u_counts(m, n), tail, static_cast<int64_t>(mn / 2), &below_k);
   } else {
     const double z = normal_upper_quantile(tail);
     const double sd = std::sqrt(static_cast<double>(m * n * (m + n + 1)) / 12.0);

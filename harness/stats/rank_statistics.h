@@ -35,9 +35,9 @@ struct Interval {
 Interval median_interval(std::vector<double> values, double confidence);
 
 struct MannWhitney {
-  double u = 0;          // U of the first sample: pairs (x, y) with x > y, ties counting 1/2
-  double p_value = 1;    // two-sided
-  bool exact = false;    // the exact distribution (no ties, small samples), else asymptotic
+  double u = 0;        // U of the first sample: pairs (x, y) with x > y, ties counting 1/2
+  double p_value = 1;  // two-sided
+  bool exact = false;  // the exact distribution (no ties, small samples), else asymptotic
 };
 
 MannWhitney mann_whitney(const std::vector<double>& x, const std::vector<double>& y);
@@ -52,8 +52,16 @@ struct Shift {
   Interval interval;
 };
 
-Shift hodges_lehmann(const std::vector<double>& x, const std::vector<double>& y,
-                     double confidence);
+Shift hodges_lehmann(const std::vector<double>& x, const std::vector<double>& y, double confidence);
+
+// From a statistic's exact null distribution (`counts[t]`: the ways it takes value t): the
+// two-sided p-value of `observed`, twice the smaller tail, at most 1.
+double exact_two_sided_p(const std::vector<double>& counts, double observed);
+
+// The largest k (at most `limit`) with P(T < k) <= tail under `counts`, and that probability in
+// `below_k`: the order statistic at which an interval that inverts the test starts.
+int64_t exact_interval_rank(const std::vector<double>& counts, double tail, int64_t limit,
+                            double* below_k);
 
 // The number of ways (of C(m+n, m)) the U statistic of samples of sizes m and n takes each value
 // 0..m*n when there are no ties: the exact null distribution both the test and the interval read.

@@ -65,14 +65,7 @@ SignedRank wilcoxon_signed_rank(const std::vector<double>& differences) {
   const auto n = static_cast<double>(d.size());
   const double mean = n * (n + 1) / 4;
   if (ranked.tie_term == 0 && d.size() <= kExactLimit) {
-    const std::vector<double> counts = signed_rank_counts(d.size());
-    double total = 0, at_most = 0, at_least = 0;
-    for (size_t t = 0; t < counts.size(); ++t) {
-      total += counts[t];
-      if (static_cast<double>(t) <= r.t_plus) at_most += counts[t];
-      if (static_cast<double>(t) >= r.t_plus) at_least += counts[t];
-    }
-    r.p_value = std::min(1.0, 2 * std::min(at_most, at_least) / total);
+    r.p_value = exact_two_sided_p(signed_rank_counts(d.size()), r.t_plus);
     r.exact = true;
     return r;
   }
@@ -100,15 +93,8 @@ Shift paired_hodges_lehmann(const std::vector<double>& differences, double confi
   int64_t k = 0;
   double below_k = 0;  // P(T+ < k)
   if (d.size() <= kExactLimit) {
-    const std::vector<double> counts = signed_rank_counts(d.size());
-    const double total = std::pow(2.0, static_cast<double>(d.size()));
-    double cumulative = 0;
-    while (k < static_cast<int64_t>(big_n / 2) &&
-           cumulative + counts[static_cast<size_t>(k)] / total <= tail) {
-      cumulative += counts[static_cast<size_t>(k)] / total;
-      ++k;
-    }
-    below_k = cumulative;
+    k = exact_interval_rank(signed_rank_counts(d.size()), tail, static_cast<int64_t>(big_n / 2),
+                            &below_k);
   } else {
     const auto n = static_cast<double>(d.size());
     const double z = normal_upper_quantile(tail);
