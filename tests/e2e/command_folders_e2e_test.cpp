@@ -17,23 +17,13 @@
 
 #include "support/cli_runner.h"
 #include "support/temp_dir_test.h"
+#include "support/file_contents.h"
 
 namespace ddpbench {
 namespace {
 namespace fs = std::filesystem;
 using testing::ddpbench;
 
-// Every file under `dir` with its bytes: what a refused command must leave unchanged.
-std::map<std::string, std::string> contents(const std::string& dir) {
-  std::map<std::string, std::string> files;
-  for (const auto& e : fs::recursive_directory_iterator(dir)) {
-    if (!e.is_regular_file()) continue;
-    std::ifstream in(e.path(), std::ios::binary);
-    files[e.path().string()] = {std::istreambuf_iterator<char>(in),
-                                std::istreambuf_iterator<char>()};
-  }
-  return files;
-}
 
 class CommandFolders : public testing::TempDirTest {
  protected:
@@ -67,7 +57,7 @@ TEST_F(CommandFolders, NoCommandRemovesResultsItDidNotWrite) {
   const std::string b = copy_of_run("b");
   ASSERT_TRUE(fs::exists(a + "/trace.pt"));
   ASSERT_TRUE(fs::exists(a + "/state_single.pt"));
-  const auto before = contents(a);
+  const auto before = testing::folder_contents(a);
   // Each command into run a's folder, which for diff and history is also one of their inputs.
   const std::vector<std::vector<std::string>> commands = {
       {"diff", a, b, "--out", a},
@@ -84,17 +74,17 @@ TEST_F(CommandFolders, NoCommandRemovesResultsItDidNotWrite) {
                        ? "report.json"
                        : "`ddpbench run` wrote ('report.json', 'state_",
                    args);
-    EXPECT_EQ(contents(a), before) << args[0] << " changed run a's folder";
+    EXPECT_EQ(testing::folder_contents(a), before) << args[0] << " changed run a's folder";
   }
   // A diff's folder: a run into it is refused; the diff itself replaces its own.
   const auto diffed = ddpbench({"diff", a, b, "--out", path("d")});
   ASSERT_EQ(diffed.exit_code, 0) << diffed.out << diffed.err;
-  const auto diff_folder = contents(path("d"));
+  const auto diff_folder = testing::folder_contents(path("d"));
   const std::vector<std::string> run_into_d = {"run",     "--scenario", "linear_mse",
                                                "--steps", "1",          "--check-only",
                                                "--quiet", "--out",      path("d")};
   expect_refused(ddpbench(run_into_d), "`ddpbench diff` wrote ('diff.html'", run_into_d);
-  EXPECT_EQ(contents(path("d")), diff_folder);
+  EXPECT_EQ(testing::folder_contents(path("d")), diff_folder);
   const auto again = ddpbench({"diff", b, a, "--out", path("d")});
   EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
   EXPECT_EQ(testing::folder_names(path("d")),

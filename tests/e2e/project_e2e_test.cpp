@@ -11,12 +11,14 @@
 #include "support/cli_runner.h"
 #include "support/retimed_report.h"
 #include "support/temp_dir_test.h"
+#include "support/file_contents.h"
 
 namespace ddpbench {
 namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 using testing::ddpbench;
+using testing::slurp;
 
 class Project : public testing::TempDirTest {
  protected:
@@ -32,11 +34,6 @@ class Project : public testing::TempDirTest {
   static std::string sweep() { return sweep_dir_ + "/sweep/report.json"; }
   static inline std::string sweep_dir_;
 };
-
-std::string slurp(const std::string& file) {
-  std::ifstream in(file);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 // The step time a result's throughput implies (the median step; what project reads as the
 // measured step).

@@ -14,26 +14,14 @@
 #include "support/cli_runner.h"
 #include "support/retimed_report.h"
 #include "support/temp_dir_test.h"
+#include "support/file_contents.h"
 
 namespace ddpbench {
 namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 using testing::ddpbench;
-
-std::string slurp(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-// Every file under `dir` with its bytes: what must survive a refused command unchanged.
-std::map<std::string, std::string> contents(const std::string& dir) {
-  std::map<std::string, std::string> files;
-  for (const auto& e : fs::recursive_directory_iterator(dir)) {
-    if (e.is_regular_file()) files[e.path().string()] = slurp(e.path().string());
-  }
-  return files;
-}
+using testing::slurp;
 
 // Names of the temporaries OutputDir stages (".<name>.tmp-<pid>") found under `dir`.
 std::vector<std::string> temporaries(const std::string& dir) {
@@ -111,17 +99,17 @@ TEST_F(Render, IntoAnotherRunsFolderIsRefusedAndRemovesNothing) {
   const std::string a = copy_of("a");
   const std::string b = copy_of("b");
   ASSERT_TRUE(fs::exists(b + "/state_single.pt"));
-  const auto before = contents(b);
+  const auto before = testing::folder_contents(b);
   expect_refused(ddpbench({"report", a + "/report.json", "--out", b}), "report.json");
-  EXPECT_EQ(contents(b), before);
+  EXPECT_EQ(testing::folder_contents(b), before);
   expect_refused(ddpbench({"project", "--from", a, "--out", b}), "report.json");
-  EXPECT_EQ(contents(b), before);
+  EXPECT_EQ(testing::folder_contents(b), before);
   // A copy of a's own folder elsewhere: the same report.json, but state files render-only
   // commands must not remove.
   fs::copy(a, path("a_copy"), fs::copy_options::recursive);
-  const auto copy_before = contents(path("a_copy"));
+  const auto copy_before = testing::folder_contents(path("a_copy"));
   expect_refused(ddpbench({"report", a, "--out", path("a_copy")}), "state_");
-  EXPECT_EQ(contents(path("a_copy")), copy_before);
+  EXPECT_EQ(testing::folder_contents(path("a_copy")), copy_before);
   // A hand-edited report beside a run's report.json: rendering it there would overwrite the run's.
   json edited = testing::read_json(a + "/report.json");
   edited["context"]["host"] = "edited";

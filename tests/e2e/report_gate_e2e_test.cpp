@@ -10,17 +10,12 @@
 #include "support/cli_runner.h"
 #include "support/retimed_report.h"
 #include "support/temp_dir_test.h"
+#include "support/file_contents.h"
 
 namespace ddpbench {
 namespace {
 using testing::ddpbench;
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testing::slurp;
 
 class ReportAndGate : public testing::TempDirTest {};
 

@@ -9,7 +9,7 @@ namespace ddpbench::test {
 inline compare::ModeTrace deep_copy(const compare::ModeTrace& t) {
   compare::ModeTrace c = t;
   for (auto& step : c.gradients) {
-    for (auto& g : step) g = g.clone();
+    for (auto& g : step) g = g.defined() ? g.clone() : g;  // a gradient absent stays absent
   }
   for (auto& [n, v] : c.final_state) v = v.clone();
   return c;

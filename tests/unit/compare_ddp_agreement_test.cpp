@@ -10,6 +10,7 @@
 
 #include "compare/ddp_agreement.h"
 #include "reports/verdict.h"
+#include "support/mode_traces.h"
 
 namespace ddpbench::compare {
 namespace {
@@ -28,14 +29,7 @@ ModeTrace trace() {
   return t;
 }
 
-ModeTrace deep_copy(const ModeTrace& t) {
-  ModeTrace c = t;
-  for (auto& step : c.gradients) {
-    for (auto& g : step) g = g.defined() ? g.clone() : g;
-  }
-  for (auto& [n, v] : c.final_state) v = v.clone();
-  return c;
-}
+using test::deep_copy;
 
 AgreementRule bitwise() { return {true, 2e-5, false, "bit for bit"}; }
 AgreementRule normalized() { return {false, 2e-5, false, "normalized"}; }

@@ -37,7 +37,7 @@ ModeTrace two_steps() {
   return t;
 }
 
-ComparisonPolicy policy() {
+ComparisonPolicy floor_policy() {
   ComparisonPolicy p;
   p.state = {1.3e-6, 1e-5};
   p.gradient_tolerance = kLimit;
@@ -82,10 +82,10 @@ TEST(RoundingFloor, FloorLimitRaisesOnlyBetweenTheLimitAndTheCap) {
 TEST(RoundingFloor, AnItemWithinFourTimesItsFloorPassesAndIsCounted) {
   const ModeTrace ref = two_steps();
   const ModeTrace got = moved(ref, 7e-5);  // 3.5 x the fixed limit
-  ASSERT_EQ(find(compare_modes(ref, got, policy()), reports::Stage::kGradients).status,
+  ASSERT_EQ(find(compare_modes(ref, got, floor_policy()), reports::Stage::kGradients).status,
             reports::CheckStatus::kFail);
   const MeasuredFloors f = floors_of(ref, 2e-5);  // allows 8e-5
-  const ModeComparison m = compare_modes(ref, got, policy(), &f);
+  const ModeComparison m = compare_modes(ref, got, floor_policy(), &f);
   const reports::CheckRecord& g = find(m, reports::Stage::kGradients);
   EXPECT_EQ(g.status, reports::CheckStatus::kPass) << reports::describe_counts(g);
   EXPECT_EQ(g.floored, 1);
@@ -104,7 +104,7 @@ TEST(RoundingFloor, AnItemWithinFourTimesItsFloorPassesAndIsCounted) {
 TEST(RoundingFloor, AFaultBeyondFourTimesTheFloorStillFails) {
   const ModeTrace ref = two_steps();
   const MeasuredFloors f = floors_of(ref, 2e-5);
-  const ModeComparison m = compare_modes(ref, moved(ref, 9e-5), policy(), &f);
+  const ModeComparison m = compare_modes(ref, moved(ref, 9e-5), floor_policy(), &f);
   const reports::CheckRecord& g = find(m, reports::Stage::kGradients);
   EXPECT_EQ(g.status, reports::CheckStatus::kFail);
   EXPECT_EQ(g.floored, 0);
@@ -112,14 +112,14 @@ TEST(RoundingFloor, AFaultBeyondFourTimesTheFloorStillFails) {
   // The floor of one tensor says nothing of another: a fault on conv.weight is held to the limit.
   ModeTrace other = test::deep_copy(ref);
   other.gradients[1][0] *= 1 + 5e-5;
-  EXPECT_EQ(find(compare_modes(ref, other, policy(), &f), reports::Stage::kGradients).status,
+  EXPECT_EQ(find(compare_modes(ref, other, floor_policy(), &f), reports::Stage::kGradients).status,
             reports::CheckStatus::kFail);
 }
 
 TEST(RoundingFloor, AFloorBeyondThePrecisionLeavesTheItemUnjudged) {
   const ModeTrace ref = two_steps();
   const MeasuredFloors f = floors_of(ref, 1e-3);  // above sqrt(eps32) = 3.45e-4
-  const ModeComparison m = compare_modes(ref, moved(ref, 7e-5), policy(), &f);
+  const ModeComparison m = compare_modes(ref, moved(ref, 7e-5), floor_policy(), &f);
   const reports::CheckRecord& g = find(m, reports::Stage::kGradients);
   EXPECT_EQ(g.status, reports::CheckStatus::kPass);
   EXPECT_EQ(g.incomparable, 1);
@@ -131,7 +131,7 @@ TEST(RoundingFloor, AFloorBeyondThePrecisionLeavesTheItemUnjudged) {
   // A non-finite difference is a failure whatever the floor says.
   ModeTrace nan = test::deep_copy(ref);
   nan.gradients[1][1][0] = std::nan("");
-  EXPECT_EQ(find(compare_modes(ref, nan, policy(), &f), reports::Stage::kGradients).status,
+  EXPECT_EQ(find(compare_modes(ref, nan, floor_policy(), &f), reports::Stage::kGradients).status,
             reports::CheckStatus::kFail);
 }
 
@@ -144,12 +144,12 @@ TEST(RoundingFloor, LossAndFinalStateAreHeldToTheirAbsoluteFloors) {
   f.cap = kCap;
   f.set(reports::Stage::kLoss, 1, "loss", 4e-5);              // allows 1.6e-4
   f.set(reports::Stage::kParameters, -1, "bn.weight", 4e-6);  // allows 1.6e-5: not enough
-  const ModeComparison m = compare_modes(ref, got, policy(), &f);
+  const ModeComparison m = compare_modes(ref, got, floor_policy(), &f);
   EXPECT_EQ(find(m, reports::Stage::kLoss).status, reports::CheckStatus::kPass);
   EXPECT_EQ(find(m, reports::Stage::kLoss).floored, 1);
   EXPECT_EQ(find(m, reports::Stage::kParameters).status, reports::CheckStatus::kFail);
   f.set(reports::Stage::kParameters, -1, "bn.weight", 1e-5);  // allows 4e-5
-  EXPECT_EQ(find(compare_modes(ref, got, policy(), &f), reports::Stage::kParameters).status,
+  EXPECT_EQ(find(compare_modes(ref, got, floor_policy(), &f), reports::Stage::kParameters).status,
             reports::CheckStatus::kPass);
 }
 
@@ -158,14 +158,14 @@ TEST(RoundingFloor, AFinalParameterIsJudgedByWhatMovedIt) {
   ModeTrace got = test::deep_copy(ref);
   // bn.weight ended at 1 after travelling 30: its rounding is of 30's size, not of 1's.
   got.final_state[1].second[0] += 2e-5;  // beyond 1e-5 + 1.3e-6 x 1, within 1e-5 + 1.3e-6 x 30
-  ASSERT_EQ(find(compare_modes(ref, got, policy()), reports::Stage::kParameters).status,
+  ASSERT_EQ(find(compare_modes(ref, got, floor_policy()), reports::Stage::kParameters).status,
             reports::CheckStatus::kFail);
   ref.parameter_travel = {at::zeros({8, 3}, at::kDouble), at::full({4}, 30.0, at::kDouble)};
-  EXPECT_EQ(find(compare_modes(ref, got, policy()), reports::Stage::kParameters).status,
+  EXPECT_EQ(find(compare_modes(ref, got, floor_policy()), reports::Stage::kParameters).status,
             reports::CheckStatus::kPass);
   // A change the size of what moved it is still a failure.
   got.final_state[1].second[0] += 1e-3;
-  EXPECT_EQ(find(compare_modes(ref, got, policy()), reports::Stage::kParameters).status,
+  EXPECT_EQ(find(compare_modes(ref, got, floor_policy()), reports::Stage::kParameters).status,
             reports::CheckStatus::kFail);
 }
 

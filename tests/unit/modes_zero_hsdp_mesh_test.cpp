@@ -29,7 +29,7 @@ TEST(HsdpDivideFactors, ArePyTorchsForEveryDtypeAndMesh) {
   };
   for (const FactorRow& r : rows) {
     const DivideFactors f = hsdp_divide_factors(r.world, r.shard_group, r.dtype);
-    SCOPED_TRACE(testing::Message()
+    SCOPED_TRACE(::testing::Message()
                  << "K=" << r.world << " S=" << r.shard_group << " " << c10::toString(r.dtype));
     EXPECT_EQ(f.before, r.before);
     EXPECT_EQ(f.after_shard, r.after_shard);
