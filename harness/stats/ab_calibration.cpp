@@ -32,8 +32,11 @@ AbCalibration calibrate_ab(const std::vector<double>& log_ratios, int64_t gate_r
     for (int64_t i = 0; i < c.gate_rounds; ++i) {
       std::uniform_int_distribution<int64_t> pick(i, c.rounds - 1);
       std::swap(pool[static_cast<size_t>(i)], pool[static_cast<size_t>(pick(rng))]);
+      // Under A/A which side is "current" is arbitrary: each round's sign is drawn, so a chance
+      // lean of the measured rounds to one side is not read as the gate's false-alarm rate.
+      const double sign = std::bernoulli_distribution(0.5)(rng) ? 1.0 : -1.0;
       baseline.push_back(1.0);
-      current.push_back(std::exp(pool[static_cast<size_t>(i)]));
+      current.push_back(std::exp(sign * pool[static_cast<size_t>(i)]));
     }
     const SpeedVerdict v = judge_paired_speed(baseline, current, allowed).verdict;
     slower += v == SpeedVerdict::kSlower;

@@ -7,7 +7,10 @@
 // The false-alarm rate is measured, not assumed: of the A/A rounds, kCalibrationDraws subsets of
 // `gate_rounds` rounds (drawn without replacement, seeded) are each judged as `ab` would judge
 // them, and the share called `slower` is the false-alarm rate (the share `undecided` beside it).
-// Rounds of one job are exchangeable under A/A, so a subset is a job that could have run. The
+// Rounds of one job are exchangeable under A/A, and so are the two sides of a round (both are
+// the same build), so each drawn round's log ratio gets a random sign: a subset is a job that
+// could have run, and a chance lean of the measured rounds to one side (15 of 20 "current"
+// slower happened on this machine) is not counted as the gate's error. The
 // power figures come from the spread s of the A/A log ratios: the signed-rank interval's
 // half-width at R rounds is about z * sqrt(pi/3) * s / sqrt(R) (Note [Deciding a slowdown from
 // paired rounds]), so a slowdown is found with 95% power when its log ratio exceeds
