@@ -170,10 +170,14 @@ class FaultMatrix : public testing::TempDirTest {
     const std::string out = path(fmt::format("{}_{}", row.name, bits));
     std::vector<std::string> args = row_args(row, bits);
     args.insert(args.end(), {"--out", out});
+    // Flushed before the run, so a cell that never ends is named in ctest's log.
+    std::printf("  %-8s --modes %-18s ", row.name, args[4].c_str());
+    std::fflush(stdout);
     const auto r = ddpbench(args);
     std::string cell;
     for (const std::string& a : args) cell += a + " ";
-    std::printf("  %-8s --modes %-18s exit %d\n", row.name, args[4].c_str(), r.exit_code);
+    std::printf("exit %d\n", r.exit_code);
+    std::fflush(stdout);
     if (r.exit_code == 2) {
       // Refused once the model and data were built: one line, nothing written.
       EXPECT_EQ(testing::count_lines(r.err), 1) << cell << "\n" << r.err;

@@ -6,14 +6,26 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
 namespace ddpbench::testing {
 
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+}  // namespace
+
 ProcessResult run_process(const std::vector<std::string>& argv,
-                          const std::vector<std::string>& extra_env) {
+                          const std::vector<std::string>& extra_env, int limit_s) {
   int out_pipe[2];
   int err_pipe[2];
   if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) throw std::runtime_error("pipe failed");
@@ -42,12 +54,16 @@ ProcessResult run_process(const std::vector<std::string>& argv,
   std::string* sinks[2] = {&r.out, &r.err};
   int open_fds = 2;
   char buf[65536];
+  const Clock::time_point start = Clock::now();
+  Clock::time_point exited_at{};
+  Clock::time_point terminated_at{};
+  bool reaped = false;
+  bool killed = false;
+  int status = 0;
   while (open_fds > 0) {
-    if (poll(fds, 2, -1) < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    for (int i = 0; i < 2; ++i) {
+    const int ready = poll(fds, 2, 500);
+    if (ready < 0 && errno != EINTR) break;
+    for (int i = 0; ready > 0 && i < 2; ++i) {
       if (fds[i].fd < 0 || (fds[i].revents & (POLLIN | POLLHUP)) == 0) continue;
       const ssize_t n = read(fds[i].fd, buf, sizeof(buf));
       if (n > 0) {
@@ -58,9 +74,28 @@ ProcessResult run_process(const std::vector<std::string>& argv,
         --open_fds;
       }
     }
+    if (!reaped && waitpid(pid, &status, WNOHANG) == pid) {
+      reaped = true;
+      exited_at = Clock::now();
+    }
+    if (reaped && open_fds > 0 && seconds_since(exited_at) > 10) {
+      r.err += "\n[test runner] the program exited, but a process it left still holds its "
+               "output open 10 s later (a rank or helper that outlived the run)\n";
+      break;
+    }
+    if (!reaped && !killed && seconds_since(start) > limit_s) {
+      r.err += "\n[test runner] still running after " + std::to_string(limit_s) +
+               " s: sent SIGTERM (SIGKILL 5 s later)\n";
+      kill(pid, SIGTERM);
+      killed = true;
+      terminated_at = Clock::now();
+    }
+    if (!reaped && killed && seconds_since(terminated_at) > 5) kill(pid, SIGKILL);
   }
-  int status = 0;
-  waitpid(pid, &status, 0);
+  for (int i = 0; i < 2; ++i) {
+    if (fds[i].fd >= 0) close(fds[i].fd);
+  }
+  if (!reaped) waitpid(pid, &status, 0);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return r;
 }

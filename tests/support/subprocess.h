@@ -15,8 +15,14 @@ struct ProcessResult {
 };
 
 // argv[0] is looked up in PATH. Extra environment entries are "NAME=value".
+//
+// A test must end with a message, not at ctest's timeout with none (the fault matrix once sat
+// silent for 900 s in a loaded suite): a child still running after `limit_s` is sent SIGTERM,
+// then SIGKILL 5 s later, and one that exited while a process it left holds its stdout or stderr
+// open is not waited for beyond 10 s. Either way err ends with a line saying so, which the test's
+// own expectation then shows.
 ProcessResult run_process(const std::vector<std::string>& argv,
-                          const std::vector<std::string>& extra_env = {});
+                          const std::vector<std::string>& extra_env = {}, int limit_s = 480);
 
 // Number of lines in s (a trailing newline does not start a new line).
 int count_lines(const std::string& s);
