@@ -155,6 +155,9 @@ class FaultMatrix : public testing::TempDirTest {
         }
       }
     }
+    std::printf("fault matrix: %d cells refused, %zu classes of accepted cells to run\n", refused,
+                classes.size());
+    std::fflush(stdout);
     for (const auto& [key, bits] : classes) {
       // A hang ends at --timeout by construction, whatever judges the run: its cells are held
       // by DdpE2E.CrashHangAndNanStopTheRunNamingTheRank and the hang tests of
@@ -162,8 +165,6 @@ class FaultMatrix : public testing::TempDirTest {
       if (key.first == FaultKind::kHang) continue;
       run_cell(modes::fault_row(key.first), bits);
     }
-    std::printf("fault matrix: %d cells refused, %zu classes of accepted cells run\n", refused,
-                classes.size());
   }
 
   void run_cell(const FaultRow& row, unsigned bits) {
