@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# ab-power.sh — what the interleaved gate (`ddpbench ab`) and the two-job gate (`run --repeats`
+# twice, then `gate`) each call on the same machine, with a CPU-hungry loop beside the runs whose
+# duty cycle changes between the two-job gate's baseline and current jobs, as a shared runner's
+# neighbours do (issue 74; figures in reports/METRICS.md, "The gate in one job").
+#
+#   ci/ab-power.sh [DDPBENCH] [PAIRS] [ROUNDS] [MS10] [MS3] [LOAD]
+#
+# Per pair and kind (A/A, a slowdown of about 10% and of about 3%, made by a wrapper "build" that
+# adds --inject-fault slow:rank=0,ms=M to every run): one `ab --rounds ROUNDS` and one two-job gate
+# of ROUNDS repeats a side. LOAD is duty (default: a loop on one core, busy 10%, 40% or 80% of
+# each 100 ms, drawn again for every job and every ab) or idle. Defaults: build/harness/ddpbench,
+# 5 pairs, 10 rounds, 0.31 and 0.087 ms. The slowdowns are measured, not assumed: each kind's
+# realised slowdown is the median over its ab rounds of baseline/current - 1, printed beside its
+# verdicts, since a busy wait on one rank can hide behind the other rank's wait.
+set -euo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+ddpbench="${1:-$here/build/harness/ddpbench}"
+pairs="${2:-5}"
+rounds="${3:-10}"
+ms10="${4:-0.31}"
+ms3="${5:-0.087}"
+load="${6:-duty}"
+[[ -x "$ddpbench" ]] || { echo "ab-power.sh: no $ddpbench; build first (ci/build.sh)" >&2; exit 2; }
+case "$load" in duty|idle) ;; *) echo "ab-power.sh: LOAD '$load' is not duty or idle" >&2; exit 2 ;; esac
+work="${AB_POWER_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/ab-power.XXXXXX")}"
+mkdir -p "$work"
+echo "ab-power: runs in $work"
+args=(--scenario toy_cnn --modes ddp --gpus 2 --perf-only --steps 50)
+
+# A "build" that is this one made slower by M ms of a busy wait in rank 0's every timed step.
+wrapper() {  # name ms
+  printf '#!/bin/sh\nexec "%s" "$@" --inject-fault slow:rank=0,ms=%s\n' "$ddpbench" "$2" > "$work/$1"
+  chmod +x "$work/$1"
+}
+wrapper slow10 "$ms10"
+wrapper slow3 "$ms3"
+
+loop_pid=""
+start_load() {  # a new duty cycle for the next job
+  stop_load
+  [[ "$load" == idle ]] && return 0
+  local duty=$(( (RANDOM % 3 == 0) ? 10 : ((RANDOM % 2) ? 40 : 80) ))
+  echo "$duty" >> "$work/duties.txt"
+  python3 -c "
+import time
+busy = $duty / 1000.0
+while True:
+    t = time.monotonic()
+    while time.monotonic() - t < busy: pass
+    time.sleep(0.1 - busy)" &
+  loop_pid=$!
+}
+stop_load() { [[ -n "$loop_pid" ]] && kill "$loop_pid" 2>/dev/null && wait "$loop_pid" 2>/dev/null; loop_pid=""; return 0; }
+trap stop_load EXIT
+
+verdict_of_gate() {  # baseline current -> the two-job gate's verdict word
+  "$ddpbench" gate --baseline "$1/report.json" --current "$2/report.json" --max-slowdown 0.05 |
+    awk 'NR == 2 { print $5 }' | tr -d ':'
+}
+
+for ((k = 1; k <= pairs; k++)); do
+  for kind in aa ab10 ab3; do
+    case "$kind" in aa) current="$ddpbench" ;; ab10) current="$work/slow10" ;; ab3) current="$work/slow3" ;; esac
+    start_load
+    "$ddpbench" ab --baseline-bin "$ddpbench" --current-bin "$current" --rounds "$rounds" \
+      --seed "$k" --allow-undecided --out "$work/$kind-$k-ab" -- "${args[@]}" > /dev/null 2>&1 || true
+    start_load
+    "$ddpbench" run "${args[@]}" --repeats "$rounds" --quiet --out "$work/$kind-$k-base" > /dev/null
+    start_load
+    "$current" run "${args[@]}" --repeats "$rounds" --quiet --out "$work/$kind-$k-cur" > /dev/null
+    stop_load
+    echo "$kind $k $(verdict_of_gate "$work/$kind-$k-base" "$work/$kind-$k-cur")" >> "$work/two_job.txt"
+  done
+done
+python3 "$here/ci/ab_power_summary.py" "$work"
