@@ -51,7 +51,13 @@ while True:
     time.sleep(0.1 - busy)" &
   loop_pid=$!
 }
-stop_load() { [[ -n "$loop_pid" ]] && kill "$loop_pid" 2>/dev/null && wait "$loop_pid" 2>/dev/null; loop_pid=""; return 0; }
+stop_load() {  # under set -e a failing last command of an && list would end the script
+  if [[ -n "$loop_pid" ]]; then
+    kill "$loop_pid" 2>/dev/null || true
+    wait "$loop_pid" 2>/dev/null || true
+  fi
+  loop_pid=""
+}
 trap stop_load EXIT
 
 verdict_of_gate() {  # baseline current -> the two-job gate's verdict word
