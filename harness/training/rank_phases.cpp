@@ -97,12 +97,14 @@ void finish_rank_outcome(const PhaseInputs& in, comm::Communicator& comm, ModeOu
 }
 
 // A per-rank mode's perf phase options: run-wide step numbers for `on_phase` (perf steps follow
-// the checked ones), the footprint after its last step, and the `slow` fault on its rank.
+// the checked ones), the footprint after its last step, and the `slow` fault on its rank
+// (`slowall`: on every rank).
 modes::TrainOptions rank_perf_options(const PhaseInputs& in, ModeKind mode, int64_t rank,
                                       const PhaseObserver& on_phase,
                                       modes::MemoryFootprint& footprint) {
   modes::TrainOptions options = accumulating(perf_options(in), in.setup, mode);
-  if (modes::fault_on_rank(in.setup.fault, modes::FaultKind::kSlow, rank)) {
+  if (modes::fault_on_rank(in.setup.fault, modes::FaultKind::kSlow, rank) ||
+      (in.setup.fault && in.setup.fault->kind == modes::FaultKind::kSlowAll)) {
     options.slow_ms = in.setup.fault->ms;
   }
   options.on_phase = [&on_phase, offset = in.setup.check_steps](int64_t step, modes::StepPhase p) {

@@ -30,6 +30,7 @@ enum class FaultKind {
   kGather,
   kState,
   kSlow,
+  kSlowAll,
   kDesync,
   kShape,
   kDivide,
@@ -44,7 +45,7 @@ struct FaultSpec {
   int64_t step = 0;
   double eps = 1e-3;
   std::string tensor;  // grad: parameter name; empty = the first parameter
-  double ms = 0;       // slow: milliseconds added to each timed step
+  double ms = 0;       // slow, slowall: milliseconds added to each timed step
 };
 
 // Throws InputError with the expected syntax for anything malformed.
@@ -64,9 +65,11 @@ inline bool fault_on_rank(const std::optional<FaultSpec>& fault, FaultKind kind,
   return fault && fault->kind == kind && fault->rank == rank;
 }
 
-// Whether the fault acts on the timed perf phase (slow: a slower rank) rather than on the checked
-// steps: the one kind a --perf-only repeat (run/perf_repeats.h) keeps.
-inline bool acts_on_timed_steps(const FaultSpec& fault) { return fault.kind == FaultKind::kSlow; }
+// Whether the fault acts on the timed perf phase (slow: a slower rank; slowall: a slower build)
+// rather than on the checked steps: the kinds a --perf-only repeat (run/perf_repeats.h) keeps.
+inline bool acts_on_timed_steps(const FaultSpec& fault) {
+  return fault.kind == FaultKind::kSlow || fault.kind == FaultKind::kSlowAll;
+}
 
 // Whether a fault that acts on every rank (no rank= field: noscale, divide, replica) fires at
 // this step.

@@ -78,6 +78,15 @@ constexpr std::array<FaultRow, kFaultKinds> kRows = {{
      "rank R computes M more milliseconds (a busy wait) in the forward of every timed step, as a "
      "slower rank would: every rank waits for it in the step's collectives (a straggler)",
      "not a check (the checks still pass): the performance gate, `gate` calls the point slower"},
+    // Why a second slow kind: a busy wait on one rank hides behind the other ranks' waits (idle
+    // here, slow:rank=0 left toy_cnn's step 5% faster), so it cannot say how much slower a build
+    // is. A wait on every rank lengthens every rank's step by M: the slowdown a gate's power is
+    // measured against (reports/METRICS.md, "Both gates under a changing load").
+    {FaultKind::kSlowAll, "slowall", kFaultMs, kDdp | kZero, kNeedsPerfPhase, false,
+     "every rank computes M more milliseconds (a busy wait) in the forward of every timed step, "
+     "as a slower build would: each step is about M ms longer on every rank",
+     "not a check (the checks still pass): the performance gate, `gate` and `ab` call the point "
+     "slower"},
     {FaultKind::kDesync, "desync", kAt, kDdp | kZero, kNeedsOwnCommunicator | kNeedsPeers, true,
      "rank R skips its first gradient allreduce or reduce-scatter from step S on (a collective "
      "its peers issue), so its later collectives pair with the wrong ones",
