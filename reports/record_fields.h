@@ -202,7 +202,19 @@ DDPBENCH_RECORD_FIELDS(PhaseRecord) {
 }
 
 // Throughput figures are what the gate compares: finite, never null.
-DDPBENCH_RECORD_FIELDS(RepeatRecord) { v("step_times_s", r.step_times_s, number(0, kInf)); }
+DDPBENCH_RECORD_FIELDS(RunnerLoadRecord) {
+  v("wall_s", r.wall_s, number(0, kInf));
+  v("others_cpu_share", r.others_cpu_share, number(0, 1));
+  v("steal_share", r.steal_share, number(0, 1));
+  v("iowait_share", r.iowait_share, number(0, 1));
+  v("load_average_1m", r.load_average_1m, number(0, kInf));
+  v("cpu_mhz", r.cpu_mhz, number(0, kInf));
+}
+
+DDPBENCH_RECORD_FIELDS(RepeatRecord) {
+  v("step_times_s", r.step_times_s, number(0, kInf));
+  v("runner_load", r.runner_load, since(13, plain()));
+}
 
 DDPBENCH_RECORD_FIELDS(SpreadRecord) {
   v("repeats", r.repeats, count(0, kMaxCount));

@@ -13,7 +13,7 @@ namespace ddpbench::reports {
 
 // Bumped whenever a field changes meaning, disappears or is added: the reader requires every
 // field it knows (json_report_reader.h), so an older report is refused with its version named.
-inline constexpr int kSchemaVersion = 12;
+inline constexpr int kSchemaVersion = 13;
 // The oldest schema the reader still takes: 8 lacks only the repeats and spread of the timed
 // phase (FieldSpec::since), and `gate` judges its throughput by the single-sample rule.
 inline constexpr int kOldestReadableSchema = 8;
@@ -182,8 +182,22 @@ struct PhaseRecord {
 // The perf phase of a mode: `warmup_steps` discarded, `timed_steps` measured (reports/METRICS.md).
 // One repeat of the perf phase (run --repeats R: repeat 1 in the run's own processes, the others
 // each in fresh ones): its timed steps.
+// What the machine did besides the run while one repeat of a mode ran, measured by the launching
+// process around it (launch/runner_load.h; repeat 1: the mode's check phase included). `gate` and
+// `history` read it to say when two runs met different loads (Note [A slowdown the load explains],
+// stats/load_rule.h). All 0 in a schema 12 report or where /proc cannot be read.
+struct RunnerLoadRecord {
+  double wall_s = 0;            // how long the repeat ran
+  double others_cpu_share = 0;  // busy CPU time of other processes, as a share of all CPUs
+  double steal_share = 0;       // of all CPU time: taken by the hypervisor for other guests
+  double iowait_share = 0;      // of all CPU time: idle waiting for I/O
+  double load_average_1m = 0;   // at the end of the repeat
+  double cpu_mhz = 0;           // the CPUs' mean clock at the end; 0 where not readable
+};
+
 struct RepeatRecord {
   std::vector<double> step_times_s;  // every timed step's time (the max over ranks), in order
+  RunnerLoadRecord runner_load;      // schema 13
 };
 
 // A point's timing over its repeats (stats/timing_spread.h, Note [Repeats, not steps]), computed

@@ -38,7 +38,7 @@ stats::LoadComparison apply_load_rule(const AbRounds& a, bool allow_undecided,
       "current ran (medians over the rounds)",
       100 * load.baseline_median, 100 * load.current_median));
   for (compare::GatePoint& p : g.points) {
-    if (p.verdict != "slower" || !load.current_busier) continue;
+    if (p.verdict != "slower" || !stats::load_explains(load, -p.shift_high)) continue;
     p.verdict = "undecided";
     p.detail += fmt::format(
         "; but the current side ran under more load from other processes (+{:.1f}% of the CPUs "
@@ -211,7 +211,7 @@ int execute_ab(const AbRequest& request) {
                                 {"current_median_others_cpu_share", load.current_median},
                                 {"paired_centre", load.centre},
                                 {"p_value", load.p_value},
-                                {"explains_a_slowdown", load.current_busier}}},
+                                {"current_busier", load.current_busier}}},
                               {"passed", g.passed}};
   out.stage("ab.json", doc.dump(2) + "\n");
   out.commit();

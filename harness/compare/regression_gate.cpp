@@ -12,6 +12,7 @@
 #include "quoted_input.h"
 #include "reports/record_fields.h"
 #include "reports/verdict.h"
+#include "stats/load_rule.h"
 #include "stats/rank_statistics.h"
 #include "stats/speed_change.h"
 
@@ -265,6 +266,37 @@ void apply_speed_change(const stats::SpeedChange& c, double allowed, const std::
   }
 }
 
+// Note [A slowdown the load explains] over two jobs: says when the two runs met different loads,
+// and turns a `slower` that the current run's heavier load may explain into `undecided`.
+void apply_load_rule(const reports::ThroughputRecord& base, const reports::ThroughputRecord& cur,
+                     GatePoint& p) {
+  const std::vector<double> b = others_cpu_shares(base);
+  const std::vector<double> c = others_cpu_shares(cur);
+  if (b.empty() || c.empty()) return;
+  const stats::LoadComparison load = stats::compare_unpaired_load(b, c);
+  const bool differ = load.p_value < stats::kLoadSignificance &&
+                      std::abs(load.centre) > stats::kLoadMargin;
+  if (!differ) return;
+  const std::string loads = fmt::format(
+      "other processes took {:.1f}% of the CPUs during the baseline's repeats and {:.1f}% during "
+      "the current's (medians; shift {:+.1f}%, p = {:.2g})",
+      100 * load.baseline_median, 100 * load.current_median, 100 * load.centre, load.p_value);
+  if (!load.current_busier) {
+    add_detail(p, loads + ": the baseline ran under more load, which can hide a slowdown");
+  } else if (p.verdict == "slower" && stats::load_explains(load, -p.shift_high)) {
+    p.verdict = "undecided";
+    p.detail += "; but " + loads +
+                ": the load may explain it, not the build (Note [A slowdown the load explains]); "
+                "rerun both on a quieter runner, or in one job with `ddpbench ab`";
+  } else if (p.verdict == "slower") {
+    add_detail(p, fmt::format("{}: more load, but too little to explain a slowdown of at least "
+                              "{:.1f}% (at most {:.0f}x the extra share)",
+                              loads, -100 * p.shift_high, stats::kLoadAmplification));
+  } else {
+    add_detail(p, loads + ": the current ran under more load");
+  }
+}
+
 // The throughput of a point both runs timed: with repeats on both sides by Note [Deciding a
 // slowdown] (stats/speed_change.h), else by the single-sample ratio the gate always used, saying
 // so. A point whose checks already failed keeps that verdict; the figures are still filled in.
@@ -279,6 +311,7 @@ void judge_throughput(const reports::ThroughputRecord& base, const reports::Thro
     reports::ThroughputRecord pooled = base;
     pooled.spread.repeat_medians_s = *lookback;
     pooled.spread.repeats = static_cast<int64_t>(lookback->size());
+    pooled.repeats.clear();  // their loads are the newest report's only: no load rule here
     const double median_s = stats::median(*lookback);
     p.baseline_samples_per_s = median_s > 0 ? base.samples_per_step / median_s : 0;
     return judge_throughput(pooled, cur, allowed, nullptr, p);
@@ -309,6 +342,7 @@ void judge_throughput(const reports::ThroughputRecord& base, const reports::Thro
   apply_speed_change(c, allowed,
                      fmt::format("over {} and {} repeats", base.spread.repeats, cur.spread.repeats),
                      "shift of the repeat medians", "repeats a side", "--repeats", p);
+  apply_load_rule(base, cur, p);
 }
 
 // gate --ab: the rounds of one job, paired (Note [Deciding a slowdown from paired rounds]). The
@@ -333,6 +367,15 @@ void judge_paired(const reports::ThroughputRecord& base, const reports::Throughp
 }
 
 }  // namespace
+
+std::vector<double> others_cpu_shares(const reports::ThroughputRecord& t) {
+  std::vector<double> shares;
+  for (const reports::RepeatRecord& r : t.repeats) {
+    if (r.runner_load.wall_s <= 0) return {};
+    shares.push_back(r.runner_load.others_cpu_share);
+  }
+  return shares;
+}
 
 std::string point_key(const reports::RunConfig& c, const reports::ModeResult& r) {
   return fmt::format("{}/{}/{}", c.scenario, reports::name_of(r.mode), r.world_size);

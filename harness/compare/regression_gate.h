@@ -53,6 +53,11 @@ GateResult run_gate(const reports::RunReport& baseline, const reports::RunReport
 // A point's key, "scenario/mode/world_size": how the gate, --thresholds and `history` name it.
 std::string point_key(const reports::RunConfig& c, const reports::ModeResult& r);
 
+// Each repeat's share of the CPUs that other processes took while it ran (report.json's
+// runner_load, schema 13); empty where any repeat has none measured (an older report, or /proc
+// unreadable): what Note [A slowdown the load explains] compares between two runs.
+std::vector<double> others_cpu_shares(const reports::ThroughputRecord& t);
+
 // Throws InputError naming the first setting that changes the numbers (or, where both timed, the
 // timings) in which `a` and `b` differ; `who` starts the message ("gate: baseline and current
 // runs").

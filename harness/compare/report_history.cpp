@@ -72,10 +72,12 @@ void require_series(const std::vector<LabelledReport>& reports) {
   }
 }
 
-// The commits of `s` that timed the point, and their repeat medians.
+// The commits of `s` that timed the point, their repeat medians and the load other processes
+// put on each repeat (empty for a commit that did not measure it).
 struct Timed {
   std::vector<size_t> commits;
   std::vector<std::vector<double>> medians;
+  std::vector<std::vector<double>> others_shares;
 };
 
 Timed timed_of(const Series& s) {
@@ -84,8 +86,14 @@ Timed timed_of(const Series& s) {
     if (s.results[c] == nullptr) continue;
     t.commits.push_back(c);
     t.medians.push_back(s.results[c]->throughput.spread.repeat_medians_s);
+    t.others_shares.push_back(others_cpu_shares(s.results[c]->throughput));
   }
   return t;
+}
+
+stats::HistoryJudgement judge(const Timed& t, double max_slowdown, int64_t lookback) {
+  return stats::judge_history(t.medians, max_slowdown, static_cast<size_t>(lookback),
+                              &t.others_shares);
 }
 
 std::string status_detail(const stats::HistoryJudgement& h, const Timed& t,
@@ -146,8 +154,7 @@ reports::HistoryReport judge_report_history(const std::vector<LabelledReport>& r
   for (const auto& r : reports) out.labels.push_back(r.label);
   for (const Series& s : series_of(reports)) {
     const Timed t = timed_of(s);
-    const stats::HistoryJudgement h =
-        stats::judge_history(t.medians, max_slowdown, static_cast<size_t>(lookback));
+    const stats::HistoryJudgement h = judge(t, max_slowdown, lookback);
     reports::HistoryPoint p;
     p.key = s.key;
     p.status = stats::status_name(h.status);
@@ -170,6 +177,13 @@ reports::HistoryReport judge_report_history(const std::vector<LabelledReport>& r
               ? "no lookback (the first commit)"
               : fmt::format("{} against {} commit{}", stats::describe_change(j.against_lookback),
                             j.lookback_commits, j.lookback_commits == 1 ? "" : "s");
+      if (j.load_explains) {
+        c.against_lookback += fmt::format(
+            "; not counted slower: other processes took {:.1f}% of the CPUs during its repeats "
+            "and {:.1f}% during the lookback's (medians), and the load may explain it (Note [A "
+            "slowdown the load explains])",
+            100 * j.load, 100 * j.lookback_load);
+      }
       p.commits.push_back(c);
     }
     for (const stats::ChangePoint& cp : h.change_points) {
@@ -188,8 +202,7 @@ std::map<std::string, std::vector<double>> lookback_medians(
   require_series(reports);
   for (const Series& s : series_of(reports)) {
     const Timed t = timed_of(s);
-    const stats::HistoryJudgement h =
-        stats::judge_history(t.medians, max_slowdown, static_cast<size_t>(lookback));
+    const stats::HistoryJudgement h = judge(t, max_slowdown, lookback);
     out[s.key] =
         stats::lookback_pool(t.medians, h.commits, t.commits.size(), static_cast<size_t>(lookback));
   }

@@ -8,6 +8,7 @@
 
 #include "errors.h"
 #include "launch/environment.h"
+#include "launch/runner_load.h"
 #include "launch/worker_group.h"
 #include "output/output_dir.h"
 #include "run/bisect.h"
@@ -54,6 +55,18 @@ training::ModeOutcome spawn_ranks(const training::RunSetup& setup, ModeKind mode
   return training::decode_outcome(launch::run_worker_group(group));
 }
 
+// Runs one mode with the machine's load measured around it (Note [A slowdown the load explains]):
+// repeat 1's runner_load; the perf-only repeats measure their own the same way.
+template <typename RunMode>
+training::ModeOutcome with_runner_load(RunMode&& run_mode) {
+  const launch::LoadMeter meter;
+  training::ModeOutcome o = run_mode();
+  const launch::RunnerLoad l = meter.finish();
+  o.runner_load = {l.wall_s,          l.others_cpu_share, l.steal_share,
+                   l.iowait_share,    l.load_average_1m,  l.cpu_mhz};
+  return o;
+}
+
 }  // namespace
 
 int execute_run(const RunRequest& given, const scenarios::ScenarioRegistry& registry,
@@ -90,15 +103,17 @@ int execute_run(const RunRequest& given, const scenarios::ScenarioRegistry& regi
   std::vector<training::ModeOutcome> outcomes;
   std::vector<training::ReferenceOutcome> references;
   if (setup.has_mode(ModeKind::kSingle)) {
-    outcomes.push_back(training::run_local_mode(in, ModeKind::kSingle));
+    outcomes.push_back(
+        with_runner_load([&] { return training::run_local_mode(in, ModeKind::kSingle); }));
     references = training::run_exact_references(in, *instance.model.ptr());
   }
   if (setup.has_mode(ModeKind::kDp)) {
-    outcomes.push_back(training::run_local_mode(in, ModeKind::kDp));
+    outcomes.push_back(
+        with_runner_load([&] { return training::run_local_mode(in, ModeKind::kDp); }));
   }
   for (ModeKind mode : modes::per_rank_modes(setup.modes)) {
     try {
-      outcomes.push_back(spawn_ranks(setup, mode, argv, zygote));
+      outcomes.push_back(with_runner_load([&] { return spawn_ranks(setup, mode, argv, zygote); }));
     } catch (const launch::GroupFailure& failure) {
       // The folder says this run failed and why, with the ranks' last collectives (Note [The
       // flight recorder]), instead of keeping an earlier run's report that says it passed.

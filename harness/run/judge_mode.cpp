@@ -109,7 +109,8 @@ reports::ThroughputRecord throughput_of(const training::RunSetup& setup,
   // `gate` recompute it with.
   t.repeats.emplace_back();
   for (const auto& step : o.perf_times) t.repeats.back().step_times_s.push_back(step.total);
-  for (const auto& repeat : o.more_repeats) t.repeats.push_back({repeat});
+  t.repeats.back().runner_load = o.runner_load;
+  t.repeats.insert(t.repeats.end(), o.more_repeats.begin(), o.more_repeats.end());
   t.ranks = o.rank_timings;
   const metrics::StepSummary first = metrics::summarize(o.perf_times);
   t.warmup_steps = setup.warmup_steps;

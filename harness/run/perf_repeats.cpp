@@ -62,7 +62,8 @@ void run_perf_repeats(const RunRequest& request, int64_t repeats, const CommandL
         throw WorkerFailure(fmt::format("repeat {} of {} timed no {} x{}", k, repeats,
                                         modes::mode_name(o.mode), o.world_size));
       }
-      o.more_repeats.push_back(match->throughput.repeats.front().step_times_s);
+      // The child measured its own load around the mode (its repeat 1).
+      o.more_repeats.push_back(match->throughput.repeats.front());
     }
   }
 }

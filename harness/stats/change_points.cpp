@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "stats/load_rule.h"
 #include "stats/rank_statistics.h"
 
 namespace ddpbench::stats {
@@ -97,7 +98,8 @@ std::vector<double> lookback_pool(const std::vector<std::vector<double>>& repeat
 }
 
 HistoryJudgement judge_history(const std::vector<std::vector<double>>& repeat_medians,
-                               double allowed, size_t lookback) {
+                               double allowed, size_t lookback,
+                               const std::vector<std::vector<double>>* others_shares) {
   HistoryJudgement h;
   const size_t n = repeat_medians.size();
   std::vector<double> levels;
@@ -124,6 +126,15 @@ HistoryJudgement judge_history(const std::vector<std::vector<double>>& repeat_me
     j.against_lookback = judge_speed(pool, repeat_medians[c], allowed);
     j.slower = static_cast<int64_t>(pool.size()) >= kMinGateRepeats &&
                j.against_lookback.verdict == SpeedVerdict::kSlower;
+    if (j.slower && others_shares != nullptr) {
+      // The lookback's commits are the ones `pool` came from (h.commits is filled up to c).
+      const LoadComparison load = compare_unpaired_load(
+          lookback_pool(*others_shares, h.commits, c, lookback), (*others_shares)[c]);
+      j.lookback_load = load.baseline_median;
+      j.load = load.current_median;
+      j.load_explains = load_explains(load, -j.against_lookback.high);
+      j.slower = !j.load_explains;
+    }
     h.commits.push_back(j);
   }
   size_t trailing = 0;

@@ -35,6 +35,9 @@
 // - insufficient data: the newest commit's lookback holds fewer than kMinGateRepeats repeat
 //   medians, or the series fewer than 3 commits;
 // - ok: otherwise.
+// A commit slower than its lookback whose repeats ran under more load from other processes than
+// the lookback's (Note [A slowdown the load explains], the unpaired rule) is not counted slower:
+// the load, not the commit, may explain it, and the commit's line says so.
 #pragma once
 
 #include <cstdint>
@@ -58,6 +61,10 @@ enum class HistoryStatus { kOk, kRegression, kSuspicious, kInsufficientData };
 struct CommitJudgement {
   SpeedChange against_lookback;  // undecided when the lookback was too small
   bool slower = false;
+  // Slower than the lookback, but run under more load from other processes than the lookback's
+  // commits by Note [A slowdown the load explains] (stats/load_rule.h): not counted as slower.
+  bool load_explains = false;
+  double lookback_load = 0, load = 0;  // the medians of the two samples of shares, when compared
   size_t lookback_commits = 0;
   size_t lookback_repeats = 0;  // the repeat medians pooled from them
 };
@@ -78,9 +85,12 @@ struct HistoryJudgement {
 
 inline constexpr size_t kDefaultLookback = 20;
 
-// `repeat_medians[c]` are commit c's repeat medians (seconds per step), oldest commit first.
+// `repeat_medians[c]` are commit c's repeat medians (seconds per step), oldest commit first;
+// `others_shares[c]`, where given, the share of the CPUs other processes took during each of its
+// repeats (empty for a commit that did not measure it).
 HistoryJudgement judge_history(const std::vector<std::vector<double>>& repeat_medians,
-                               double allowed, size_t lookback);
+                               double allowed, size_t lookback,
+                               const std::vector<std::vector<double>>* others_shares = nullptr);
 
 const char* status_name(HistoryStatus s);
 

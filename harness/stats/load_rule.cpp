@@ -22,4 +22,20 @@ LoadComparison compare_load(const std::vector<double>& baseline,
   return c;
 }
 
+bool load_explains(const LoadComparison& load, double least_slowdown) {
+  return load.current_busier && least_slowdown <= kLoadAmplification * load.centre;
+}
+
+LoadComparison compare_unpaired_load(const std::vector<double>& baseline,
+                                     const std::vector<double>& current) {
+  LoadComparison c;
+  c.baseline_median = median(baseline);
+  c.current_median = median(current);
+  if (baseline.empty() || current.empty()) return c;
+  c.centre = hodges_lehmann(baseline, current, 0.95).estimate;
+  c.p_value = mann_whitney(current, baseline).p_value;
+  c.current_busier = c.p_value < kLoadSignificance && c.centre > kLoadMargin;
+  return c;
+}
+
 }  // namespace ddpbench::stats

@@ -30,9 +30,12 @@ struct ModeOutcome {
   std::vector<metrics::PhaseTimes> perf_times;   // per timed step (after warm-up)
   // ddp, zero: every rank's own timed steps, in rank order (perf_times is their slowest).
   std::vector<reports::RankTimingRecord> rank_timings;
-  // --repeats: the timed step times of repeats 2..R (run/perf_repeats.h; the parent's, never
-  // sent by a rank).
-  std::vector<std::vector<double>> more_repeats;
+  // --repeats: the timed step times and runner loads of repeats 2..R (run/perf_repeats.h; the
+  // parent's, never sent by a rank).
+  std::vector<reports::RepeatRecord> more_repeats;
+  // What else the machine did while this mode ran in this process's run (repeat 1), measured by
+  // the launching parent around it (execute_run.cpp; never sent by a rank).
+  reports::RunnerLoadRecord runner_load;
   double perf_samples_per_step = 0;  // mean samples really processed per timed step
   std::string backend;               // ddp's collective backend
   int64_t bytes_per_step = 0;        // ddp: gradient bytes reduced per rank per step

@@ -286,7 +286,7 @@ TEST_F(CliE2E, LinearMseReportAndStateMatchPyTorch) {
       {"run", "--scenario", "linear_mse", "--modes", "single", "--out", out, "--threads", "1"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto report = read_json(out + "/report.json");
-  EXPECT_EQ(report.at("schema_version"), 12);
+  EXPECT_EQ(report.at("schema_version"), 13);
   for (const char* key :
        {"host", "cores", "libtorch_version", "compiler", "git_revision", "argv"}) {
     EXPECT_TRUE(report.at("context").contains(key)) << key;

@@ -13,7 +13,8 @@ namespace ddpbench::testing {
 // Replaces `result`'s timed steps by `steps` (one vector per repeat) and every figure the samples
 // determine: deterministic series for tests of `history` and `gate --history`, whatever the
 // machine measured. A mode with ranks gets every rank computing each step of repeat 1 in full
-// (no wait, no straggler). The scaling efficiency stays: refigure() recomputes it.
+// (no wait, no straggler), and every repeat a quiet runner (runner_load: no other process). The
+// scaling efficiency stays: refigure() recomputes it.
 void set_step_times(nlohmann::json& result, const std::vector<std::vector<double>>& steps);
 
 // Multiplies every step time of `result` (its repeats, its ranks' compute and wait, its phases)

@@ -1,7 +1,8 @@
 // compare_regression_gate_test.cpp — the CI gate's decisions: identical runs pass, a failing
 // check fails, a check that regressed fails, a slowdown beyond the threshold fails, noise within
 // it passes, per-point thresholds apply, missing points, checks and timings fail, other
-// configurations and non-finite thresholds are refused.
+// configurations and non-finite thresholds are refused, a slowdown the current run's load explains
+// is not called slower.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -444,6 +445,54 @@ TEST(RegressionGateRepeats, DecidesSlowerOkAndUndecidedFromTheRepeats) {
   GateThresholds allow;
   allow.allow_undecided = true;
   EXPECT_TRUE(run_gate(repeated(0.010, 0.2, 6), repeated(0.010, 0.2, 6), allow).passed);
+}
+
+// `r`'s ddp repeats, one step each at its repeat median, each run beside `others` of the CPUs'
+// time taken by other processes (report.json's runner_load).
+reports::RunReport with_load(reports::RunReport r, double others) {
+  reports::ThroughputRecord& t = r.results[1].throughput;
+  t.repeats.clear();
+  for (double m : t.spread.repeat_medians_s) {
+    reports::RepeatRecord rep;
+    rep.step_times_s = {m};
+    rep.runner_load.wall_s = 2.0;
+    rep.runner_load.others_cpu_share = others + 0.01 * static_cast<double>(t.repeats.size() % 3);
+    t.repeats.push_back(rep);
+  }
+  return r;
+}
+
+// Issue 74: a load step between the baseline's job and the current's. Identical code measured
+// 25% slower beside a job taking half the runner is `slower` by the repeats alone; with each
+// repeat's load recorded, the gate says the load may explain it and calls it undecided. A real
+// slowdown under the same load as its baseline stays slower, as does one whose baseline ran
+// busier (that can only hide a slowdown) or whose loads were not measured (an older report).
+TEST(RegressionGateRepeats, ASlowdownTheCurrentRunsLoadExplainsIsUndecided) {
+  const auto base = [](double others) { return with_load(repeated(0.010, 0.01, 10), others); };
+  const auto cur = [](double others) { return with_load(repeated(0.0125, 0.01, 10), others); };
+
+  const GatePoint busier = point(run_gate(base(0.0), cur(0.5), {}), "toy_cnn/ddp/2");
+  EXPECT_EQ(busier.verdict, "undecided") << busier.detail;
+  EXPECT_NE(busier.detail.find("the load may explain it"), std::string::npos) << busier.detail;
+  EXPECT_NE(busier.detail.find("1.0% of the CPUs during the baseline's repeats and 51.0%"),
+            std::string::npos)
+      << busier.detail;
+
+  EXPECT_EQ(point(run_gate(base(0.0), cur(0.0), {}), "toy_cnn/ddp/2").verdict, "slower");
+  const GatePoint hidden = point(run_gate(base(0.5), cur(0.0), {}), "toy_cnn/ddp/2");
+  EXPECT_EQ(hidden.verdict, "slower");
+  EXPECT_NE(hidden.detail.find("the baseline ran under more load"), std::string::npos)
+      << hidden.detail;
+  EXPECT_EQ(point(run_gate(repeated(0.010, 0.01, 10), cur(0.5), {}), "toy_cnn/ddp/2").verdict,
+            "slower");
+  // A load below the margin (2% of the CPUs) is no excuse, however significant.
+  EXPECT_EQ(point(run_gate(base(0.0), cur(0.015), {}), "toy_cnn/ddp/2").verdict, "slower");
+  // 7% more of the CPUs cannot explain a build 5x slower (the suite's case: a slow rank measured
+  // beside other tests); the detail says the load was too little.
+  const GatePoint far = point(run_gate(base(0.38), with_load(repeated(0.050, 0.01, 10), 0.45), {}),
+                              "toy_cnn/ddp/2");
+  EXPECT_EQ(far.verdict, "slower") << far.detail;
+  EXPECT_NE(far.detail.find("too little to explain"), std::string::npos) << far.detail;
 }
 
 TEST(RegressionGateRepeats, OneRepeatIsJudgedByTheRatioAndSaysSo) {

@@ -3,7 +3,7 @@
 // CI machine gives with --repeats 5 on a quiet core): one 10% step at commit 20 is found there
 // (+-1) and makes the newest commits a regression, and a step two commits from either end where
 // it starts; no step finds none; one outlier commit is suspicious, not a regression; a short
-// series is insufficient data.
+// series is insufficient data; a step that the runner's load explains is not counted slower.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -94,6 +94,28 @@ TEST(History, TooFewCommitsOrRepeatsIsInsufficientData) {
   // One repeat per commit and a lookback of 3 commits: 3 values, fewer than 5.
   const std::vector<std::vector<double>> single = {{0.01}, {0.01}, {0.01}, {0.01}};
   EXPECT_EQ(judge_history(single, 0.05, 3).status, HistoryStatus::kInsufficientData);
+}
+
+// Issue 74: the 10% step at commit 20 is the runner's doing: from commit 20 on, another job took
+// 30% of the CPUs during every repeat. With the loads recorded, no commit is counted slower and
+// the series is not a regression; the step is still a change point (the level did change).
+TEST(History, ASlowdownUnderMoreLoadThanTheLookbackIsNotCounted) {
+  const auto steps = series([](int c) { return c < 20 ? 0.010 : 0.010 / 0.9; }, 1);
+  std::vector<std::vector<double>> shares(steps.size());
+  for (size_t c = 0; c < steps.size(); ++c) {
+    for (int r = 0; r < 5; ++r) shares[c].push_back((c < 20 ? 0.0 : 0.3) + 0.01 * r);
+  }
+  const HistoryJudgement h = judge_history(steps, 0.05, kDefaultLookback, &shares);
+  EXPECT_NE(h.status, HistoryStatus::kRegression);
+  EXPECT_EQ(h.change_points.size(), 1u);
+  EXPECT_TRUE(h.commits[20].load_explains);
+  EXPECT_FALSE(h.commits[20].slower);
+  EXPECT_NEAR(h.commits[20].load, 0.32, 1e-9);
+  EXPECT_NEAR(h.commits[20].lookback_load, 0.02, 1e-9);
+  // The same step with the load unchanged is a regression, as before.
+  std::vector<std::vector<double>> flat(steps.size(), std::vector<double>(5, 0.05));
+  EXPECT_EQ(judge_history(steps, 0.05, kDefaultLookback, &flat).status,
+            HistoryStatus::kRegression);
 }
 
 }  // namespace
