@@ -4,33 +4,41 @@
 # duty cycle changes between the two-job gate's baseline and current jobs, as a shared runner's
 # neighbours do (issue 74; figures in reports/METRICS.md, "The gate in one job").
 #
-#   ci/ab-power.sh [DDPBENCH] [PAIRS] [ROUNDS] [MS10] [MS3] [LOAD]
+#   ci/ab-power.sh [DDPBENCH] [PAIRS] [ROUNDS] [MS10] [MS3] [LOAD] [ROUNDS_KIND]
 #
 # Per pair and kind (A/A, a slowdown of about 10% and of about 3%, made by a wrapper "build" that
-# adds --inject-fault slow:rank=0,ms=M to every run): one `ab --rounds ROUNDS` and one two-job gate
-# of ROUNDS repeats a side. LOAD is duty (default: a loop on one core, busy 10%, 40% or 80% of
+# adds --inject-fault slowall:ms=M to every run: every rank M ms slower, as a slower build is): one
+# `ab --rounds ROUNDS` and one two-job gate of ROUNDS repeats a side. ROUNDS_KIND is duet (default:
+# `ab --duet`, both builds of a round at once) or b2b (back to back). LOAD is duty (default: a loop on one core, busy 10%, 40% or 80% of
 # each 100 ms, drawn again for every job and every ab) or idle. Defaults: build/harness/ddpbench,
-# 5 pairs, 10 rounds, 0.31 and 0.087 ms. The slowdowns are measured, not assumed: each kind's
+# 5 pairs, 10 rounds, 0.6 and 0.18 ms (toy_cnn's step is 5-7 ms here). The slowdowns are measured, not assumed: each kind's
 # realised slowdown is the median over its ab rounds of baseline/current - 1, printed beside its
-# verdicts, since a busy wait on one rank can hide behind the other rank's wait.
+# verdicts (slow:rank=0, the first version's fault, realised half of what it claimed: a busy wait
+# on one rank hides behind the other rank's wait).
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 ddpbench="${1:-$here/build/harness/ddpbench}"
 pairs="${2:-5}"
 rounds="${3:-10}"
-ms10="${4:-0.31}"
-ms3="${5:-0.087}"
+ms10="${4:-0.6}"
+ms3="${5:-0.18}"
 load="${6:-duty}"
+rounds_kind="${7:-duet}"
 [[ -x "$ddpbench" ]] || { echo "ab-power.sh: no $ddpbench; build first (ci/build.sh)" >&2; exit 2; }
 case "$load" in duty|idle) ;; *) echo "ab-power.sh: LOAD '$load' is not duty or idle" >&2; exit 2 ;; esac
+case "$rounds_kind" in
+  duet) duet=(--duet) ;;
+  b2b) duet=() ;;
+  *) echo "ab-power.sh: ROUNDS_KIND '$rounds_kind' is not duet or b2b" >&2; exit 2 ;;
+esac
 work="${AB_POWER_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/ab-power.XXXXXX")}"
 mkdir -p "$work"
 echo "ab-power: runs in $work"
 args=(--scenario toy_cnn --modes ddp --gpus 2 --perf-only --steps 50)
 
-# A "build" that is this one made slower by M ms of a busy wait in rank 0's every timed step.
+# A "build" that is this one made slower by M ms of a busy wait in every rank's every timed step.
 wrapper() {  # name ms
-  printf '#!/bin/sh\nexec "%s" "$@" --inject-fault slow:rank=0,ms=%s\n' "$ddpbench" "$2" > "$work/$1"
+  printf '#!/bin/sh\nexec "%s" "$@" --inject-fault slowall:ms=%s\n' "$ddpbench" "$2" > "$work/$1"
   chmod +x "$work/$1"
 }
 wrapper slow10 "$ms10"
@@ -70,7 +78,7 @@ for ((k = 1; k <= pairs; k++)); do
     case "$kind" in aa) current="$ddpbench" ;; ab10) current="$work/slow10" ;; ab3) current="$work/slow3" ;; esac
     start_load
     "$ddpbench" ab --baseline-bin "$ddpbench" --current-bin "$current" --rounds "$rounds" \
-      --seed "$k" --allow-undecided --out "$work/$kind-$k-ab" -- "${args[@]}" > /dev/null 2>&1 || true
+      "${duet[@]}" --seed "$k" --allow-undecided --out "$work/$kind-$k-ab" -- "${args[@]}" > /dev/null 2>&1 || true
     start_load
     "$ddpbench" run "${args[@]}" --repeats "$rounds" --quiet --out "$work/$kind-$k-base" > /dev/null
     start_load

@@ -22,6 +22,10 @@ CLI::App* add_ab_command(CLI::App& app, run::AbRequest& r) {
                   "interval")
       ->check(integer_in(2, 1000))
       ->capture_default_str();
+  cmd->add_flag("--duet", r.duet,
+                "Run both builds of a round at the same time, sharing the machine, instead of "
+                "back to back: a speed change of the machine hits both alike (README, \"Duet "
+                "rounds\"); it sees extra work, not extra waiting");
   cmd->add_option("--seed", r.seed, "Seed of the order within each round")->capture_default_str();
   cmd->add_option("--max-slowdown", r.max_slowdown, "Allowed throughput loss, e.g. 0.05 = 5%")
       ->check(fraction_0_to_1("0.05 = 5% slower allowed"))

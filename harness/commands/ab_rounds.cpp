@@ -10,6 +10,7 @@
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include "compare/regression_gate.h"
 #include "errors.h"
@@ -122,9 +123,41 @@ std::vector<std::string> ab_run_args(std::vector<std::string> args) {
   return args;
 }
 
+namespace {
+
+// Both sides of a round at once (Note [Duet rounds]), each waited for by its own thread; the
+// first failure, the baseline's if both failed, is thrown once both have ended.
+std::array<AbSideRun, 2> run_duet(const std::array<std::string, 2>& binaries,
+                                  const std::vector<std::string>& run_args, const std::string& tmp,
+                                  int64_t round, std::array<std::string, 2>& bytes) {
+  std::array<AbSideRun, 2> pair;
+  std::array<std::exception_ptr, 2> failed;
+  const auto side_run = [&](int side) {
+    try {
+      pair[side] = run_side(binaries[side], run_args, tmp, round, kAbSides[side], bytes[side]);
+    } catch (...) {
+      failed[side] = std::current_exception();
+    }
+  };
+  // One meter over the round: each side's own meter would count the other side as a neighbour
+  // until it is reaped (measured: 44% "others" on the side reaped first, 0% on the other), and
+  // both met the same machine, which is the point.
+  const launch::LoadMeter meter;
+  std::thread current(side_run, 1);
+  side_run(0);
+  current.join();
+  for (const std::exception_ptr& e : failed) {
+    if (e) std::rethrow_exception(e);
+  }
+  pair[0].load = pair[1].load = meter.finish();
+  return pair;
+}
+
+}  // namespace
+
 AbRounds run_ab_rounds(const std::array<std::string, 2>& binaries,
                        const std::vector<std::string>& run_args, int64_t rounds, uint64_t seed,
-                       output::OutputDir& out) {
+                       bool duet, output::OutputDir& out) {
   const output::ScratchDir scratch("ab");
   // The order of each round is drawn, so that a load rising or falling within rounds favours
   // neither side; and balanced (each side first in half the rounds, R odd: one more), so that
@@ -140,14 +173,25 @@ AbRounds run_ab_rounds(const std::array<std::string, 2>& binaries,
     const bool current_first = current_first_in[static_cast<size_t>(round - 1)];
     const int order[2] = {current_first ? 1 : 0, current_first ? 0 : 1};
     std::array<AbSideRun, 2> pair;
-    for (int side : order) {
-      fmt::print("ab: round {}/{}, {} ...\n", round, rounds, kAbSides[side]);
+    std::array<std::string, 2> bytes;
+    if (duet) {
+      fmt::print("ab: round {}/{}, both at once ...\n", round, rounds);
       std::fflush(stdout);
-      std::string bytes;
-      pair[side] = run_side(binaries[side], run_args, scratch.path(), round, kAbSides[side], bytes);
-      out.stage(fmt::format("round{:02}_{}.json", round, kAbSides[side]), bytes);
+      pair = run_duet(binaries, run_args, scratch.path(), round, bytes);
+    } else {
+      for (int side : order) {
+        fmt::print("ab: round {}/{}, {} ...\n", round, rounds, kAbSides[side]);
+        std::fflush(stdout);
+        pair[side] =
+            run_side(binaries[side], run_args, scratch.path(), round, kAbSides[side], bytes[side]);
+      }
     }
-    nlohmann::json r = {{"round", round}, {"order", {kAbSides[order[0]], kAbSides[order[1]]}}};
+    for (int side = 0; side < 2; ++side) {
+      out.stage(fmt::format("round{:02}_{}.json", round, kAbSides[side]), bytes[side]);
+    }
+    nlohmann::json r = {{"round", round}};
+    r["order"] = duet ? nlohmann::json("together")
+                      : nlohmann::json({kAbSides[order[0]], kAbSides[order[1]]});
     for (int side = 0; side < 2; ++side) {
       r[kAbSides[side]] = {{"report", fmt::format("round{:02}_{}.json", round, kAbSides[side])},
                            {"exit_code", pair[side].exit_code},

@@ -40,11 +40,25 @@ std::string resolve_ab_binary(const std::string& given, const std::string& flag)
 // "run". Refused before any run starts.
 std::vector<std::string> ab_run_args(std::vector<std::string> run_args);
 
-// Runs the rounds, staging each round's report of both sides in `out` (round01_baseline.json...).
-// A build that refuses the arguments (exit 2) is InputError, one that fails otherwise (exit 3 and
-// up) WorkerFailure, naming the round, the side and its last line.
+// Note [Duet rounds]
+// The vCPUs of a cloud runner change speed every few seconds (reports/METRICS.md, "Why a fresh
+// process is fast or slow here"), so two runs back to back meet different machines: on this
+// project's runner the log ratio of two identical toy_cnn ddp x2 runs of 100 steps spread 11.6%
+// (sd, 10 pairs). Run at the same time, sharing the machine (duet benchmarking, Bulej et al., ICPE
+// 2020), both meet the same speed and the same neighbours: 2.5% on the same pairs' machine,
+// the same hour. The price: each build runs beside the other, its ranks on the same cores (rank
+// r of both on core r), so a round measures the builds' throughput while sharing the CPUs: a
+// build that does more work per step is slower in the duet as alone, but one that only waits
+// longer (a slower collective, an idle gap) lends that time to the other and may look less slow
+// than it is. Duet rounds answer "does this build compute more per step", back-to-back rounds
+// "is each step slower alone"; `ab` says which it ran.
+
+// Runs the rounds, staging each round's report of both sides in `out` (round01_baseline.json...):
+// back to back in a drawn, balanced order, or with `duet` both at once. A build that refuses the
+// arguments (exit 2) is InputError, one that fails otherwise (exit 3 and up) WorkerFailure,
+// naming the round, the side and its last line.
 AbRounds run_ab_rounds(const std::array<std::string, 2>& binaries,
                        const std::vector<std::string>& run_args, int64_t rounds, uint64_t seed,
-                       output::OutputDir& out);
+                       bool duet, output::OutputDir& out);
 
 }  // namespace ddpbench::run

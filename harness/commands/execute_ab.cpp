@@ -96,7 +96,8 @@ std::vector<std::string> calibration_notes(const std::string& path) {
 
 int calibrate(const AbRequest& request, const std::string& binary,
               const std::vector<std::string>& run_args, output::OutputDir& out) {
-  const AbRounds a = run_ab_rounds({binary, binary}, run_args, request.rounds, request.seed, out);
+  const AbRounds a =
+      run_ab_rounds({binary, binary}, run_args, request.rounds, request.seed, request.duet, out);
   nlohmann::json points = nlohmann::json::array();
   std::string table;
   for (const auto& [key, sides] : a.paired) {
@@ -123,13 +124,11 @@ int calibrate(const AbRequest& request, const std::string& binary,
         100 * c.undecided_rate, stats::kCalibrationDraws, 100 * c.detectable_slowdown,
         100 * c.allowed, c.rounds_for_allowed);
   }
-  const nlohmann::json doc = {{"schema_version", 1},
-                              {"kind", "ab_calibration"},
-                              {"binary", binary},
-                              {"run_args", run_args},
-                              {"measured_at_unix_s", static_cast<int64_t>(std::time(nullptr))},
-                              {"rounds", a.json},
-                              {"points", points}};
+  const nlohmann::json doc = {
+      {"schema_version", 1},  {"kind", "ab_calibration"},
+      {"binary", binary},     {"duet", request.duet},
+      {"run_args", run_args}, {"measured_at_unix_s", static_cast<int64_t>(std::time(nullptr))},
+      {"rounds", a.json},     {"points", points}};
   out.stage("calibration.json", doc.dump(2) + "\n");
   out.commit();
   fmt::print("{}", table);
@@ -157,7 +156,8 @@ int execute_ab(const AbRequest& request) {
   output::OutputDir out(request.out, output::OutputPolicy::kOwnFolder, "ab");
   if (request.calibrate) return calibrate(request, current, run_args, out);
 
-  const AbRounds a = run_ab_rounds(binaries, run_args, request.rounds, request.seed, out);
+  const AbRounds a =
+      run_ab_rounds(binaries, run_args, request.rounds, request.seed, request.duet, out);
   compare::GateThresholds thresholds;
   thresholds.max_slowdown = request.max_slowdown;
   thresholds.allow_undecided = request.allow_undecided;
@@ -166,10 +166,17 @@ int execute_ab(const AbRequest& request) {
   // that differ in what they compute).
   compare::GateResult g =
       compare::run_gate(a.rounds.front()[0].report, a.rounds.front()[1].report, thresholds);
-  g.notes.push_back(fmt::format(
-      "ab: {} rounds in this job, each the baseline and the current build once, back to back, in "
-      "a drawn, balanced order (seed {}); throughput on the paired rounds, checks on round 1",
-      request.rounds, request.seed));
+  g.notes.push_back(
+      request.duet
+          ? fmt::format("ab: {} duet rounds in this job, each the baseline and the current build "
+                        "at the same time, sharing the machine (Note [Duet rounds]: extra work "
+                        "shows, extra waiting may not); throughput on the paired rounds, checks "
+                        "on round 1",
+                        request.rounds)
+          : fmt::format("ab: {} rounds in this job, each the baseline and the current build "
+                        "once, back to back, in a drawn, balanced order (seed {}); throughput on "
+                        "the paired rounds, checks on round 1",
+                        request.rounds, request.seed));
   g.notes.push_back(fmt::format("ab: baseline {}; current {}", binaries[0], binaries[1]));
   g.notes.insert(g.notes.end(), calibration.begin(), calibration.end());
   const stats::LoadComparison load = apply_load_rule(a, request.allow_undecided, g);
@@ -202,6 +209,7 @@ int execute_ab(const AbRequest& request) {
                               {"current_binary", binaries[1]},
                               {"run_args", run_args},
                               {"seed", request.seed},
+                              {"duet", request.duet},
                               {"max_slowdown", request.max_slowdown},
                               {"rounds", a.json},
                               {"points", points},

@@ -274,8 +274,8 @@ void apply_load_rule(const reports::ThroughputRecord& base, const reports::Throu
   const std::vector<double> c = others_cpu_shares(cur);
   if (b.empty() || c.empty()) return;
   const stats::LoadComparison load = stats::compare_unpaired_load(b, c);
-  const bool differ = load.p_value < stats::kLoadSignificance &&
-                      std::abs(load.centre) > stats::kLoadMargin;
+  const bool differ =
+      load.p_value < stats::kLoadSignificance && std::abs(load.centre) > stats::kLoadMargin;
   if (!differ) return;
   const std::string loads = fmt::format(
       "other processes took {:.1f}% of the CPUs during the baseline's repeats and {:.1f}% during "

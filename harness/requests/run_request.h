@@ -250,6 +250,9 @@ struct AbRequest {
   std::string format = "text";  // text or md
   std::string out = "ddpbench_ab";
   std::vector<std::string> run_args;  // after `--`: what `run` is given (no --out, --repeats)
+  // --duet: each round runs both builds at the same time instead of back to back (Note [Duet
+  // rounds], commands/ab_rounds.h).
+  bool duet = false;
   // --calibrate: A/A rounds of the current build against itself, reported as what a gate of
   // `gate_rounds` rounds can tell on this runner (calibration.json; stats/ab_calibration.h).
   bool calibrate = false;

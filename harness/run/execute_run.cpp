@@ -62,8 +62,8 @@ training::ModeOutcome with_runner_load(RunMode&& run_mode) {
   const launch::LoadMeter meter;
   training::ModeOutcome o = run_mode();
   const launch::RunnerLoad l = meter.finish();
-  o.runner_load = {l.wall_s,          l.others_cpu_share, l.steal_share,
-                   l.iowait_share,    l.load_average_1m,  l.cpu_mhz};
+  o.runner_load = {l.wall_s,       l.others_cpu_share, l.steal_share,
+                   l.iowait_share, l.load_average_1m,  l.cpu_mhz};
   return o;
 }
 

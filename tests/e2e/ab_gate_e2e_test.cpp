@@ -2,7 +2,8 @@
 // same arguments in rounds within one job, in a drawn, balanced order; ab.json keeps the rounds,
 // their order, each side's seconds per step and every round's report of both sides; a build that
 // is really slower (the `slow` fault on every step, wrapped as a "build") is `slower` over eight
-// paired rounds; and each misuse is refused, exit 2, one line, nothing written.
+// paired rounds, also in duet rounds (both builds at once); a build that fails in a duet round is
+// named; and each misuse is refused, exit 2, one line, nothing written.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -78,6 +79,47 @@ TEST_F(AbGate, ASlowerBuildIsSlowerOnEightPairedRoundsAndEveryRoundIsKept) {
   EXPECT_EQ(ab["points"][0]["timing_rule"], "paired rounds");
   EXPECT_LT(ab["points"][0]["p_value"].get<double>(), 0.01);
   EXPECT_FALSE(ab["passed"].get<bool>());
+}
+
+// Note [Duet rounds]: --duet runs both builds of a round at the same time. A build 20 ms slower
+// on every rank's step (slowall: what a slower build is) is slower over eight rounds; ab.json
+// says each round ran "together", and both sides carry the one runner state measured over the
+// round. A build that fails in a duet round ends ab naming its side and exit code, after the
+// other side has ended (no process is left behind).
+TEST_F(AbGate, DuetRoundsRunBothBuildsAtOnceAndAFailingBuildIsNamed) {
+  const std::string slow = wrapped_build("slow_build", "--inject-fault slowall:ms=20");
+  std::vector<std::string> args = {
+      "ab", "--duet", "--baseline-bin", testing::kDdpbenchBinary, "--current-bin", slow, "--rounds",
+      "8",  "--out",  path("ab")};
+  const std::vector<std::string> tail = run_args();
+  args.insert(args.end(), tail.begin(), tail.end());
+  const auto r = ddpbench(args);
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("8 duet rounds"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("slower: paired shift of the rounds"), std::string::npos) << r.out;
+  const nlohmann::json ab = testing::read_json(path("ab") + "/ab.json");
+  EXPECT_TRUE(ab["duet"].get<bool>());
+  ASSERT_EQ(ab["rounds"].size(), 8u);
+  for (const auto& round : ab["rounds"]) {
+    EXPECT_EQ(round["order"], "together");
+    EXPECT_EQ(round["baseline"]["runner"], round["current"]["runner"]);
+    EXPECT_GT(round["current"]["seconds_per_step"]["linear_mse/ddp/2"].get<double>(),
+              round["baseline"]["seconds_per_step"]["linear_mse/ddp/2"].get<double>());
+  }
+
+  const std::string failing = path("failing_build");
+  std::ofstream(failing) << "#!/bin/sh\necho 'rank 1 died' >&2\nexit 7\n";
+  fs::permissions(failing, fs::perms::owner_all);
+  args = {
+      "ab",       "--duet", "--baseline-bin", testing::kDdpbenchBinary, "--current-bin", failing,
+      "--rounds", "2",      "--out",          path("ab_failed")};
+  args.insert(args.end(), tail.begin(), tail.end());
+  const auto f = ddpbench(args);
+  EXPECT_EQ(f.exit_code, 3) << f.out << f.err;
+  EXPECT_NE(f.err.find("round 1, the current run failed with exit code 7: rank 1 died"),
+            std::string::npos)
+      << f.err;
+  EXPECT_FALSE(fs::exists(path("ab_failed") + "/ab.json"));
 }
 
 TEST_F(AbGate, MisuseIsOneLineExitTwoAndNothingWritten) {

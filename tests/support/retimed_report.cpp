@@ -79,9 +79,8 @@ void set_step_times(json& result, const std::vector<std::vector<double>>& steps)
     // the test's own.
     double wall_s = 0;
     for (double s : r) wall_s += s;
-    const json quiet = {{"wall_s", wall_s},        {"others_cpu_share", 0.0},
-                        {"steal_share", 0.0},      {"iowait_share", 0.0},
-                        {"load_average_1m", 0.0},  {"cpu_mhz", 0.0}};
+    const json quiet = {{"wall_s", wall_s},    {"others_cpu_share", 0.0}, {"steal_share", 0.0},
+                        {"iowait_share", 0.0}, {"load_average_1m", 0.0},  {"cpu_mhz", 0.0}};
     t["repeats"].push_back({{"step_times_s", r}, {"runner_load", quiet}});
   }
   if (t.contains("ranks")) {

@@ -489,8 +489,8 @@ TEST(RegressionGateRepeats, ASlowdownTheCurrentRunsLoadExplainsIsUndecided) {
   EXPECT_EQ(point(run_gate(base(0.0), cur(0.015), {}), "toy_cnn/ddp/2").verdict, "slower");
   // 7% more of the CPUs cannot explain a build 5x slower (the suite's case: a slow rank measured
   // beside other tests); the detail says the load was too little.
-  const GatePoint far = point(run_gate(base(0.38), with_load(repeated(0.050, 0.01, 10), 0.45), {}),
-                              "toy_cnn/ddp/2");
+  const GatePoint far =
+      point(run_gate(base(0.38), with_load(repeated(0.050, 0.01, 10), 0.45), {}), "toy_cnn/ddp/2");
   EXPECT_EQ(far.verdict, "slower") << far.detail;
   EXPECT_NE(far.detail.find("too little to explain"), std::string::npos) << far.detail;
 }

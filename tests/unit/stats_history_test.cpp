@@ -20,9 +20,7 @@ namespace {
 struct Noise {
   std::mt19937 gen;
   double uniform() { return (static_cast<double>(gen()) + 0.5) / 4294967296.0; }
-  double normal() {
-    return std::sqrt(-2 * std::log(uniform())) * std::cos(2 * M_PI * uniform());
-  }
+  double normal() { return std::sqrt(-2 * std::log(uniform())) * std::cos(2 * M_PI * uniform()); }
 };
 
 // 30 commits' repeat medians: `level(c)` seconds per step times log-normal noise.
@@ -38,9 +36,8 @@ std::vector<std::vector<double>> series(Level level, uint32_t seed, int commits 
 
 TEST(History, FindsATenPercentStepWhereItStarts) {
   for (uint32_t seed = 1; seed <= 5; ++seed) {
-    const HistoryJudgement h =
-        judge_history(series([](int c) { return c < 20 ? 0.010 : 0.010 / 0.9; }, seed), 0.05,
-                      kDefaultLookback);
+    const HistoryJudgement h = judge_history(
+        series([](int c) { return c < 20 ? 0.010 : 0.010 / 0.9; }, seed), 0.05, kDefaultLookback);
     ASSERT_EQ(h.change_points.size(), 1u) << "seed " << seed;
     EXPECT_NEAR(static_cast<double>(h.change_points[0].index), 20, 1) << "seed " << seed;
     EXPECT_NEAR(h.change_points[0].change, -0.10, 0.03) << "seed " << seed;
@@ -114,8 +111,7 @@ TEST(History, ASlowdownUnderMoreLoadThanTheLookbackIsNotCounted) {
   EXPECT_NEAR(h.commits[20].lookback_load, 0.02, 1e-9);
   // The same step with the load unchanged is a regression, as before.
   std::vector<std::vector<double>> flat(steps.size(), std::vector<double>(5, 0.05));
-  EXPECT_EQ(judge_history(steps, 0.05, kDefaultLookback, &flat).status,
-            HistoryStatus::kRegression);
+  EXPECT_EQ(judge_history(steps, 0.05, kDefaultLookback, &flat).status, HistoryStatus::kRegression);
 }
 
 }  // namespace
