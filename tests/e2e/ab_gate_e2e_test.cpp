@@ -81,10 +81,10 @@ TEST_F(AbGate, ASlowerBuildIsSlowerOnEightPairedRoundsAndEveryRoundIsKept) {
   EXPECT_FALSE(ab["passed"].get<bool>());
 }
 
-// Note [Duet rounds]: --duet runs both builds of a round at the same time. A build 20 ms slower
-// on every rank's step (slowall: what a slower build is) is slower over eight rounds; ab.json
-// says each round ran "together", and both sides carry the one runner state measured over the
-// round. A build that fails in a duet round ends ab naming its side and exit code, after the
+// --duet runs both builds of a round at the same time (see Note [Duet rounds]). A build 20 ms
+// slower on every rank's step (slowall: what a slower build is) is slower over eight rounds;
+// ab.json says each round ran "together", and both sides carry the one runner state measured over
+// the round. A build that fails in a duet round ends ab naming its side and exit code, after the
 // other side has ended (no process is left behind).
 TEST_F(AbGate, DuetRoundsRunBothBuildsAtOnceAndAFailingBuildIsNamed) {
   const std::string slow = wrapped_build("slow_build", "--inject-fault slowall:ms=20");
