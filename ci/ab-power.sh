@@ -8,13 +8,14 @@
 #
 # Per pair and kind (A/A, a slowdown of about 10% and of about 3%, made by a wrapper "build" that
 # adds --inject-fault slowall:ms=M to every run: every rank M ms slower, as a slower build is): one
-# `ab --rounds ROUNDS` and one two-job gate of ROUNDS repeats a side. ROUNDS_KIND is duet (default:
-# `ab --duet`, both builds of a round at once) or b2b (back to back). LOAD is duty (default: a loop on one core, busy 10%, 40% or 80% of
-# each 100 ms, drawn again for every job and every ab) or idle. Defaults: build/harness/ddpbench,
-# 5 pairs, 10 rounds, 0.6 and 0.18 ms (toy_cnn's step is 5-7 ms here). The slowdowns are measured, not assumed: each kind's
-# realised slowdown is the median over its ab rounds of baseline/current - 1, printed beside its
-# verdicts (slow:rank=0, the first version's fault, realised half of what it claimed: a busy wait
-# on one rank hides behind the other rank's wait).
+# `ab --rounds ROUNDS` and one two-job gate of ROUNDS repeats a side. ROUNDS_KIND is duet
+# (default: `ab --duet`, both builds of a round at once) or b2b (back to back). LOAD is duty
+# (default: a loop on one core, busy 10%, 40% or 80% of each 100 ms, drawn again for every job
+# and every ab) or idle. Defaults: build/harness/ddpbench, 5 pairs, 10 rounds, 0.6 and 0.18 ms
+# (toy_cnn's step is 5-7 ms here), AB_POWER_STEPS=50 timed steps a run. The slowdowns are
+# measured, not assumed: each kind's realised slowdown is printed beside its verdicts, as the
+# ab rounds saw it and as the two-job runs saw it (slow:rank=0, the first version's fault,
+# realised half of what it claimed: a busy wait on one rank hides behind the other rank's wait).
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 ddpbench="${1:-$here/build/harness/ddpbench}"
@@ -34,7 +35,9 @@ esac
 work="${AB_POWER_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/ab-power.XXXXXX")}"
 mkdir -p "$work"
 echo "ab-power: runs in $work"
-args=(--scenario toy_cnn --modes ddp --gpus 2 --perf-only --steps 50)
+# AB_POWER_STEPS: the timed steps of every run (default 50). A duet's two runs start together but
+# not to the millisecond; the longer the timed phase, the less of it one side runs alone.
+args=(--scenario toy_cnn --modes ddp --gpus 2 --perf-only --steps "${AB_POWER_STEPS:-50}")
 
 # A "build" that is this one made slower by M ms of a busy wait in every rank's every timed step.
 wrapper() {  # name ms

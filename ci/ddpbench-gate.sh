@@ -24,6 +24,13 @@
 #                                              # a CI job sees")
 #   CALIBRATION=calibration.json BASE_REF=...  # print what this runner's A/A rounds
 #                                              # (ab --calibrate) say the gate can see
+#   ROUNDS_KIND=b2b BASE_REF=... (default duet) # duet: each round runs both builds at once
+#                                              # (ab --duet), which on this project's VM decided
+#                                              # what back-to-back rounds left undecided
+#                                              # (README, "Duet rounds"); b2b: back to back
+#   AB_STEPS=200 BASE_REF=... (default 200)     # timed steps of every ab run: a duet's runs
+#                                              # start together but not to the millisecond, so
+#                                              # a short timed phase is partly run alone
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-ddpbench-ci}
@@ -36,6 +43,11 @@ case "$UNDECIDED" in
   pass) undecided=(--allow-undecided) ;;
   fail) undecided=() ;;
   *) echo "ddpbench-gate.sh: UNDECIDED='$UNDECIDED' is not pass or fail" >&2; exit 2 ;;
+esac
+case "${ROUNDS_KIND:-duet}" in
+  duet) rounds_kind=(--duet) ;;
+  b2b) rounds_kind=() ;;
+  *) echo "ddpbench-gate.sh: ROUNDS_KIND='$ROUNDS_KIND' is not duet or b2b" >&2; exit 2 ;;
 esac
 calibration=()
 if [ -n "${CALIBRATION:-}" ]; then
@@ -61,8 +73,8 @@ for s in $SCENARIOS; do
     build/harness/ddpbench run --scenario "$s" --gpus "$GPUS" --check-only --out "$OUT/$s" ||
       status=1
     build/harness/ddpbench ab --baseline-bin "$base_bin" --rounds "$ROUNDS" --format md \
-      "${undecided[@]}" "${calibration[@]}" \
-      --out "$OUT/$s-ab" -- --scenario "$s" --gpus "$GPUS" --perf-only |
+      "${rounds_kind[@]}" "${undecided[@]}" "${calibration[@]}" \
+      --out "$OUT/$s-ab" -- --scenario "$s" --gpus "$GPUS" --perf-only --steps "${AB_STEPS:-200}" |
       tee -a "$OUT/gate.md" || status=1
     continue
   fi
