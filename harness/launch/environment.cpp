@@ -118,6 +118,11 @@ std::optional<WorldInfo> detect_world(const EnvLookup& env) {
     } else {
       w.master_port = parse_port(env);
     }
+    if (w.launcher == Launcher::kTorchrun && env("TORCHELASTIC_USE_AGENT_STORE") == "True") {
+      const int attempt =
+          env("TORCHELASTIC_RESTART_COUNT") ? parse_int(env, "TORCHELASTIC_RESTART_COUNT", 0) : 0;
+      w.agent_store_prefix = fmt::format("/worker/attempt_{}", attempt);
+    }
     if (w.launcher == Launcher::kDdpbench && env(kShmPrefixEnv)) w.shm_prefix = *env(kShmPrefixEnv);
     if (w.launcher == Launcher::kDdpbench && env(kRankModeEnv)) w.rank_mode = *env(kRankModeEnv);
     if (w.launcher == Launcher::kDdpbench && env(kFlightFileEnv)) {

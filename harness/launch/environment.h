@@ -36,6 +36,12 @@ struct WorldInfo {
   // Where a spawned rank keeps its flight recorder (Note [The flight recorder]), so that the
   // parent can read it however the rank ends; "" under other launchers (the ring stays in memory).
   std::string flight_file;
+  // Under torchrun when its agent already serves the store at MASTER_ADDR:MASTER_PORT
+  // (TORCHELASTIC_USE_AGENT_STORE=True: static rendezvous, and c10d's from PyTorch 2.4 on): the
+  // prefix PyTorch's own workers use in it, "/worker/attempt_<TORCHELASTIC_RESTART_COUNT>". Every
+  // rank then connects to that store, rank 0 included, as torch.distributed's _create_c10d_store
+  // does; "" when rank 0 serves the store itself.
+  std::string agent_store_prefix;
 };
 
 // Environment variable set on workers spawned by ddpbench (the parent hosts the store and

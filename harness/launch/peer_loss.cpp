@@ -114,6 +114,12 @@ std::string explain(comm::Store* store, const Heartbeat* heartbeat, const WorldI
   } catch (const std::exception&) {
     const std::string recorded = heartbeat ? heartbeat->recorded_loss() : "";
     if (!recorded.empty()) return fmt::format("{}: {}; {}", me, headline, recorded);
+    if (!w.agent_store_prefix.empty()) {
+      return fmt::format(
+          "{}: {}; the rendezvous store is gone too, so torchrun's agent (which serves it) on {} "
+          "was lost",
+          me, headline, w.master_addr);
+    }
     return fmt::format(
         "{}: {}; the rendezvous store is gone too, so rank 0 (which serves it) was lost", me,
         headline);
@@ -126,6 +132,7 @@ Heartbeat::Heartbeat(const WorldInfo& w, const std::string& host, int port,
                      std::shared_ptr<const comm::FlightRecorder> recorder,
                      std::chrono::milliseconds timeout)
     : store_(comm::Store::connect(host, port, timeout)), recorder_(std::move(recorder)) {
+  if (!w.agent_store_prefix.empty()) store_ = store_->prefixed(w.agent_store_prefix);
   store_->set(host_key(w.rank), host_name());
   thread_ = std::thread([this, rank = w.rank] {
     try {

@@ -57,8 +57,15 @@ JoinedStore join_store(const WorldInfo& w, comm::Backend backend,
         "(e.g. MASTER_ADDR=<rank 0 host> MASTER_PORT=29500)",
         w.rank, launcher_name(w.launcher)));
   }
-  // Rank 0 serves the store, as torchrun's c10d rendezvous does; the others connect to it.
+  // Rank 0 serves the store, as torchrun's c10d rendezvous does; the others connect to it. Where
+  // torchrun's agent already serves it there, every rank connects, into PyTorch's prefix (the
+  // port is taken: rank 0 serving it would fail "address already in use").
   try {
+    if (!w.agent_store_prefix.empty()) {
+      return {comm::Store::connect(w.master_addr, w.master_port, timeout)
+                  ->prefixed(w.agent_store_prefix),
+              w.master_addr, w.master_port};
+    }
     if (w.rank == 0) {
       return {comm::Store::serve(w.master_addr, w.master_port, timeout), w.master_addr,
               w.master_port};
@@ -66,7 +73,8 @@ JoinedStore join_store(const WorldInfo& w, comm::Backend backend,
     return {comm::Store::connect(w.master_addr, w.master_port, timeout), w.master_addr,
             w.master_port};
   } catch (const std::exception& e) {
-    throw rendezvous_failure(w, timeout, w.rank == 0 ? "serve" : "reach", e.what());
+    throw rendezvous_failure(
+        w, timeout, w.rank == 0 && w.agent_store_prefix.empty() ? "serve" : "reach", e.what());
   }
 }
 

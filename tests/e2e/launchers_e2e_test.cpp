@@ -1,6 +1,7 @@
 // launchers_e2e_test.cpp — ddpbench joining worlds it did not spawn: torchrun-style variables and
-// Slurm variables set by hand on two processes started here, and a real `mpirun -np 2` with the
-// gloo backend (rendezvous shared through MPI) and with the MPI backend.
+// Slurm variables set by hand on two processes started here, a real torchrun (the oracle Python's,
+// as launchers/ starts it: --no_python, static and c10d rendezvous) and a real `mpirun -np 2` with
+// the gloo backend (rendezvous shared through MPI) and with the MPI backend.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -100,6 +101,41 @@ TEST_F(Launchers, SlurmVariablesByHand) {
   const auto results = run_world({"run", "--scenario", "linear_mse", "--out", dir}, envs);
   for (const auto& r : results) EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   expect_passing_report(dir);
+}
+
+// torchrun as the cluster files in launchers/ run it. Its static rendezvous (and its c10d one from
+// PyTorch 2.4 on) has the agent serve the store on MASTER_PORT itself
+// (TORCHELASTIC_USE_AGENT_STORE=True): rank 0 serving there too failed "address already in use"
+// until the ranks joined the agent's store as torch.distributed does.
+// PyTorch's own torchrun needs no ddpbench: a world of one `true`. Debian's torch 1.13 torchrun
+// cannot start under Python 3.11 (its `to_map` reads None.get); the PyPI suite's 2.11 can.
+TEST_F(Launchers, RealTorchrun) {
+  const auto probe = testing::python({"-m", "torch.distributed.run", "--nnodes", "1",
+                                      "--nproc_per_node", "1", "--master_port",
+                                      std::to_string(testing::free_port()), "--no_python", "true"});
+  if (probe.exit_code != 0) {
+    const std::string err =
+        probe.err.substr(probe.err.find_last_of('\n', probe.err.size() - 2) + 1);
+    GTEST_SKIP() << "the oracle Python's torchrun cannot start a world of `true`: " << err;
+  }
+  const std::vector<std::vector<std::string>> rendezvous = {
+      {"--master_addr", "127.0.0.1", "--master_port", std::to_string(testing::free_port())},
+      {"--rdzv_backend", "c10d", "--rdzv_endpoint",
+       "127.0.0.1:" + std::to_string(testing::free_port()), "--rdzv_id", "ddpbench"}};
+  for (size_t i = 0; i < rendezvous.size(); ++i) {
+    const std::string dir = tmp_ + "/torchrun-" + std::to_string(i);
+    std::vector<std::string> argv = {"-m", "torch.distributed.run", "--nnodes",
+                                     "1",  "--nproc_per_node",      "2"};
+    argv.insert(argv.end(), rendezvous[i].begin(), rendezvous[i].end());
+    for (const char* a : {"--no_python", testing::kDdpbenchBinary, "run", "--scenario",
+                          "linear_mse", "--steps", "2", "--timeout", "60", "--out"}) {
+      argv.push_back(a);
+    }
+    argv.push_back(dir);
+    const auto r = testing::python(argv);
+    ASSERT_EQ(r.exit_code, 0) << rendezvous[i][0] << ": " << r.out << r.err;
+    expect_passing_report(dir);
+  }
 }
 
 TEST_F(Launchers, RealMpirunWithGlooAndWithMpiBackends) {

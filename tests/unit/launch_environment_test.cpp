@@ -37,6 +37,25 @@ TEST(LaunchEnvironment, Torchrun) {
   EXPECT_EQ(w->master_port, 29500);
 }
 
+// torchrun's agent serves the store itself (static rendezvous; c10d's from PyTorch 2.4): every
+// rank connects into PyTorch's per-attempt prefix, rank 0 included, instead of serving the port.
+TEST(LaunchEnvironment, TorchrunsAgentStoreIsJoinedUnderItsAttemptPrefix) {
+  std::map<std::string, std::string> vars{{"RANK", "0"},
+                                          {"WORLD_SIZE", "2"},
+                                          {"MASTER_ADDR", "node0"},
+                                          {"MASTER_PORT", "29500"},
+                                          {"TORCHELASTIC_USE_AGENT_STORE", "True"},
+                                          {"TORCHELASTIC_RESTART_COUNT", "2"}};
+  EXPECT_EQ(detect_world(env_of(vars))->agent_store_prefix, "/worker/attempt_2");
+  vars["TORCHELASTIC_USE_AGENT_STORE"] = "False";
+  EXPECT_EQ(detect_world(env_of(vars))->agent_store_prefix, "");
+  vars.erase("TORCHELASTIC_USE_AGENT_STORE");
+  EXPECT_EQ(detect_world(env_of(vars))->agent_store_prefix, "");
+  vars["TORCHELASTIC_USE_AGENT_STORE"] = "True";
+  vars["TORCHELASTIC_RESTART_COUNT"] = "-1";
+  EXPECT_THROW(detect_world(env_of(vars)), InputError);
+}
+
 TEST(LaunchEnvironment, SpawnedByDdpbench) {
   const auto w = detect_world(env_of({{"RANK", "0"},
                                       {"WORLD_SIZE", "2"},
