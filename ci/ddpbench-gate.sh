@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ddpbench-gate.sh — the plain-shell CI recipe: build ddpbench, run the gated scenarios with
-# repeats (the gate decides with their spread: README, "A gate that knows noise"), compare each
+# repeats (the gate decides with their spread: docs/gate.md), compare each
 # with its committed baseline or with the history of earlier commits, and leave every report
 # under $OUT for the CI to upload.
 #   ci/ddpbench-gate.sh                        # gate against ci/baselines/<scenario>.json
@@ -10,7 +10,7 @@
 #                                              # they sort oldest first) and draw its trend
 #   HISTORY=ci/history KEEP=1 ...              # then add this run to the history as
 #                                              # <UTC time>-<commit>.json
-#   BASE_REF=origin/main ci/ddpbench-gate.sh   # A/B in this job (README, "A/B in one job"): build
+#   BASE_REF=origin/main ci/ddpbench-gate.sh   # A/B in this job (docs/gate.md, "A/B in one job"): build
 #                                              # BASE_REF in $BASE_DIR (default .ddpbench-base; a
 #                                              # cached build there is reused), check this build,
 #                                              # and gate its throughput against BASE_REF's on
@@ -27,7 +27,7 @@
 #   ROUNDS_KIND=b2b BASE_REF=... (default duet) # duet: each round runs both builds at once
 #                                              # (ab --duet), which on this project's VM decided
 #                                              # what back-to-back rounds left undecided
-#                                              # (README, "Duet rounds"); b2b: back to back
+#                                              # (docs/gate.md, "Duet rounds"); b2b: back to back
 #   AB_STEPS=200 BASE_REF=... (default 200)     # timed steps of every ab run: a duet's runs
 #                                              # start together but not to the millisecond, so
 #                                              # a short timed phase is partly run alone

@@ -9,8 +9,8 @@ CLI::App* add_ab_command(CLI::App& app, run::AbRequest& r) {
   CLI::App* cmd = app.add_subcommand(
       "ab",
       "CI regression gate in one job: run the baseline build and this build alternately, in a "
-      "random order per round, and decide on the paired rounds (README, \"A gate on a shared "
-      "runner\")");
+      "random order per round, and decide on the paired rounds (docs/gate.md, \"A/B in one "
+      "job\")");
   CLI::Option* baseline =
       cmd->add_option("--baseline-bin", r.baseline_binary,
                       "The baseline's ddpbench binary, or the build folder holding "
@@ -24,7 +24,7 @@ CLI::App* add_ab_command(CLI::App& app, run::AbRequest& r) {
       ->capture_default_str();
   cmd->add_flag("--duet", r.duet,
                 "Run both builds of a round at the same time, sharing the machine, instead of "
-                "back to back: a speed change of the machine hits both alike (README, \"Duet "
+                "back to back: a speed change of the machine hits both alike (docs/gate.md, \"Duet "
                 "rounds\"); it sees extra work, not extra waiting");
   cmd->add_option("--seed", r.seed, "Seed of the order within each round")->capture_default_str();
   cmd->add_option("--max-slowdown", r.max_slowdown, "Allowed throughput loss, e.g. 0.05 = 5%")

@@ -124,7 +124,7 @@ void add_machine_flags(CLI::App& cmd, run::RunRequest& r) {
                "Allow more ranks than 4 per core (at least 8) and more --threads than cores");
   cmd.add_flag("--no-pin-cores", r.no_pin_cores,
                "Leave spawned ranks unpinned (by default each runs on cores of its own when they "
-               "fit: README, \"A gate that knows noise\")");
+               "fit: docs/gate.md)");
   cmd.add_flag("--debug-collectives", r.debug_collectives,
                "Before every collective the ranks compare what they are about to issue (op, "
                "sequence number, step, dtype, count) and stop at once, exit 3, when they differ, "
@@ -209,8 +209,7 @@ void add_shared_run_flags(CLI::App& cmd, run::RunRequest& r) {
   add_engine_flags(cmd, r);
   cmd.add_option("--repeats", r.repeats,
                  "Perf phase: measure it R times, repeats 2..R each in fresh processes, and keep "
-                 "every timed step (`gate` decides with the repeats: README, \"A gate that knows "
-                 "noise\")")
+                 "every timed step (`gate` decides with the repeats: docs/gate.md)")
       ->check(integer_in(1, kMaxRepeats));
 }
 

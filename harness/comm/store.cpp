@@ -53,7 +53,7 @@ c10::intrusive_ptr<c10d::TCPStore> construct_within(const std::string& host,
 // Note [the store listens where MASTER_ADDR says]: c10d's server binds the port on every
 // interface. PyTorch 2.x can take over a socket the caller bound (masterListenFd), so rank 0
 // listens on MASTER_ADDR only, as its users were told; 1.13 has no such option and its server
-// still listens on every interface (README, "What listens on the network").
+// still listens on every interface (docs/launching.md, "What listens on the network").
 int listen_on(const std::string& host, int port) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;

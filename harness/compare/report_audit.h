@@ -29,7 +29,7 @@
 //   rank 0 at that step (compare/collectives_audit.h).
 // What it cannot prove: a report whose numbers were all forged consistently (the losses, each
 // check's counts and errors, the configuration beside them) is indistinguishable from a real
-// one; README "What a report can and cannot prove" says so and what to do.
+// one; docs/checks.md, "What a report can and cannot prove", says so and what to do.
 #pragma once
 
 #include "reports/run_record.h"

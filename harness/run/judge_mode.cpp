@@ -152,7 +152,7 @@ reports::ModeResult ModeJudge::figures(const training::ModeOutcome& o) const {
   for (const auto& t : o.check_times) r.step_seconds.push_back(t.total);
   r.throughput = throughput_of(setup_, o);
   // In a lockstep run (single present, below float64) this is the state after the last lockstep
-  // step, not a free-running trajectory (README, "The DDP engines").
+  // step, not a free-running trajectory (docs/DDP_ENGINES.md).
   r.state_file = fmt::format("state_{}.pt", modes::mode_name(o.mode));
   r.backend = o.backend;
   r.bytes_per_step = o.bytes_per_step;

@@ -186,7 +186,7 @@ void resolve_zero(const RunRequest& o, training::RunSetup& s) {
         g, k, k));
   }
   // S = K is one shard group and no replica: the zero mode without --shard-group, which a report
-  // recording the flag would pass off as HSDP (README: 2 <= S < K).
+  // recording the flag would pass off as HSDP (docs/zero.md: 2 <= S < K).
   if (g == k) {
     throw InputError(fmt::format(
         "--shard-group {} is the whole world of {} ranks: one shard group and no replica is the "

@@ -15,7 +15,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
   fail "cmake --install: $(tail -3 "$WORK/install.log")"
 [ -x "$WORK/prefix/bin/ddpbench" ] || fail "no bin/ddpbench in the prefix"
 for f in share/ddpbench/reference/torch_ddp_oracle.py share/ddpbench/reference/README.md \
-         share/doc/ddpbench/README.md share/doc/ddpbench/SCHEMA.md; do
+         share/doc/ddpbench/README.md share/doc/ddpbench/docs/gate.md \
+         share/doc/ddpbench/reports/SCHEMA.md; do
   [ -f "$WORK/prefix/$f" ] || fail "the prefix has no $f"
 done
 [ ! -e "$WORK/prefix/share/ddpbench/reference/__pycache__" ] || fail "__pycache__ was installed"

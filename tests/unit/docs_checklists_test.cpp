@@ -1,10 +1,12 @@
 // docs_checklists_test.cpp — the rows of docs/ARCHITECTURE.md's "Adding things" checklists that a
 // test can hold: whatever is added to a table in code must also be where a reader looks for it.
 // Every check (Note [One row per check]) has a phase and its line in reports/SCHEMA.md; every
-// backend is described in the README; every mode is in the README's `--modes` list, in the code's
-// order; every built-in scenario has its row in the README's scenario table; every training fault
-// the README shows parses; the README's Layout names every folder. (The flags whose choices come
-// from an enum are held by run_flag_choices_test.cpp.)
+// backend is described in docs/launching.md; every mode is in docs/commands.md's `--modes` list,
+// in the code's order; every built-in scenario has its row in docs/scenarios.md's table; every
+// training fault the README or a page of docs/ shows parses; docs/faults.md's table is the fault
+// rows; docs/ARCHITECTURE.md's Layout names every folder. (The flags whose choices come from an
+// enum are held by run_flag_choices_test.cpp; links and the README's length by
+// tests/docs/check_docs.py.)
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -14,6 +16,7 @@
 #include <string>
 
 #include "comm/backend_support.h"
+#include "errors.h"
 #include "modes/common/fault_injection.h"
 #include "modes/common/fault_table.h"
 #include "modes/common/mode_kind.h"
@@ -48,16 +51,26 @@ TEST(DocsChecklists, EveryCheckHasItsRowAndItsSchemaLine) {
   }
 }
 
-TEST(DocsChecklists, EveryBackendIsDescribedInTheReadme) {
-  const std::string readme = source_file("README.md");
+// The README and every page of docs/, one after the other.
+std::string all_docs() {
+  std::string text = source_file("README.md");
+  for (const auto& e :
+       std::filesystem::directory_iterator(std::string(testing::kSourceDir) + "/docs")) {
+    if (e.path().extension() == ".md") text += source_file("docs/" + e.path().filename().string());
+  }
+  return text;
+}
+
+TEST(DocsChecklists, EveryBackendIsDescribedInTheLaunchingPage) {
+  const std::string page = source_file("docs/launching.md");
   for (const comm::BackendTraits& b : comm::backend_table()) {
     EXPECT_NE(std::string(b.help), "") << b.name;
-    EXPECT_TRUE(std::regex_search(readme, std::regex("`" + std::string(b.name) + "`\\s+\\(")))
-        << "the README's backend list does not describe `" << b.name << "` (...)";
+    EXPECT_TRUE(std::regex_search(page, std::regex("`" + std::string(b.name) + "`\\s+\\(")))
+        << "docs/launching.md's backend list does not describe `" << b.name << "` (...)";
   }
 }
 
-TEST(DocsChecklists, TheReadmeListsEveryModeInTheCodesOrder) {
+TEST(DocsChecklists, TheCommandsPageListsEveryModeInTheCodesOrder) {
   std::stringstream names(modes::known_mode_names());  // "single, dp, ddp, zero"
   std::string listed;
   for (std::string name; std::getline(names, name, ',');) {
@@ -65,8 +78,8 @@ TEST(DocsChecklists, TheReadmeListsEveryModeInTheCodesOrder) {
     EXPECT_TRUE(modes::parse_mode(name)) << name;
     listed += (listed.empty() ? "" : ",") + name;
   }
-  EXPECT_NE(source_file("README.md").find("[--modes " + listed + "]"), std::string::npos)
-      << "the README's run command does not show [--modes " << listed << "]";
+  EXPECT_NE(source_file("docs/commands.md").find("[--modes " + listed + "]"), std::string::npos)
+      << "docs/commands.md's run command does not show [--modes " << listed << "]";
 }
 
 // Issue 52: a mode is its row (reports/record_enums.h), its folder and, when it runs one process
@@ -81,56 +94,56 @@ TEST(DocsChecklists, EveryPerRankModeHasItsDriverRowAndTheModeListHoldsFiveFiles
   const auto at = doc.find("- **A mode:**");
   ASSERT_NE(at, std::string::npos) << "ARCHITECTURE.md lost its \"A mode\" entry";
   const std::string entry = doc.substr(at, doc.find("\n- **", at + 1) - at);
-  for (const char* file : {"reports/record_enums.h", "harness/CMakeLists.txt",
-                           "tests/layering/CMakeLists.txt", "training/rank_phases.cpp",
-                           "README.md"}) {
+  for (const char* file :
+       {"reports/record_enums.h", "harness/CMakeLists.txt", "tests/layering/CMakeLists.txt",
+        "training/rank_phases.cpp", "docs/commands.md"}) {
     EXPECT_NE(entry.find(file), std::string::npos) << "\"A mode\" does not name " << file;
   }
 }
 
-TEST(DocsChecklists, EveryBuiltinScenarioHasAReadmeRow) {
-  const std::string readme = source_file("README.md");
+TEST(DocsChecklists, EveryBuiltinScenarioHasARowInTheScenariosPage) {
+  const std::string page = source_file("docs/scenarios.md");
   for (const std::string& name : scenarios::builtin_registry().names()) {
-    EXPECT_NE(readme.find("\n| `" + name + "`"), std::string::npos)
-        << "the README's scenario table has no row for `" << name << "`";
+    EXPECT_NE(page.find("\n| `" + name + "`"), std::string::npos)
+        << "docs/scenarios.md's table has no row for `" << name << "`";
   }
 }
 
-// A user copies a fault from the README: `syncbn:rank=1` was shown while the parser needed a step.
+// A user copies a fault from the docs: `syncbn:rank=1` was shown while the parser needed a step.
 // Every backticked KIND:key=value,... with concrete values (not the syntax's R, S, E) is a
 // training fault except `comm`'s corrupt.
-TEST(DocsChecklists, EveryTrainingFaultTheReadmeShowsParses) {
-  const std::string readme = source_file("README.md");
+TEST(DocsChecklists, EveryTrainingFaultTheDocsShowParses) {
+  const std::string page = all_docs();
   const std::regex fault(
       "`(?:--inject-fault )?([a-z]+:[a-z]+=[a-z0-9_.+-]+(?:,[a-z]+=[a-z0-9_.+-]+)*)`");
   int shown = 0;
-  for (auto it = std::sregex_iterator(readme.begin(), readme.end(), fault);
+  for (auto it = std::sregex_iterator(page.begin(), page.end(), fault);
        it != std::sregex_iterator(); ++it) {
     const std::string text = (*it)[1];
     if (text.rfind("corrupt:", 0) == 0) continue;
     ++shown;
-    EXPECT_NO_THROW(modes::parse_fault(text)) << "the README shows --inject-fault " << text;
+    EXPECT_NO_THROW(modes::parse_fault(text)) << "the docs show --inject-fault " << text;
   }
-  EXPECT_GE(shown, 5) << "the README's fault examples were not found";
+  EXPECT_GE(shown, 5) << "the docs' fault examples were not found";
 }
 
-// Issue 52: the README's fault table is the fault rows (modes/common/fault_table.cpp), so a kind
-// added, or a mode or need changed, is a README changed.
-TEST(DocsChecklists, TheReadmeFaultTableIsTheFaultRows) {
-  const std::string readme = source_file("README.md");
+// Issue 52: docs/faults.md's table is the fault rows (modes/common/fault_table.cpp), so a kind
+// added, or a mode or need changed, is a page changed.
+TEST(DocsChecklists, TheFaultPageTableIsTheFaultRows) {
+  const std::string page = source_file("docs/faults.md");
   const std::string table = modes::fault_table_markdown();
-  EXPECT_NE(readme.find("\n" + table), std::string::npos)
-      << "README.md's \"Fault injection\" section should hold this table, as it is:\n"
+  EXPECT_NE(page.find("\n" + table), std::string::npos)
+      << "docs/faults.md should hold this table, as it is:\n"
       << table;
 }
 
-// Issue 52: the README's Layout names every folder of the product and its tests (`name` in
+// Issue 52: the map's Layout names every folder of the product and its tests (`name` in
 // backticks), so a folder added is a folder described.
-TEST(DocsChecklists, TheReadmeLayoutNamesEveryFolder) {
-  const std::string readme = source_file("README.md");
-  const auto at = readme.find("## Layout");
-  ASSERT_NE(at, std::string::npos) << "README.md lost its Layout section";
-  const std::string layout = readme.substr(at, readme.find("\n## ", at + 1) - at);
+TEST(DocsChecklists, TheMapsLayoutNamesEveryFolder) {
+  const std::string page = source_file("docs/ARCHITECTURE.md");
+  const auto at = page.find("## Layout");
+  ASSERT_NE(at, std::string::npos) << "docs/ARCHITECTURE.md lost its Layout section";
+  const std::string layout = page.substr(at, page.find("\n## ", at + 1) - at);
   namespace fs = std::filesystem;
   int folders = 0;
   for (const char* top : {"harness", "harness/modes", "harness/modes/ddp", "scenarios", "tests"}) {
@@ -139,10 +152,57 @@ TEST(DocsChecklists, TheReadmeLayoutNamesEveryFolder) {
       const std::string name = e.path().filename().string();
       ++folders;
       EXPECT_NE(layout.find("`" + name + "`"), std::string::npos)
-          << top << "/" << name << " is missing from the README's Layout section";
+          << top << "/" << name << " is missing from docs/ARCHITECTURE.md's Layout section";
     }
   }
   EXPECT_GE(folders, 25);  // the walk found the folders at all
+}
+
+// Issue 75: the map left out 4 of 18 layers. Every folder of harness/ (a layer, one library each)
+// and of harness/modes/ has its row in docs/ARCHITECTURE.md's layer table (`harness/X/`) and is
+// named, as a word, in its include diagram.
+TEST(DocsChecklists, TheMapDrawsEveryLayer) {
+  const std::string doc = source_file("docs/ARCHITECTURE.md");
+  const auto at = doc.find("## Who may include whom");
+  ASSERT_NE(at, std::string::npos) << "docs/ARCHITECTURE.md lost its include diagram";
+  const auto open = doc.find("```", at);
+  const std::string diagram = doc.substr(open, doc.find("```", open + 3) - open);
+  namespace fs = std::filesystem;
+  int layers = 0;
+  for (const char* top : {"harness", "harness/modes"}) {
+    for (const auto& e : fs::directory_iterator(std::string(testing::kSourceDir) + "/" + top)) {
+      const std::string name = e.path().filename().string();
+      if (!e.is_directory() || name == "modes") continue;
+      ++layers;
+      const std::string folder = std::string(top) + "/" + name + "/";
+      EXPECT_NE(doc.find("| `" + folder + "` |"), std::string::npos)
+          << folder << " has no row in docs/ARCHITECTURE.md's layer table";
+      EXPECT_TRUE(std::regex_search(diagram, std::regex("(^|[^a-z_])" + name + "([^a-z_]|$)")))
+          << folder << " is not in docs/ARCHITECTURE.md's include diagram";
+    }
+  }
+  EXPECT_GE(layers, 20);  // the walk found the layers at all
+}
+
+// The exit codes a user sees (errors.h) are each named where a user looks for them: the README's
+// and docs/faults.md's "Exit codes" line, each code followed by what it means; 4, which only the
+// ranks use among themselves, is not offered to users as a code of their own.
+TEST(DocsChecklists, TheExitCodesAreTheCodes) {
+  for (const char* path : {"README.md", "docs/faults.md"}) {
+    const std::string page = source_file(path);
+    const auto at = page.find("Exit codes:");
+    ASSERT_NE(at, std::string::npos) << path << " lost its \"Exit codes:\" line";
+    const std::string codes = page.substr(at, page.find("\n\n", at) - at);
+    for (const int code : {kExitOk, kExitCheckFailed, kExitBadInput, kExitWorkerFailed}) {
+      EXPECT_TRUE(
+          std::regex_search(codes, std::regex("(:|·)\\s+" + std::to_string(code) + "\\s+[a-z]")))
+          << path << "'s exit codes do not say what " << code << " means";
+    }
+    EXPECT_EQ(codes.find(" " + std::to_string(kExitPeerLost) + " "), std::string::npos)
+        << path << " offers the ranks' internal exit code " << kExitPeerLost;
+    EXPECT_NE(codes.find("128 + "), std::string::npos)
+        << path << " does not say what a signal's stop exits with";
+  }
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // run_flag_choices_test.cpp — the flags whose choices come from an enum's table or array
 // (requests/flag_choices.h: --backend, --ddp-impl, --comm-hook, --grad-check) are documented as the
-// code takes them: every `[--flag a|b|c]` in the README's command blocks lists exactly the
+// code takes them: every `[--flag a|b|c]` in docs/commands.md's command blocks lists exactly the
 // choices, in the code's order (default first), and each choice parses back to itself.
 #include <fmt/format.h>
 #include <fmt/ranges.h>  // fmt::join (in ranges.h since fmt 11)
@@ -22,13 +22,13 @@ namespace ddpbench::run {
 namespace {
 
 std::string readme() {
-  std::ifstream in(std::string(testing::kSourceDir) + "/README.md");
+  std::ifstream in(std::string(testing::kSourceDir) + "/docs/commands.md");
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
 }
 
-// Every "[--flag a|b|c]" of the README, as written.
+// Every "[--flag a|b|c]" of docs/commands.md, as written.
 std::vector<std::string> listed(const std::string& text, const std::string& flag) {
   std::vector<std::string> out;
   const std::regex pattern("\\[" + flag + " ([a-z0-9_|]+)\\]");
@@ -41,13 +41,13 @@ std::vector<std::string> listed(const std::string& text, const std::string& flag
 
 void expect_documented(const std::string& flag, const std::vector<std::string>& choices) {
   const std::vector<std::string> found = listed(readme(), flag);
-  ASSERT_FALSE(found.empty()) << "the README's command blocks do not show " << flag;
+  ASSERT_FALSE(found.empty()) << "docs/commands.md's command blocks do not show " << flag;
   for (const std::string& written : found) {
     EXPECT_EQ(written, fmt::format("{}", fmt::join(choices, "|"))) << flag;
   }
 }
 
-TEST(FlagChoices, TheReadmeListsWhatTheCodeTakes) {
+TEST(FlagChoices, TheCommandsPageListsWhatTheCodeTakes) {
   expect_documented("--backend", backend_choices());
   expect_documented("--ddp-impl", ddp_impl_choices());
   expect_documented("--comm-hook", comm_hook_choices());

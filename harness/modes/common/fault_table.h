@@ -1,7 +1,7 @@
 // fault_table.h — one row per `--inject-fault` kind: its name, the fields it takes, the modes and
 // options it needs, what it does and how the run catches it. Parsing (fault_injection.cpp), the
 // refusals before training (training/fault_refusals.cpp), the detection rule
-// (training/fault_detection.cpp), `run --help` and the README's fault table all read these rows,
+// (training/fault_detection.cpp), `run --help` and docs/faults.md's table all read these rows,
 // so a kind is added in one place (and the code path that injects it). No torch here.
 #pragma once
 
@@ -58,7 +58,8 @@ struct FaultRow {
   // changes only the timed steps, and inf is an overflow every rank must skip as the reference
   // does (its loss_scale check judges exactly that).
   bool must_be_caught;
-  const char* effect;    // what it does to the run, one sentence for --help's reader and README
+  const char*
+      effect;  // what it does to the run, one sentence for --help's reader and docs/faults.md
   const char* detected;  // what catches it
 };
 
@@ -85,7 +86,7 @@ std::string fault_modes_text(const FaultRow& row);
 std::string fault_usage();
 // "grad, crash, ..., replica": every kind's name, for an error line that must stay short.
 std::string fault_kind_names();
-// The README's fault table (a docs test holds the README to it).
+// docs/faults.md's fault table (a docs test holds the page to it).
 std::string fault_table_markdown();
 
 // Whether the run's modes hold a judge for a kNeedsReference kind going into `fault_modes`

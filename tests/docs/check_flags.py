@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""check_flags.py — every flag docs/commands.md shows is one the command takes, and every flag a
+command takes is shown there (issue 75: "every documented flag checked by a test"). The flags a
+command takes are read from `ddpbench COMMAND --help` (CLI11 prints each option's names at the
+start of its line; an alias counts as its option), so the block cannot drift from the code.
+Usage: check_flags.py DDPBENCH SOURCE_ROOT"""
+import os
+import re
+import subprocess
+import sys
+
+ddpbench, root = sys.argv[1], sys.argv[2]
+with open(os.path.join(root, "docs", "commands.md"), encoding="utf-8") as f:
+    page = f.read()
+block = re.search(r"```\n(ddpbench .*?)```", page, re.S)
+if not block:
+    sys.exit("FAIL: docs/commands.md lost its command block")
+
+documented = {}  # command -> flags its entry shows
+command = None
+for line in block.group(1).split("\n"):
+    m = re.match(r"^ddpbench (?:\[?(\w+)\]?)", line)
+    if m:
+        command = m.group(1)
+        documented.setdefault(command, set())
+    if command:  # what a line's comment mentions ("two --trace runs") is not a flag shown
+        code = re.split(r"\s#\s", line)[0]
+        documented[command] |= set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", code))
+
+
+def taken(cmd):
+    """The options of `ddpbench CMD --help`: a list of sets of names (an option and its aliases)."""
+    out = subprocess.run([ddpbench, cmd, "--help"], capture_output=True, text=True,
+                         env=dict(os.environ, CUDA_VISIBLE_DEVICES=""))
+    if out.returncode != 0:
+        sys.exit(f"FAIL: ddpbench {cmd} --help exited {out.returncode}: {out.stderr.strip()}")
+    options = []
+    for line in out.stdout.split("\n"):
+        m = re.match(r"^\s+((?:-\w,)?--[a-z][\w-]*(?:,--[a-z][\w-]*)*)", line)
+        if m:
+            names = set(re.findall(r"--[a-z][\w-]*", m.group(1))) - {"--help"}
+            if names:
+                options.append(names)
+    return options
+
+
+problems = []
+run_flags = set().union(*taken("run"))
+for cmd, shown in sorted(documented.items()):
+    options = taken(cmd)
+    names = set().union(*options) if options else set()
+    for flag in sorted(shown - names):
+        problems.append(f"docs/commands.md shows `ddpbench {cmd} {flag}`, which {cmd} does not take")
+    if cmd == "scale" and "any training flag of run" in block.group(1):
+        shown = shown | run_flags  # the training flags of run it takes are shown with run's
+    for option in options:
+        if not option & shown:
+            problems.append(f"`ddpbench {cmd}` takes {'/'.join(sorted(option))}, which "
+                            f"docs/commands.md does not show")
+for p in problems:
+    print("FAIL:", p)
+if problems:
+    sys.exit(1)
+print(f"ok: {len(documented)} commands, every flag shown is taken and every flag taken is shown")
