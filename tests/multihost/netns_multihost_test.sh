@@ -2,15 +2,17 @@
 # netns_multihost_test.sh — a multi-host run for real: two network namespaces joined by a veth
 # pair, each a "host" with its own address and host name (hosta 10.231.R.1, hostb 10.231.R.2),
 # two ranks on each. Launched with torchrun-style variables, with Slurm-style variables (both over
-# gloo), and with OpenMPI (mpirun on hosta reaching hostb through an "rsh agent" that enters its
+# gloo), with a real torchrun on each host where one starts (below), and with OpenMPI (mpirun on hosta reaching hostb through an "rsh agent" that enters its
 # namespace, as ssh would log in there) over the mpi and gloo backends: each run must pass with a
 # report that lists both hosts. Then rank 3 (on hostb) is killed mid-run, under torchrun-style
 # variables and under mpirun: every other rank, on both hosts, must end within the timeout with a
 # message naming rank 3 on hostb. Traffic stays inside the namespaces (a private range that
 # exists nowhere else, no route out). Needs root and `ip netns`; skips (exit 77) without them.
-# Usage: netns_multihost_test.sh <ddpbench binary>
+# With a Python whose torchrun starts, also a real torchrun on each host (c10d rendezvous).
+# Usage: netns_multihost_test.sh <ddpbench binary> [python]
 set -u
 BIN=$1
+PY=${2:-}
 if [ "$(id -u)" != 0 ]; then echo "SKIP: network namespaces need root"; exit 77; fi
 TAG=$$
 A=ddpb-a-$TAG B=ddpb-b-$TAG
@@ -80,6 +82,35 @@ done
 for p in "${PIDS[@]}"; do wait "$p" || fail "Slurm-style rank (pid $p) exited $?"; done
 grep -q '"passed": true' "$WORK/slurm/report.json" || fail "Slurm-style run did not pass"
 echo "ok: Slurm-style variables, 2 hosts x 2 ranks over gloo"
+
+# 2b. A real torchrun on each host, as launchers/slurm.sbatch and launchers/trainjob.yaml start it:
+#     --no_python, c10d rendezvous on hosta, 2 ranks per host. Only where $PY's torchrun can start
+#     (Debian's torch 1.13 torchrun cannot under Python 3.11; the PyPI suite's 2.11 can, and its
+#     ddpbench is built against that torch, whose store protocol the agent speaks).
+if [ -n "$PY" ] && "$PY" -m torch.distributed.run --nnodes 1 --nproc_per_node 1 \
+     --master_port $((PORT + 5)) --no_python true >/dev/null 2>&1; then
+  PIDS=()
+  for host in a b; do
+    ns=$A; [ "$host" = b ] && ns=$B
+    ip netns exec "$ns" unshare --uts sh -c 'hostname "$0"; exec "$@"' "host$host" \
+      "$PY" -m torch.distributed.run --nnodes 2 --nproc_per_node 2 --rdzv_backend c10d \
+      --rdzv_endpoint "hosta:$((PORT + 3))" --rdzv_id ddpbench-multihost --no_python \
+      "$BIN" run --scenario linear_mse --steps 3 --timeout 30 --quiet --out "$WORK/realtorchrun" \
+      >"$WORK/realtorchrun$host.out" 2>"$WORK/realtorchrun$host.err" &
+    PIDS+=($!)
+  done
+  for p in "${PIDS[@]}"; do wait "$p" || fail "a real torchrun (pid $p) exited $?"; done
+  python3 - "$WORK/realtorchrun/report.json" <<'PY' || fail "real torchrun: no passing report listing both hosts"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["passed"]
+ddp = [m for m in r["results"] if m["mode"] == "ddp"][0]
+assert ddp["hosts"] == ["hosta", "hosta", "hostb", "hostb"], ddp["hosts"]
+PY
+  echo "ok: a real torchrun on each of 2 hosts (c10d rendezvous), 2 ranks each over gloo"
+else
+  echo "skip: the real torchrun across hosts (${PY:-no Python given}: its torchrun cannot start)"
+fi
 
 # 3. OpenMPI across the two hosts: mpirun on hosta starts hostb's daemon through an "rsh agent"
 #    that enters hostb's namespace (as ssh would log in there), over the MPI backend and over gloo
