@@ -52,6 +52,17 @@ start_rank() {
   PIDS+=($!)
 }
 
+# Whether DIR/report.json passed with ddp's ranks on hosta, hosta, hostb, hostb.
+passed_on_both_hosts() {
+  python3 - "$1/report.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["passed"]
+ddp = [m for m in r["results"] if m["mode"] == "ddp"][0]
+assert ddp["hosts"] == ["hosta", "hosta", "hostb", "hostb"], ddp["hosts"]
+PY
+}
+
 PORT=29531
 # 1. torchrun-style variables.
 ARGS=(run --scenario linear_mse --steps 3 --timeout 30 --quiet --out "$WORK/torchrun")
@@ -62,13 +73,7 @@ for r in 0 1 2 3; do
     MASTER_ADDR="$NET.1" MASTER_PORT=$PORT
 done
 for p in "${PIDS[@]}"; do wait "$p" || fail "torchrun-style rank (pid $p) exited $?"; done
-grep -q '"passed": true' "$WORK/torchrun/report.json" || fail "torchrun-style run did not pass"
-python3 - "$WORK/torchrun/report.json" <<'PY' || fail "the report does not list both hosts"
-import json, sys
-r = json.load(open(sys.argv[1]))
-ddp = [m for m in r["results"] if m["mode"] == "ddp"][0]
-assert ddp["hosts"] == ["hosta", "hosta", "hostb", "hostb"], ddp["hosts"]
-PY
+passed_on_both_hosts "$WORK/torchrun" || fail "torchrun-style run: no passing report listing both hosts"
 echo "ok: torchrun-style variables, 2 hosts x 2 ranks over gloo"
 
 # 2. Slurm-style variables: the first host of SLURM_NODELIST serves the rendezvous.
@@ -100,13 +105,7 @@ if [ -n "$PY" ] && "$PY" -m torch.distributed.run --nnodes 1 --nproc_per_node 1 
     PIDS+=($!)
   done
   for p in "${PIDS[@]}"; do wait "$p" || fail "a real torchrun (pid $p) exited $?"; done
-  python3 - "$WORK/realtorchrun/report.json" <<'PY' || fail "real torchrun: no passing report listing both hosts"
-import json, sys
-r = json.load(open(sys.argv[1]))
-assert r["passed"]
-ddp = [m for m in r["results"] if m["mode"] == "ddp"][0]
-assert ddp["hosts"] == ["hosta", "hosta", "hostb", "hostb"], ddp["hosts"]
-PY
+  passed_on_both_hosts "$WORK/realtorchrun" || fail "real torchrun: no passing report listing both hosts"
   echo "ok: a real torchrun on each of 2 hosts (c10d rendezvous), 2 ranks each over gloo"
 else
   echo "skip: the real torchrun across hosts (${PY:-no Python given}: its torchrun cannot start)"
@@ -133,13 +132,7 @@ mpirun_on_hosta() {
 for backend in mpi gloo; do
   mpirun_on_hosta run --scenario linear_mse --backend $backend --steps 3 --quiet \
     --out "$WORK/mpi-$backend" >"$WORK/mpi-$backend.err" 2>&1 || fail "mpirun with --backend $backend"
-  python3 - "$WORK/mpi-$backend/report.json" <<'PY' || fail "mpirun ($backend): no passing report listing both hosts"
-import json, sys
-r = json.load(open(sys.argv[1]))
-assert r["passed"]
-ddp = [m for m in r["results"] if m["mode"] == "ddp"][0]
-assert ddp["hosts"] == ["hosta", "hosta", "hostb", "hostb"], ddp["hosts"]
-PY
+  passed_on_both_hosts "$WORK/mpi-$backend" || fail "mpirun ($backend): no passing report listing both hosts"
   echo "ok: mpirun across 2 hosts x 2 ranks, --backend $backend"
 done
 
