@@ -5,6 +5,7 @@ link in README.md, docs/*.md and reports/*.md names a file that exists and, with
 heading of that file (GitHub's anchors: lower case, punctuation but '-' and '_' dropped, spaces
 to '-'). Links to the web are left alone: nothing here may reach the network.
 Usage: check_docs.py SOURCE_ROOT"""
+import functools
 import os
 import re
 import sys
@@ -25,6 +26,7 @@ def outside_code(text):
     return re.sub(r"`[^`\n]*`", "", text)
 
 
+@functools.lru_cache(maxsize=None)  # a page is read once, however many links name it
 def anchors(path):
     found = set()
     for line in outside_code_lines(read(path)):

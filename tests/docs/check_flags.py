@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """check_flags.py — every flag docs/commands.md shows is one the command takes, and every flag a
 command takes is shown there (issue 75: "every documented flag checked by a test"). The flags a
-command takes are read from `ddpbench COMMAND --help` (CLI11 prints each option's names at the
-start of its line; an alias counts as its option), so the block cannot drift from the code.
+command takes are read from `ddpbench COMMAND --help` (help_flags.py), so the block cannot drift
+from the code.
 Usage: check_flags.py DDPBENCH SOURCE_ROOT"""
 import os
 import re
-import subprocess
 import sys
+
+from help_flags import flags_taken, options_taken
 
 ddpbench, root = sys.argv[1], sys.argv[2]
 with open(os.path.join(root, "docs", "commands.md"), encoding="utf-8") as f:
@@ -28,27 +29,11 @@ for line in block.group(1).split("\n"):
         documented[command] |= set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", code))
 
 
-def taken(cmd):
-    """The options of `ddpbench CMD --help`: a list of sets of names (an option and its aliases)."""
-    out = subprocess.run([ddpbench, cmd, "--help"], capture_output=True, text=True,
-                         env=dict(os.environ, CUDA_VISIBLE_DEVICES=""))
-    if out.returncode != 0:
-        sys.exit(f"FAIL: ddpbench {cmd} --help exited {out.returncode}: {out.stderr.strip()}")
-    options = []
-    for line in out.stdout.split("\n"):
-        m = re.match(r"^\s+((?:-\w,)?--[a-z][\w-]*(?:,--[a-z][\w-]*)*)", line)
-        if m:
-            names = set(re.findall(r"--[a-z][\w-]*", m.group(1))) - {"--help"}
-            if names:
-                options.append(names)
-    return options
-
-
 problems = []
-run_flags = set().union(*taken("run"))
+run_flags = flags_taken(ddpbench, "run")
 for cmd, shown in sorted(documented.items()):
-    options = taken(cmd)
-    names = set().union(*options) if options else set()
+    options = options_taken(ddpbench, cmd)
+    names = set().union(*options)
     for flag in sorted(shown - names):
         problems.append(f"docs/commands.md shows `ddpbench {cmd} {flag}`, which {cmd} does not take")
     if cmd == "scale" and "any training flag of run" in block.group(1):

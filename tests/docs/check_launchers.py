@@ -12,16 +12,14 @@ import subprocess
 import sys
 
 import yaml
+from help_flags import flags_taken
 
 ddpbench, root = sys.argv[1], sys.argv[2]
 here = os.path.join(root, "launchers")
 problems = []
-env = dict(os.environ, CUDA_VISIBLE_DEVICES="")
-help_text = subprocess.run([ddpbench, "run", "--help"], capture_output=True, text=True,
-                           env=env).stdout
-run_flags = set(re.findall(r"(?m)^\s+(?:-\w,)?(--[a-z][\w-]*(?:,--[a-z][\w-]*)*)", help_text))
-run_flags = {f for group in run_flags for f in group.split(",")}
-scenarios = subprocess.run([ddpbench, "list"], capture_output=True, text=True, env=env).stdout
+run_flags = flags_taken(ddpbench, "run")
+scenarios = subprocess.run([ddpbench, "list"], capture_output=True, text=True,
+                           env=dict(os.environ, CUDA_VISIBLE_DEVICES="")).stdout
 
 
 def check_ddpbench_args(name, args):
@@ -36,7 +34,7 @@ def check_ddpbench_args(name, args):
 
 
 def after_ddpbench(name, words):
-    for i, w in enumerate(words):
+    for i, w in enumerate(words[:-1]):
         if os.path.basename(w.strip('"')) in ("ddpbench", "$ddpbench") and words[i + 1] == "run":
             return words[i + 2:]
     problems.append(f"{name}: its command does not start `ddpbench run`")
