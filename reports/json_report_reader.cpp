@@ -22,6 +22,7 @@ struct JsonReader {
   template <typename T>
   void operator()(const char* key, T& field, const FieldSpec& s) {
     if (version < s.since && !in.has(key)) return;  // added after this report's schema
+    if (s.omit_empty && !in.has(key)) return;       // written only when not empty
     if constexpr (std::is_same_v<T, std::string>) {
       field = in.text(key);
     } else if constexpr (std::is_same_v<T, bool>) {

@@ -10,6 +10,11 @@ using nlohmann::json;
 
 namespace {
 
+template <typename T>
+inline constexpr bool is_list = false;
+template <typename T>
+inline constexpr bool is_list<std::vector<T>> = true;
+
 // Writes each visited field into `out` under its key.
 struct JsonWriter {
   json& out;
@@ -36,7 +41,10 @@ struct JsonWriter {
   }
 
   template <typename T>
-  void operator()(const char* key, const T& field, const FieldSpec&) {
+  void operator()(const char* key, const T& field, const FieldSpec& s) {
+    if constexpr (is_list<T>) {
+      if (s.omit_empty && field.empty()) return;
+    }
     out[key] = value(field);
   }
 };

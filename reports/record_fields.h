@@ -40,6 +40,9 @@ struct FieldSpec {
   // The schema version that added the field: a report of an older version may lack it (the
   // reader leaves it at its default).
   int since = 0;
+  // A list written only when it has elements: a report without it reads it as empty, so a field
+  // that most runs leave empty adds nothing to their reports (config.options).
+  bool omit_empty = false;
 };
 
 constexpr FieldSpec plain(Affects a = Affects::kReport) { return {a}; }
@@ -55,6 +58,10 @@ constexpr FieldSpec number_or_nan(double lo, double hi, Affects a = Affects::kRe
 }
 constexpr FieldSpec since(int version, FieldSpec s) {
   s.since = version;
+  return s;
+}
+constexpr FieldSpec omitted_when_empty(FieldSpec s) {
+  s.omit_empty = true;
   return s;
 }
 constexpr Affects kNumbers = Affects::kNumbers;
@@ -161,6 +168,9 @@ DDPBENCH_RECORD_FIELDS(RunConfig) {
   // A trace is an output of the run, not a setting: report only.
   v("trace_file", r.trace_file, plain());
   v("trace_sha256", r.trace_sha256, plain());
+  // The run options recorded only as given (requests/run_options.h rows reported as "options"):
+  // an option declared without a field of its own is still written, read and compared.
+  v("options", r.options, omitted_when_empty(plain(kNumbers)));
 }
 
 // The rule a check applies (measure, tolerances, limit) is kNumbers: the gate refuses to compare

@@ -130,6 +130,9 @@ struct RunConfig {
   // `ddpbench diff` reads the very file this run wrote.
   std::string trace_file;
   std::string trace_sha256;
+  // "--flag value" for each run option recorded only as given (requests/run_options.h); empty
+  // for a run that set none, and then absent from report.json.
+  std::vector<std::string> options;
 };
 
 // One correctness check of a mode against its reference. Every field the verdict reads is a

@@ -9,9 +9,9 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "cli/ab_command.h"
 #include "cli/comm_command.h"
 #include "cli/diff_command.h"
-#include "cli/ab_command.h"
 #include "cli/gate_command.h"
 #include "cli/history_command.h"
 #include "cli/list_command.h"
@@ -22,9 +22,9 @@
 #include "cli/run_flags.h"
 #include "cli/sampler_command.h"
 #include "cli/scale_command.h"
+#include "commands/execute_ab.h"
 #include "commands/execute_comm.h"
 #include "commands/execute_diff.h"
-#include "commands/execute_ab.h"
 #include "commands/execute_gate.h"
 #include "commands/execute_history.h"
 #include "commands/execute_project.h"
@@ -32,6 +32,7 @@
 #include "commands/rerender_reports.h"
 #include "errors.h"
 #include "quoted_input.h"
+#include "requests/run_options.h"
 #include "run/execute_run.h"
 #include "run/process_role.h"
 #include "run/version_line.h"
@@ -69,6 +70,66 @@ std::vector<std::string> with_default_subcommand(std::vector<std::string> args) 
   return args;
 }
 
+// Every command's request, as its flags fill it.
+struct Requests {
+  run::RunRequest run;
+  run::ScaleRequest scale;
+  run::ReportRequest report;
+  run::GateRequest gate;
+  run::AbRequest ab;
+  run::CommRequest comm;
+  run::ProjectRequest project;
+  run::DiffRequest diff;
+  run::HistoryRequest history;
+  SamplerCommandOptions sampler;
+  ListCommandOptions list;
+};
+
+// Every command of the app.
+struct Commands {
+  CLI::App* run;
+  CLI::App* sampler;
+  CLI::App* list;
+  CLI::App* report;
+  CLI::App* gate;
+  CLI::App* ab;
+  CLI::App* scale;
+  CLI::App* comm;
+  CLI::App* project;
+  CLI::App* diff;
+  CLI::App* history;
+};
+
+Commands add_commands(CLI::App& app, Requests& r) {
+  return {add_run_command(app, r.run),         add_sampler_command(app, r.sampler),
+          add_list_command(app, r.list),       add_report_command(app, r.report),
+          add_gate_command(app, r.gate),       add_ab_command(app, r.ab),
+          add_scale_command(app, r.scale),     add_comm_command(app, r.comm),
+          add_project_command(app, r.project), add_diff_command(app, r.diff),
+          add_history_command(app, r.history)};
+}
+
+// Runs the parsed command; its errors are thrown to run_app, which maps them to exit codes.
+int dispatch(const Commands& c, const Requests& r, const std::vector<std::string>& args, int argc,
+             char** argv) {
+  const run::LaunchingParent launching =
+      run::prepare_launcher(c.run->parsed() || c.comm->parsed(), &run_app, argc, argv);
+  const scenarios::ScenarioRegistry registry = scenarios::builtin_registry();
+  if (c.run->parsed())
+    return run::execute_run(r.run, registry, args, run::command_line, launching.zygote());
+  if (c.sampler->parsed()) return run_sampler_command(r.sampler);
+  if (c.list->parsed()) return run_list_command(r.list, registry);
+  if (c.report->parsed()) return run::rerender_reports(r.report);
+  if (c.gate->parsed()) return run::execute_gate(r.gate);
+  if (c.ab->parsed()) return run::execute_ab(r.ab);
+  if (c.scale->parsed()) return run::execute_scale(r.scale, registry, args, run::command_line);
+  if (c.comm->parsed()) return run::execute_comm(r.comm, args, launching.zygote());
+  if (c.project->parsed()) return run::execute_project(r.project);
+  if (c.diff->parsed()) return run::execute_diff(r.diff);
+  if (c.history->parsed()) return run::execute_history(r.history);
+  return kExitBadInput;
+}
+
 }  // namespace
 
 int run_app(int argc, char** argv) {
@@ -80,29 +141,8 @@ int run_app(int argc, char** argv) {
       "ddpbench"};
   app.set_version_flag("--version", run::version_line());
   app.require_subcommand(1);
-
-  run::RunRequest run_request;
-  run::ScaleRequest scale_request;
-  run::ReportRequest report_request;
-  run::GateRequest gate_request;
-  run::AbRequest ab_request;
-  run::CommRequest comm_request;
-  run::ProjectRequest project_request;
-  run::DiffRequest diff_request;
-  run::HistoryRequest history_request;
-  SamplerCommandOptions sampler_options;
-  ListCommandOptions list_options;
-  CLI::App* run_cmd = add_run_command(app, run_request);
-  CLI::App* sampler_cmd = add_sampler_command(app, sampler_options);
-  CLI::App* list_cmd = add_list_command(app, list_options);
-  CLI::App* report_cmd = add_report_command(app, report_request);
-  CLI::App* gate_cmd = add_gate_command(app, gate_request);
-  CLI::App* ab_cmd = add_ab_command(app, ab_request);
-  CLI::App* scale_cmd = add_scale_command(app, scale_request);
-  CLI::App* comm_cmd = add_comm_command(app, comm_request);
-  CLI::App* project_cmd = add_project_command(app, project_request);
-  CLI::App* diff_cmd = add_diff_command(app, diff_request);
-  CLI::App* history_cmd = add_history_command(app, history_request);
+  Requests requests;
+  const Commands commands = add_commands(app, requests);
   // --checkpoint-prefix '' is its documented "none"; an override's value is the key's to judge.
   refuse_empty_values(app, {"--checkpoint-prefix", "overrides"});
 
@@ -118,26 +158,10 @@ int run_app(int argc, char** argv) {
     fmt::print(stderr, "ddpbench: error: {} (see `{} --help`)\n", one_line(e.what()), where);
     return kExitBadInput;
   }
-
-  run_request.world_size_given = run_cmd->get_option("--gpus")->count() > 0;
-  comm_request.world_size_given = comm_cmd->get_option("--gpus")->count() > 0;
+  requests.comm.world_size_given = commands.comm->get_option("--gpus")->count() > 0;
 
   try {
-    const run::LaunchingParent launching =
-        run::prepare_launcher(run_cmd->parsed() || comm_cmd->parsed(), &run_app, argc, argv);
-    const scenarios::ScenarioRegistry registry = scenarios::builtin_registry();
-    if (run_cmd->parsed())
-      return run::execute_run(run_request, registry, args, command_line, launching.zygote());
-    if (sampler_cmd->parsed()) return run_sampler_command(sampler_options);
-    if (list_cmd->parsed()) return run_list_command(list_options, registry);
-    if (report_cmd->parsed()) return run::rerender_reports(report_request);
-    if (gate_cmd->parsed()) return run::execute_gate(gate_request);
-    if (ab_cmd->parsed()) return run::execute_ab(ab_request);
-    if (scale_cmd->parsed()) return run::execute_scale(scale_request, registry, args, command_line);
-    if (comm_cmd->parsed()) return run::execute_comm(comm_request, args, launching.zygote());
-    if (project_cmd->parsed()) return run::execute_project(project_request);
-    if (diff_cmd->parsed()) return run::execute_diff(diff_request);
-    if (history_cmd->parsed()) return run::execute_history(history_request);
+    return dispatch(commands, requests, args, argc, argv);
   } catch (const InputError& e) {
     fmt::print(stderr, "ddpbench: error: {}\n", one_line(e.what()));
     return kExitBadInput;
@@ -150,7 +174,6 @@ int run_app(int argc, char** argv) {
     fmt::print(stderr, "ddpbench: failure: {}\n", brief(e.what()));
     return run::is_spawned_worker() ? kExitPeerLost : kExitWorkerFailed;
   }
-  return kExitBadInput;
 }
 
 }  // namespace ddpbench::cli

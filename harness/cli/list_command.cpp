@@ -8,6 +8,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "cli/flag_reference.h"
 #include "errors.h"
 #include "scenarios/scenario_config.h"
 
@@ -32,11 +33,20 @@ CLI::App* add_list_command(CLI::App& app, ListCommandOptions& o) {
   cmd->add_flag("--keys", o.keys, "Print every key a scenario file may set, with its type")
       ->excludes(yaml)
       ->excludes(format);
+  cmd->add_flag("--flags", o.flags,
+                "Print the flag reference of `run` and `scale` (Markdown, as docs/flags.md)")
+      ->excludes(yaml)
+      ->excludes(format)
+      ->excludes("--keys");
   yaml->excludes(format);
   return cmd;
 }
 
 int run_list_command(const ListCommandOptions& o, const scenarios::ScenarioRegistry& registry) {
+  if (o.flags) {
+    std::cout << flag_reference();
+    return kExitOk;
+  }
   if (o.keys) {
     std::cout << scenarios::scenario_keys_text();
     return kExitOk;

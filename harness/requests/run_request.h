@@ -1,7 +1,8 @@
 // run_request.h — what a user asked for, as plain data: the typed form of the command line that
-// the CLI fills in and the engine validates (run_setup.h). No CLI11 and no torch here, so the
-// CLI can include it and nothing below the engine leaks up to it. `scale` builds each of its
-// points as a RunRequest and hands it to the same engine.
+// the CLI fills in and the engine validates (run_setup.h). Each run option's flag, help, check,
+// scenario key and report field is its row in run_options.h, beside its field here. No CLI11 and no
+// torch here, so the CLI can include it and nothing below the engine leaks up to it. `scale` builds
+// each of its points as a RunRequest and hands it to the same engine.
 #pragma once
 
 #include <cstdint>
@@ -60,8 +61,8 @@ struct RunRequest {
   // --amp fp16's GradScaler: initial scale and growth interval (TRAIN.GRAD_SCALER_*).
   std::string grad_scaler_init;
   std::string growth_interval;
-  // Modes to run (single, dp, ddp); empty = single,dp,ddp when --gpus is not given either
-  // (run/default_comparison.h), else single,ddp with a world size > 1, single with 1.
+  // Modes to run (`ddpbench run --help` lists them); empty = single,dp,ddp when --gpus is not given
+  // either (run/default_comparison.h), else single,ddp with a world size > 1, single with 1.
   std::vector<std::string> modes;
   // Training steps (checked steps, and timed steps of the perf phase); 0 = the scenario's.
   int64_t steps = 0;
@@ -163,32 +164,9 @@ struct RunRequest {
   int64_t eval_size = -1;
 };
 
-// A run flag that sets a scenario key, and its value here (empty: not given).
-struct KeyFlag {
-  const char* flag;  // "--input-shape"
-  const char* key;   // "DATA.INPUT_SHAPE"
-  const std::string& value;
-};
-
-// The flags of `r` that set scenario keys: the one list scenario_source() applies and the CLI's
-// command_line() writes back.
-inline std::vector<KeyFlag> key_flags(const RunRequest& r) {
-  return {{"--model", "MODEL.FILE", r.model},
-          {"--data", "DATA.FILE", r.data_file},
-          {"--input-shape", "DATA.INPUT_SHAPE", r.input_shape},
-          {"--input-dtype", "DATA.INPUT_DTYPE", r.input_dtype},
-          {"--vocab-size", "DATA.VOCAB_SIZE", r.vocab_size},
-          {"--num-classes", "DATA.NUM_CLASSES", r.num_classes},
-          {"--target-shape", "DATA.TARGET_SHAPE", r.target_shape},
-          {"--loss", "LOSS.NAME", r.loss},
-          {"--amp", "TRAIN.AMP", r.amp},
-          {"--grad-scaler-init", "TRAIN.GRAD_SCALER_INIT", r.grad_scaler_init},
-          {"--growth-interval", "TRAIN.GRAD_SCALER_GROWTH_INTERVAL", r.growth_interval}};
-}
-
 // The command line that makes this binary execute `request` (argv[0] is only the name ps shows):
-// how `scale` and --bisect start a run as a child process. The CLI provides it, since only the
-// CLI knows how each field is spelled as a flag.
+// how `scale`, --bisect and --repeats start a run as a child process (run_options.h's
+// command_line(), passed down so that the engine's tests can watch what a child is given).
 using CommandLineOf = std::function<std::vector<std::string>(const RunRequest& request)>;
 
 // `ddpbench scale`: one perf-only run per world size, merged into one report.

@@ -102,6 +102,7 @@ reports::RunConfig config_record(const training::RunSetup& s, int64_t threads,
   c.eval_size = s.eval_size;
   c.model_file = spec.model_file;
   c.model_notes = spec.model_notes;
+  c.options = s.recorded_options;
   return c;
 }
 

@@ -18,6 +18,7 @@
 #include "launch/local_address.h"
 #include "modes/ddp/comm_hook.h"
 #include "quoted_input.h"
+#include "requests/run_options.h"
 #include "run/device_choice.h"
 #include "run/resolve_engines.h"
 #include "run/shared_checks.h"
@@ -322,6 +323,7 @@ training::RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioReg
   s.grad_check = grad_check_of(o.grad_check);
   resolve_comparison(o, s);
   s.sync_bn = o.sync_bn || s.spec->sync_bn;
+  s.recorded_options = recorded_options(o);
   resolve_accumulation(o, s);
   check_amp(o, s);
   resolve_zero(o, s);

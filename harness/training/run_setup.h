@@ -88,6 +88,8 @@ struct RunSetup {
   // A rank runs out of batches within the run (GlobalBatchPlan::joins_within): the per-rank
   // modes train inside PyTorch's Join (Note [PyTorch's Join, as it runs]).
   bool in_join = false;
+  // The options report.json records as given (requests/run_options.h: config.options).
+  std::vector<std::string> recorded_options;
 
   bool has_mode(modes::ModeKind mode) const { return modes::has_mode(modes, mode); }
   // Whether zero runs as HSDP with two or more replicas.

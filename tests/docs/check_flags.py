@@ -2,10 +2,12 @@
 """check_flags.py — every flag docs/commands.md shows is one the command takes, and every flag a
 command takes is shown there (issue 75: "every documented flag checked by a test"). The flags a
 command takes are read from `ddpbench COMMAND --help` (help_flags.py), so the block cannot drift
-from the code.
+from the code. And docs/flags.md, the flag reference of run and scale, is what `ddpbench list
+--flags` writes from the run options table, word for word.
 Usage: check_flags.py DDPBENCH SOURCE_ROOT"""
 import os
 import re
+import subprocess
 import sys
 
 from help_flags import flags_taken, options_taken
@@ -42,6 +44,12 @@ for cmd, shown in sorted(documented.items()):
         if not option & shown:
             problems.append(f"`ddpbench {cmd}` takes {'/'.join(sorted(option))}, which "
                             f"docs/commands.md does not show")
+reference = subprocess.run([ddpbench, "list", "--flags"], capture_output=True, text=True,
+                           check=True).stdout
+with open(os.path.join(root, "docs", "flags.md"), encoding="utf-8") as f:
+    if f.read() != reference:
+        problems.append("docs/flags.md is not what `ddpbench list --flags` writes: regenerate it "
+                        "with `build/harness/ddpbench list --flags > docs/flags.md`")
 for p in problems:
     print("FAIL:", p)
 if problems:

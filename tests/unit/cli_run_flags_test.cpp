@@ -1,27 +1,20 @@
-// cli_run_flags_test.cpp — command_line() writes a RunRequest back as the flags that reproduce it:
-// parsing its output gives every field back (this is how `scale` starts its points, so a field
-// lost on the way would silently change what a point measures), and fields left unset stay unset.
+// cli_run_flags_test.cpp — command_line() writes a RunRequest back as the flags that reproduce it,
+// and the CLI's flags parse it: parsing its output gives every row's field back (this is how
+// `scale` starts its points, so a field lost on the way would silently change what a point
+// measures), and fields left unset stay unset. Every row of the run options table is walked, so a
+// new option is covered without an edit here.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <CLI/CLI.hpp>
-#include <tuple>
+#include <algorithm>
 
 #include "cli/run_flags.h"
 #include "requests/flag_choices.h"
+#include "requests/run_options.h"
 
 namespace ddpbench::cli {
 namespace {
-
-auto fields(const run::RunRequest& r) {
-  return std::make_tuple(
-      r.scenario, r.modes, r.steps, r.batch_size, r.seed, r.dtype, r.data_dir, r.out, r.threads,
-      r.world_size, r.backend, r.master_addr, r.timeout, r.ddp_impl, r.bucket_cap_mb,
-      r.first_bucket_mb, r.no_broadcast_buffers, r.find_unused_parameters, r.comm_hook,
-      r.inject_fault, r.grad_check, r.comparison, r.warmup, r.check_only, r.perf_only, r.strong,
-      r.sync_bn, r.quiet, r.export_batches, r.bisect, r.accumulation_steps, r.no_sync, r.config,
-      r.overrides, r.checkpoint_every, r.checkpoint_prefix, r.resume, r.eval_size, r.drop_last,
-      r.bucket_cap_given, r.static_graph, r.gradient_as_bucket_view, r.model);
-}
 
 run::RunRequest parse(const std::vector<std::string>& args) {
   CLI::App app;
@@ -32,66 +25,112 @@ run::RunRequest parse(const std::vector<std::string>& args) {
   return parsed;
 }
 
-TEST(RunFlags, CommandLineRoundTripsEveryField) {
+// Sets every row's field to a value other than a fresh request's, within the row's check (the
+// scenario file aside: --config excludes --scenario, and is set in a request of its own).
+struct SetEveryRow {
+  run::RunRequest& r;
+
+  template <typename T>
+  void operator()(run::RunOption&& row, T& field) {
+    using Kind = run::OptionCheck::Kind;
+    if (row.flag == "--config") return;
+    if (row.given) r.*row.given = true;
+    if constexpr (std::is_same_v<T, bool>) {
+      field = !field;
+    } else if constexpr (std::is_same_v<T, int64_t>) {
+      if (row.check.kind == Kind::kIntegerOneOf) {
+        field = row.check.one_of.back();
+      } else {
+        field = std::max<int64_t>(row.check.lo, field) + 3;
+      }
+    } else if constexpr (std::is_same_v<T, double>) {
+      field = field / 3 + 0.25;  // a double that needs its shortest round-trip form
+    } else if constexpr (std::is_same_v<T, std::string>) {
+      field =
+          row.check.kind == Kind::kChoices ? row.check.choices.back() : "/tmp/a dir/x " + row.flag;
+    } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+      field = run::is_positional(row) ? std::vector<std::string>{"TRAIN.SEED", "-1"}
+                                      : std::vector<std::string>{"single", "ddp"};
+    } else if constexpr (std::is_same_v<T, run::DeviceChoice>) {
+      field = run::DeviceChoice::kCpu;
+    } else {
+      field = run::ComparisonChoice::kFree;
+    }
+  }
+};
+
+// Every row's field as text, and the `given` flags: two requests that read alike to every row.
+struct RowTexts {
+  std::vector<std::string>& out;
+
+  template <typename T>
+  void operator()(run::RunOption&& row, const T& field) {
+    std::string text = row.flag + "=";
+    if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+      for (const std::string& e : field) text += e + "|";
+    } else if constexpr (std::is_enum_v<T>) {
+      text += std::to_string(static_cast<int>(field));
+    } else if constexpr (std::is_same_v<T, std::string>) {
+      text += field;
+    } else {
+      text += fmt::format("{}", field);
+    }
+    out.push_back(text);
+  }
+};
+
+std::vector<std::string> row_texts(const run::RunRequest& r) {
+  std::vector<std::string> out;
+  RowTexts texts{out};
+  run::run_options(texts, r);
+  out.push_back(
+      fmt::format("gpus given {}, bucket cap given {}", r.world_size_given, r.bucket_cap_given));
+  return out;
+}
+
+TEST(RunFlags, CommandLineRoundTripsEveryRow) {
   run::RunRequest r;
-  r.scenario = "toy_cnn";
-  r.modes = {"single", "dp", "ddp"};
-  r.steps = 7;
-  r.batch_size = 48;
-  r.seed = 3;
-  r.dtype = "float64";
-  r.data_dir = "/tmp/some data";
-  r.model = "/tmp/my model.pt";
-  r.out = "/tmp/out dir";
-  r.threads = 2;
-  r.world_size = 3;
-  r.backend = "mpi";
-  r.master_addr = "10.0.0.1";
-  r.timeout = 12.25;
-  r.ddp_impl = "naive";
-  r.bucket_cap_mb = 0.1;
-  r.bucket_cap_given = true;
-  r.static_graph = true;
-  r.gradient_as_bucket_view = true;
-  r.first_bucket_mb = 1.0 / 3;
-  r.no_broadcast_buffers = true;
-  r.find_unused_parameters = true;
-  r.comm_hook = "fp16";
-  r.inject_fault = "grad:rank=1,step=2,eps=1e-3";
-  r.grad_check = "full";
-  r.comparison = run::ComparisonChoice::kLockstep;
-  r.warmup = 0;
-  r.check_only = true;
-  r.strong = true;
-  r.sync_bn = true;
-  r.quiet = true;
-  r.export_batches = true;
-  r.bisect = true;
-  r.accumulation_steps = 4;
-  r.no_sync = false;
-  r.overrides = {"TRAIN.SHUFFLE", "false"};
-  r.checkpoint_every = 4;
-  r.checkpoint_prefix = "module.";
-  r.resume = "/tmp/a dir/checkpoint_ddp_step4.pt";
-  r.eval_size = 101;
-  r.drop_last = true;
-  EXPECT_EQ(fields(parse(command_line(r))), fields(r));
+  SetEveryRow set{r};
+  run::run_options(set, r);
+  r.check_only = false;  // --check-only and --perf-only are refused together later, not here
+  const std::vector<std::string> before = row_texts(r);
+  EXPECT_EQ(row_texts(parse(run::command_line(r))), before);
+  EXPECT_NE(before, row_texts(run::RunRequest{})) << "every row was set";
 
   run::RunRequest other;
   other.perf_only = true;
-  EXPECT_EQ(fields(parse(command_line(other))), fields(other));
+  other.world_size_given = true;  // --gpus is written always: a child runs the parent's K, given
+  EXPECT_EQ(row_texts(parse(run::command_line(other))), row_texts(other));
 }
 
-TEST(RunFlags, UnsetFieldsAreNotWritten) {
-  const std::vector<std::string> args = command_line(run::RunRequest{});
-  for (const char* flag :
-       {"--steps", "--batch-size", "--seed", "--dtype", "--data-dir", "--threads", "--modes",
-        "--inject-fault", "--check-only", "--backend", "--accumulation-steps", "--checkpoint-every",
-        "--checkpoint-prefix", "--resume", "--eval-size", "--drop-last"}) {
-    EXPECT_EQ(std::find(args.begin(), args.end(), flag), args.end()) << flag;
+// The flags of the rows written always.
+struct AlwaysWritten {
+  std::vector<std::string>& out;
+  template <typename T>
+  void operator()(run::RunOption&& row, const T&) {
+    if (row.write_back == run::WriteBack::kAlways) out.push_back(run::primary_flag(row));
   }
+};
+
+// A fresh request is written as the rows written always and nothing else.
+TEST(RunFlags, UnsetFieldsAreNotWritten) {
+  std::vector<std::string> always;
+  AlwaysWritten collect{always};
+  const run::RunRequest fresh;
+  run::run_options(collect, fresh);
+  const std::vector<std::string> args = run::command_line(run::RunRequest{});
+  ASSERT_GE(args.size(), 4u);
   EXPECT_EQ(args[0], "ddpbench");
   EXPECT_EQ(args[1], "run");
+  EXPECT_EQ(args[2], "--scenario");
+  for (size_t i = 4; i < args.size(); ++i) {
+    if (args[i].rfind("--", 0) != 0) continue;  // a value
+    EXPECT_NE(std::find(always.begin(), always.end(), args[i]), always.end()) << args[i];
+  }
+  for (const char* flag : {"--steps", "--batch-size", "--seed", "--modes", "--inject-fault",
+                           "--check-only", "--backend", "--resume", "--eval-size", "--drop-last"}) {
+    EXPECT_EQ(std::find(args.begin(), args.end(), flag), args.end()) << flag;
+  }
 }
 
 // --config and the KEY VALUE overrides reach the child as they were given (a spawned point that
@@ -101,14 +140,14 @@ TEST(RunFlags, ScenarioFileAndOverridesRoundTrip) {
   r.config = "/tmp/my scenario.yaml";
   r.overrides = {"TRAIN.SEED", "-1", "OPTIM.BASE_LR", "0.5"};
   r.modes = {"single", "ddp"};
-  const std::vector<std::string> args = command_line(r);
+  const std::vector<std::string> args = run::command_line(r);
   EXPECT_EQ(std::find(args.begin(), args.end(), "--scenario"), args.end())
       << "--config names its base; --scenario beside it is refused";
   const run::RunRequest back = parse(args);
   EXPECT_EQ(back.config, r.config);
   EXPECT_EQ(back.overrides, r.overrides);
   EXPECT_EQ(back.modes, r.modes);
-  EXPECT_TRUE(command_line(run::RunRequest{}).back() != "--") << "no overrides, no separator";
+  EXPECT_TRUE(run::command_line(run::RunRequest{}).back() != "--") << "no overrides, no separator";
 }
 
 // The overrides follow the flags: a list flag takes one word, so they are not read as modes.
@@ -122,8 +161,8 @@ TEST(RunFlags, OverridesAfterListFlagsStayOverrides) {
                CLI::ExcludesError);
 }
 
-// --backend's choices and help come from comm/'s backend table (through requests/flag_choices.h): every
-// backend is accepted, one the table lacks is refused, and the help names them all.
+// --backend's choices and help come from comm/'s backend table (through requests/flag_choices.h):
+// every backend is accepted, one the table lacks is refused, and the help names them all.
 TEST(RunFlags, BackendChoicesComeFromTheBackendTable) {
   const std::vector<std::string> backends = run::backend_choices();
   ASSERT_FALSE(backends.empty());
