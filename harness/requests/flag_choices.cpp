@@ -8,7 +8,7 @@
 #include "modes/common/gradient_record.h"
 #include "modes/common/mode_kind.h"
 #include "modes/ddp/comm_hook.h"
-#include "modes/ddp/distributed_model.h"
+#include "modes/ddp/ddp_options.h"
 #include "projection/allreduce_model.h"
 #include "scenarios/choice_names.h"
 

@@ -97,7 +97,7 @@ struct C10dEngine::State {
   // DDP's require_forward_param_sync: the last forward was a synchronised training forward (or
   // none ran yet), so this one broadcasts the buffers.
   bool require_forward_param_sync = true;
-  int64_t num_iterations = 0;  // synchronised training forwards (DDP.num_iterations)
+  int64_t num_iterations = 0;        // synchronised training forwards (DDP.num_iterations)
   int64_t reduction_allreduces = 0;  // what the coming (or last) reduction issues
   // The bucket fault's switch, read by SkippableAllreduceHook (on the thread backward runs on).
   std::shared_ptr<std::atomic<bool>> skip_last_bucket = std::make_shared<std::atomic<bool>>(false);
@@ -211,14 +211,13 @@ C10dEngine::C10dEngine(torch::nn::Module& module, comm::Communicator& comm,
 
 C10dEngine::~C10dEngine() = default;
 
-void C10dEngine::broadcast_from(std::vector<at::Tensor>& tensors, int root) {
+void C10dEngine::broadcast(std::vector<at::Tensor>& tensors, int root) {
   if (tensors.empty()) return;
   torch::NoGradGuard no_grad;
   c10d::broadcast_coalesced(state_->group, tensors, kBroadcastBucketBytes, root);
 }
 
-void C10dEngine::sync_buffers_as_joined(
-    const std::function<void(std::vector<at::Tensor>&)>& buffers_broadcast) {
+void C10dEngine::sync_buffers_as_joined(bool /*sync*/, const BufferSync& buffers_broadcast) {
   State& s = *state_;
   s.reducer->rebuild_buckets();
   if (s.require_forward_param_sync && s.options.broadcast_buffers) {
@@ -227,8 +226,7 @@ void C10dEngine::sync_buffers_as_joined(
   }
 }
 
-void C10dEngine::before_forward(
-    bool sync, const std::function<void(std::vector<at::Tensor>&)>& buffers_broadcast) {
+void C10dEngine::before_forward(bool sync, const BufferSync& buffers_broadcast) {
   State& s = *state_;
   if (torch::GradMode::is_enabled() && sync) {
     s.logger->set_runtime_stats_and_log();
@@ -275,7 +273,14 @@ void C10dEngine::after_forward(const at::Tensor& output, bool sync) {
   }
 }
 
-void C10dEngine::reduce_as_joined() {
+void C10dEngine::before_evaluation_forward(bool /*first*/) {
+  before_forward(true, [this](std::vector<at::Tensor>& b) { broadcast(b, 0); });
+}
+
+void C10dEngine::after_evaluation_forward(const at::Tensor& output) { after_forward(output, true); }
+
+void C10dEngine::reduce_as_joined(bool sync) {
+  if (!sync) return;
   State& s = *state_;
   s.reducer->rebuild_buckets();
   std::vector<c10d::GradBucket> buckets = s.reducer->get_grad_buckets(/*return_zero_tensors=*/true);
@@ -296,7 +301,7 @@ void C10dEngine::reduce_as_joined() {
   s.require_forward_param_sync = true;  // main_hook: should_sync_backwards
 }
 
-void C10dEngine::set_gradient_tap(std::function<void(int64_t, at::Tensor&)> tap) {
+void C10dEngine::set_gradient_tap(GradientTap tap) {
   State& s = *state_;
   for (size_t i = 0; i < s.params.size(); ++i) {
     s.params[i].register_hook([tap, index = static_cast<int64_t>(i)](const at::Tensor& grad) {
@@ -307,9 +312,11 @@ void C10dEngine::set_gradient_tap(std::function<void(int64_t, at::Tensor&)> tap)
   }
 }
 
-void C10dEngine::skip_last_bucket(bool skip) { state_->skip_last_bucket->store(skip); }
+void C10dEngine::skip_last_reduction(bool skip) { state_->skip_last_bucket->store(skip); }
 
-int64_t C10dEngine::allreduces_per_reduction() const { return state_->reduction_allreduces; }
+std::optional<int64_t> C10dEngine::allreduces_per_reduction() const {
+  return state_->reduction_allreduces;
+}
 
 int64_t C10dEngine::num_buckets() const {
   return static_cast<int64_t>(state_->reducer->get_grad_buckets(false).size());
@@ -338,13 +345,13 @@ std::vector<std::vector<int64_t>> C10dEngine::bucket_layout() const {
   return layout;
 }
 
-int64_t C10dEngine::bucket_bytes() const {
+int64_t C10dEngine::bytes_last_step() const {
   int64_t bytes = 0;
   for (auto b : state_->reducer->get_grad_buckets(false)) {
     const at::Tensor& buffer = b.getBufferRef();
     bytes += buffer.numel() * buffer.element_size();
   }
-  return bytes;
+  return state_->options.comm_hook == CommHookKind::kAllreduce ? bytes : bytes / 2;
 }
 
 }  // namespace ddpbench::modes::ddp

@@ -1,49 +1,23 @@
 // distributed_model.h — DistributedDataParallel semantics around a module: rank 0's parameters
 // and buffers are broadcast at construction, buffers again before every forward
 // (broadcast_buffers), and gradients are averaged across ranks after backward by one of three
-// engines: ddpbench's bucketed, overlapping Reducer; the naive strategy (one blocking allreduce
-// per gradient after backward — slow and obviously correct, kept as a comparison point); or
-// PyTorch's own c10d Reducer (c10d_engine.h), which does all of the above itself.
+// engines behind one interface (ddp_engine.h): ddpbench's bucketed, overlapping Reducer; the
+// naive strategy (one blocking allreduce per gradient after backward — slow and obviously
+// correct, kept as a comparison point); or PyTorch's own c10d Reducer (c10d_engine.h).
 #pragma once
 
 #include <torch/nn/modules/container/any.h>
 
-#include <array>
 #include <memory>
 #include <optional>
 #include <vector>
 
 #include "comm/communicator.h"
+#include "modes/ddp/ddp_engine.h"
+#include "modes/ddp/ddp_options.h"
 #include "modes/ddp/reducer.h"
 
 namespace ddpbench::modes::ddp {
-
-class C10dEngine;
-
-enum class DdpImpl { kBucketed, kNaive, kC10d };
-// Every engine, default first: --ddp-impl's choices (requests/flag_choices.h) are their names.
-inline constexpr std::array<DdpImpl, 3> kDdpImpls = {DdpImpl::kBucketed, DdpImpl::kNaive,
-                                                     DdpImpl::kC10d};
-
-// "bucketed", "naive", "c10d".
-const char* ddp_impl_name(DdpImpl impl);
-// The engine named `name` (one of ddp_impl_name's); throws InputError for another.
-DdpImpl parse_ddp_impl(const std::string& name);
-
-struct DdpOptions {
-  DdpImpl impl = DdpImpl::kBucketed;
-  ReducerOptions reducer;
-  bool broadcast_buffers = true;
-  // c10d only (resolve_run refuses them with the other engines).
-  bool static_graph = false;
-  bool gradient_as_bucket_view = false;
-  // --resume: the gradient buckets the checkpoint recorded (CheckpointMeta::ddp_buckets), which the
-  // engine starts from instead of its first-iteration buckets; empty: the engine's own.
-  std::vector<std::vector<int64_t>> resume_buckets;
-  // The run injects the bucket fault (skip_last_reduction may be set): c10d's engine then reduces
-  // through a comm hook that can skip its last bucket (C10dEngineOptions::bucket_fault).
-  bool bucket_fault = false;
-};
 
 class DistributedModel {
  public:
@@ -103,7 +77,7 @@ class DistributedModel {
   // gradient tap's index counts.
   const std::vector<std::string>& reduced_names() const { return names_; }
   // ddpbench's own bucketed Reducer; nullptr for the naive strategy and c10d.
-  const Reducer* reducer() const { return reducer_.get(); }
+  const Reducer* reducer() const { return engine_->reducer(); }
   // The allreduces the last synchronised reduction had to issue, whatever it issued: the bucketed
   // engine's one per bucket in place, the naive strategy's one per parameter some rank used, each
   // with the used-parameter map's under find_unused_parameters, and c10d's Reducer's
@@ -111,7 +85,7 @@ class DistributedModel {
   std::optional<int64_t> allreduces_per_reduction() const;
   // c10d's engine: its Reducer drives the backend's process group itself, past ddpbench's
   // communicator (DdpPath counts what it issued into the communicator's counts).
-  bool drives_backend_directly() const { return c10d_ != nullptr; }
+  bool drives_backend_directly() const { return engine_->drives_backend_directly(); }
   // Gradient buckets of the engine (the c10d Reducer's as rebuilt); 0 for the naive strategy.
   int64_t num_buckets() const;
   int64_t bytes_last_step() const;
@@ -123,12 +97,6 @@ class DistributedModel {
   std::vector<std::vector<int64_t>> bucket_layout() const;
 
  private:
-  // The naive strategy: one blocking allreduce per gradient, in registration order. `joined`:
-  // this rank ran no backward this step and contributes zeros (reduce_gradients_joined).
-  void reduce_naive(bool joined);
-  // Per parameter: whether some rank computed its gradient (with find_unused_parameters, one
-  // allreduce of the ranks' flags; without it, all true).
-  std::vector<bool> naive_used_anywhere(bool joined);
   // Rank 0's buffers into every rank's (DDP's buffer sync), kept as the rank's own under the
   // `buffers` fault, and recorded for the agreement check when asked.
   void sync_buffers(std::vector<at::Tensor>& buffers);
@@ -138,17 +106,12 @@ class DistributedModel {
   DdpOptions options_;
   std::vector<std::string> names_;
   std::vector<at::Tensor> params_;
-  std::unique_ptr<Reducer> reducer_;
-  std::unique_ptr<C10dEngine> c10d_;
-  GradientTap naive_tap_;
+  std::unique_ptr<DdpEngine> engine_;
   bool sync_ = true;
   bool keep_own_buffers_ = false;
-  bool skip_last_naive_ = false;
   int buffer_source_ = 0;
   bool record_buffers_ = false;
   std::vector<at::Tensor> buffers_at_forward_;
-  int64_t naive_bytes_ = 0;
-  int64_t naive_allreduces_ = 0;  // what reduce_naive had to issue (allreduces_per_reduction)
 };
 
 }  // namespace ddpbench::modes::ddp
