@@ -135,6 +135,56 @@ int calibrate(const AbRequest& request, const std::string& binary,
   return kExitOk;
 }
 
+// The gate over the rounds' pairs: the first round's reports carry the configuration and the
+// checks (run_gate refuses reports that differ in what they compute), the paired rounds the
+// throughput.
+compare::GateResult gate_ab_rounds(const AbRequest& request, const AbRounds& a) {
+  compare::GateThresholds thresholds;
+  thresholds.max_slowdown = request.max_slowdown;
+  thresholds.allow_undecided = request.allow_undecided;
+  for (const auto& [key, sides] : a.paired) thresholds.paired_rounds[key] = {sides[0], sides[1]};
+  return compare::run_gate(a.rounds.front()[0].report, a.rounds.front()[1].report, thresholds);
+}
+
+// The table's note on how the rounds ran.
+std::string ab_rounds_note(const AbRequest& request) {
+  return request.duet
+             ? fmt::format(
+                   "ab: {} duet rounds in this job, each the baseline and the current build "
+                   "at the same time, sharing the machine (Note [Duet rounds]: extra work "
+                   "shows, extra waiting may not); throughput on the paired rounds, checks "
+                   "on round 1",
+                   request.rounds)
+             : fmt::format(
+                   "ab: {} rounds in this job, each the baseline and the current build "
+                   "once, back to back, in a drawn, balanced order (seed {}); throughput on "
+                   "the paired rounds, checks on round 1",
+                   request.rounds, request.seed);
+}
+
+// ab.json's points: each point's verdict and figures, with the paired statistics where the
+// paired rounds decided it.
+nlohmann::json ab_points_json(const compare::GateResult& g) {
+  nlohmann::json points = nlohmann::json::array();
+  for (const compare::GatePoint& p : g.points) {
+    nlohmann::json j = {{"point", p.key},
+                        {"verdict", p.verdict},
+                        {"detail", p.detail},
+                        {"timing_rule", p.timing_rule},
+                        {"baseline_samples_per_s", p.baseline_samples_per_s},
+                        {"current_samples_per_s", p.current_samples_per_s},
+                        {"delta", p.delta}};
+    if (p.timing_rule == "paired rounds") {
+      j["shift"] = p.shift;
+      j["shift_interval"] = {p.shift_low, p.shift_high};
+      j["p_value"] = p.p_value;
+      if (p.verdict == "undecided") j["rounds_needed"] = p.repeats_needed;
+    }
+    points.push_back(j);
+  }
+  return points;
+}
+
 }  // namespace
 
 int execute_ab(const AbRequest& request) {
@@ -158,25 +208,8 @@ int execute_ab(const AbRequest& request) {
 
   const AbRounds a =
       run_ab_rounds(binaries, run_args, request.rounds, request.seed, request.duet, out);
-  compare::GateThresholds thresholds;
-  thresholds.max_slowdown = request.max_slowdown;
-  thresholds.allow_undecided = request.allow_undecided;
-  for (const auto& [key, sides] : a.paired) thresholds.paired_rounds[key] = {sides[0], sides[1]};
-  // The first round's reports carry the configuration and the checks (run_gate refuses reports
-  // that differ in what they compute).
-  compare::GateResult g =
-      compare::run_gate(a.rounds.front()[0].report, a.rounds.front()[1].report, thresholds);
-  g.notes.push_back(
-      request.duet
-          ? fmt::format("ab: {} duet rounds in this job, each the baseline and the current build "
-                        "at the same time, sharing the machine (Note [Duet rounds]: extra work "
-                        "shows, extra waiting may not); throughput on the paired rounds, checks "
-                        "on round 1",
-                        request.rounds)
-          : fmt::format("ab: {} rounds in this job, each the baseline and the current build "
-                        "once, back to back, in a drawn, balanced order (seed {}); throughput on "
-                        "the paired rounds, checks on round 1",
-                        request.rounds, request.seed));
+  compare::GateResult g = gate_ab_rounds(request, a);
+  g.notes.push_back(ab_rounds_note(request));
   g.notes.push_back(fmt::format("ab: baseline {}; current {}", binaries[0], binaries[1]));
   g.notes.insert(g.notes.end(), calibration.begin(), calibration.end());
   const stats::LoadComparison load = apply_load_rule(a, request.allow_undecided, g);
@@ -187,23 +220,7 @@ int execute_ab(const AbRequest& request) {
   }
   require_repeatable_checks(a, g);
 
-  nlohmann::json points = nlohmann::json::array();
-  for (const compare::GatePoint& p : g.points) {
-    nlohmann::json j = {{"point", p.key},
-                        {"verdict", p.verdict},
-                        {"detail", p.detail},
-                        {"timing_rule", p.timing_rule},
-                        {"baseline_samples_per_s", p.baseline_samples_per_s},
-                        {"current_samples_per_s", p.current_samples_per_s},
-                        {"delta", p.delta}};
-    if (p.timing_rule == "paired rounds") {
-      j["shift"] = p.shift;
-      j["shift_interval"] = {p.shift_low, p.shift_high};
-      j["p_value"] = p.p_value;
-      if (p.verdict == "undecided") j["rounds_needed"] = p.repeats_needed;
-    }
-    points.push_back(j);
-  }
+  const nlohmann::json points = ab_points_json(g);
   const nlohmann::json doc = {{"schema_version", 1},
                               {"baseline_binary", binaries[0]},
                               {"current_binary", binaries[1]},

@@ -16,7 +16,7 @@ using reports::Mode;
 using reports::ModeResult;
 using reports::StepCollectivesRecord;
 
-[[noreturn]] void refuse(const std::string& what) {
+[[noreturn]] void refuse_collectives(const std::string& what) {
   throw InputError(what + " (was the file edited?); re-run to get a report");
 }
 
@@ -75,7 +75,7 @@ void audit_shard_group(const reports::RunReport& report) {
   const bool zero =
       std::find(config.modes.begin(), config.modes.end(), "zero") != config.modes.end();
   if (!zero || config.zero_stage < 2) {
-    refuse(fmt::format(
+    refuse_collectives(fmt::format(
         "config.shard_group is {}, but HSDP shards the zero mode at stage 2 or 3 only, and "
         "config.zero_stage is {}{}",
         s, config.zero_stage, zero ? "" : " without zero in config.modes"));
@@ -84,7 +84,7 @@ void audit_shard_group(const reports::RunReport& report) {
     const ModeResult& r = report.results[i];
     if (r.mode != Mode::kZero) continue;
     if (s < 2 || s >= r.world_size || r.world_size % s != 0) {
-      refuse(fmt::format(
+      refuse_collectives(fmt::format(
           "config.shard_group is {}, but results[{}] (zero) ran {} ranks: a run records HSDP's "
           "shard group S only with 2 <= S < K and S dividing K",
           s, i, r.world_size));
@@ -99,7 +99,7 @@ void audit_collectives(const reports::RunReport& report, size_t i) {
   // ddp's reductions are judged since after its counts were first recorded (schema 11 alike).
   if (!k && r.mode == Mode::kDdp) return;
   if (!k) {
-    refuse(fmt::format(
+    refuse_collectives(fmt::format(
         "results[{}] ({}) records rank 0's collectives per checked step but has no collectives "
         "check, which its configuration produces",
         i, reports::name_of(r.mode)));
@@ -130,7 +130,7 @@ void audit_collectives(const reports::RunReport& report, size_t i) {
   if (first) {
     const StepCollectivesRecord& c = r.collectives[*first];
     if (names_rank0 && check.step == c.step) return;
-    refuse(fmt::format(
+    refuse_collectives(fmt::format(
         "results[{}].collectives[{}] says rank 0 issued {} all-reduce(s) and {} reduce-scatter(s) "
         "in step {}'s gradient reduction (reduction_allreduce, reduction_reduce_scatter), where {} "
         "issues {}, yet results[{}].checks[{}] (collectives) {}",
@@ -142,7 +142,7 @@ void audit_collectives(const reports::RunReport& report, size_t i) {
   // Stage 1's bucket count is not recorded, so its rule holds counts of any bucket count.
   const bool exact = r.mode == Mode::kZero && report.config.zero_stage >= 2;
   if (names_rank0 && exact) {
-    refuse(fmt::format(
+    refuse_collectives(fmt::format(
         "results[{}].checks[{}] (collectives) says rank 0 issued the wrong collectives in step {}, "
         "but results[{}].collectives records what {} issues in every step",
         i, *k, check.step, i, mesh));

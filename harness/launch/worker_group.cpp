@@ -254,6 +254,55 @@ std::string read_result(const std::string& path, const std::string& announced) {
   return bytes;
 }
 
+// Spawns every rank under the cleanup's lock, so that a signal's cleanup never misses a child
+// that exists (signal_cleanup.h).
+void start_group_workers(const WorkerGroupOptions& o, const std::string& tmp,
+                         const std::string& store_file, const std::string& self,
+                         const std::string& shm_prefix, SignalCleanup& cleanup,
+                         std::vector<TrackedResource>& tracked, std::vector<Worker>& workers) {
+  for (int r = 0; r < o.world_size; ++r) {
+    Worker& w = workers[static_cast<size_t>(r)];
+    w.rank = r;
+    w.log_path = fmt::format("{}/rank{}.log", tmp, r);
+    w.flight_path = fmt::format("{}/flight{}.bin", tmp, r);
+    w.last_change = Clock::now();
+    const auto lock = cleanup.hold();
+    w.pid =
+        spawn(o, r, store_file, w.log_path, w.flight_path, tmp + "/result.bin", self, shm_prefix);
+    tracked.emplace_back(cleanup.track_child(w.pid));
+  }
+}
+
+// Polls the ranks until every one has exited or one failed or stalled: the failure, or "" when
+// every rank exited cleanly.
+std::string watch_group_workers(std::vector<Worker>& workers, comm::Store& store,
+                                const WorkerGroupOptions& o) {
+  std::string failure;
+  size_t done = 0;
+  int exits_seen = 0;
+  while (done < workers.size() && failure.empty()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    for (auto& w : workers) {
+      if (w.exited) continue;
+      if (reap(w, exits_seen)) {
+        ++done;
+        if (failed_exit(w.status)) {
+          // Every rank's latest word, not the last poll's: a rank can pass several phases
+          // between two polls, and the failure names the phase it failed in (the one its flight
+          // recorder's collectives were issued in).
+          for (Worker& x : workers) note_progress(x, store, o);
+          failure = blame_failure(workers, exits_seen);
+          break;
+        }
+        continue;
+      }
+      note_progress(w, store, o);
+    }
+    if (failure.empty()) failure = stall_failure(workers, o.progress_timeout);
+  }
+  return failure;
+}
+
 }  // namespace
 
 std::string progress_key(int rank) { return fmt::format("ddpbench/progress/{}", rank); }
@@ -283,39 +332,8 @@ std::string run_worker_group(const WorkerGroupOptions& o) {
   std::vector<Worker> workers(static_cast<size_t>(o.world_size));
   std::string failure;
   try {
-    for (int r = 0; r < o.world_size; ++r) {
-      Worker& w = workers[static_cast<size_t>(r)];
-      w.rank = r;
-      w.log_path = fmt::format("{}/rank{}.log", tmp, r);
-      w.flight_path = fmt::format("{}/flight{}.bin", tmp, r);
-      w.last_change = Clock::now();
-      const auto lock = cleanup.hold();
-      w.pid =
-          spawn(o, r, store_file, w.log_path, w.flight_path, tmp + "/result.bin", self, shm_prefix);
-      tracked.emplace_back(cleanup.track_child(w.pid));
-    }
-    size_t done = 0;
-    int exits_seen = 0;
-    while (done < workers.size() && failure.empty()) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      for (auto& w : workers) {
-        if (w.exited) continue;
-        if (reap(w, exits_seen)) {
-          ++done;
-          if (failed_exit(w.status)) {
-            // Every rank's latest word, not the last poll's: a rank can pass several phases
-            // between two polls, and the failure names the phase it failed in (the one its flight
-            // recorder's collectives were issued in).
-            for (Worker& x : workers) note_progress(x, *store, o);
-            failure = blame_failure(workers, exits_seen);
-            break;
-          }
-          continue;
-        }
-        note_progress(w, *store, o);
-      }
-      if (failure.empty()) failure = stall_failure(workers, o.progress_timeout);
-    }
+    start_group_workers(o, tmp, store_file, self, shm_prefix, cleanup, tracked, workers);
+    failure = watch_group_workers(workers, *store, o);
   } catch (...) {
     stop_all(workers);
     remove_segments();

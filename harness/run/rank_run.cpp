@@ -95,6 +95,44 @@ int64_t failed_seq(const comm::FlightRecorder& recorder) {
   return -1;
 }
 
+// This rank's share of the cores its local world is allowed, where there is a share to give.
+void pin_rank_cores(const RunRequest& request, const launch::WorldInfo& world) {
+  if (const auto cores = launch::rank_cores(world.local_rank, world.world_size,
+                                            threads_per_process(request, world.world_size),
+                                            launch::allowed_cores())) {
+    launch::pin_process(*cores);
+  }
+}
+
+// This world's per-rank modes in turn, each rank's outcome kept; a failure is rethrown as the
+// failure this rank reports (its own, or under another launcher the peer it lost).
+std::vector<training::ModeOutcome> train_rank_modes(
+    const training::PhaseInputs& in, const launch::WorldInfo& world, bool spawned,
+    launch::JoinedWorld& joined, const std::function<void(int64_t, modes::StepPhase)>& on_phase) {
+  std::vector<training::ModeOutcome> ranked;
+  try {
+    for (modes::ModeKind mode : modes_of_this_world(in.setup, world, spawned)) {
+      ranked.push_back(training::run_rank_mode(in, mode, *joined.comm, on_phase));
+    }
+  } catch (const InputError&) {
+    throw;
+  } catch (const WorkerFailure& e) {
+    // A failure of this rank's own (a crash, a non-finite loss): the peers name it with its
+    // reason, not as a rank that stopped without a word.
+    if (!spawned) launch::mark_own_failure(joined.store.get(), world.rank, e.what());
+    throw;
+  } catch (const std::exception& e) {
+    // A spawned rank's parent names the rank that failed; under an external launcher each rank
+    // has to work out itself which peer was lost.
+    if (spawned) throw;
+    throw WorkerFailure(launch::explain_collective_failure(joined.store.get(),
+                                                           joined.heartbeat.get(), world, e.what(),
+                                                           failed_seq(*joined.recorder)) +
+                        last_collective(*joined.recorder));
+  }
+  return ranked;
+}
+
 int train_as_rank(const RunRequest& request, const scenarios::ScenarioRegistry& registry,
                   const launch::WorldInfo& world, const std::vector<std::string>& argv) {
   using modes::ModeKind;
@@ -103,13 +141,7 @@ int train_as_rank(const RunRequest& request, const scenarios::ScenarioRegistry& 
   // failed: the line it leaves names this rank.
   if (!spawned) launch::SignalCleanup::process().set_speaker(fmt::format("rank {}", world.rank));
   // Pinned before libtorch starts its thread pool, which inherits the cores (Note [Pinned ranks]).
-  if (spawned && !request.no_pin_cores) {
-    if (const auto cores = launch::rank_cores(world.local_rank, world.world_size,
-                                              threads_per_process(request, world.world_size),
-                                              launch::allowed_cores())) {
-      launch::pin_process(*cores);
-    }
-  }
+  if (spawned && !request.no_pin_cores) pin_rank_cores(request, world);
   std::optional<PreparedRun> prepared = prepare_run(request, registry, world);
   if (!prepared) return kExitOk;  // the scenario cannot run here; prepare_run said why
   const training::RunSetup& setup = prepared->setup;
@@ -130,27 +162,8 @@ int train_as_rank(const RunRequest& request, const scenarios::ScenarioRegistry& 
   // that it can name a rank that stops progressing.
   const std::function<void(int64_t, modes::StepPhase)> on_phase = progress_reporter(
       spawned ? joined.store.get() : nullptr, *joined.recorder, setup, world.rank);
-  std::vector<training::ModeOutcome> ranked;
-  try {
-    for (ModeKind mode : modes_of_this_world(setup, world, spawned)) {
-      ranked.push_back(training::run_rank_mode(in, mode, *joined.comm, on_phase));
-    }
-  } catch (const InputError&) {
-    throw;
-  } catch (const WorkerFailure& e) {
-    // A failure of this rank's own (a crash, a non-finite loss): the peers name it with its
-    // reason, not as a rank that stopped without a word.
-    if (!spawned) launch::mark_own_failure(joined.store.get(), world.rank, e.what());
-    throw;
-  } catch (const std::exception& e) {
-    // A spawned rank's parent names the rank that failed; under an external launcher each rank
-    // has to work out itself which peer was lost.
-    if (spawned) throw;
-    throw WorkerFailure(launch::explain_collective_failure(joined.store.get(),
-                                                           joined.heartbeat.get(), world, e.what(),
-                                                           failed_seq(*joined.recorder)) +
-                        last_collective(*joined.recorder));
-  }
+  std::vector<training::ModeOutcome> ranked =
+      train_rank_modes(in, world, spawned, joined, on_phase);
   // A ddpbench parent compares its ranks' rings itself (launch/worker_group.h).
   if (!spawned) {
     if (const auto finding = launch::compare_rings(*joined.comm, *joined.recorder)) {

@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "compare/tensor_diff.h"
+#include "trace/diff_tally.h"
 #include "trace/reduction_check.h"
 #include "trace/tensor_measure.h"
 
@@ -21,9 +22,6 @@ using modes::TraceEntry;
 using modes::TracePhase;
 using reports::DiffClass;
 using reports::TensorDifference;
-
-// Every difference is kept for diff.json up to this many; the counts cover all of them.
-constexpr size_t kMaxListed = 20000;
 
 std::string group_of(const TraceEntry& e) {
   return fmt::format("{}|{}", e.step, modes::trace_phase_name(e.phase));
@@ -71,7 +69,7 @@ class ModeWalk {
  public:
   ModeWalk(const ModeEntries& a, const ModeEntries& b, const DiffContext& context,
            reports::DiffRecord& r)
-      : a_(a), b_(b), context_(context), r_(r) {
+      : a_(a), b_(b), context_(context), r_(r), tally_(a.mode, r) {
     for (const TraceEntry& e : a.entries) in_a_.emplace(key_of(e), &e);
     for (const TraceEntry& e : b.entries) in_b_.emplace(key_of(e), &e);
     // The rounding level of each step's phase: its largest value in either trace.
@@ -81,7 +79,6 @@ class ModeWalk {
         l = std::max(l, compare::gradient_max_abs(e.value, e.fingerprint));
       }
     }
-    map_.mode = a.mode;
   }
 
   void run();
@@ -93,9 +90,6 @@ class ModeWalk {
   Upstream upstream_of(const TraceEntry& e) const;
   void after(const TraceEntry& e, const TensorDifference& d);
   void unmatched(const TraceEntry& e, const char* side);
-  void note(const TensorDifference& d);
-  void count(const TensorDifference& d);
-  void place(const TraceEntry& e, const TensorDifference& d);
   TensorDifference base(const TraceEntry& e) const;
   std::vector<at::Tensor> contributions(
       const std::unordered_map<std::string, const TraceEntry*>& in,
@@ -112,10 +106,7 @@ class ModeWalk {
   Upstream start_, forward_, loss_, local_, reduced_;
   std::map<std::string, Upstream> contributed_;  // per parameter: a rank's local gradient
   int64_t step_ = -1;
-  reports::DiffMap map_;
-  std::map<std::string, size_t> rows_;
-  std::map<int64_t, size_t> columns_;
-  std::map<int64_t, reports::StepSpread> spread_;
+  DiffTally tally_;
 };
 
 TensorDifference ModeWalk::base(const TraceEntry& e) const {
@@ -236,8 +227,8 @@ void ModeWalk::judge(const TraceEntry& e, const TraceEntry& other) {
   const double level = compare::rounding_level(largest_[group_of(e)], dtype, context_.limit).level;
   measure(e, other, level, context_.limit, context_.run, update_allowance(e, in_a_, in_b_), d);
   if (d.cls == DiffClass::kIdentical) {
-    count(d);
-    place(e, d);
+    tally_.count(d);
+    tally_.place(e.step, d);
     return;
   }
   const bool structural = !d.cause.empty();  // a dtype or shape that differs: never rounding
@@ -254,9 +245,9 @@ void ModeWalk::judge(const TraceEntry& e, const TraceEntry& other) {
       d.cause = origin_cause(e, a_.mode, context_.world);
     }
   }
-  count(d);
-  note(d);
-  place(e, d);
+  tally_.count(d);
+  tally_.note(d);
+  tally_.place(e.step, d);
   after(e, d);
 }
 
@@ -282,63 +273,6 @@ void ModeWalk::after(const TraceEntry& e, const TensorDifference& d) {
   }
 }
 
-void ModeWalk::note(const TensorDifference& d) {
-  if (!r_.first_difference) r_.first_difference = d;
-  if (d.cls == DiffClass::kDiverged && !r_.first_divergence) r_.first_divergence = d;
-  if (r_.differences.size() < kMaxListed) r_.differences.push_back(d);
-}
-
-void ModeWalk::count(const TensorDifference& d) {
-  reports::StepSpread& s = spread_[d.step];
-  s.mode = d.mode;
-  s.step = d.step;
-  ++r_.compared;
-  ++s.compared;
-  switch (d.cls) {
-    case DiffClass::kIdentical:
-      ++r_.identical;
-      ++s.identical;
-      return;
-    case DiffClass::kRounding:
-      ++r_.rounding;
-      ++s.rounding;
-      break;
-    case DiffClass::kGrowth:
-      ++r_.growth;
-      ++s.growth;
-      break;
-    case DiffClass::kDiverged:
-      ++r_.diverged;
-      ++s.diverged;
-      break;
-  }
-  if (d.error > s.worst_error || s.worst_tensor.empty()) {
-    s.worst_error = d.error;
-    s.worst_tensor = d.phase + " " + d.tensor;
-  }
-}
-
-void ModeWalk::place(const TraceEntry& e, const TensorDifference& d) {
-  const std::string row = d.phase + " " + d.tensor;
-  if (!rows_.count(row)) {
-    rows_[row] = map_.rows.size();
-    map_.rows.push_back(row);
-    map_.cells.emplace_back();
-    map_.classes.emplace_back();
-  }
-  if (!columns_.count(e.step)) {
-    columns_[e.step] = map_.steps.size();
-    map_.steps.push_back(e.step);
-  }
-  const size_t ri = rows_[row], ci = columns_[e.step];
-  map_.cells[ri].resize(map_.steps.size());
-  map_.classes[ri].resize(map_.steps.size());
-  if (d.cls != DiffClass::kIdentical) {
-    map_.cells[ri][ci] = std::isfinite(d.error) ? std::log10(std::max(d.error, 1e-300)) : 300.0;
-  }
-  map_.classes[ri][ci] = d.cls;
-}
-
 void ModeWalk::unmatched(const TraceEntry& e, const char* side) {
   TensorDifference d = base(e);
   d.cls = DiffClass::kDiverged;
@@ -347,10 +281,7 @@ void ModeWalk::unmatched(const TraceEntry& e, const char* side) {
       "only trace {} holds this tensor (the traces' models or ddpbench versions record different "
       "tensors)",
       side);
-  ++r_.unmatched;
-  ++r_.compared;
-  ++r_.diverged;
-  note(d);
+  tally_.unmatched(d);
   mode_.add(d);
 }
 
@@ -397,10 +328,7 @@ void ModeWalk::run() {
         "reductions are held to the tolerance, not measured",
         a_.mode));
   }
-  for (auto& row : map_.cells) row.resize(map_.steps.size());
-  for (auto& row : map_.classes) row.resize(map_.steps.size());
-  for (auto& [step, s] : spread_) r_.spread.push_back(s);
-  r_.maps.push_back(std::move(map_));
+  tally_.finish();
 }
 
 }  // namespace

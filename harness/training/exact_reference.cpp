@@ -179,6 +179,43 @@ std::string batch_norm_micro_step_cause(const SplitFacts& f) {
       f.micro, f.who());
 }
 
+// Uneven rank batches under DDP (Note [PyTorch's Join, as it runs]): the weighting of the samples
+// and Join's BatchNorm statistics, modelled; Join's optimizer steps, named as not modelled.
+void add_uneven_batch_causes(const SplitFacts& f, int64_t global_batch,
+                             std::vector<std::string>& causes) {
+  causes.push_back(fmt::format(
+      "Uneven rank batches: the global batch of {} splits over {} ranks as {}, and DDP averages "
+      "each rank's mean-loss gradient over the world size, which weights the samples of a "
+      "smaller rank batch more than the global mean does; a rank that runs out of batches "
+      "before the epoch's end joins with zero gradients (PyTorch's Join, gradients divided by "
+      "the initial world size){}",
+      global_batch, f.k, fmt::join(f.sizes, ","),
+      f.in_join && f.bn > 0
+          ? fmt::format("; inside Join every forward starts from the BatchNorm statistics of "
+                        "the highest rank still training, and Join's end gives every rank "
+                        "that rank's, so the reference keeps {} (Note [PyTorch's Join, as it "
+                        "runs])",
+                        f.lockstep ? "rank 0's after each step, that rank's where Join ends"
+                                   : "that rank's chain")
+          : ""));
+  if (f.zero_stage_one) {
+    causes.push_back(
+        "Join under ZeroRedundancyOptimizer (not modelled; the checks fail where it acts): a "
+        "rank out of batches has left its loop, DDP's join hook reduces zeros and drops the "
+        "result, and ZeroRedundancyOptimizer's join hook calls step() on what .grad still "
+        "holds, the gradients of the rank's last trained step: the parameters it owns take "
+        "that step's gradient again (PyTorch 1.13 and 2.11; Note [PyTorch's Join, as it runs])");
+  } else if (f.stateful_optimizer) {
+    causes.push_back(
+        "Join with optimizer state (not modelled; the checks fail where it acts): a rank out "
+        "of batches has left its loop and takes no optimizer step while it shadows the others; "
+        "at the epoch's end Join copies the last rank's parameters to it, not its optimizer "
+        "state, so its momentum (or Adam's moments) lags the others' and its updates part "
+        "from theirs at the next epoch's first step (PyTorch 1.13 and 2.11; Note [PyTorch's "
+        "Join, as it runs])");
+  }
+}
+
 // Each cause that makes the mode differ from plain single-device training, in the order the
 // report lists them (a cause's name is its text before the first colon).
 std::vector<std::string> causes_of(const SplitFacts& f, int64_t global_batch) {
@@ -228,39 +265,7 @@ std::vector<std::string> causes_of(const SplitFacts& f, int64_t global_batch) {
         "each rank's own loss",
         scenarios::loss_name(f.loss)));
   }
-  if (f.ddp && f.uneven) {
-    causes.push_back(fmt::format(
-        "Uneven rank batches: the global batch of {} splits over {} ranks as {}, and DDP averages "
-        "each rank's mean-loss gradient over the world size, which weights the samples of a "
-        "smaller rank batch more than the global mean does; a rank that runs out of batches "
-        "before the epoch's end joins with zero gradients (PyTorch's Join, gradients divided by "
-        "the initial world size){}",
-        global_batch, f.k, fmt::join(f.sizes, ","),
-        f.in_join && f.bn > 0
-            ? fmt::format("; inside Join every forward starts from the BatchNorm statistics of "
-                          "the highest rank still training, and Join's end gives every rank "
-                          "that rank's, so the reference keeps {} (Note [PyTorch's Join, as it "
-                          "runs])",
-                          f.lockstep ? "rank 0's after each step, that rank's where Join ends"
-                                     : "that rank's chain")
-            : ""));
-    if (f.zero_stage_one) {
-      causes.push_back(
-          "Join under ZeroRedundancyOptimizer (not modelled; the checks fail where it acts): a "
-          "rank out of batches has left its loop, DDP's join hook reduces zeros and drops the "
-          "result, and ZeroRedundancyOptimizer's join hook calls step() on what .grad still "
-          "holds, the gradients of the rank's last trained step: the parameters it owns take "
-          "that step's gradient again (PyTorch 1.13 and 2.11; Note [PyTorch's Join, as it runs])");
-    } else if (f.stateful_optimizer) {
-      causes.push_back(
-          "Join with optimizer state (not modelled; the checks fail where it acts): a rank out "
-          "of batches has left its loop and takes no optimizer step while it shadows the others; "
-          "at the epoch's end Join copies the last rank's parameters to it, not its optimizer "
-          "state, so its momentum (or Adam's moments) lags the others' and its updates part "
-          "from theirs at the next epoch's first step (PyTorch 1.13 and 2.11; Note [PyTorch's "
-          "Join, as it runs])");
-    }
-  }
+  if (f.ddp && f.uneven) add_uneven_batch_causes(f, global_batch, causes);
   if (f.amp != scenarios::AmpKind::kOff) causes.push_back(mixed_precision_cause(f));
   return causes;
 }

@@ -3,14 +3,15 @@
 // gradient fault; fp16 with its GradScaler skips the same steps in every mode and rank, and a
 // rank whose scale diverges is named; SyncBN under autocast, free-running and --bisect are judged
 // (issue 55); what cannot be judged is refused. toy_cnn, a few steps:
-// the smallest model with convolutions and a classifier that autocast lowers.
+// the smallest model with convolutions and a classifier that autocast lowers. (Against PyTorch's
+// own DDP and single-device training under autocast: amp_oracle_e2e_test.cpp.)
 #include <gtest/gtest.h>
 
 #include <set>
 #include <string>
 
+#include "support/amp_e2e_fixture.h"
 #include "support/cli_runner.h"
-#include "support/temp_dir_test.h"
 
 namespace ddpbench {
 namespace {
@@ -19,36 +20,6 @@ using testing::find_check;
 using testing::read_json;
 
 using testing::cpu_fp16_supported;
-
-class AmpE2E : public testing::TempDirTest {
- protected:
-  // `scenario`'s check phase with `extra`, expected to exit with `exit_code` (1: a check failed).
-  nlohmann::json run_amp(const std::string& name, std::vector<std::string> extra, int exit_code = 0,
-                         const std::string& scenario = "toy_cnn") {
-    const std::string dir = path(name);
-    std::vector<std::string> args = {"run",     "--scenario", scenario, "--check-only",
-                                     "--quiet", "--out",      dir};
-    args.insert(args.end(), extra.begin(), extra.end());
-    last_ = ddpbench(args);
-    EXPECT_EQ(last_.exit_code, exit_code) << name << last_.out << last_.err;
-    return read_json(dir + "/report.json");
-  }
-  // toy_cnn under --amp `amp` on 2 ranks, 4 checked steps of `modes` with the batches exported
-  // for the oracle, into `dir`; fp16 starts its GradScaler at 2^20 (the first steps overflow and
-  // are skipped; bf16 has no GradScaler and refuses the flag).
-  static testing::ProcessResult oracle_run(const std::string& amp, const std::string& modes,
-                                           const std::string& dir,
-                                           const std::vector<std::string>& extra = {}) {
-    std::vector<std::string> args = {"run",     "--scenario", "toy_cnn", "--amp",
-                                     amp,       "--gpus",     "2",       "--modes",
-                                     modes,     "--steps",    "4",       "--check-only",
-                                     "--quiet", "--out",      dir,       "--export-batches"};
-    if (amp == "fp16") args.insert(args.end(), {"--grad-scaler-init", "1048576"});
-    args.insert(args.end(), extra.begin(), extra.end());
-    return ddpbench(args);
-  }
-  testing::ProcessResult last_;
-};
 
 TEST_F(AmpE2E, Bf16EveryModePassesAgainstItsExactReferenceAtWorldTwoAndThree) {
   for (const char* world : {"2", "3"}) {
@@ -150,8 +121,9 @@ TEST_F(AmpE2E, AFreeRunningModeWhoseLaterStepsCompareNothingIsNotJudged) {
   }
   ASSERT_LT(judged.size(), 6u) << last_.out;
   const std::string text = report.at("verdict_text");
-  EXPECT_NE(text.find("ddp: judged at " + std::to_string(judged.size()) + " of its 6 checked steps"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("ddp: judged at " + std::to_string(judged.size()) + " of its 6 checked steps"),
+      std::string::npos)
       << text;
   EXPECT_NE(text.find("nothing was compared"), std::string::npos) << text;
   EXPECT_NE(last_.out.find("NOT JUDGED: ddp: judged at"), std::string::npos) << last_.out;
@@ -335,56 +307,6 @@ TEST_F(AmpE2E, Fp16CommHookUnderAutocastIsJudgedAndStillCatchesAFault) {
   EXPECT_EQ(find_check(scaled, "ddp", "loss_scale").at("status"), "pass");
   for (const auto& r : scaled.at("results")) {
     EXPECT_EQ(r.at("skipped_steps"), nlohmann::json::array({0, 1})) << r.at("mode");
-  }
-}
-
-// PyTorch itself (reference/torch_ddp_oracle.py): torch.autocast around DDP's forward and loss,
-// torch.amp.GradScaler for fp16, on the exported batches. Measured bitwise at world 2 (both
-// builds, both precisions); the float32 tolerance allows world 3's summation order.
-TEST_F(AmpE2E, DdpAgreesWithPythonDdpUnderAutocastAndGradScaler) {
-  std::vector<std::string> precisions = {"bf16"};
-  if (cpu_fp16_supported()) precisions.push_back("fp16");
-  for (const std::string& amp : precisions) {
-    // With accumulation (2 micro-steps, no_sync on the first) the oracle runs PyTorch's recipe
-    // and must agree to the bit: 4 steps of toy_cnn with 2 or 4 micro-steps end only 2.2e-6
-    // apart, inside the default tolerance.
-    for (const char* accumulation : {"1", "2"}) {
-      const std::string what = amp + " x" + accumulation;
-      const std::string dir = path("oracle-" + amp + "-" + accumulation);
-      const auto r = oracle_run(amp, "ddp", dir, {"--accumulation-steps", accumulation});
-      ASSERT_EQ(r.exit_code, 0) << what << r.out << r.err;
-      const auto o =
-          testing::python({testing::oracle("torch_ddp_oracle.py"), "--batches", dir + "/batches.pt",
-                           "--atol", "0", "--rtol", "0", "--check", dir + "/state_ddp.pt"});
-      EXPECT_EQ(o.exit_code, 0) << what << o.out << o.err;
-      EXPECT_NE(o.out.find("OK: max |ddpbench - torch DDP| = 0.000e+00"), std::string::npos)
-          << what << o.out;
-      // fp16 at 2^20: PyTorch's scaler skips the first steps too, so agreeing states mean the
-      // same steps were skipped.
-      if (amp == "fp16") {
-        EXPECT_NE(o.out.find("skipped steps [0"), std::string::npos) << what << o.out;
-      }
-    }
-  }
-}
-
-// PyTorch's single-device training (the oracle's --single: the plain model on each global batch
-// under torch.autocast, GradScaler for fp16) against ddpbench's single mode, free-running as the
-// run's only mode.
-TEST_F(AmpE2E, SingleAgreesWithPythonSingleDeviceUnderAutocastAndGradScaler) {
-  std::vector<std::string> precisions = {"bf16"};
-  if (cpu_fp16_supported()) precisions.push_back("fp16");
-  for (const std::string& amp : precisions) {
-    const std::string dir = path("oracle-single-" + amp);
-    const auto r = oracle_run(amp, "single", dir);
-    ASSERT_EQ(r.exit_code, 0) << amp << r.out << r.err;
-    const auto o = testing::python({testing::oracle("torch_ddp_oracle.py"), "--single", "--batches",
-                                    dir + "/batches.pt", "--check", dir + "/state_single.pt"});
-    EXPECT_EQ(o.exit_code, 0) << amp << o.out << o.err;
-    EXPECT_NE(o.out.find("OK: max |ddpbench - torch single device|"), std::string::npos) << o.out;
-    if (amp == "fp16") {
-      EXPECT_NE(o.out.find("skipped steps [0, 1"), std::string::npos) << o.out;
-    }
   }
 }
 

@@ -23,7 +23,7 @@ using testing::ddpbench;
 
 using Edit = testing::ReportEdit;
 
-size_t result_of(const json& doc, const std::string& mode) {
+size_t audited_result_of(const json& doc, const std::string& mode) {
   for (size_t i = 0; i < doc["results"].size(); ++i) {
     if (doc["results"][i]["mode"] == mode) return i;
   }
@@ -32,7 +32,7 @@ size_t result_of(const json& doc, const std::string& mode) {
 }
 
 json& check_of(json& doc, const std::string& mode, const std::string& name) {
-  json& checks = doc["results"][result_of(doc, mode)]["checks"];
+  json& checks = doc["results"][audited_result_of(doc, mode)]["checks"];
   for (json& c : checks) {
     if (c["name"] == name) return c;
   }
@@ -41,7 +41,7 @@ json& check_of(json& doc, const std::string& mode, const std::string& name) {
 }
 
 void drop_check(json& doc, const std::string& mode, const std::string& name) {
-  json& checks = doc["results"][result_of(doc, mode)]["checks"];
+  json& checks = doc["results"][audited_result_of(doc, mode)]["checks"];
   json kept = json::array();
   for (const json& c : checks) {
     if (c["name"] != name) kept.push_back(c);
@@ -133,14 +133,14 @@ TEST_F(ReportAudit, EditedLimitsAndConfigurationAreRefused) {
            [](json& d) { set_tolerance_key(d, "GRAD_FLOAT32", "wide"); }, "TOL.GRAD_FLOAT32"},
           {"scenario_yaml emptied", [](json& d) { d["config"]["scenario_yaml"] = ""; }, "TOL"},
           {"results[ddp].mode -> zero",
-           [](json& d) { d["results"][result_of(d, "ddp")]["mode"] = "zero"; }, "repeats"},
+           [](json& d) { d["results"][audited_result_of(d, "ddp")]["mode"] = "zero"; }, "repeats"},
           {"config.modes without zero",
            [](json& d) { d["config"]["modes"] = json::array({"single", "dp", "ddp"}); },
            "config.modes"},
           {"amp off -> bf16 with no autocast step",
            [](json& d) { d["config"]["amp"] = "bf16"; }, "autocast"},
           {"autocast steps recorded without amp",
-           [](json& d) { d["results"][result_of(d, "ddp")]["amp_vs_float32"]["steps"] = 3; },
+           [](json& d) { d["results"][audited_result_of(d, "ddp")]["amp_vs_float32"]["steps"] = 3; },
            "autocast"},
           {"zero_stage 1 -> 3 beside full parameters",
            [](json& d) { d["config"]["zero_stage"] = 3; }, "config.zero_stage"},
@@ -152,7 +152,7 @@ TEST_F(ReportAudit, EditedLimitsAndConfigurationAreRefused) {
 }
 
 TEST_F(ReportAudit, EditedLossesAndChecksAreRefused) {
-  const auto ddp = [](json& d) -> json& { return d["results"][result_of(d, "ddp")]; };
+  const auto ddp = [](json& d) -> json& { return d["results"][audited_result_of(d, "ddp")]; };
   expect_each_refused(
       "pass",
       {

@@ -15,11 +15,11 @@ namespace {
 
 constexpr int kWorld = 3;
 // 7 rows (chunks 3, 3, 1), 2 rows (2 ranks hold a row, the third only padding), 0-dim, 6 rows.
-const std::vector<std::vector<int64_t>> kShapes = {{7, 5}, {2}, {}, {6, 2, 2}};
+const std::vector<std::vector<int64_t>> kDim0Shapes = {{7, 5}, {2}, {}, {6, 2, 2}};
 
-std::vector<at::Tensor> make_parameters(double offset) {
+std::vector<at::Tensor> make_dim0_parameters(double offset) {
   std::vector<at::Tensor> out;
-  for (const auto& shape : kShapes) {
+  for (const auto& shape : kDim0Shapes) {
     at::Tensor t = at::arange(static_cast<int64_t>(c10::multiply_integers(shape)), at::kDouble);
     out.push_back((t + offset).reshape(shape).requires_grad_(true));
   }
@@ -43,8 +43,8 @@ at::Tensor expected_chunk(const at::Tensor& full, int rank) {
 
 TEST(Dim0Shards, EachRankHoldsItsPaddedChunkAndAGatherGivesTheWhole) {
   testing::run_ranks(kWorld, [](comm::Communicator& comm) {
-    std::vector<at::Tensor> params = make_parameters(0);
-    const std::vector<at::Tensor> whole = make_parameters(0);
+    std::vector<at::Tensor> params = make_dim0_parameters(0);
+    const std::vector<at::Tensor> whole = make_dim0_parameters(0);
     Dim0Shards shards(params, comm);
     for (size_t i = 0; i < params.size(); ++i) {
       EXPECT_TRUE(torch::equal(params[i], expected_chunk(whole[i], comm.rank())))
@@ -69,18 +69,18 @@ TEST(Dim0Shards, EachRankHoldsItsPaddedChunkAndAGatherGivesTheWhole) {
 
 TEST(Dim0Shards, TheReduceScatterLeavesEachRankItsChunkOfTheAverage) {
   testing::run_ranks(kWorld, [](comm::Communicator& comm) {
-    std::vector<at::Tensor> params = make_parameters(0);
+    std::vector<at::Tensor> params = make_dim0_parameters(0);
     Dim0Shards shards(params, comm);
     // Rank r's gradients: the parameter values + 10 r, integers, so every sum is exact.
-    std::vector<at::Tensor> grads = make_parameters(10.0 * comm.rank());
+    std::vector<at::Tensor> grads = make_dim0_parameters(10.0 * comm.rank());
     grads[1] = at::Tensor();  // no gradient on any rank: zeros
     DivideFactors half;       // one replica: the product with 1/2 before the sum
     half.before = 2;
     at::Tensor flat;
     const std::vector<at::Tensor> mine = shards.reduce_scatter(grads, half, &flat);
     for (size_t i = 0; i < params.size(); ++i) {
-      const at::Tensor full = i == 1 ? at::zeros(kShapes[i], at::kDouble)
-                                     : (make_parameters(10.0).at(i).detach() * 0.5 * kWorld);
+      const at::Tensor full = i == 1 ? at::zeros(kDim0Shapes[i], at::kDouble)
+                                     : (make_dim0_parameters(10.0).at(i).detach() * 0.5 * kWorld);
       EXPECT_TRUE(torch::equal(mine[i], expected_chunk(full, comm.rank())))
           << "rank " << comm.rank() << " parameter " << i << "\n"
           << mine[i] << "\n"
@@ -88,7 +88,7 @@ TEST(Dim0Shards, TheReduceScatterLeavesEachRankItsChunkOfTheAverage) {
     }
     // And an all-gather of those chunks gives the averaged whole back.
     const std::vector<at::Tensor> back = shards.gather_full(mine);
-    EXPECT_TRUE(torch::equal(back[0], make_parameters(10.0).at(0).detach() * 0.5 * kWorld));
+    EXPECT_TRUE(torch::equal(back[0], make_dim0_parameters(10.0).at(0).detach() * 0.5 * kWorld));
   });
 }
 
@@ -96,9 +96,9 @@ TEST(Dim0Shards, TheReduceScatterLeavesEachRankItsChunkOfTheAverage) {
 // backward) leaves each rank the same chunks as the whole model's; an undefined gradient is zeros.
 TEST(Dim0Shards, ABucketsReduceScatterLeavesTheSameChunksAsTheWholeModels) {
   testing::run_ranks(kWorld, [](comm::Communicator& comm) {
-    std::vector<at::Tensor> params = make_parameters(0);
+    std::vector<at::Tensor> params = make_dim0_parameters(0);
     Dim0Shards shards(params, comm);
-    std::vector<at::Tensor> grads = make_parameters(10.0 * comm.rank());
+    std::vector<at::Tensor> grads = make_dim0_parameters(10.0 * comm.rank());
     grads[2] = at::Tensor();
     DivideFactors sum;  // 1/1 before the sum: integer sums, exact in any order
     sum.before = 1;
@@ -124,8 +124,8 @@ TEST(Dim0Shards, ABucketsReduceScatterLeavesTheSameChunksAsTheWholeModels) {
 // layout; some parameters can go back to their shards while the others stay whole.
 TEST(Dim0Shards, EachUnitIsGatheredByItsOwnAllGather) {
   testing::run_ranks(kWorld, [](comm::Communicator& comm) {
-    std::vector<at::Tensor> params = make_parameters(0);
-    const std::vector<at::Tensor> whole = make_parameters(0);
+    std::vector<at::Tensor> params = make_dim0_parameters(0);
+    const std::vector<at::Tensor> whole = make_dim0_parameters(0);
     // Unit 0 holds nothing (a root whose parameters all lie in blocks); units 1 and 2 interleave.
     Dim0Shards shards(params, comm, {2, 1, 2, 1});
     ASSERT_EQ(shards.units(), 3);
@@ -159,16 +159,16 @@ TEST(Dim0Shards, EachUnitIsGatheredByItsOwnAllGather) {
 
 TEST(Dim0Shards, AStaleGatherKeepsOnlyThisRanksOwnRowsFresh) {
   testing::run_ranks(kWorld, [](comm::Communicator& comm) {
-    std::vector<at::Tensor> params = make_parameters(0);
+    std::vector<at::Tensor> params = make_dim0_parameters(0);
     Dim0Shards shards(params, comm);
     std::vector<at::Tensor> stale;
-    for (const at::Tensor& p : make_parameters(-1000)) stale.push_back(p.detach());
+    for (const at::Tensor& p : make_dim0_parameters(-1000)) stale.push_back(p.detach());
     shards.gather(&stale);
     const at::Tensor got = params[0].detach();  // rows 0-2, 3-5, 6 are ranks 0, 1, 2's
     const int64_t first = 3 * comm.rank();
     const int64_t n = std::min<int64_t>(3, 7 - first);
     EXPECT_TRUE(torch::equal(got.narrow(0, first, n),
-                             make_parameters(0).at(0).detach().narrow(0, first, n)));
+                             make_dim0_parameters(0).at(0).detach().narrow(0, first, n)));
     EXPECT_EQ(got.lt(0).sum().item<int64_t>(), (7 - n) * 5)
         << "the others' rows are the stale ones";
   });

@@ -10,8 +10,11 @@
 namespace ddpbench::run {
 namespace {
 
-TEST(OutcomeCodec, RoundTripsEveryField) {
-  training::ModeOutcome r;
+using training::ModeOutcome;
+
+// An outcome with every field set, none to its default.
+ModeOutcome outcome_with_every_field() {
+  ModeOutcome r;
   r.mode = modes::ModeKind::kDdp;
   r.world_size = 3;
   r.trace.losses = {2.5, 2.0};
@@ -27,7 +30,8 @@ TEST(OutcomeCodec, RoundTripsEveryField) {
   r.buckets = 3;
   r.peak_device_memory_bytes = {int64_t{1} << 33, 7};
   r.extra_checks = {compare::rank_agreement_check(3, 1, 2, "w")};
-  r.evaluation = {reports::EvaluationStatus::kDone, "", "held-out", 10, 12, 2, 0.5, 0.75, 0.4, 0.7, "summary"};
+  r.evaluation = {
+      reports::EvaluationStatus::kDone, "", "held-out", 10, 12, 2, 0.5, 0.75, 0.4, 0.7, "summary"};
   r.trace.comparison = "lockstep";
   r.trace.state_diffs = {{0, "w", reports::Stage::kUpdates, 3e-7, 3e-7, 0},
                          {1, "n", reports::Stage::kBuffers, 0.5, 0.25, 2, 1.5, 4.0},
@@ -39,8 +43,10 @@ TEST(OutcomeCodec, RoundTripsEveryField) {
   r.hosts = {"node-a", "node-b", "node-a"};
   r.amp_vs_float32 = {2, 1e-3, 1, "fc.weight", 2e-4, 0, "two steps"};
   r.memory = {{0, 10, 20, 30, 40}, {1, 11, 21, 31, 41}};
+  return r;
+}
 
-  const training::ModeOutcome back = training::decode_outcome(training::encode_outcome(r));
+void expect_trace_and_timings_back(const ModeOutcome& back, const ModeOutcome& r) {
   EXPECT_EQ(back.mode, modes::ModeKind::kDdp);
   EXPECT_EQ(back.world_size, 3);
   EXPECT_EQ(back.trace.losses, r.trace.losses);
@@ -61,6 +67,9 @@ TEST(OutcomeCodec, RoundTripsEveryField) {
   EXPECT_EQ(back.bytes_per_step, 1234);
   EXPECT_EQ(back.buckets, 3);
   EXPECT_EQ(back.peak_device_memory_bytes, r.peak_device_memory_bytes);
+}
+
+void expect_checks_and_evaluation_back(const ModeOutcome& back) {
   ASSERT_EQ(back.extra_checks.size(), 1u);
   EXPECT_EQ(back.extra_checks[0].status, reports::CheckStatus::kFail);
   EXPECT_EQ(back.extra_checks[0].step, 1);
@@ -76,6 +85,10 @@ TEST(OutcomeCodec, RoundTripsEveryField) {
   EXPECT_EQ(back.evaluation.padded, 2);
   EXPECT_DOUBLE_EQ(back.evaluation.mean_loss_without_padding, 0.7);
   EXPECT_EQ(back.evaluation.summary, "summary");
+}
+
+// The lockstep comparison's per-step differences, every family.
+void expect_state_diffs_back(const ModeOutcome& back) {
   ASSERT_EQ(back.trace.state_diffs.size(), 3u);
   const compare::StateDiff& d = back.trace.state_diffs[1];
   EXPECT_EQ(d.step, 1);
@@ -90,6 +103,9 @@ TEST(OutcomeCodec, RoundTripsEveryField) {
   EXPECT_EQ(back.trace.state_diffs[2].family, reports::Stage::kOptimizerState);
   EXPECT_EQ(back.trace.state_diffs[2].tensor, "w[exp_avg]");
   EXPECT_DOUBLE_EQ(back.trace.state_diffs[0].error, 3e-7);
+}
+
+void expect_checkpoints_amp_and_memory_back(const ModeOutcome& back, const ModeOutcome& r) {
   ASSERT_EQ(back.checkpoints.size(), 2u);
   EXPECT_EQ(back.checkpoints[0].step, 2);
   EXPECT_EQ(back.checkpoints[0].bytes, r.checkpoints[0].bytes);
@@ -105,6 +121,17 @@ TEST(OutcomeCodec, RoundTripsEveryField) {
   ASSERT_EQ(back.memory.size(), 2u);
   EXPECT_EQ(back.memory[1].rank, 1);
   EXPECT_EQ(back.memory[1].peak_rss_bytes, 41);
+}
+
+// Each group of fields in its own helper; ASSERT_NO_FATAL_FAILURE stops the test at a helper's
+// failed ASSERT, as one body would.
+TEST(OutcomeCodec, RoundTripsEveryField) {
+  const ModeOutcome r = outcome_with_every_field();
+  const ModeOutcome back = training::decode_outcome(training::encode_outcome(r));
+  ASSERT_NO_FATAL_FAILURE(expect_trace_and_timings_back(back, r));
+  ASSERT_NO_FATAL_FAILURE(expect_checks_and_evaluation_back(back));
+  ASSERT_NO_FATAL_FAILURE(expect_state_diffs_back(back));
+  ASSERT_NO_FATAL_FAILURE(expect_checkpoints_amp_and_memory_back(back, r));
 }
 
 }  // namespace
