@@ -1,11 +1,11 @@
 // flag_reference.cpp — see flag_reference.h. One list item per row: the flag and what it takes,
 // its help, its default, the scenario key it sets, where report.json records it and whether
-// `gate` compares it (from the report field's own declaration, reports/record_fields.h).
+// `gate` compares it (from the report field's own declaration, reports/run/record_fields.h).
 #include "cli/flag_reference.h"
 
 #include <fmt/format.h>
 
-#include "reports/record_lookup.h"
+#include "reports/run/record_lookup.h"
 #include "requests/run_options.h"
 
 namespace ddpbench::cli {

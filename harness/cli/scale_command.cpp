@@ -7,7 +7,7 @@
 #include "cli/list_option.h"
 #include "cli/run_flags.h"
 #include "cli/validators.h"
-#include "reports/record_enums.h"
+#include "reports/run/record_enums.h"
 
 namespace ddpbench::cli {
 namespace {

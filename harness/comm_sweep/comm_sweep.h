@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "comm/communicator.h"
-#include "reports/comm_record.h"
+#include "reports/comm/comm_record.h"
 #include "comm_sweep/comm_plan.h"
 
 namespace ddpbench::run {

@@ -18,7 +18,7 @@
 #include "output/report_file.h"
 #include "output/scratch_dir.h"
 #include "quoted_input.h"
-#include "reports/record_enums.h"
+#include "reports/run/record_enums.h"
 #include "stats/rank_statistics.h"
 
 namespace ddpbench::run {

@@ -12,7 +12,7 @@
 
 #include "launch/runner_load.h"
 #include "output/output_dir.h"
-#include "reports/run_record.h"
+#include "reports/run/run_record.h"
 
 namespace ddpbench::run {
 

@@ -14,7 +14,7 @@
 #include "launch/child_process.h"
 #include "output/output_dir.h"
 #include "quoted_input.h"
-#include "reports/gate_table.h"
+#include "reports/gate/gate_table.h"
 #include "stats/ab_calibration.h"
 #include "stats/load_rule.h"
 #include "stats/speed_change.h"

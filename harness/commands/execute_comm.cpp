@@ -18,7 +18,7 @@
 #include "launch/world_join.h"
 #include "metrics/memcpy_bandwidth.h"
 #include "output/output_dir.h"
-#include "reports/comm_reporters.h"
+#include "reports/comm/comm_reporters.h"
 
 namespace ddpbench::run {
 namespace {

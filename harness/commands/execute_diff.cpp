@@ -10,7 +10,7 @@
 #include "output/output_dir.h"
 #include "output/report_file.h"
 #include "quoted_input.h"
-#include "reports/diff_reporters.h"
+#include "reports/diff/diff_reporters.h"
 #include "scenarios/content_hash.h"
 #include "trace/trace_diff.h"
 #include "trace/trace_file.h"

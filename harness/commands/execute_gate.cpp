@@ -10,7 +10,7 @@
 #include "errors.h"
 #include "output/report_file.h"
 #include "quoted_input.h"
-#include "reports/gate_table.h"
+#include "reports/gate/gate_table.h"
 
 namespace ddpbench::run {
 

@@ -7,7 +7,7 @@
 #include "compare/report_history.h"
 #include "errors.h"
 #include "output/output_dir.h"
-#include "reports/history_reporters.h"
+#include "reports/history/history_reporters.h"
 
 namespace ddpbench::run {
 

@@ -15,7 +15,7 @@
 #include "output/report_file.h"
 #include "output/scratch_dir.h"
 #include "output/write_reports.h"
-#include "reports/verdict.h"
+#include "reports/run/verdict.h"
 #include "run/fit_checks.h"
 #include "run/prepare_run.h"
 #include "run/resolve_run.h"

@@ -1,7 +1,7 @@
 // check_builder.h — folds compared items (a loss, a tensor, at a step) into one check record: the
 // counts, the worst error of the items that are not divergent, the worst item of each kind, and
 // the earliest failing item for the first divergence. The check's status is the verdict
-// function's (reports/verdict.h) of those numbers, never set here by a separate rule. Shared by
+// function's (reports/run/verdict.h) of those numbers, never set here by a separate rule. Shared by
 // the comparison against the reference (mode_comparison.h) and the zero mode's against ddp
 // (ddp_agreement.h).
 #pragma once
@@ -18,7 +18,7 @@
 
 #include "compare/mode_comparison.h"
 #include "compare/rounding_floor.h"
-#include "reports/verdict.h"
+#include "reports/run/verdict.h"
 
 namespace ddpbench::compare {
 
@@ -65,7 +65,7 @@ struct Item {
 // Accumulates per-item results into one check: counts, the worst error of the items that are
 // not divergent, the worst item of each kind (failing, divergent, any) for the record, and the
 // earliest failing item for the first divergence. The status is the verdict function's
-// (reports/verdict.h) of the numbers, never set here by a separate rule.
+// (reports/run/verdict.h) of the numbers, never set here by a separate rule.
 class CheckBuilder {
  public:
   // Its items sort within a step where `name`'s row says (Note [One row per check]).

@@ -10,7 +10,7 @@
 
 #include <cstddef>
 
-#include "reports/run_record.h"
+#include "reports/run/run_record.h"
 
 namespace ddpbench::compare {
 

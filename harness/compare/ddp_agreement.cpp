@@ -18,7 +18,7 @@ const std::vector<DivergenceRule> kNoDivergences;
 
 // An item of two tensors. Bit for bit: error 1 when they differ at all, abs_diff the largest
 // difference. Otherwise the scale-free error against `floor`, which is also the item's abs_diff
-// (a passing kNormalized check's max_abs_diff is within its limit, reports/verdict.h).
+// (a passing kNormalized check's max_abs_diff is within its limit, reports/run/verdict.h).
 Item tensor_item(const std::string& name, int64_t step, const at::Tensor& got,
                  const at::Tensor& ref, const AgreementRule& rule, bool fingerprint,
                  const RoundingLevel& floor) {

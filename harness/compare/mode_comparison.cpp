@@ -9,7 +9,7 @@
 #include <optional>
 
 #include "compare/check_builder.h"
-#include "reports/verdict.h"
+#include "reports/run/verdict.h"
 
 namespace ddpbench::compare {
 namespace {
@@ -59,7 +59,7 @@ void compare_gradients(const ModeTrace& ref, const ModeTrace& got, const Compari
 }
 
 // One check per tensor family a mode recorded per step, judged as its row says (Note [One row
-// per check], reports/record_enums.h); kept in the table's order.
+// per check], reports/run/record_enums.h); kept in the table's order.
 class FamilyChecks {
  public:
   explicit FamilyChecks(const ComparisonPolicy& p) : policy_(p) {}

@@ -14,13 +14,13 @@
 
 #include "compare/rounding_floor.h"
 #include "compare/tensor_diff.h"
-#include "reports/run_record.h"
+#include "reports/run/run_record.h"
 
 namespace ddpbench::compare {
 
 // One tensor of a mode after a lockstep step, against the reference's after the same step from
 // the same state. `family` is the check that judges it, as its row says (Note [One row per check],
-// reports/record_enums.h): kUpdates (the optimizer update, parameter after minus parameter before;
+// reports/run/record_enums.h): kUpdates (the optimizer update, parameter after minus parameter before;
 // `error` is its normalized_gradient_error against the reference's update), kBuffers (updated by
 // the forward; elementwise, `error` is max |diff|, `violations` counts elements outside the state
 // tolerance, `ratio` is max |diff| / (atol + rtol * |ref|)), kOptimizerState (an entry of the

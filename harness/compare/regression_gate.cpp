@@ -11,8 +11,8 @@
 #include "compare/gate_throughput.h"
 #include "errors.h"
 #include "quoted_input.h"
-#include "reports/record_fields.h"
-#include "reports/verdict.h"
+#include "reports/run/record_fields.h"
+#include "reports/run/verdict.h"
 
 namespace ddpbench::compare {
 namespace {
@@ -56,7 +56,7 @@ std::string without_file_paths(const std::string& yaml) {
   return std::regex_replace(yaml, file_key, "\n$1FILE: (compared by content)");
 }
 
-// Every field of a record that changes the numbers (reports/record_fields.h), as path and value,
+// Every field of a record that changes the numbers (reports/run/record_fields.h), as path and value,
 // in the lists' order: the gate compares two such lists, so a field added to a list later is
 // compared without an edit here.
 struct NumbersFields {
@@ -242,7 +242,7 @@ void require_same_configuration(const reports::RunReport& b, const reports::RunR
 
 GateResult run_gate(const reports::RunReport& baseline, const reports::RunReport& current,
                     const GateThresholds& thresholds) {
-  // Both verdicts as their numbers give them (reports/verdict.h), whoever built the records.
+  // Both verdicts as their numbers give them (reports/run/verdict.h), whoever built the records.
   reports::require_recomputed(baseline);
   reports::require_recomputed(current);
   require_valid(thresholds, baseline);

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "reports/gate_record.h"
-#include "reports/run_record.h"
+#include "reports/gate/gate_record.h"
+#include "reports/run/run_record.h"
 
 namespace ddpbench::compare {
 

@@ -1,6 +1,6 @@
 // report_audit.h — what a report's configuration implies about its results, checked by `report`
 // and `gate` on every report they read (and by `run` on its own before writing it): the verdict
-// function (reports/verdict.h) recomputes each status from a check's numbers, and this recomputes
+// function (reports/run/verdict.h) recomputes each status from a check's numbers, and this recomputes
 // what those numbers must be held to.
 //
 // Note [What a report's configuration implies]
@@ -32,7 +32,7 @@
 // one; docs/checks.md, "What a report can and cannot prove", says so and what to do.
 #pragma once
 
-#include "reports/run_record.h"
+#include "reports/run/run_record.h"
 
 namespace ddpbench::compare {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "reports/history_record.h"
-#include "reports/run_record.h"
+#include "reports/history/history_record.h"
+#include "reports/run/run_record.h"
 
 namespace ddpbench::compare {
 

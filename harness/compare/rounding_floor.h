@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "compare/tensor_diff.h"
-#include "reports/record_enums.h"
-#include "reports/verdict.h"
+#include "reports/run/record_enums.h"
+#include "reports/run/verdict.h"
 
 namespace ddpbench::compare {
 
@@ -45,7 +45,7 @@ namespace ddpbench::compare {
 // kFloorMultiple x a tensor's floor is not seen on that tensor (the others still see it). Only a
 // check that failed is re-judged: a passing run costs nothing, and no item within its fixed limit
 // changes.
-// The multiple is reports::kFloorMultiple (reports/verdict.h).
+// The multiple is reports::kFloorMultiple (reports/run/verdict.h).
 class MeasuredFloors {
  public:
   // What the twin was and how it was trained, for the report.

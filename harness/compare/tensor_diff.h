@@ -20,7 +20,7 @@ struct TensorDiff {
   double max_rel = 0.0;    // max |got - ref| / |ref| over elements with ref != 0
   int64_t violations = 0;  // elements outside atol + rtol * |ref| (non-finite values count)
   // max |got - ref| / (atol + rtol * |ref|): <= 1 exactly when there are no violations (the
-  // verdict's measure, reports/verdict.h); infinite for a shape mismatch or a non-finite value.
+  // verdict's measure, reports/run/verdict.h); infinite for a shape mismatch or a non-finite value.
   double max_ratio = 0.0;
   double ref_max_abs = 0.0;  // max |ref| (with `magnitude`: max of max(|ref|, magnitude))
   bool shape_mismatch = false;

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/run_record.h"
+#include "reports/run/run_record.h"
 
 namespace ddpbench::compare {
 

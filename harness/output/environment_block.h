@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/run_record.h"
+#include "reports/run/run_record.h"
 #include "runtime/execution_context.h"
 
 namespace ddpbench::output {

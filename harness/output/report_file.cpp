@@ -13,7 +13,7 @@
 #include "compare/report_audit.h"
 #include "errors.h"
 #include "quoted_input.h"
-#include "reports/json_report_reader.h"
+#include "reports/run/json_report_reader.h"
 
 namespace ddpbench::output {
 namespace fs = std::filesystem;
@@ -111,7 +111,7 @@ ReportFile load_report_file(const std::string& given) {
   }
   f.bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   try {
-    // report_from_json recomputes every status and the verdict (reports/verdict.h).
+    // report_from_json recomputes every status and the verdict (reports/run/verdict.h).
     f.report = reports::report_from_json(nlohmann::json::parse(f.bytes));
     // ... and the limits, the check set and the loss check its configuration gives.
     compare::audit_report(f.report);

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "reports/run_record.h"
+#include "reports/run/run_record.h"
 
 namespace ddpbench::output {
 

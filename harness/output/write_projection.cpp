@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "quoted_input.h"
-#include "reports/projection_reporters.h"
+#include "reports/projection/projection_reporters.h"
 
 namespace ddpbench::output {
 

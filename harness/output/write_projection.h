@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "output/output_dir.h"
-#include "reports/projection_record.h"
+#include "reports/projection/projection_record.h"
 
 namespace ddpbench::output {
 

@@ -9,8 +9,8 @@
 
 #include "launch/signal_cleanup.h"
 #include "quoted_input.h"
-#include "reports/console_reporter.h"
-#include "reports/reporter.h"
+#include "reports/run/console_reporter.h"
+#include "reports/run/reporter.h"
 
 namespace ddpbench::output {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "output/output_dir.h"
-#include "reports/run_record.h"
+#include "reports/run/run_record.h"
 
 namespace ddpbench::output {
 

@@ -12,7 +12,7 @@
 #include "errors.h"
 #include "projection/interconnect_fit.h"
 #include "quoted_input.h"
-#include "reports/json_fields.h"  // kMaxWorldSize: the largest world size a report may hold
+#include "reports/format/json_fields.h"  // kMaxWorldSize: the largest world size a report may hold
 
 namespace ddpbench::projection {
 namespace {

@@ -1,7 +1,7 @@
 // scaling_projection.h — `ddpbench project`'s numbers: from a measured report (run or scale),
 // the step time, throughput and weak-scaling efficiency at device counts and link speeds the
 // machine does not have, and the same model checked against the report's own held-out world
-// sizes. Reporters only format the result (reports/projection_reporters.h). Formulas and
+// sizes. Reporters only format the result (reports/projection/projection_reporters.h). Formulas and
 // assumptions: reports/METRICS.md, "Projection".
 #pragma once
 
@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "projection/allreduce_model.h"
-#include "reports/projection_record.h"
-#include "reports/run_record.h"
+#include "reports/projection/projection_record.h"
+#include "reports/run/run_record.h"
 
 namespace ddpbench::projection {
 

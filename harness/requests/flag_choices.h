@@ -35,7 +35,7 @@ const char* comparison_name(ComparisonChoice choice);
 std::vector<std::string> device_choices();
 DeviceChoice device_from(const std::string& name);
 const char* device_name(DeviceChoice choice);
-// --modes' help text: every mode with what it is (reports/record_enums.h's rows).
+// --modes' help text: every mode with what it is (reports/run/record_enums.h's rows).
 std::string modes_help();
 // --inject-fault's help text: every fault kind's syntax, modes and needs, from its row
 // (modes/common/fault_table.h).

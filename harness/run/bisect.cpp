@@ -8,7 +8,7 @@
 #include "launch/child_process.h"
 #include "output/report_file.h"
 #include "output/scratch_dir.h"
-#include "reports/divergence_text.h"
+#include "reports/run/divergence_text.h"
 
 namespace ddpbench::run {
 

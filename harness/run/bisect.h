@@ -14,7 +14,7 @@
 // failure stands, with that said.
 #pragma once
 
-#include "reports/run_record.h"
+#include "reports/run/run_record.h"
 #include "requests/run_request.h"
 
 namespace ddpbench::run {
@@ -31,7 +31,7 @@ reports::RunReport run_float64_twin(const RunRequest& request, bool lockstep,
 // Fills `bisect` and `bisect_detail` of every failing mode's first divergence in `report` from
 // the float64 run (`exit_code` is its exit status: 0 pass, 1 a check failed, else it broke), and
 // where the difference vanishes its float64 checks, which make the mode's float32 failures
-// `rounding` (Note [Bisect's answer counts], reports/verdict.h) unless the run was under --amp
+// `rounding` (Note [Bisect's answer counts], reports/run/verdict.h) unless the run was under --amp
 // (Note [Bisect under autocast]). The caller recomputes statuses and the verdict.
 void annotate_bisect(reports::RunReport& report, const reports::RunReport& float64, int exit_code);
 

@@ -4,7 +4,7 @@
 // every limit from it (compare/check_limits.h).
 #pragma once
 
-#include "reports/run_record.h"
+#include "reports/run/run_record.h"
 #include "run/run_description.h"
 #include "training/run_setup.h"
 

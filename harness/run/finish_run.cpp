@@ -11,7 +11,7 @@
 #include "modes/common/model_state.h"
 #include "output/environment_block.h"
 #include "output/write_reports.h"
-#include "reports/verdict.h"
+#include "reports/run/verdict.h"
 #include "run/config_record.h"
 #include "run/judge_mode.h"
 #include "run/trace_output.h"
@@ -36,7 +36,7 @@ bool stage_mode_files(const training::ModeOutcome& o, reports::ModeResult& r,
   return !o.checkpoints.empty();
 }
 
-// The verdict is the one function report and gate recompute (reports/verdict.h); with --bisect, a
+// The verdict is the one function report and gate recompute (reports/run/verdict.h); with --bisect, a
 // failing run's float64 re-run may make float32 failures rounding (Note [Bisect's answer counts]).
 void decide(reports::RunReport& report, const training::RunSetup& setup,
             const RunDescription& run) {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "output/output_dir.h"
-#include "reports/run_record.h"
+#include "reports/run/run_record.h"
 #include "run/run_description.h"
 #include "runtime/execution_context.h"
 #include "training/mode_outcome.h"
@@ -15,7 +15,7 @@
 
 namespace ddpbench::run {
 
-// Returns the exit code: 1 when the verdict (reports/verdict.h) is a failure, else 0 (a run that
+// Returns the exit code: 1 when the verdict (reports/run/verdict.h) is a failure, else 0 (a run that
 // judged nothing says so: its verdict is not_judged, never pass).
 // Each data-parallel mode is judged against its exact reference (`references`, or single's
 // outcome when that is plain single-device training).

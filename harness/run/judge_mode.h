@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "output/output_dir.h"
-#include "reports/run_record.h"
+#include "reports/run/run_record.h"
 #include "run/run_description.h"
 #include "training/mode_outcome.h"
 #include "training/reference_runs.h"

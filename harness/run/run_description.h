@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "data/batch_plan.h"
-#include "reports/run_record.h"
+#include "reports/run/run_record.h"
 #include "training/phase_inputs.h"
 
 namespace torch::nn {

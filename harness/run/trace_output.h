@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "output/output_dir.h"
-#include "reports/run_record.h"
+#include "reports/run/run_record.h"
 #include "training/mode_outcome.h"
 #include "training/run_setup.h"
 

@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-#include "reports/diff_record.h"
+#include "reports/diff/diff_record.h"
 
 namespace ddpbench::trace {
 

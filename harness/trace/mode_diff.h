@@ -12,7 +12,7 @@
 
 #include <string>
 
-#include "reports/diff_record.h"
+#include "reports/diff/diff_record.h"
 #include "trace/trace_file.h"
 
 namespace ddpbench::trace {

@@ -10,7 +10,7 @@
 #include <unordered_map>
 
 #include "modes/common/trace_entry.h"
-#include "reports/diff_record.h"
+#include "reports/diff/diff_record.h"
 
 namespace ddpbench::trace {
 

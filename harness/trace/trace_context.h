@@ -7,7 +7,7 @@
 // differences are the point of a diff.
 #pragma once
 
-#include "reports/run_record.h"
+#include "reports/run/run_record.h"
 #include "trace/trace_file.h"
 
 namespace ddpbench::trace {

@@ -23,7 +23,7 @@
 // there diverges even after the trajectories have parted.
 #pragma once
 
-#include "reports/diff_record.h"
+#include "reports/diff/diff_record.h"
 #include "trace/trace_file.h"
 
 namespace ddpbench::trace {

@@ -7,7 +7,7 @@
 
 #include <utility>
 
-#include "reports/verdict.h"
+#include "reports/run/verdict.h"
 
 namespace ddpbench::training {
 namespace {

@@ -29,7 +29,7 @@
 #include "comm/collective_counts.h"
 #include "comm/communicator.h"
 #include "modes/common/step_loop.h"
-#include "reports/run_record.h"
+#include "reports/run/run_record.h"
 
 namespace ddpbench::training {
 

@@ -14,7 +14,7 @@
 #include "data/distributed_sampler.h"
 #include "modes/common/forward_draws.h"
 #include "modes/common/model_state.h"
-#include "reports/verdict.h"
+#include "reports/run/verdict.h"
 
 namespace ddpbench::training {
 namespace {

@@ -21,7 +21,7 @@
 #include "data/dataset.h"
 #include "modes/common/fault_injection.h"
 #include "modes/common/gradient_path.h"
-#include "reports/run_record.h"
+#include "reports/run/run_record.h"
 #include "runtime/execution_context.h"
 #include "scenarios/scenario.h"
 #include "training/run_setup.h"

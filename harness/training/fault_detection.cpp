@@ -9,7 +9,7 @@
 #include "errors.h"
 #include "modes/common/fault_table.h"
 #include "modes/ddp/comm_hook.h"
-#include "reports/verdict.h"
+#include "reports/run/verdict.h"
 #include "scenarios/scenario.h"
 #include "training/comparison_policy.h"
 

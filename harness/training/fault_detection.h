@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "modes/common/mode_kind.h"
-#include "reports/run_record.h"
+#include "reports/run/run_record.h"
 #include "training/run_setup.h"
 
 namespace ddpbench::training {

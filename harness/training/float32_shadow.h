@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "modes/common/mode_kind.h"
-#include "reports/run_record.h"
+#include "reports/run/run_record.h"
 #include "training/phase_inputs.h"
 
 namespace torch::nn {

@@ -11,7 +11,7 @@
 #include "metrics/step_statistics.h"
 #include "modes/common/mode_kind.h"
 #include "modes/common/trace_entry.h"
-#include "reports/run_record.h"
+#include "reports/run/run_record.h"
 
 namespace ddpbench::training {
 

@@ -1,5 +1,5 @@
 // outcome_codec.cpp — see outcome_codec.h. ModeOutcome's fields are listed once (outcome_fields
-// below), as reports/record_fields.h lists a report record's, and one writer and one reader walk
+// below), as reports/run/record_fields.h lists a report record's, and one writer and one reader walk
 // the list; a value travels by its type (one to_ivalue/from_ivalue pair per type). Undefined
 // tensors (parameters without a gradient) travel as 0-element tensors, which no real gradient can
 // be.
@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "metrics/phase_times_tensor.h"
-#include "reports/record_fields.h"
+#include "reports/run/record_fields.h"
 
 namespace ddpbench::training {
 namespace {
@@ -81,7 +81,7 @@ void checkpoint_fields(V& v, C& c) {
   v("bytes", c.bytes);  // the checkpoint file's bytes, one uint8 tensor
 }
 
-// The field lists above and report records' (reports/record_fields.h), by the record's type.
+// The field lists above and report records' (reports/run/record_fields.h), by the record's type.
 template <typename V, typename R>
 void fields_of(V& v, R& r) {
   using T = std::remove_const_t<R>;

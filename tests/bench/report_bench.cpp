@@ -3,7 +3,7 @@
 // ends with this, so it must stay far below a training step's cost. Items are reports rendered.
 #include <benchmark/benchmark.h>
 
-#include "reports/reporter.h"
+#include "reports/run/reporter.h"
 #include "support/judged_checks.h"
 
 namespace ddpbench::reports {

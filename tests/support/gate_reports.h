@@ -7,7 +7,7 @@
 #include <string>
 
 #include "compare/regression_gate.h"
-#include "reports/run_record.h"
+#include "reports/run/run_record.h"
 #include "support/judged_checks.h"
 
 namespace ddpbench::compare::gate_test {

@@ -1,12 +1,12 @@
-// judged_checks.h — check records whose numbers give the status a test asks for (reports/verdict.h
+// judged_checks.h — check records whose numbers give the status a test asks for (reports/run/verdict.h
 // recomputes every status from the numbers, so a hand-made record must carry consistent ones),
 // and a report's verdict set the way a run sets it.
 #pragma once
 
 #include <cstdint>
 
-#include "reports/run_record.h"
-#include "reports/verdict.h"
+#include "reports/run/run_record.h"
+#include "reports/run/verdict.h"
 
 namespace ddpbench::test {
 

@@ -9,7 +9,7 @@
 #include <limits>
 
 #include "compare/ddp_agreement.h"
-#include "reports/verdict.h"
+#include "reports/run/verdict.h"
 #include "support/mode_traces.h"
 
 namespace ddpbench::compare {

@@ -11,7 +11,7 @@
 #include "compare/regression_gate.h"
 #include "compare/report_history.h"
 #include "errors.h"
-#include "reports/gate_table.h"
+#include "reports/gate/gate_table.h"
 #include "support/gate_reports.h"
 
 namespace ddpbench::compare {

@@ -10,7 +10,7 @@
 
 #include "compare/mode_comparison.h"
 #include "modes/common/gradient_record.h"
-#include "reports/verdict.h"
+#include "reports/run/verdict.h"
 #include "support/mode_traces.h"
 
 namespace ddpbench::compare {

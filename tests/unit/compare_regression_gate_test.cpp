@@ -12,7 +12,7 @@
 #include "compare/gate_thresholds.h"
 #include "compare/regression_gate.h"
 #include "errors.h"
-#include "reports/record_fields.h"
+#include "reports/run/record_fields.h"
 #include "support/gate_reports.h"
 #include "support/judged_checks.h"
 

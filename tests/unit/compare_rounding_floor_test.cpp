@@ -14,7 +14,7 @@
 #include "compare/ddp_agreement.h"
 #include "compare/mode_comparison.h"
 #include "compare/rounding_floor.h"
-#include "reports/verdict.h"
+#include "reports/run/verdict.h"
 #include "support/mode_traces.h"
 
 namespace ddpbench::compare {

@@ -20,7 +20,7 @@
 #include "modes/common/fault_injection.h"
 #include "modes/common/fault_table.h"
 #include "modes/common/mode_kind.h"
-#include "reports/record_enums.h"
+#include "reports/run/record_enums.h"
 #include "scenarios/registry.h"
 #include "support/test_paths.h"
 #include "training/rank_phases.h"
@@ -82,7 +82,7 @@ TEST(DocsChecklists, TheCommandsPageListsEveryModeInTheCodesOrder) {
       << "docs/commands.md's run command does not show [--modes " << listed << "]";
 }
 
-// Issue 52: a mode is its row (reports/record_enums.h), its folder and, when it runs one process
+// Issue 52: a mode is its row (reports/run/record_enums.h), its folder and, when it runs one process
 // per rank, its driver row (training/rank_phases.cpp); ARCHITECTURE.md's "A mode" names the files
 // a new mode edits, at most five.
 TEST(DocsChecklists, EveryPerRankModeHasItsDriverRowAndTheModeListHoldsFiveFiles) {
@@ -95,7 +95,7 @@ TEST(DocsChecklists, EveryPerRankModeHasItsDriverRowAndTheModeListHoldsFiveFiles
   ASSERT_NE(at, std::string::npos) << "ARCHITECTURE.md lost its \"A mode\" entry";
   const std::string entry = doc.substr(at, doc.find("\n- **", at + 1) - at);
   for (const char* file :
-       {"reports/record_enums.h", "harness/CMakeLists.txt", "tests/layering/CMakeLists.txt",
+       {"reports/run/record_enums.h", "harness/CMakeLists.txt", "tests/layering/CMakeLists.txt",
         "training/rank_phases.cpp", "docs/commands.md"}) {
     EXPECT_NE(entry.find(file), std::string::npos) << "\"A mode\" does not name " << file;
   }

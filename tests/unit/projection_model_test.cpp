@@ -12,7 +12,7 @@
 #include "projection/allreduce_model.h"
 #include "projection/interconnect_fit.h"
 #include "projection/scaling_projection.h"
-#include "reports/projection_reporters.h"
+#include "reports/projection/projection_reporters.h"
 
 namespace ddpbench::projection {
 namespace {

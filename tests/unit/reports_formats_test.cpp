@@ -4,14 +4,14 @@
 
 #include <sstream>
 
-#include "reports/console_reporter.h"
-#include "reports/csv_reporter.h"
-#include "reports/gate_table.h"
-#include "reports/html_reporter.h"
-#include "reports/junit_reporter.h"
-#include "reports/markdown_escape.h"
-#include "reports/markdown_reporter.h"
-#include "reports/reporter.h"
+#include "reports/run/console_reporter.h"
+#include "reports/run/csv_reporter.h"
+#include "reports/gate/gate_table.h"
+#include "reports/run/html_reporter.h"
+#include "reports/run/junit_reporter.h"
+#include "reports/format/escape.h"
+#include "reports/run/markdown_reporter.h"
+#include "reports/run/reporter.h"
 #include "support/judged_checks.h"
 
 namespace ddpbench::reports {

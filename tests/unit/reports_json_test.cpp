@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "errors.h"
-#include "reports/json_report_reader.h"
-#include "reports/json_reporter.h"
+#include "reports/run/json_report_reader.h"
+#include "reports/run/json_reporter.h"
 
 namespace ddpbench::reports {
 namespace {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/svg_chart.h"
+#include "reports/format/svg_chart.h"
 
 namespace ddpbench::reports {
 namespace {

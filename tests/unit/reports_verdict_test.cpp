@@ -1,4 +1,4 @@
-// reports_verdict_test.cpp — the one verdict (reports/verdict.h): a status is what a check's
+// reports_verdict_test.cpp — the one verdict (reports/run/verdict.h): a status is what a check's
 // numbers say, a run's verdict is what its checks, losses and divergences say, nothing compared is
 // never a pass, and a report.json whose stored words contradict its numbers is refused naming the
 // field (issue 31, defect 7: edited reports were believed).
@@ -9,10 +9,10 @@
 #include <string>
 
 #include "errors.h"
-#include "reports/console_reporter.h"
-#include "reports/json_report_reader.h"
-#include "reports/json_reporter.h"
-#include "reports/verdict.h"
+#include "reports/run/console_reporter.h"
+#include "reports/run/json_report_reader.h"
+#include "reports/run/json_reporter.h"
+#include "reports/run/verdict.h"
 #include "support/judged_checks.h"
 
 namespace ddpbench::reports {

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "errors.h"
-#include "reports/divergence_text.h"
+#include "reports/run/divergence_text.h"
 #include "run/bisect.h"
 #include "support/judged_checks.h"
 

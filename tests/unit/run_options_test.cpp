@@ -8,9 +8,9 @@
 
 #include <set>
 
-#include "reports/json_report_reader.h"
-#include "reports/json_reporter.h"
-#include "reports/record_lookup.h"
+#include "reports/run/json_report_reader.h"
+#include "reports/run/json_reporter.h"
+#include "reports/run/record_lookup.h"
 #include "scenarios/scenario_keys.h"
 
 namespace ddpbench::run {

@@ -1,5 +1,5 @@
 // mode_kind.h — the execution modes, as the run trains them: ModeKind is reports::Mode, whose rows
-// (reports/record_enums.h, Note [One row per mode]) give each mode its one name, whether it runs
+// (reports/run/record_enums.h, Note [One row per mode]) give each mode its one name, whether it runs
 // one process per rank, its help line and its colour. Here: the questions the run asks of them.
 #pragma once
 
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/record_enums.h"
+#include "reports/run/record_enums.h"
 
 namespace ddpbench::modes {
 
