@@ -15,7 +15,7 @@
 #include "data/tensor_dataset.h"
 #include "errors.h"
 #include "input_file.h"
-#include "modes/common/checkpoint_file.h"
+#include "checkpoint/checkpoint_file.h"
 #include "quoted_input.h"
 #include "scenarios/content_hash.h"
 #include "scenarios/training_recipe.h"
@@ -32,7 +32,7 @@ constexpr const char* kHowToSave =
 }
 
 // The tensor under `key`, its record holding every byte its storage claims.
-at::Tensor tensor_entry(const modes::TorchFile& f, const c10::impl::GenericDict& d,
+at::Tensor tensor_entry(const checkpoint::TorchFile& f, const c10::impl::GenericDict& d,
                         const std::string& key, const std::string& file) {
   const auto it = d.find(key);
   if (it == d.end() || !it->value().isTensor()) {
@@ -60,12 +60,12 @@ scenarios::ScenarioSpec with_data_file(scenarios::ScenarioSpec spec, const std::
   const auto bytes = read_input_file<std::vector<char>>(file, "--data", kHowToSave);
   // No record can hold more than the file does (torch.save stores them uncompressed).
   const auto size = static_cast<uint64_t>(bytes.size());
-  modes::TorchFileRole role;
+  checkpoint::TorchFileRole role;
   role.flag = "--data";
   role.fix = kHowToSave;
   role.one_tensor = "this file";
   role.all_tensors = "this file";
-  const modes::TorchFile f = modes::read_torch_file(bytes, file, {size, size, size}, true, role);
+  const checkpoint::TorchFile f = checkpoint::read_torch_file(bytes, file, {size, size, size}, true, role);
   if (!f.value.isGenericDict()) refuse(file, "it holds no dict");
   const c10::impl::GenericDict d = f.value.toGenericDict();
   for (const auto& entry : d) {

@@ -4,7 +4,7 @@
 // optimizer and tolerances; sample i is (inputs[i], targets[i]) in every mode, rank and replica.
 // The report names the data by the file's content hash (a path differs between machines), so the
 // gate refuses to compare runs on two files. The file is read by the bounded reader --resume
-// uses (modes/common/checkpoint_file.h): a damaged or hostile file is refused, not trusted.
+// uses (checkpoint/checkpoint_file.h): a damaged or hostile file is refused, not trusted.
 #pragma once
 
 #include <string>

@@ -154,7 +154,7 @@ struct RunRequest {
   bool trace = false;
   // On a failing check, re-run the configuration in float64 (run/bisect.h).
   bool bisect = false;
-  // Checkpoints (modes/common/checkpoint.h): the check phase of every mode saves one after every
+  // Checkpoints (checkpoint/checkpoint.h): the check phase of every mode saves one after every
   // N-th step (0 = none), its model keys prefixed with checkpoint_prefix ("" or "module.");
   // resume names a checkpoint every mode's check phase starts from (empty = none).
   int64_t checkpoint_every = 0;

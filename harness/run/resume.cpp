@@ -57,7 +57,7 @@ void require_scenario(const std::string& path, const std::string& saved,
 
 }  // namespace
 
-std::shared_ptr<const modes::Checkpoint> load_resume(const std::string& path,
+std::shared_ptr<const checkpoint::Checkpoint> load_resume(const std::string& path,
                                                      const training::RunSetup& setup,
                                                      const scenarios::ScenarioRegistry& registry,
                                                      const torch::nn::Module& model,
@@ -68,7 +68,7 @@ std::shared_ptr<const modes::Checkpoint> load_resume(const std::string& path,
       "(checkpoint_<mode>_step<N>.pt in its --out)");
   // What shapes the trajectory before the tensors: a float64 checkpoint offered to a float32 run
   // is refused for its --dtype, not for its first tensor's dtype.
-  const auto check_meta = [&](const modes::CheckpointMeta& m) {
+  const auto check_meta = [&](const checkpoint::CheckpointMeta& m) {
     require_scenario(path, m.scenario, setup, registry);
     if (!m.model.empty() && m.model != setup.spec->model_name) {
       throw InputError(fmt::format(
@@ -85,9 +85,9 @@ std::shared_ptr<const modes::Checkpoint> load_resume(const std::string& path,
     require_same(path, "--amp", m.amp, std::string(scenarios::amp_name(setup.spec->amp)),
                  value_named(scenarios::kAmpNames, m.amp).has_value());
   };
-  auto c = std::make_shared<modes::Checkpoint>(
-      modes::parse_checkpoint(bytes, path, model, setup.spec->optimizer, check_meta));
-  const modes::CheckpointMeta& m = c->meta;
+  auto c = std::make_shared<checkpoint::Checkpoint>(
+      checkpoint::parse_checkpoint(bytes, path, model, setup.spec->optimizer, check_meta));
+  const checkpoint::CheckpointMeta& m = c->meta;
   const std::optional<modes::ModeKind> mode = modes::parse_mode(m.mode);
   if (!mode) {
     throw InputError(fmt::format(

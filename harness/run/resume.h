@@ -1,4 +1,4 @@
-// resume.h — `--resume FILE`: the checkpoint read (modes/common/checkpoint.h) and checked against
+// resume.h — `--resume FILE`: the checkpoint read (checkpoint/checkpoint.h) and checked against
 // the run it should continue. A resumed run continues the trajectory of the mode that saved it
 // bit for bit only when everything that shapes that trajectory is the same, so the scenario, seed,
 // global batch, world size and dtype must match, the saved mode must be one of the run's, and the
@@ -11,7 +11,7 @@
 #include <string>
 
 #include "data/batch_plan.h"
-#include "modes/common/checkpoint.h"
+#include "checkpoint/checkpoint.h"
 #include "scenarios/registry.h"
 #include "training/run_setup.h"
 
@@ -23,7 +23,7 @@ namespace ddpbench::run {
 
 // `model` is a fresh instance of the run's scenario (its names, shapes and dtypes); `registry`
 // tells a built-in scenario's name (pass --scenario) from a scenario file's (pass --config).
-std::shared_ptr<const modes::Checkpoint> load_resume(const std::string& path,
+std::shared_ptr<const checkpoint::Checkpoint> load_resume(const std::string& path,
                                                      const training::RunSetup& setup,
                                                      const scenarios::ScenarioRegistry& registry,
                                                      const torch::nn::Module& model,

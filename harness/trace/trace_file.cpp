@@ -9,7 +9,7 @@
 
 #include "errors.h"
 #include "input_file.h"
-#include "modes/common/checkpoint_file.h"
+#include "checkpoint/checkpoint_file.h"
 #include "modes/common/model_state.h"
 #include "quoted_input.h"
 #include "scenarios/content_hash.h"
@@ -110,7 +110,7 @@ Fields fields_at(const Dict& d, const char* key) {
 
 // A value must be a dense host tensor whose record holds every byte it reads (the unpickler sized
 // its storage by data.pkl's word, not by the record), before the digest reads it.
-void check_stored(const modes::TorchFile& file, const at::Tensor& t, const std::string& what) {
+void check_stored(const checkpoint::TorchFile& file, const at::Tensor& t, const std::string& what) {
   if (t.layout() != at::kStrided || !t.device().is_cpu() || !t.is_contiguous() ||
       t.storage_offset() != 0 || t.nbytes() > t.storage().nbytes() ||
       file.record_bytes(t) < t.nbytes()) {
@@ -118,7 +118,7 @@ void check_stored(const modes::TorchFile& file, const at::Tensor& t, const std::
   }
 }
 
-ModeEntries mode_at(const modes::TorchFile& file, const c10::IValue& v, int64_t version) {
+ModeEntries mode_at(const checkpoint::TorchFile& file, const c10::IValue& v, int64_t version) {
   if (!v.isGenericDict()) throw Malformed("a mode's record is not a dict");
   const Dict d = v.toGenericDict();
   ModeEntries m;
@@ -177,7 +177,7 @@ ModeEntries mode_at(const modes::TorchFile& file, const c10::IValue& v, int64_t 
   return m;
 }
 
-TraceFile trace_from(const modes::TorchFile& file) {
+TraceFile trace_from(const checkpoint::TorchFile& file) {
   const c10::IValue& root = file.value;
   if (!root.isGenericDict()) throw Malformed("it is not a dict");
   const Dict d = root.toGenericDict();
@@ -226,13 +226,13 @@ TraceFile read_trace(const std::string& path) {
 TraceFile read_trace(const std::vector<char>& bytes, const std::string& path) {
   // No record of the file can be larger than the file: tensors are stored, not compressed.
   const auto size = static_cast<uint64_t>(bytes.size());
-  modes::TorchFileRole role;
+  checkpoint::TorchFileRole role;
   role.flag = "diff";
   role.fix = kFix;
   role.one_tensor = "the file";
   role.all_tensors = "the file";
-  const modes::TorchFile file =
-      modes::read_torch_file(bytes, path, {size, size, size}, /*with_tensors=*/true, role);
+  const checkpoint::TorchFile file =
+      checkpoint::read_torch_file(bytes, path, {size, size, size}, /*with_tensors=*/true, role);
   try {
     return trace_from(file);
   } catch (const Malformed& e) {

@@ -16,7 +16,7 @@
 namespace ddpbench::training {
 
 // A checkpoint the check phase kept (--checkpoint-every): its step and its file's bytes
-// (modes/common/checkpoint.h), staged into the output folder with the report.
+// (checkpoint/checkpoint.h), staged into the output folder with the report.
 struct SavedCheckpoint {
   int64_t step = 0;
   std::vector<char> bytes;

@@ -1,7 +1,7 @@
 // phase_steps.cpp — see phase_steps.h.
 #include "training/phase_steps.h"
 
-#include "modes/common/checkpoint.h"
+#include "checkpoint/checkpoint.h"
 #include "training/float32_shadow.h"
 #include "training/lockstep.h"
 
@@ -79,7 +79,7 @@ CheckpointKeeper checkpoint_keeper(const PhaseInputs& in, ModeKind mode, ModeOut
     std::vector<std::vector<int64_t>> buckets;
     if (ddp_buckets) buckets = ddp_buckets();
     if (!keep) return;
-    modes::CheckpointMeta meta{
+    checkpoint::CheckpointMeta meta{
         s.spec->name,   modes::mode_name(mode), s.seed, s.world_size,
         s.global_batch, s.dtype_name(),         done,   in.plan.locate(done).epoch};
     meta.model = s.spec->model_name;
@@ -89,7 +89,7 @@ CheckpointKeeper checkpoint_keeper(const PhaseInputs& in, ModeKind mode, ModeOut
       meta.ddp_bucket_cap_bytes = s.ddp.reducer.limits.bucket_cap_bytes;
     }
     o.checkpoints.push_back(
-        {done, modes::checkpoint_bytes(module, full ? *full : opt, s.spec->optimizer, meta,
+        {done, checkpoint::checkpoint_bytes(module, full ? *full : opt, s.spec->optimizer, meta,
                                        s.checkpoint_prefix, scaler)});
   };
 }

@@ -13,7 +13,7 @@
 #include "comm/backend_support.h"
 #include "data/batch_plan.h"
 #include "data/dataset.h"
-#include "modes/common/checkpoint.h"
+#include "checkpoint/checkpoint.h"
 #include "modes/common/fault_injection.h"
 #include "modes/common/gradient_record.h"
 #include "modes/common/mode_kind.h"
@@ -78,7 +78,7 @@ struct RunSetup {
   std::string checkpoint_prefix;
   // --resume: the checkpoint the check phase of every mode and every reference starts from, at
   // its step (run/resume.h); null without --resume.
-  std::shared_ptr<const modes::Checkpoint> resume;
+  std::shared_ptr<const checkpoint::Checkpoint> resume;
   // The zero mode's ZeRO stage (1, 2 or 3).
   int64_t zero_stage = 1;
   // --shard-group S: the zero mode shards over groups of S ranks and replicates across the K/S

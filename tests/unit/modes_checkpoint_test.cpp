@@ -1,4 +1,4 @@
-// modes_checkpoint_test.cpp — checkpoints (modes/common/checkpoint.h) against PyTorch: a
+// modes_checkpoint_test.cpp — checkpoints (checkpoint/checkpoint.h) against PyTorch: a
 // cifar_resnet18 checkpoint, bare or with DDP's "module." keys, loads into
 // torchvision.models.resnet18(num_classes=10) with strict=True and its optimizer part into
 // torch.optim.SGD (reference/checkpoint_oracle.py), and torchvision then computes the logits
@@ -12,7 +12,7 @@
 #include <fstream>
 
 #include "errors.h"
-#include "modes/common/checkpoint.h"
+#include "checkpoint/checkpoint.h"
 #include "modes/common/model_state.h"
 #include "modes/common/step_loop.h"
 #include "modes/single/single_path.h"
@@ -25,6 +25,8 @@
 
 namespace ddpbench::modes {
 namespace {
+// The checkpoint format is its own layer (harness/checkpoint/); the states it saves are modes'.
+using namespace ::ddpbench::checkpoint;
 
 void write_file(const std::string& path, const std::vector<char>& bytes) {
   std::ofstream(path, std::ios::binary)

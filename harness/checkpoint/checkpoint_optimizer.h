@@ -11,14 +11,14 @@
 #include <string>
 #include <vector>
 
-#include "modes/common/checkpoint_file.h"
+#include "checkpoint/checkpoint_file.h"
 #include "modes/common/training_state.h"
 #include "scenarios/scenario.h"
 
-namespace ddpbench::modes {
+namespace ddpbench::checkpoint {
 
 // `s`'s optimizer state as optimizer.state_dict() holds it.
-c10::impl::GenericDict optimizer_state_dict(const TrainingState& s,
+c10::impl::GenericDict optimizer_state_dict(const modes::TrainingState& s,
                                             const scenarios::OptimizerSpec& spec);
 
 // The inverse: fills s.optimizer_state (one map per parameter, empty where the file has no
@@ -27,6 +27,6 @@ c10::impl::GenericDict optimizer_state_dict(const TrainingState& s,
 void read_optimizer_state(const c10::impl::GenericDict& optimizer,
                           const scenarios::OptimizerSpec& spec,
                           const std::vector<std::string>& names, int64_t steps,
-                          const TorchFile& file, const std::string& path, TrainingState& s);
+                          const TorchFile& file, const std::string& path, modes::TrainingState& s);
 
-}  // namespace ddpbench::modes
+}  // namespace ddpbench::checkpoint

@@ -11,9 +11,9 @@
 #include <cstdint>
 #include <string>
 
-#include "modes/common/checkpoint_file.h"
+#include "checkpoint/checkpoint_file.h"
 
-namespace ddpbench::modes::checkpoint_io {
+namespace ddpbench::checkpoint::io {
 
 using Dict = c10::impl::GenericDict;
 
@@ -39,4 +39,4 @@ std::string string_entry(const Dict& d, const char* key, const std::string& path
 void check_stored(const TorchFile& file, const at::Tensor& t, const std::string& what,
                   const std::string& path);
 
-}  // namespace ddpbench::modes::checkpoint_io
+}  // namespace ddpbench::checkpoint::io

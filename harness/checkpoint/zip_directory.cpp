@@ -2,14 +2,14 @@
 // directory record (and, for zip64, its locator and the zip64 record) at the file's end, then one
 // central directory header per entry. It finds the end record as miniz (libtorch's reader) does,
 // searching backwards from the end, so both read the same directory.
-#include "modes/common/zip_directory.h"
+#include "checkpoint/zip_directory.h"
 
 #include <zlib.h>
 
 #include <algorithm>
 #include <stdexcept>
 
-namespace ddpbench::modes {
+namespace ddpbench::checkpoint {
 namespace {
 
 constexpr uint32_t kEndSignature = 0x06054b50;
@@ -130,4 +130,4 @@ std::vector<ZipEntry> zip_entries(const std::vector<char>& bytes) {
   return out;
 }
 
-}  // namespace ddpbench::modes
+}  // namespace ddpbench::checkpoint

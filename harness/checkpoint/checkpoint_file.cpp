@@ -2,7 +2,7 @@
 // (what torch::pickle_load calls) with two changes: each record's size is checked before libtorch
 // allocates it, and every storage stays on the host (a file naming "cuda:0" would otherwise have
 // its storage copied to the device at its claimed size before anything could check it).
-#include "modes/common/checkpoint_file.h"
+#include "checkpoint/checkpoint_file.h"
 
 #include <caffe2/serialize/in_memory_adapter.h>
 #include <caffe2/serialize/inline_container.h>
@@ -13,11 +13,11 @@
 #include <cstring>
 #include <map>
 
+#include "checkpoint/zip_directory.h"
 #include "errors.h"
-#include "modes/common/zip_directory.h"
 #include "quoted_input.h"
 
-namespace ddpbench::modes {
+namespace ddpbench::checkpoint {
 namespace {
 
 // Records besides data.pkl and data/*: "version", ".data/version", "byteorder" and the like, a
@@ -146,4 +146,4 @@ TorchFile read_torch_file(const std::vector<char>& bytes, const std::string& pat
   return out;
 }
 
-}  // namespace ddpbench::modes
+}  // namespace ddpbench::checkpoint

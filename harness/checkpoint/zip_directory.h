@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-namespace ddpbench::modes {
+namespace ddpbench::checkpoint {
 
 struct ZipEntry {
   std::string name;
@@ -25,4 +25,4 @@ uint32_t zip_crc32(const void* data, uint64_t n);
 // std::runtime_error naming what is malformed when `bytes` holds no readable zip directory.
 std::vector<ZipEntry> zip_entries(const std::vector<char>& bytes);
 
-}  // namespace ddpbench::modes
+}  // namespace ddpbench::checkpoint

@@ -19,7 +19,7 @@ namespace ddpbench::scenarios {
 class GradScaler;
 }
 
-namespace ddpbench::modes {
+namespace ddpbench::checkpoint {
 
 // The prefix DistributedDataParallel puts before every state_dict key.
 inline constexpr const char* kDdpKeyPrefix = "module.";
@@ -53,7 +53,7 @@ struct CheckpointMeta {
 
 struct Checkpoint {
   CheckpointMeta meta;
-  TrainingState state;  // in the module's registration order (training_state.h)
+  modes::TrainingState state;  // in the module's registration order (training_state.h)
 };
 
 // The file's bytes for `module`'s state and the scenarios' SGD `optimizer`'s, keys with `prefix`;
@@ -78,4 +78,4 @@ Checkpoint parse_checkpoint(const std::vector<char>& bytes, const std::string& p
                             const scenarios::OptimizerSpec& optimizer,
                             const std::function<void(const CheckpointMeta&)>& check_meta = {});
 
-}  // namespace ddpbench::modes
+}  // namespace ddpbench::checkpoint

@@ -14,7 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace ddpbench::modes {
+namespace ddpbench::checkpoint {
 
 // The most a checkpoint of one model can hold, in bytes.
 struct RecordBounds {
@@ -34,20 +34,21 @@ struct TorchFile {
 // Which flag a file came with and how its user makes a good one, for the refusals.
 struct TorchFileRole {
   std::string flag = "--resume";
-  std::string fix = "pass a checkpoint of this run's scenario written by `ddpbench run "
-                    "--checkpoint-every N`";
+  std::string fix =
+      "pass a checkpoint of this run's scenario written by `ddpbench run "
+      "--checkpoint-every N`";
   // What bounds a tensor record, and all of them.
   std::string one_tensor = "any tensor of this scenario's model";
   std::string all_tensors = "this scenario's model and optimizer state";
 };
 
 // The value torch.load gives for `bytes`, every tensor on the host. Throws InputError ("--resume
-// `path`: ...", or role.flag) for a file torch.load cannot read and for a record past `bounds`. Without
-// `with_tensors` no tensor record is read or bounded and every tensor's storage is empty, never
-// to be read: what the file says about its run, to check before its tensors (another scenario's
-// checkpoint is refused as that, not as a record too large for this model).
+// `path`: ...", or role.flag) for a file torch.load cannot read and for a record past `bounds`.
+// Without `with_tensors` no tensor record is read or bounded and every tensor's storage is empty,
+// never to be read: what the file says about its run, to check before its tensors (another
+// scenario's checkpoint is refused as that, not as a record too large for this model).
 TorchFile read_torch_file(const std::vector<char>& bytes, const std::string& path,
                           const RecordBounds& bounds, bool with_tensors,
                           const TorchFileRole& role = {});
 
-}  // namespace ddpbench::modes
+}  // namespace ddpbench::checkpoint

@@ -1,5 +1,5 @@
 // checkpoint_optimizer.cpp — see checkpoint_optimizer.h.
-#include "modes/common/checkpoint_optimizer.h"
+#include "checkpoint/checkpoint_optimizer.h"
 
 #include <fmt/format.h>
 #include <torch/torch.h>
@@ -7,14 +7,14 @@
 #include <algorithm>
 #include <map>
 
-#include "modes/common/checkpoint_entries.h"
+#include "checkpoint/checkpoint_entries.h"
 #include "quoted_input.h"
 #include "scenarios/optim/optimizer_state.h"
 
-namespace ddpbench::modes {
+namespace ddpbench::checkpoint {
 namespace {
 
-using namespace checkpoint_io;  // NOLINT(google-build-using-namespace): this file's vocabulary
+using namespace io;  // NOLINT(google-build-using-namespace): this file's vocabulary
 
 // The optimizer's name in messages.
 std::string optimizer_label(const scenarios::OptimizerSpec& spec) {
@@ -66,7 +66,7 @@ void check_optimizer_entry(const std::map<std::string, at::Tensor>& state,
 
 }  // namespace
 
-Dict optimizer_state_dict(const TrainingState& s, const scenarios::OptimizerSpec& spec) {
+Dict optimizer_state_dict(const modes::TrainingState& s, const scenarios::OptimizerSpec& spec) {
   Dict state(c10::IntType::get(), c10::AnyType::get());
   for (size_t i = 0; i < s.optimizer_state.size(); ++i) {
     if (s.optimizer_state[i].empty()) continue;
@@ -106,7 +106,7 @@ Dict optimizer_state_dict(const TrainingState& s, const scenarios::OptimizerSpec
 
 void read_optimizer_state(const Dict& optimizer, const scenarios::OptimizerSpec& spec,
                           const std::vector<std::string>& names, int64_t steps,
-                          const TorchFile& file, const std::string& path, TrainingState& s) {
+                          const TorchFile& file, const std::string& path, modes::TrainingState& s) {
   const c10::IValue& state = entry(optimizer, "state", path);
   if (!state.isGenericDict()) refuse(path, "\"optimizer\"[\"state\"] is not a dict");
   const Dict per_param = state.toGenericDict();
@@ -137,4 +137,4 @@ void read_optimizer_state(const Dict& optimizer, const scenarios::OptimizerSpec&
   }
 }
 
-}  // namespace ddpbench::modes
+}  // namespace ddpbench::checkpoint

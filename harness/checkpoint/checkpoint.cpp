@@ -1,5 +1,5 @@
 // checkpoint.cpp — see checkpoint.h.
-#include "modes/common/checkpoint.h"
+#include "checkpoint/checkpoint.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -9,18 +9,18 @@
 #include <cmath>
 #include <map>
 
+#include "checkpoint/checkpoint_entries.h"
+#include "checkpoint/checkpoint_file.h"
+#include "checkpoint/checkpoint_optimizer.h"
 #include "errors.h"
-#include "modes/common/checkpoint_entries.h"
-#include "modes/common/checkpoint_file.h"
-#include "modes/common/checkpoint_optimizer.h"
 #include "modes/common/model_state.h"
 #include "quoted_input.h"
 #include "scenarios/optim/grad_scaler.h"
 
-namespace ddpbench::modes {
+namespace ddpbench::checkpoint {
 namespace {
 
-using namespace checkpoint_io;  // NOLINT(google-build-using-namespace): this file's vocabulary
+using namespace io;  // NOLINT(google-build-using-namespace): this file's vocabulary
 
 // What a checkpoint of `module` trained by `spec`'s optimizer can hold (checkpoint_file.h): its
 // tensors, and per parameter at most two moments and a step (Adam) or one buffer (SGD). Every
@@ -99,15 +99,16 @@ void take(std::map<std::string, at::Tensor>& entries, const std::string& name,
 // (bucket_assignment.h: check_bucket_layout).
 std::string bucket_text(const std::vector<std::vector<int64_t>>& buckets) {
   std::vector<std::string> parts;
-  for (const std::vector<int64_t>& b : buckets) parts.push_back(fmt::format("{}", fmt::join(b, ",")));
+  for (const std::vector<int64_t>& b : buckets)
+    parts.push_back(fmt::format("{}", fmt::join(b, ",")));
   return fmt::format("{}", fmt::join(parts, ";"));
 }
 
 std::vector<std::vector<int64_t>> bucket_entry(const Dict& d, const char* key,
                                                const std::string& path) {
   const std::string text = string_entry(d, key, path);
-  const std::string wrong =
-      fmt::format("\"{}\" is not DDP buckets (\"9,8,7;6,5\": parameter indices): {}", key, kDamaged);
+  const std::string wrong = fmt::format(
+      "\"{}\" is not DDP buckets (\"9,8,7;6,5\": parameter indices): {}", key, kDamaged);
   std::vector<std::vector<int64_t>> out(1);
   int64_t value = -1;
   for (const char c : text) {
@@ -186,7 +187,7 @@ Dict scaler_state_dict(const scenarios::GradScaler& scaler) {
 }
 
 // An fp16 checkpoint's "scaler": the scale (finite, positive) and the growth tracker (>= 0).
-TrainingState::GradScalerState read_scaler(const Dict& top, const std::string& path) {
+modes::TrainingState::GradScalerState read_scaler(const Dict& top, const std::string& path) {
   if (!top.contains("scaler")) {
     refuse(path, fmt::format("it says --amp fp16 but holds no \"scaler\" entry: {}", kDamaged));
   }
@@ -194,7 +195,7 @@ TrainingState::GradScalerState read_scaler(const Dict& top, const std::string& p
   if (!v.isGenericDict()) refuse(path, "\"scaler\" must be a dict (GradScaler.state_dict())");
   const Dict d = v.toGenericDict();
   const c10::IValue scale = entry(d, "scale", path);
-  TrainingState::GradScalerState s;
+  modes::TrainingState::GradScalerState s;
   s.scale = scale.isDouble() ? scale.toDouble() : -1.0;
   s.growth_tracker = int_entry(d, "_growth_tracker", path);
   if (!std::isfinite(s.scale) || s.scale <= 0 || s.growth_tracker < 0) {
@@ -212,7 +213,7 @@ std::vector<char> checkpoint_bytes(const torch::nn::Module& module,
                                    torch::optim::Optimizer& optimizer,
                                    const scenarios::OptimizerSpec& spec, const CheckpointMeta& meta,
                                    const std::string& prefix, const scenarios::GradScaler* scaler) {
-  const TrainingState s = capture_training_state(module, optimizer);
+  const modes::TrainingState s = modes::capture_training_state(module, optimizer);
   c10::Dict<std::string, at::Tensor> model;
   const auto params = module.named_parameters();
   const auto buffers = module.named_buffers();
@@ -240,7 +241,7 @@ std::vector<char> checkpoint_bytes(const torch::nn::Module& module,
   out.insert("step", meta.step);
   out.insert("ddpbench", run);
   if (scaler != nullptr) out.insert("scaler", scaler_state_dict(*scaler));
-  return pickle_for_torch_load(c10::IValue(out));
+  return modes::pickle_for_torch_load(c10::IValue(out));
 }
 
 Checkpoint parse_checkpoint(const std::vector<char>& bytes, const std::string& path,
@@ -276,4 +277,4 @@ Checkpoint parse_checkpoint(const std::vector<char>& bytes, const std::string& p
   return c;
 }
 
-}  // namespace ddpbench::modes
+}  // namespace ddpbench::checkpoint

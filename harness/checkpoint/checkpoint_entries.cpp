@@ -1,5 +1,5 @@
 // checkpoint_entries.cpp — see checkpoint_entries.h.
-#include "modes/common/checkpoint_entries.h"
+#include "checkpoint/checkpoint_entries.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -10,7 +10,7 @@
 #include "errors.h"
 #include "quoted_input.h"
 
-namespace ddpbench::modes::checkpoint_io {
+namespace ddpbench::checkpoint::io {
 
 Dict string_dict() { return Dict(c10::StringType::get(), c10::AnyType::get()); }
 
@@ -84,4 +84,4 @@ std::string string_entry(const Dict& d, const char* key, const std::string& path
   return v.toStringRef();
 }
 
-}  // namespace ddpbench::modes::checkpoint_io
+}  // namespace ddpbench::checkpoint::io
