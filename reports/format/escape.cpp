@@ -8,6 +8,24 @@ bool alnum(char c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
+// Appends the entity of one of HTML's and XML's three markup characters (& < >), which Markdown
+// and XML escape alike; false for any other character.
+bool append_markup_entity(char c, std::string& out) {
+  switch (c) {
+    case '&':
+      out += "&amp;";
+      return true;
+    case '<':
+      out += "&lt;";
+      return true;
+    case '>':
+      out += "&gt;";
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 std::string markdown_escape(std::string_view value) {
@@ -20,16 +38,8 @@ std::string markdown_escape(std::string_view value) {
       out += ' ';
       continue;
     }
+    if (append_markup_entity(c, out)) continue;
     switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
       case '\\':
       case '`':
       case '*':
@@ -59,16 +69,8 @@ std::string markdown_escape(std::string_view value) {
 std::string xml_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
+    if (append_markup_entity(c, out)) continue;
     switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
       case '"':
         out += "&quot;";
         break;

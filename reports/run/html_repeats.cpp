@@ -6,8 +6,8 @@
 
 #include <algorithm>
 
-#include "reports/run/html_figures.h"
 #include "reports/format/escape.h"
+#include "reports/run/html_figures.h"
 #include "reports/run/junit_reporter.h"  // xml_escape
 
 namespace ddpbench::reports::html {
@@ -50,7 +50,8 @@ std::string repeats_section(const RunReport& r) {
   if (rows.empty()) return "";
   return "<section id=\"repeats\"><h2>Timing over repeats</h2><p class=\"ref\">Each repeat of "
          "the perf phase ran in fresh processes (<code>--repeats</code>); its median step is one "
-         "dot. The gate decides with these medians (README, \"A gate that knows noise\"); one "
+         "dot. The gate decides with these medians (docs/gate.md, \"A gate that knows noise\"); "
+         "one "
          "repeat cannot show the noise between runs.</p><div class=\"wide\"><table><tr><th>mode"
          "</th><th>K</th><th>repeats</th><th>median step (ms)</th><th>interval of the median "
          "(ms)</th><th>CV of the steps</th><th>repeat spread</th><th>repeat medians</th></tr>\n" +
