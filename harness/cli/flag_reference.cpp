@@ -87,7 +87,6 @@ std::string indented(const std::string& text) {
 
 struct ReferenceWriter {
   std::string& out;
-  const run::RunRequest& fresh;
 
   template <typename T>
   void operator()(run::RunOption&& row, const T& field) {
@@ -98,7 +97,7 @@ struct ReferenceWriter {
     if (row.shown_default && !row.shown_default->empty()) {
       facts += fmt::format("Default: {}. ", *row.shown_default);
     } else if (!row.shown_default) {
-      const std::string d = default_text(row, field);
+      const std::string d = run::option_text(row, field);
       if (!d.empty()) facts += fmt::format("Default: `{}`. ", d);
     }
     if (!row.scenario_key.empty())
@@ -106,24 +105,6 @@ struct ReferenceWriter {
     facts += recorded(row);
     facts += row.scale ? " `run` and `scale`." : " `run` only.";
     out += "  " + facts + "\n";
-  }
-
-  template <typename T>
-  static std::string default_text(const run::RunOption& row, const T& field) {
-    if constexpr (std::is_same_v<T, bool>) {
-      if (row.check.kind == run::OptionCheck::Kind::kOnOff) return field ? "on" : "off";
-      return "";
-    } else if constexpr (std::is_same_v<T, std::string>) {
-      return field;
-    } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
-      return "";
-    } else if constexpr (std::is_same_v<T, run::DeviceChoice>) {
-      return run::device_name(field);
-    } else if constexpr (std::is_same_v<T, run::ComparisonChoice>) {
-      return run::comparison_name(field);
-    } else {
-      return fmt::format("{}", field);
-    }
   }
 };
 
@@ -138,7 +119,7 @@ std::string flag_reference() {
       "report.json records it and whether `ddpbench gate` compares it. The other commands' flags: "
       "[commands.md](commands.md).\n\n";
   const run::RunRequest fresh;
-  ReferenceWriter writer{out, fresh};
+  ReferenceWriter writer{out};
   run::run_options(writer, fresh);
   return out;
 }

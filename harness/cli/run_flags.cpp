@@ -42,7 +42,8 @@ void apply_check(CLI::Option* o, const run::OptionCheck& c) {
   }
 }
 
-// Adds the rows `scale` takes (all rows with `run_only`) to a command, each bound to its field.
+// Adds the rows to a command, each bound to its field: those `scale` takes, and with
+// include_run_only `run`'s own too.
 struct FlagBinder {
   CLI::App& cmd;
   run::RunRequest& request;

@@ -8,16 +8,6 @@
 namespace ddpbench::run {
 namespace {
 
-// A field as the text its flag takes.
-std::string text_of(const std::string& v) { return v; }
-std::string text_of(int64_t v) { return fmt::format("{}", v); }
-std::string text_of(double v) { return fmt::format("{}", v); }  // shortest round-trip form
-std::string text_of(DeviceChoice v) { return device_name(v); }
-std::string text_of(ComparisonChoice v) { return comparison_name(v); }
-std::string text_of(const std::vector<std::string>& v) {
-  return fmt::format("{}", fmt::join(v, ","));
-}
-
 // One row as a command line spells it.
 struct SpelledRow {
   RunOption row;
@@ -33,16 +23,12 @@ struct Speller {
   void operator()(RunOption&& row, const T& field) {
     std::vector<std::string> words;
     const std::string flag = primary_flag(row);
-    if constexpr (std::is_same_v<T, bool>) {
-      if (row.check.kind == OptionCheck::Kind::kOnOff) {
-        words = {flag, field ? "on" : "off"};
-      } else if (field) {
-        words = {flag};
-      }
-    } else {
-      std::string text = text_of(field);
+    std::string text = option_text(row, field);
+    if (!text.empty()) {
       // --checkpoint-prefix '' is a choice: spelled only when it is not the empty one.
-      if (!text.empty()) words = {flag, std::move(text)};
+      words = {flag, std::move(text)};
+    } else if constexpr (std::is_same_v<T, bool>) {
+      if (field) words = {flag};  // a plain flag takes no value
     }
     out.push_back({std::move(row), std::move(words)});
   }
@@ -84,6 +70,15 @@ struct KeyCollector {
 };
 
 }  // namespace
+
+std::string option_text(const std::string& v) { return v; }
+std::string option_text(int64_t v) { return fmt::format("{}", v); }
+std::string option_text(double v) { return fmt::format("{}", v); }  // shortest round-trip form
+std::string option_text(DeviceChoice v) { return device_name(v); }
+std::string option_text(ComparisonChoice v) { return comparison_name(v); }
+std::string option_text(const std::vector<std::string>& v) {
+  return fmt::format("{}", fmt::join(v, ","));
+}
 
 std::vector<KeyFlag> key_flags(const RunRequest& r) {
   std::vector<KeyFlag> flags;

@@ -33,6 +33,26 @@ void run_options(V& v, R& r) {
   output_options(v, r);
 }
 
+// A field's value as the text its flag takes: how a child's command line (command_line) and the
+// flag reference (cli/flag_reference.cpp) spell it.
+std::string option_text(const std::string& value);
+std::string option_text(int64_t value);
+std::string option_text(double value);
+std::string option_text(DeviceChoice value);
+std::string option_text(ComparisonChoice value);
+std::string option_text(const std::vector<std::string>& value);
+// The same for a row's field: an on/off bool as "on" or "off", a plain bool flag as "" (it takes
+// no value).
+template <typename T>
+std::string option_text(const RunOption& row, const T& field) {
+  if constexpr (std::is_same_v<T, bool>) {
+    if (row.check.kind != OptionCheck::Kind::kOnOff) return "";
+    return field ? "on" : "off";
+  } else {
+    return option_text(field);
+  }
+}
+
 // A run flag that sets a scenario key, and its value here (empty: not given).
 struct KeyFlag {
   std::string flag;  // "--input-shape"
