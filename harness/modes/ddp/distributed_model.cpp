@@ -10,16 +10,15 @@ namespace ddpbench::modes::ddp {
 
 DistributedModel::DistributedModel(torch::nn::AnyModule module, comm::Communicator& comm,
                                    DdpOptions options)
-    : module_(std::move(module)), comm_(comm), options_(std::move(options)) {
+    : module_(std::move(module)) {
   TrainedParameters trained = trained_parameters(*module_.ptr());
   names_ = std::move(trained.names);
-  params_ = std::move(trained.tensors);
   // run/resume.cpp refuses a layout that does not fit before any rank starts; this guards the
   // engines' bucket allocation whatever hands them one.
-  if (!options_.resume_buckets.empty()) {
-    check_bucket_layout(options_.resume_buckets, static_cast<int64_t>(params_.size()));
+  if (!options.resume_buckets.empty()) {
+    check_bucket_layout(options.resume_buckets, static_cast<int64_t>(trained.tensors.size()));
   }
-  engine_ = make_ddp_engine(*module_.ptr(), names_, params_, comm_, options_);
+  engine_ = make_ddp_engine(*module_.ptr(), names_, trained.tensors, comm, options);
 }
 
 DistributedModel::~DistributedModel() = default;

@@ -102,10 +102,7 @@ class DistributedModel {
   void sync_buffers(std::vector<at::Tensor>& buffers);
 
   torch::nn::AnyModule module_;
-  comm::Communicator& comm_;
-  DdpOptions options_;
-  std::vector<std::string> names_;
-  std::vector<at::Tensor> params_;
+  std::vector<std::string> names_;  // the engine's, in its order (reduced_names)
   std::unique_ptr<DdpEngine> engine_;
   bool sync_ = true;
   bool keep_own_buffers_ = false;
