@@ -10,13 +10,14 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "support/fork_client.h"
 #include "support/test_paths.h"
 
 namespace ddpbench::testing {
 
 ProcessResult ddpbench(std::vector<std::string> args, const std::vector<std::string>& env) {
   args.insert(args.begin(), kDdpbenchBinary);
-  return run_process(args, env);
+  return run_forked(args, env);
 }
 
 ProcessResult python(std::vector<std::string> args) {

@@ -6,8 +6,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -48,9 +50,67 @@ ProcessResult run_process(const std::vector<std::string>& argv,
   }
   close(out_pipe[1]);
   close(err_pipe[1]);
+  return wait_for({pid, out_pipe[0], err_pipe[0], -1}, limit_s);
+}
+
+namespace {
+
+// Whether the child has ended, and its wait status: by waitpid for this process's own child, or
+// from the fork server's connection (which closing without a status means the server is gone:
+// then the child's end is seen by its pid vanishing, with no status to tell).
+class ChildEnd {
+ public:
+  explicit ChildEnd(const StartedChild& c) : pid_(c.pid), socket_(c.status_socket) {}
+  ~ChildEnd() {
+    if (socket_ >= 0) close(socket_);
+  }
+  bool poll_ended() {
+    if (ended_) return true;
+    if (socket_ < 0 && !lost_) {
+      ended_ = waitpid(pid_, &status_, WNOHANG) == pid_;
+      return ended_;
+    }
+    pollfd p{socket_, POLLIN, 0};
+    if (socket_ >= 0 && poll(&p, 1, 0) > 0) {
+      int32_t status = 0;
+      ended_ = read(socket_, &status, sizeof status) == sizeof status;
+      status_ = status;
+      lost_ = !ended_;
+      close(socket_);
+      socket_ = -1;
+    }
+    if (lost_) ended_ = kill(pid_, 0) != 0 && errno == ESRCH;
+    return ended_;
+  }
+  void wait() {
+    while (!poll_ended()) {
+      pollfd p{socket_, POLLIN, 0};
+      poll(&p, socket_ >= 0 ? 1 : 0, 100);
+    }
+  }
+  int exit_code() const {
+    if (lost_) return -1;
+    return WIFEXITED(status_) ? WEXITSTATUS(status_) : 128 + WTERMSIG(status_);
+  }
+  bool lost() const { return lost_; }
+
+ private:
+  int pid_;
+  int socket_;
+  int status_ = 0;
+  bool ended_ = false;
+  bool lost_ = false;
+};
+
+}  // namespace
+
+ProcessResult wait_for(const StartedChild& child, int limit_s) {
+  const pid_t pid = child.pid;
+  ChildEnd end(child);
   ProcessResult r;
   r.pid = pid;
-  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  r.forked = child.status_socket >= 0;
+  pollfd fds[2] = {{child.out, POLLIN, 0}, {child.err, POLLIN, 0}};
   std::string* sinks[2] = {&r.out, &r.err};
   int open_fds = 2;
   char buf[65536];
@@ -59,7 +119,6 @@ ProcessResult run_process(const std::vector<std::string>& argv,
   Clock::time_point terminated_at{};
   bool reaped = false;
   bool killed = false;
-  int status = 0;
   while (open_fds > 0) {
     const int ready = poll(fds, 2, 500);
     if (ready < 0 && errno != EINTR) break;
@@ -74,13 +133,14 @@ ProcessResult run_process(const std::vector<std::string>& argv,
         --open_fds;
       }
     }
-    if (!reaped && waitpid(pid, &status, WNOHANG) == pid) {
+    if (!reaped && end.poll_ended()) {
       reaped = true;
       exited_at = Clock::now();
     }
     if (reaped && open_fds > 0 && seconds_since(exited_at) > 10) {
-      r.err += "\n[test runner] the program exited, but a process it left still holds its "
-               "output open 10 s later (a rank or helper that outlived the run)\n";
+      r.err +=
+          "\n[test runner] the program exited, but a process it left still holds its "
+          "output open 10 s later (a rank or helper that outlived the run)\n";
       break;
     }
     if (!reaped && !killed && seconds_since(start) > limit_s) {
@@ -95,8 +155,9 @@ ProcessResult run_process(const std::vector<std::string>& argv,
   for (int i = 0; i < 2; ++i) {
     if (fds[i].fd >= 0) close(fds[i].fd);
   }
-  if (!reaped) waitpid(pid, &status, 0);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (!reaped) end.wait();
+  r.exit_code = end.exit_code();
+  if (end.lost()) r.err += "\n[test runner] the fork server went away before the child's status\n";
   return r;
 }
 

@@ -8,8 +8,9 @@
 namespace ddpbench::testing {
 
 struct ProcessResult {
-  int exit_code = -1;  // 128 + signal when killed by a signal
-  int pid = -1;        // the process's id, which names what it left (shm_segments_of)
+  int exit_code = -1;   // 128 + signal when killed by a signal
+  int pid = -1;         // the process's id, which names what it left (shm_segments_of)
+  bool forked = false;  // started by the suite's fork server (fork_client.h), not exec'd here
   std::string out;
   std::string err;
 };
@@ -23,6 +24,19 @@ struct ProcessResult {
 // own expectation then shows.
 ProcessResult run_process(const std::vector<std::string>& argv,
                           const std::vector<std::string>& extra_env = {}, int limit_s = 480);
+
+// A child already started: its pid, the read ends of its stdout and stderr, and where its wait
+// status comes from: waitpid when it is this process's own child (status_socket -1), else a
+// 32-bit wait status read from a fork server's connection (fork_client.h).
+struct StartedChild {
+  int pid = -1;
+  int out = -1;
+  int err = -1;
+  int status_socket = -1;
+};
+
+// Drains a started child's output until it ends, under run_process's limits, and closes its fds.
+ProcessResult wait_for(const StartedChild& child, int limit_s);
 
 // Number of lines in s (a trailing newline does not start a new line).
 int count_lines(const std::string& s);
