@@ -53,27 +53,31 @@ int connect_to(const std::string& path) {
   return -1;
 }
 
-// Starts the server detached (its own session, stdio on /dev/null, none of this test's fds: ctest
-// waits for the test's output pipes to close, and the server outlives the test). Its argv is built
-// before the fork: a test process may have threads, and its forked copy may not allocate.
-void start_server(const std::string& binary, const std::string& path) {
+// Starts the server in a session of its own, stdio on /dev/null, with none of this test's fds
+// (ctest waits for the test's output pipes to close, and the server outlives the test); returns its
+// pid, a child of this process, or -1. Its argv is built before the fork: a test process may have
+// threads, and its forked copy may not allocate.
+pid_t start_server(const std::string& binary, const std::string& path) {
   std::vector<std::string> argv = {binary, launch::kForkServerFlag, path};
   argv.resize(argv.size() + kCommandLineRoom);
   std::vector<char*> args;
   for (std::string& a : argv) args.push_back(a.data());
   args.push_back(nullptr);
-  const pid_t middle = fork();
-  if (middle == 0) {
+  const pid_t server = fork();
+  if (server == 0) {
     setsid();
-    if (fork() != 0) _exit(0);
     const int null = open("/dev/null", O_RDWR);
     for (int fd = 0; fd < 3; ++fd) dup2(null, fd);
     for (int fd = 3; fd < 1024; ++fd) close(fd);
     execv(args[0], args.data());
     _exit(127);
   }
-  if (middle > 0) waitpid(middle, nullptr, 0);
+  return server;
 }
+
+// A server that ended before it listened (it had a thread after start-up, say) will not serve
+// this binary: the marker beside its socket sends every later request to exec at once.
+std::string exec_marker(const std::string& path) { return path + ".exec"; }
 
 int connect_or_start(const std::string& binary, const std::string& path) {
   int fd = connect_to(path);
@@ -81,11 +85,15 @@ int connect_or_start(const std::string& binary, const std::string& path) {
   const int lock = open((path + ".lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0600);
   if (lock < 0 || flock(lock, LOCK_EX) != 0) return -1;
   fd = connect_to(path);
-  if (fd < 0) {
-    start_server(binary, path);
-    // Its start-up is libtorch's, seconds on a loaded runner.
+  if (fd < 0 && access(exec_marker(path).c_str(), F_OK) != 0) {
+    const pid_t server = start_server(binary, path);
+    // Its start-up is libtorch's: seconds on a loaded runner.
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (fd < 0 && std::chrono::steady_clock::now() < deadline) {
+    while (fd < 0 && server > 0 && std::chrono::steady_clock::now() < deadline) {
+      if (waitpid(server, nullptr, WNOHANG) == server) {
+        close(open(exec_marker(path).c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0600));
+        break;
+      }
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
       fd = connect_to(path);
     }
