@@ -5,7 +5,7 @@
 
 namespace ddpbench::cli {
 
-CLI::App* add_ab_command(CLI::App& app, run::AbRequest& r) {
+CLI::App* add_ab_command(CLI::App& app, requests::AbRequest& r) {
   CLI::App* cmd = app.add_subcommand(
       "ab",
       "CI regression gate in one job: run the baseline build and this build alternately, in a "

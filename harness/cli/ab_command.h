@@ -9,6 +9,6 @@
 
 namespace ddpbench::cli {
 
-CLI::App* add_ab_command(CLI::App& app, run::AbRequest& request);
+CLI::App* add_ab_command(CLI::App& app, requests::AbRequest& request);
 
 }  // namespace ddpbench::cli

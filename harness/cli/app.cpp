@@ -72,15 +72,15 @@ std::vector<std::string> with_default_subcommand(std::vector<std::string> args) 
 
 // Every command's request, as its flags fill it.
 struct Requests {
-  run::RunRequest run;
-  run::ScaleRequest scale;
-  run::ReportRequest report;
-  run::GateRequest gate;
-  run::AbRequest ab;
-  run::CommRequest comm;
-  run::ProjectRequest project;
-  run::DiffRequest diff;
-  run::HistoryRequest history;
+  requests::RunRequest run;
+  requests::ScaleRequest scale;
+  requests::ReportRequest report;
+  requests::GateRequest gate;
+  requests::AbRequest ab;
+  requests::CommRequest comm;
+  requests::ProjectRequest project;
+  requests::DiffRequest diff;
+  requests::HistoryRequest history;
   SamplerCommandOptions sampler;
   ListCommandOptions list;
 };
@@ -116,17 +116,18 @@ int dispatch(const Commands& c, const Requests& r, const std::vector<std::string
       run::prepare_launcher(c.run->parsed() || c.comm->parsed(), &run_app, argc, argv);
   const scenarios::ScenarioRegistry registry = scenarios::builtin_registry();
   if (c.run->parsed())
-    return run::execute_run(r.run, registry, args, run::command_line, launching.zygote());
+    return run::execute_run(r.run, registry, args, requests::command_line, launching.zygote());
   if (c.sampler->parsed()) return run_sampler_command(r.sampler);
   if (c.list->parsed()) return run_list_command(r.list, registry);
-  if (c.report->parsed()) return run::rerender_reports(r.report);
-  if (c.gate->parsed()) return run::execute_gate(r.gate);
-  if (c.ab->parsed()) return run::execute_ab(r.ab);
-  if (c.scale->parsed()) return run::execute_scale(r.scale, registry, args, run::command_line);
-  if (c.comm->parsed()) return run::execute_comm(r.comm, args, launching.zygote());
-  if (c.project->parsed()) return run::execute_project(r.project);
-  if (c.diff->parsed()) return run::execute_diff(r.diff);
-  if (c.history->parsed()) return run::execute_history(r.history);
+  if (c.report->parsed()) return commands::rerender_reports(r.report);
+  if (c.gate->parsed()) return commands::execute_gate(r.gate);
+  if (c.ab->parsed()) return commands::execute_ab(r.ab);
+  if (c.scale->parsed())
+    return commands::execute_scale(r.scale, registry, args, requests::command_line);
+  if (c.comm->parsed()) return commands::execute_comm(r.comm, args, launching.zygote());
+  if (c.project->parsed()) return commands::execute_project(r.project);
+  if (c.diff->parsed()) return commands::execute_diff(r.diff);
+  if (c.history->parsed()) return commands::execute_history(r.history);
   return kExitBadInput;
 }
 

@@ -8,7 +8,7 @@
 
 namespace ddpbench::cli {
 
-CLI::App* add_comm_command(CLI::App& app, run::CommRequest& r) {
+CLI::App* add_comm_command(CLI::App& app, requests::CommRequest& r) {
   CLI::App* cmd = app.add_subcommand(
       "comm", "Collective bandwidth, nccl-tests style: time, algbw, busbw and #wrong per size");
   add_list_option(*cmd, "--collectives", r.collectives,
@@ -32,13 +32,13 @@ CLI::App* add_comm_command(CLI::App& app, run::CommRequest& r) {
   cmd->add_option("--dtype", r.dtype, "float32 or float64")
       ->check(CLI::IsMember({"float32", "float64"}))
       ->capture_default_str();
-  cmd->add_option("--backend", r.backend, run::backend_help())
-      ->check(CLI::IsMember(run::backend_choices()));
+  cmd->add_option("--backend", r.backend, requests::backend_help())
+      ->check(CLI::IsMember(requests::backend_choices()));
   cmd->add_option_function<std::string>(
-          "--device", [&r](const std::string& name) { r.device = run::device_from(name); },
-          "auto, cpu or cuda")
-      ->check(CLI::IsMember(run::device_choices()))
-      ->default_str(run::device_name(run::DeviceChoice::kAuto));
+         "--device", [&r](const std::string& name) { r.device = requests::device_from(name); },
+         "auto, cpu or cuda")
+      ->check(CLI::IsMember(requests::device_choices()))
+      ->default_str(requests::device_name(requests::DeviceChoice::kAuto));
   cmd->add_option("--gpus", r.world_size, "Ranks (spawned by ddpbench unless a launcher runs it)")
       ->check(integer_in(1, 64))
       ->capture_default_str();

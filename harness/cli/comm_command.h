@@ -9,6 +9,6 @@
 
 namespace ddpbench::cli {
 
-CLI::App* add_comm_command(CLI::App& app, run::CommRequest& request);
+CLI::App* add_comm_command(CLI::App& app, requests::CommRequest& request);
 
 }  // namespace ddpbench::cli

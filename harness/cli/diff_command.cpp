@@ -3,7 +3,7 @@
 
 namespace ddpbench::cli {
 
-CLI::App* add_diff_command(CLI::App& app, run::DiffRequest& r) {
+CLI::App* add_diff_command(CLI::App& app, requests::DiffRequest& r) {
   CLI::App* cmd = app.add_subcommand(
       "diff",
       "What changed? Compare two runs of one experiment (each with --trace) tensor by tensor and "
@@ -13,8 +13,8 @@ CLI::App* add_diff_command(CLI::App& app, run::DiffRequest& r) {
   cmd->add_option_function<std::string>(
          "--expect",
          [&r](const std::string& name) {
-           r.expect = name == "identical" ? run::DiffExpectation::kIdentical
-                                          : run::DiffExpectation::kRounding;
+           r.expect = name == "identical" ? requests::DiffExpectation::kIdentical
+                                          : requests::DiffExpectation::kRounding;
          },
          "rounding: fail only on a divergence beyond rounding; identical: fail on any difference "
          "(bitwise reproducibility)")

@@ -11,6 +11,6 @@
 
 namespace ddpbench::cli {
 
-CLI::App* add_diff_command(CLI::App& app, run::DiffRequest& request);
+CLI::App* add_diff_command(CLI::App& app, requests::DiffRequest& request);
 
 }  // namespace ddpbench::cli

@@ -13,9 +13,9 @@ namespace {
 
 // What the flag takes, as --help's value names say it ("" for a flag without a value).
 template <typename T>
-std::string takes(const run::RunOption& row) {
-  using Kind = run::OptionCheck::Kind;
-  const run::OptionCheck& c = row.check;
+std::string takes(const requests::RunOption& row) {
+  using Kind = requests::OptionCheck::Kind;
+  const requests::OptionCheck& c = row.check;
   switch (c.kind) {
     case Kind::kOnOff:
       return "on|off";
@@ -26,8 +26,8 @@ std::string takes(const run::RunOption& row) {
       return names;
     }
     case Kind::kIntegers:
-      return c.hi == run::kNoUpperBound ? fmt::format("INT>={}", c.lo)
-                                        : fmt::format("INT in [{}, {}]", c.lo, c.hi);
+      return c.hi == requests::kNoUpperBound ? fmt::format("INT>={}", c.lo)
+                                             : fmt::format("INT in [{}, {}]", c.lo, c.hi);
     case Kind::kIntegerOneOf: {
       std::string values;
       for (long long v : c.one_of) values += fmt::format("{}{}", values.empty() ? "" : "|", v);
@@ -42,14 +42,14 @@ std::string takes(const run::RunOption& row) {
   if constexpr (std::is_same_v<T, bool>) return "";
   if constexpr (std::is_same_v<T, double>) return "NUMBER";
   if constexpr (std::is_same_v<T, std::vector<std::string>>) {
-    return run::is_positional(row) ? "KEY VALUE ..." : "A,B,...";
+    return requests::is_positional(row) ? "KEY VALUE ..." : "A,B,...";
   }
   return "TEXT";
 }
 
 // Where report.json records the option, and what `gate` does with it.
-std::string recorded(const run::RunOption& row) {
-  if (row.report == run::kReportArgv) {
+std::string recorded(const requests::RunOption& row) {
+  if (row.report == requests::kReportArgv) {
     return "Recorded in `context.argv` only; `gate` does not compare it.";
   }
   const std::string where =
@@ -89,7 +89,7 @@ struct ReferenceWriter {
   std::string& out;
 
   template <typename T>
-  void operator()(run::RunOption&& row, const T& field) {
+  void operator()(requests::RunOption&& row, const T& field) {
     const std::string value = takes<T>(row);
     out += fmt::format("- **`{}`**{}: {}\n", row.flag,
                        value.empty() ? "" : fmt::format(" `{}`", value), indented(row.help));
@@ -97,7 +97,7 @@ struct ReferenceWriter {
     if (row.shown_default && !row.shown_default->empty()) {
       facts += fmt::format("Default: {}. ", *row.shown_default);
     } else if (!row.shown_default) {
-      const std::string d = run::option_text(row, field);
+      const std::string d = requests::option_text(row, field);
       if (!d.empty()) facts += fmt::format("Default: `{}`. ", d);
     }
     if (!row.scenario_key.empty())
@@ -118,9 +118,9 @@ std::string flag_reference() {
       "binary. Each entry says what the flag takes, its default, the scenario key it sets, where "
       "report.json records it and whether `ddpbench gate` compares it. The other commands' flags: "
       "[commands.md](commands.md).\n\n";
-  const run::RunRequest fresh;
+  const requests::RunRequest fresh;
   ReferenceWriter writer{out};
-  run::run_options(writer, fresh);
+  requests::run_options(writer, fresh);
   return out;
 }
 

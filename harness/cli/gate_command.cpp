@@ -5,7 +5,7 @@
 
 namespace ddpbench::cli {
 
-CLI::App* add_gate_command(CLI::App& app, run::GateRequest& r) {
+CLI::App* add_gate_command(CLI::App& app, requests::GateRequest& r) {
   CLI::App* cmd = app.add_subcommand("gate", "CI regression gate: compare a run with a baseline");
   CLI::Option* baseline = cmd->add_option("--baseline", r.baseline, "Baseline report.json");
   cmd->add_option("--history", r.history,

@@ -9,6 +9,6 @@
 
 namespace ddpbench::cli {
 
-CLI::App* add_gate_command(CLI::App& app, run::GateRequest& request);
+CLI::App* add_gate_command(CLI::App& app, requests::GateRequest& request);
 
 }  // namespace ddpbench::cli

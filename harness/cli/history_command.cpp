@@ -5,7 +5,7 @@
 
 namespace ddpbench::cli {
 
-CLI::App* add_history_command(CLI::App& app, run::HistoryRequest& r) {
+CLI::App* add_history_command(CLI::App& app, requests::HistoryRequest& r) {
   CLI::App* cmd = app.add_subcommand(
       "history",
       "A series of runs of successive commits: per point the trend, change points and a status "

@@ -7,6 +7,6 @@
 
 namespace ddpbench::cli {
 
-CLI::App* add_history_command(CLI::App& app, run::HistoryRequest& r);
+CLI::App* add_history_command(CLI::App& app, requests::HistoryRequest& r);
 
 }  // namespace ddpbench::cli

@@ -7,7 +7,7 @@
 
 namespace ddpbench::cli {
 
-CLI::App* add_project_command(CLI::App& app, run::ProjectRequest& r) {
+CLI::App* add_project_command(CLI::App& app, requests::ProjectRequest& r) {
   CLI::App* cmd = app.add_subcommand(
       "project", "Project a measured run's DDP scaling to more devices and other links (a model)");
   cmd->add_option("--from", r.from, "report.json (or its folder) of `ddpbench run` or `scale`")
@@ -19,7 +19,7 @@ CLI::App* add_project_command(CLI::App& app, run::ProjectRequest& r) {
                   number_in(1e-3, 1e6, "link bandwidth in Gbit/s, e.g. 100"))
       ->capture_default_str();
   cmd->add_option("--algo", r.algo, "Allreduce algorithm: ring or tree (NCCL's double binary tree)")
-      ->check(CLI::IsMember(run::projection_algo_choices()))
+      ->check(CLI::IsMember(requests::projection_algo_choices()))
       ->capture_default_str();
   cmd->add_option("--alpha-us", r.alpha_us, "Per-message latency of the projected links, in us")
       ->check(number_in(0, 1e6, "latency in microseconds, e.g. 5"))

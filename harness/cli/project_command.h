@@ -9,6 +9,6 @@
 
 namespace ddpbench::cli {
 
-CLI::App* add_project_command(CLI::App& app, run::ProjectRequest& request);
+CLI::App* add_project_command(CLI::App& app, requests::ProjectRequest& request);
 
 }  // namespace ddpbench::cli

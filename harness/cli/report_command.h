@@ -8,6 +8,6 @@
 
 namespace ddpbench::cli {
 
-CLI::App* add_report_command(CLI::App& app, run::ReportRequest& request);
+CLI::App* add_report_command(CLI::App& app, requests::ReportRequest& request);
 
 }  // namespace ddpbench::cli

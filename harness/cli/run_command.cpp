@@ -5,7 +5,7 @@
 
 namespace ddpbench::cli {
 
-CLI::App* add_run_command(CLI::App& app, run::RunRequest& request) {
+CLI::App* add_run_command(CLI::App& app, requests::RunRequest& request) {
   CLI::App* cmd = app.add_subcommand(
       "run",
       "Train a scenario in the selected modes and compare them with single-device training "

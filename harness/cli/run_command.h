@@ -10,6 +10,6 @@
 
 namespace ddpbench::cli {
 
-CLI::App* add_run_command(CLI::App& app, run::RunRequest& request);
+CLI::App* add_run_command(CLI::App& app, requests::RunRequest& request);
 
 }  // namespace ddpbench::cli

@@ -20,8 +20,8 @@ CLI::Validator non_empty_path(const std::string& fix) {
 }
 
 // The row's check as a CLI11 validator (none for kAny and kOnOff, whose binding checks).
-void apply_check(CLI::Option* o, const run::OptionCheck& c) {
-  using Kind = run::OptionCheck::Kind;
+void apply_check(CLI::Option* o, const requests::OptionCheck& c) {
+  using Kind = requests::OptionCheck::Kind;
   switch (c.kind) {
     case Kind::kAny:
     case Kind::kOnOff:
@@ -46,26 +46,26 @@ void apply_check(CLI::Option* o, const run::OptionCheck& c) {
 // include_run_only `run`'s own too.
 struct FlagBinder {
   CLI::App& cmd;
-  run::RunRequest& request;
+  requests::RunRequest& request;
   bool include_run_only;
 
   template <typename T>
-  void operator()(run::RunOption&& row, T& field) {
+  void operator()(requests::RunOption&& row, T& field) {
     if (!row.scale && !include_run_only) return;
     CLI::Option* o = bind(row, field);
     apply_check(o, row.check);
     if (row.shown_default) o->default_str(*row.shown_default);
     if (row.given) {
-      bool run::RunRequest::*given = row.given;
-      run::RunRequest& r = request;
+      bool requests::RunRequest::*given = row.given;
+      requests::RunRequest& r = request;
       o->each([&r, given](const std::string&) { r.*given = true; });
     }
     if (!row.excludes.empty()) o->excludes(cmd.get_option(row.excludes));
   }
 
  private:
-  CLI::Option* bind(const run::RunOption& row, bool& field) {
-    if (row.check.kind != run::OptionCheck::Kind::kOnOff) {
+  CLI::Option* bind(const requests::RunOption& row, bool& field) {
+    if (row.check.kind != requests::OptionCheck::Kind::kOnOff) {
       return cmd.add_flag(row.flag, field, row.help);
     }
     return cmd
@@ -75,44 +75,45 @@ struct FlagBinder {
                                     : std::vector<std::string>{"off", "on"}))  // default first
         ->default_str(field ? "on" : "off");
   }
-  CLI::Option* bind(const run::RunOption& row, std::vector<std::string>& field) {
-    if (run::is_positional(row)) return cmd.add_option(row.flag, field, row.help);
+  CLI::Option* bind(const requests::RunOption& row, std::vector<std::string>& field) {
+    if (requests::is_positional(row)) return cmd.add_option(row.flag, field, row.help);
     // The words after a list flag are KEY VALUE overrides, not more elements.
     return add_list_option(cmd, row.flag, field, row.help)->allow_extra_args(false);
   }
-  CLI::Option* bind(const run::RunOption& row, run::DeviceChoice& field) {
+  CLI::Option* bind(const requests::RunOption& row, requests::DeviceChoice& field) {
     return cmd
         .add_option_function<std::string>(
-            row.flag, [&field](const std::string& name) { field = run::device_from(name); },
+            row.flag, [&field](const std::string& name) { field = requests::device_from(name); },
             row.help)
-        ->default_str(run::device_name(field));
+        ->default_str(requests::device_name(field));
   }
-  CLI::Option* bind(const run::RunOption& row, run::ComparisonChoice& field) {
+  CLI::Option* bind(const requests::RunOption& row, requests::ComparisonChoice& field) {
     return cmd
         .add_option_function<std::string>(
-            row.flag, [&field](const std::string& name) { field = run::comparison_from(name); },
+            row.flag,
+            [&field](const std::string& name) { field = requests::comparison_from(name); },
             row.help)
-        ->default_str(run::comparison_name(field));
+        ->default_str(requests::comparison_name(field));
   }
   template <typename T>
-  CLI::Option* bind(const run::RunOption& row, T& field) {
+  CLI::Option* bind(const requests::RunOption& row, T& field) {
     return cmd.add_option(row.flag, field, row.help);
   }
 };
 
 }  // namespace
 
-void add_shared_run_flags(CLI::App& cmd, run::RunRequest& r) {
+void add_shared_run_flags(CLI::App& cmd, requests::RunRequest& r) {
   // --help shows each flag's default (the value RunRequest starts with).
   cmd.option_defaults()->always_capture_default();
   FlagBinder bind{cmd, r, /*include_run_only=*/false};
-  run::run_options(bind, r);
+  requests::run_options(bind, r);
 }
 
-void add_run_flags(CLI::App& cmd, run::RunRequest& r) {
+void add_run_flags(CLI::App& cmd, requests::RunRequest& r) {
   cmd.option_defaults()->always_capture_default();
   FlagBinder bind{cmd, r, /*include_run_only=*/true};
-  run::run_options(bind, r);
+  requests::run_options(bind, r);
 }
 
 }  // namespace ddpbench::cli

@@ -12,10 +12,10 @@ namespace ddpbench::cli {
 
 // The rows `scale` takes too: scenario, steps, batch, seed, dtype, data, output, threads,
 // backend and DDP engine settings, warm-up, scaling kind, SyncBN, quiet, repeats.
-void add_shared_run_flags(CLI::App& command, run::RunRequest& request);
+void add_shared_run_flags(CLI::App& command, requests::RunRequest& request);
 
 // Every row: the shared ones plus what only a single run has (--modes, --gpus, fault injection,
 // gradient check kind, check-only/perf-only, extra outputs, checkpoints, evaluation).
-void add_run_flags(CLI::App& command, run::RunRequest& request);
+void add_run_flags(CLI::App& command, requests::RunRequest& request);
 
 }  // namespace ddpbench::cli

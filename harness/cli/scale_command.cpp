@@ -24,7 +24,7 @@ std::vector<std::string> sweep_modes() {
 
 }  // namespace
 
-CLI::App* add_scale_command(CLI::App& app, run::ScaleRequest& r) {
+CLI::App* add_scale_command(CLI::App& app, requests::ScaleRequest& r) {
   CLI::App* cmd = app.add_subcommand("scale", "Scaling sweep over world sizes (perf only)");
   add_shared_run_flags(*cmd, r.base);
   // One word per use (allow_extra_args): the words after the flags are KEY VALUE overrides.

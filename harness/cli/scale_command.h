@@ -9,6 +9,6 @@
 
 namespace ddpbench::cli {
 
-CLI::App* add_scale_command(CLI::App& app, run::ScaleRequest& request);
+CLI::App* add_scale_command(CLI::App& app, requests::ScaleRequest& request);
 
 }  // namespace ddpbench::cli

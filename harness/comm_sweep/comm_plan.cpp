@@ -15,7 +15,7 @@
 #include "run/shared_checks.h"
 #include "runtime/device_probe.h"
 
-namespace ddpbench::run {
+namespace ddpbench::comm_sweep {
 namespace {
 
 // Sizes above this are refused: MPI counts are int, and a CPU host would take minutes per row.
@@ -88,7 +88,8 @@ CommFault parse_comm_fault(const std::string& text, int world_size) {
 // allgather and reduce_scatter split a size into one block per rank: below one element per rank
 // a size has nothing to measure, and is skipped (comm_sweep.cpp). A collective that every size
 // skips would print a table without its rows and still say OK.
-void check_every_collective_measures(const CommPlan& plan, const CommRequest& r, int64_t element) {
+void check_every_collective_measures(const CommPlan& plan, const requests::CommRequest& r,
+                                     int64_t element) {
   for (const comm::Collective c : plan.collectives) {
     if (comm::count_per_rank(c, plan.sizes.back(), element, plan.world_size) > 0) continue;
     const int64_t smallest = comm::size_of(c, 1, element, plan.world_size);
@@ -145,7 +146,8 @@ int64_t parse_byte_size(const std::string& text, const char* flag) {
   return static_cast<int64_t>(bytes);
 }
 
-CommPlan resolve_comm(const CommRequest& r, const std::optional<launch::WorldInfo>& world) {
+CommPlan resolve_comm(const requests::CommRequest& r,
+                      const std::optional<launch::WorldInfo>& world) {
   CommPlan plan;
   plan.collectives = resolve_collectives(r.collectives);
   const int64_t min_bytes = parse_byte_size(r.min_bytes, "--min-bytes");
@@ -199,10 +201,10 @@ CommPlan resolve_comm(const CommRequest& r, const std::optional<launch::WorldInf
     }
   }
   if (plan.world_size < 1) throw InputError("--gpus must be >= 1");
-  if (!world) check_rank_count(plan.world_size, machine_cores(), r.oversubscribe);
+  if (!world) run::check_rank_count(plan.world_size, run::machine_cores(), r.oversubscribe);
   check_every_collective_measures(plan, r, element);
   const runtime::GpuInfo gpus = runtime::probe_gpus();
-  DeviceQuestion q;
+  run::DeviceQuestion q;
   q.device = r.device;
   q.backend = plan.backend;
   q.world_size = plan.world_size;
@@ -210,15 +212,15 @@ CommPlan resolve_comm(const CommRequest& r, const std::optional<launch::WorldInf
   q.self_launched = !world.has_value();
   q.usable_devices = gpus.usable_devices;
   q.no_device_reason = gpus.status;
-  plan.device = choose_device(q);
+  plan.device = run::choose_device(q);
   if (!comm::traits(plan.backend).host_memory && plan.device == runtime::DeviceKind::kCpu &&
       gpus.usable_devices == 0) {
     comm::require_usable_backend(plan.backend, {gpus.usable_devices, comm::mpi_launched()});
   }
   plan.out = r.out;
-  plan.timeout = checked_timeout(r.timeout);
+  plan.timeout = run::checked_timeout(r.timeout);
   if (!r.inject_fault.empty()) plan.fault = parse_comm_fault(r.inject_fault, plan.world_size);
   return plan;
 }
 
-}  // namespace ddpbench::run
+}  // namespace ddpbench::comm_sweep

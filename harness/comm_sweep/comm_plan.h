@@ -17,7 +17,7 @@
 #include "requests/run_request.h"
 #include "runtime/execution_context.h"
 
-namespace ddpbench::run {
+namespace ddpbench::comm_sweep {
 
 // --inject-fault corrupt:rank=R[,collective=C].
 struct CommFault {
@@ -44,6 +44,7 @@ struct CommPlan {
 int64_t parse_byte_size(const std::string& text, const char* flag);
 
 // `world`: this process's launched world, nullopt in the launching parent. Throws InputError.
-CommPlan resolve_comm(const CommRequest& request, const std::optional<launch::WorldInfo>& world);
+CommPlan resolve_comm(const requests::CommRequest& request,
+                      const std::optional<launch::WorldInfo>& world);
 
-}  // namespace ddpbench::run
+}  // namespace ddpbench::comm_sweep

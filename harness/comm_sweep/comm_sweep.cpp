@@ -11,7 +11,7 @@
 #include "comm/collective_check.h"
 #include "errors.h"
 
-namespace ddpbench::run {
+namespace ddpbench::comm_sweep {
 namespace {
 
 // The check pass: unique inputs, one call, the wrong elements of this rank's result. The fault
@@ -118,4 +118,4 @@ std::vector<reports::CommRow> decode_comm_rows(const std::string& bytes) {
   return rows;
 }
 
-}  // namespace ddpbench::run
+}  // namespace ddpbench::comm_sweep

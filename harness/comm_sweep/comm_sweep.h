@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "comm/communicator.h"
-#include "reports/comm/comm_record.h"
 #include "comm_sweep/comm_plan.h"
+#include "reports/comm/comm_record.h"
 
-namespace ddpbench::run {
+namespace ddpbench::comm_sweep {
 
 // Called before each (collective, size) with its index and "allreduce 1048576 B".
 using CommProgress = std::function<void(int64_t index, const std::string& what)>;
@@ -27,4 +27,4 @@ std::string encode_comm_rows(const std::vector<reports::CommRow>& rows);
 // Throws WorkerFailure for bytes that are not encode_comm_rows' (a damaged result file).
 std::vector<reports::CommRow> decode_comm_rows(const std::string& bytes);
 
-}  // namespace ddpbench::run
+}  // namespace ddpbench::comm_sweep

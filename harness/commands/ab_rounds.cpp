@@ -21,7 +21,7 @@
 #include "reports/run/record_enums.h"
 #include "stats/rank_statistics.h"
 
-namespace ddpbench::run {
+namespace ddpbench::commands {
 namespace {
 
 namespace fs = std::filesystem;
@@ -223,4 +223,4 @@ AbRounds run_ab_rounds(const std::array<std::string, 2>& binaries,
   return a;
 }
 
-}  // namespace ddpbench::run
+}  // namespace ddpbench::commands

@@ -14,7 +14,7 @@
 #include "output/output_dir.h"
 #include "reports/run/run_record.h"
 
-namespace ddpbench::run {
+namespace ddpbench::commands {
 
 inline constexpr const char* kAbSides[] = {"baseline", "current"};
 
@@ -61,4 +61,4 @@ AbRounds run_ab_rounds(const std::array<std::string, 2>& binaries,
                        const std::vector<std::string>& run_args, int64_t rounds, uint64_t seed,
                        bool duet, output::OutputDir& out);
 
-}  // namespace ddpbench::run
+}  // namespace ddpbench::commands

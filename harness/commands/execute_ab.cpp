@@ -19,7 +19,7 @@
 #include "stats/load_rule.h"
 #include "stats/speed_change.h"
 
-namespace ddpbench::run {
+namespace ddpbench::commands {
 namespace {
 
 constexpr uint64_t kCalibrationSeed = 20170422;  // the subsets' draws: fixed, so reruns agree
@@ -94,7 +94,7 @@ std::vector<std::string> calibration_notes(const std::string& path) {
   }
 }
 
-int calibrate(const AbRequest& request, const std::string& binary,
+int calibrate(const requests::AbRequest& request, const std::string& binary,
               const std::vector<std::string>& run_args, output::OutputDir& out) {
   const AbRounds a =
       run_ab_rounds({binary, binary}, run_args, request.rounds, request.seed, request.duet, out);
@@ -138,7 +138,7 @@ int calibrate(const AbRequest& request, const std::string& binary,
 // The gate over the rounds' pairs: the first round's reports carry the configuration and the
 // checks (run_gate refuses reports that differ in what they compute), the paired rounds the
 // throughput.
-compare::GateResult gate_ab_rounds(const AbRequest& request, const AbRounds& a) {
+compare::GateResult gate_ab_rounds(const requests::AbRequest& request, const AbRounds& a) {
   compare::GateThresholds thresholds;
   thresholds.max_slowdown = request.max_slowdown;
   thresholds.allow_undecided = request.allow_undecided;
@@ -147,7 +147,7 @@ compare::GateResult gate_ab_rounds(const AbRequest& request, const AbRounds& a) 
 }
 
 // The table's note on how the rounds ran.
-std::string ab_rounds_note(const AbRequest& request) {
+std::string ab_rounds_note(const requests::AbRequest& request) {
   return request.duet
              ? fmt::format(
                    "ab: {} duet rounds in this job, each the baseline and the current build "
@@ -187,7 +187,7 @@ nlohmann::json ab_points_json(const compare::GateResult& g) {
 
 }  // namespace
 
-int execute_ab(const AbRequest& request) {
+int execute_ab(const requests::AbRequest& request) {
   const std::string current = request.current_binary.empty()
                                   ? launch::self_executable()
                                   : resolve_ab_binary(request.current_binary, "--current-bin");
@@ -244,4 +244,4 @@ int execute_ab(const AbRequest& request) {
   return g.passed ? kExitOk : kExitCheckFailed;
 }
 
-}  // namespace ddpbench::run
+}  // namespace ddpbench::commands

@@ -11,8 +11,8 @@
 
 #include "requests/run_request.h"
 
-namespace ddpbench::run {
+namespace ddpbench::commands {
 
-int execute_ab(const AbRequest& request);
+int execute_ab(const requests::AbRequest& request);
 
-}  // namespace ddpbench::run
+}  // namespace ddpbench::commands

@@ -20,14 +20,15 @@
 #include "output/output_dir.h"
 #include "reports/comm/comm_reporters.h"
 
-namespace ddpbench::run {
+namespace ddpbench::commands {
 namespace {
 
 const char* comm_launcher_name(const std::optional<launch::WorldInfo>& world) {
   return world ? launch::launcher_name(world->launcher) : "spawned by ddpbench";
 }
 
-reports::CommReport make_comm_report(const CommPlan& plan, std::vector<reports::CommRow> rows,
+reports::CommReport make_comm_report(const comm_sweep::CommPlan& plan,
+                                     std::vector<reports::CommRow> rows,
                                      const metrics::MemcpyBandwidth& memcpy_bw,
                                      const std::string& launcher,
                                      const std::vector<std::string>& argv) {
@@ -77,14 +78,14 @@ int finish_comm(const reports::CommReport& report, output::OutputDir& out) {
   return reports::total_wrong(report) == 0 ? kExitOk : kExitCheckFailed;
 }
 
-c10::Device rank_device(const CommPlan& plan, const launch::WorldInfo& world) {
+c10::Device rank_device(const comm_sweep::CommPlan& plan, const launch::WorldInfo& world) {
   if (plan.device == runtime::DeviceKind::kCpu) return c10::Device(c10::kCPU);
   // One device per rank on this machine, torchrun's cuda:LOCAL_RANK (choose_device refused
   // more local ranks than devices).
   return c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(world.local_rank));
 }
 
-int comm_rank(const CommPlan& plan, const launch::WorldInfo& world,
+int comm_rank(const comm_sweep::CommPlan& plan, const launch::WorldInfo& world,
               const std::vector<std::string>& argv) {
   const bool spawned = world.launcher == launch::Launcher::kDdpbench;
   const bool writes_report = !spawned && world.rank == 0;
@@ -101,18 +102,18 @@ int comm_rank(const CommPlan& plan, const launch::WorldInfo& world,
   launch::JoinedWorld joined = launch::join_world(world, plan.backend, plan.timeout);
   // The flight recorder names each collective's row; a spawned rank also tells the parent, which
   // names a rank that stops progressing ("step:phase:what", worker_group.h).
-  const CommProgress progress = [&joined, spawned, rank = world.rank](int64_t index,
-                                                                      const std::string& what) {
+  const comm_sweep::CommProgress progress = [&joined, spawned, rank = world.rank](
+                                                int64_t index, const std::string& what) {
     joined.recorder->set_where(index, what);
     if (spawned) joined.store->set(launch::progress_key(rank), fmt::format("{}:0:{}", index, what));
   };
   const std::vector<reports::CommRow> rows =
-      run_comm_sweep(*joined.comm, plan, rank_device(plan, world), progress);
+      comm_sweep::run_comm_sweep(*joined.comm, plan, rank_device(plan, world), progress);
   const bool wrong =
       std::any_of(rows.begin(), rows.end(), [](const reports::CommRow& r) { return r.wrong > 0; });
   if (spawned) {
     // The parent decides the exit code; a non-zero exit here would read as a crashed rank.
-    if (world.rank == 0) launch::send_result(*joined.store, encode_comm_rows(rows));
+    if (world.rank == 0) launch::send_result(*joined.store, comm_sweep::encode_comm_rows(rows));
     return kExitOk;
   }
   if (!writes_report) return wrong ? kExitCheckFailed : kExitOk;  // every rank agrees with rank 0
@@ -122,10 +123,10 @@ int comm_rank(const CommPlan& plan, const launch::WorldInfo& world,
 
 }  // namespace
 
-int execute_comm(const CommRequest& request, const std::vector<std::string>& argv,
+int execute_comm(const requests::CommRequest& request, const std::vector<std::string>& argv,
                  launch::RankZygote* zygote) {
   const std::optional<launch::WorldInfo> world = launch::detect_world(launch::process_env());
-  const CommPlan plan = resolve_comm(request, world);
+  const comm_sweep::CommPlan plan = comm_sweep::resolve_comm(request, world);
   if (world) return comm_rank(plan, *world, argv);
   // Measured first, alone: nothing else of this run is using the cores yet.
   const metrics::MemcpyBandwidth memcpy_bw =
@@ -136,9 +137,10 @@ int execute_comm(const CommRequest& request, const std::vector<std::string>& arg
   group.progress_timeout = plan.timeout;
   group.argv = argv;
   group.zygote = zygote;
-  std::vector<reports::CommRow> rows = decode_comm_rows(launch::run_worker_group(group));
+  std::vector<reports::CommRow> rows =
+      comm_sweep::decode_comm_rows(launch::run_worker_group(group));
   return finish_comm(
       make_comm_report(plan, std::move(rows), memcpy_bw, comm_launcher_name(world), argv), out);
 }
 
-}  // namespace ddpbench::run
+}  // namespace ddpbench::commands

@@ -15,13 +15,13 @@ namespace ddpbench::launch {
 class RankZygote;
 }
 
-namespace ddpbench::run {
+namespace ddpbench::commands {
 
 // `argv` is this process's command line (spawned ranks run it again); `zygote`, where not null,
 // forks the ranks (launch/rank_zygote.h). Returns 0 (OK) or 1 (a
 // wrong element: FAILED); throws InputError (exit 2, nothing started or written) and
 // WorkerFailure (exit 3).
-int execute_comm(const CommRequest& request, const std::vector<std::string>& argv,
+int execute_comm(const requests::CommRequest& request, const std::vector<std::string>& argv,
                  launch::RankZygote* zygote);
 
-}  // namespace ddpbench::run
+}  // namespace ddpbench::commands

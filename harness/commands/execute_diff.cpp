@@ -15,7 +15,7 @@
 #include "trace/trace_diff.h"
 #include "trace/trace_file.h"
 
-namespace ddpbench::run {
+namespace ddpbench::commands {
 namespace {
 
 struct Side {
@@ -68,14 +68,14 @@ Side load_side(const std::string& path) {
 
 }  // namespace
 
-int execute_diff(const DiffRequest& request) {
+int execute_diff(const requests::DiffRequest& request) {
   const Side a = load_side(request.a);
   const Side b = load_side(request.b);
   // Never into a folder another command wrote, such as run A's own (Note [A command replaces only
   // its own results], output_dir.cpp).
   output::OutputDir out(request.out, output::OutputPolicy::kOwnFolder, "diff");
   reports::DiffRecord r =
-      trace::diff_traces(a.file, b.file, {request.expect == DiffExpectation::kIdentical});
+      trace::diff_traces(a.file, b.file, {request.expect == requests::DiffExpectation::kIdentical});
   r.a = a.side;
   r.b = b.side;
   const std::string text = reports::render_diff_text(r);
@@ -89,4 +89,4 @@ int execute_diff(const DiffRequest& request) {
   return r.failed ? kExitCheckFailed : kExitOk;
 }
 
-}  // namespace ddpbench::run
+}  // namespace ddpbench::commands

@@ -6,8 +6,8 @@
 
 #include "requests/run_request.h"
 
-namespace ddpbench::run {
+namespace ddpbench::commands {
 
-int execute_diff(const DiffRequest& request);
+int execute_diff(const requests::DiffRequest& request);
 
-}  // namespace ddpbench::run
+}  // namespace ddpbench::commands

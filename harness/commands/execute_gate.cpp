@@ -12,9 +12,9 @@
 #include "quoted_input.h"
 #include "reports/gate/gate_table.h"
 
-namespace ddpbench::run {
+namespace ddpbench::commands {
 
-int execute_gate(const GateRequest& request) {
+int execute_gate(const requests::GateRequest& request) {
   compare::GateThresholds thresholds;
   thresholds.max_slowdown = request.max_slowdown.value_or(thresholds.max_slowdown);
   if (!request.thresholds.empty()) {
@@ -72,4 +72,4 @@ int execute_gate(const GateRequest& request) {
   return g.passed ? kExitOk : kExitCheckFailed;
 }
 
-}  // namespace ddpbench::run
+}  // namespace ddpbench::commands

@@ -5,8 +5,8 @@
 
 #include "requests/run_request.h"
 
-namespace ddpbench::run {
+namespace ddpbench::commands {
 
-int execute_gate(const GateRequest& request);
+int execute_gate(const requests::GateRequest& request);
 
-}  // namespace ddpbench::run
+}  // namespace ddpbench::commands

@@ -9,9 +9,9 @@
 #include "output/output_dir.h"
 #include "reports/history/history_reporters.h"
 
-namespace ddpbench::run {
+namespace ddpbench::commands {
 
-int execute_history(const HistoryRequest& request) {
+int execute_history(const requests::HistoryRequest& request) {
   std::vector<std::string> left_out;
   const std::vector<compare::LabelledReport> series =
       load_history(request.runs, request.order, "history", &left_out);
@@ -30,4 +30,4 @@ int execute_history(const HistoryRequest& request) {
   return r.regression ? kExitCheckFailed : kExitOk;
 }
 
-}  // namespace ddpbench::run
+}  // namespace ddpbench::commands

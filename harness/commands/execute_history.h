@@ -5,8 +5,8 @@
 
 #include "requests/run_request.h"
 
-namespace ddpbench::run {
+namespace ddpbench::commands {
 
-int execute_history(const HistoryRequest& request);
+int execute_history(const requests::HistoryRequest& request);
 
-}  // namespace ddpbench::run
+}  // namespace ddpbench::commands

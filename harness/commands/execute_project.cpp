@@ -13,10 +13,10 @@
 #include "projection/scaling_projection.h"
 #include "quoted_input.h"
 
-namespace ddpbench::run {
+namespace ddpbench::commands {
 namespace fs = std::filesystem;
 
-int execute_project(const ProjectRequest& request) {
+int execute_project(const requests::ProjectRequest& request) {
   const std::optional<projection::AllreduceAlgo> algo = projection::algo_from_name(request.algo);
   if (!algo) {
     throw InputError(fmt::format("project --algo {}: unknown algorithm; use ring or tree",
@@ -48,4 +48,4 @@ int execute_project(const ProjectRequest& request) {
   return kExitOk;
 }
 
-}  // namespace ddpbench::run
+}  // namespace ddpbench::commands

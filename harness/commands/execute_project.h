@@ -6,10 +6,10 @@
 
 #include "requests/run_request.h"
 
-namespace ddpbench::run {
+namespace ddpbench::commands {
 
 // Bad input (unreadable or foreign report, no timed DDP result, options out of range):
 // InputError before anything is written.
-int execute_project(const ProjectRequest& request);
+int execute_project(const requests::ProjectRequest& request);
 
-}  // namespace ddpbench::run
+}  // namespace ddpbench::commands

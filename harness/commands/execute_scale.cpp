@@ -22,20 +22,20 @@
 #include "scenarios/registry.h"
 #include "training/run_setup.h"
 
-namespace ddpbench::run {
+namespace ddpbench::commands {
 namespace {
 
 bool is_baseline(const reports::ModeResult& r) { return r.mode == reports::Mode::kSingle; }
 
 // The points of the sweep as runs: perf only, single (the baseline) plus the timed modes, and the
 // global batch that keeps the per-device batch fixed (weak) or the global batch fixed (strong).
-std::vector<RunRequest> plan_points(const ScaleRequest& s, const scenarios::ScenarioSpec& spec,
-                                    int64_t max_k) {
+std::vector<requests::RunRequest> plan_points(const requests::ScaleRequest& s,
+                                              const scenarios::ScenarioSpec& spec, int64_t max_k) {
   const int64_t batch = s.base.batch_size > 0 ? s.base.batch_size : spec.global_batch;
   const int64_t per_device = std::max<int64_t>(1, batch / max_k);
-  std::vector<RunRequest> points;
+  std::vector<requests::RunRequest> points;
   for (int64_t k : s.world_sizes) {
-    RunRequest p = s.base;
+    requests::RunRequest p = s.base;
     p.world_size = k;
     p.batch_size = s.base.strong ? batch : per_device * k;
     p.perf_only = true;
@@ -63,24 +63,25 @@ void require_distinct(const std::vector<T>& values, const char* flag) {
 
 }  // namespace
 
-int execute_scale(const ScaleRequest& request, const scenarios::ScenarioRegistry& registry,
-                  const std::vector<std::string>& argv, const CommandLineOf& command_line) {
+int execute_scale(const requests::ScaleRequest& request,
+                  const scenarios::ScenarioRegistry& registry, const std::vector<std::string>& argv,
+                  const requests::CommandLineOf& command_line) {
   const scenarios::ScenarioSpec spec =
-      scenarios::configure_scenario(registry, scenario_source(request.base));
+      scenarios::configure_scenario(registry, run::scenario_source(request.base));
   require_distinct(request.world_sizes, "--gpus");
   require_distinct(request.modes, "--modes");
   const int64_t max_k = *std::max_element(request.world_sizes.begin(), request.world_sizes.end());
-  std::vector<RunRequest> points = plan_points(request, spec, max_k);
+  std::vector<requests::RunRequest> points = plan_points(request, spec, max_k);
   // Refuse bad input for every point before the first one starts: what `run` itself refuses
   // before it trains. Every point trains the same scenario from the same seed: one model serves
   // every point's checks.
   std::optional<torch::nn::AnyModule> model;
-  for (const RunRequest& p : points) {
-    const training::RunSetup setup = resolve_run(p, registry, std::nullopt);
+  for (const requests::RunRequest& p : points) {
+    const training::RunSetup setup = run::resolve_run(p, registry, std::nullopt);
     comm::require_usable_backend(setup.backend,
                                  {setup.context.gpus.usable_devices, /*under_mpirun=*/false});
     if (!model) model = setup.spec->build_model(setup.seed);
-    check_model_fits(setup, *model->ptr());
+    run::check_model_fits(setup, *model->ptr());
   }
   output::OutputDir out(request.base.out, output::OutputPolicy::kOwnFolder, "scale");
   const output::ScratchDir scratch("scale");
@@ -88,7 +89,7 @@ int execute_scale(const ScaleRequest& request, const scenarios::ScenarioRegistry
 
   reports::RunReport merged;
   bool have_baseline = false;
-  for (RunRequest& p : points) {
+  for (requests::RunRequest& p : points) {
     p.out = fmt::format("{}/k{}", tmp, p.world_size);
     fmt::print("scale: K={} (global batch {}) ...\n", p.world_size, p.batch_size);
     std::fflush(stdout);
@@ -132,4 +133,4 @@ int execute_scale(const ScaleRequest& request, const scenarios::ScenarioRegistry
   return kExitOk;
 }
 
-}  // namespace ddpbench::run
+}  // namespace ddpbench::commands

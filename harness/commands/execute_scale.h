@@ -15,11 +15,12 @@ namespace ddpbench::scenarios {
 class ScenarioRegistry;
 }
 
-namespace ddpbench::run {
+namespace ddpbench::commands {
 
 // Every point is validated before the first one runs (bad input: InputError, nothing started).
 // `argv` is this process's command line, recorded in the merged report.
-int execute_scale(const ScaleRequest& request, const scenarios::ScenarioRegistry& registry,
-                  const std::vector<std::string>& argv, const CommandLineOf& command_line);
+int execute_scale(const requests::ScaleRequest& request,
+                  const scenarios::ScenarioRegistry& registry, const std::vector<std::string>& argv,
+                  const requests::CommandLineOf& command_line);
 
-}  // namespace ddpbench::run
+}  // namespace ddpbench::commands

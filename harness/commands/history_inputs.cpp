@@ -11,7 +11,7 @@
 #include "output/report_file.h"
 #include "quoted_input.h"
 
-namespace ddpbench::run {
+namespace ddpbench::commands {
 namespace {
 
 namespace fs = std::filesystem;
@@ -117,4 +117,4 @@ std::vector<compare::LabelledReport> load_history(const std::vector<std::string>
   return out;
 }
 
-}  // namespace ddpbench::run
+}  // namespace ddpbench::commands

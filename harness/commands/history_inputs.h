@@ -8,7 +8,7 @@
 
 #include "compare/report_history.h"
 
-namespace ddpbench::run {
+namespace ddpbench::commands {
 
 // Throws InputError for a run that cannot be read (naming it and the fix; a failed run's folder
 // named as one, Note [A folder without a report]) or an empty series. In one folder of runs, a
@@ -18,4 +18,4 @@ std::vector<compare::LabelledReport> load_history(const std::vector<std::string>
                                                   const std::string& command,
                                                   std::vector<std::string>* left_out = nullptr);
 
-}  // namespace ddpbench::run
+}  // namespace ddpbench::commands

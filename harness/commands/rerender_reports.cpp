@@ -8,10 +8,10 @@
 #include "output/report_file.h"
 #include "output/write_reports.h"
 
-namespace ddpbench::run {
+namespace ddpbench::commands {
 namespace fs = std::filesystem;
 
-int rerender_reports(const ReportRequest& request) {
+int rerender_reports(const requests::ReportRequest& request) {
   const output::ReportFile file = output::load_report_file(request.input);
   const std::string& input = file.path;
   const reports::RunReport& report = file.report;
@@ -39,4 +39,4 @@ int rerender_reports(const ReportRequest& request) {
   return report.verdict == reports::Verdict::kFail ? kExitCheckFailed : kExitOk;
 }
 
-}  // namespace ddpbench::run
+}  // namespace ddpbench::commands

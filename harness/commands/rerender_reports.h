@@ -4,8 +4,8 @@
 
 #include "requests/run_request.h"
 
-namespace ddpbench::run {
+namespace ddpbench::commands {
 
-int rerender_reports(const ReportRequest& request);
+int rerender_reports(const requests::ReportRequest& request);
 
-}  // namespace ddpbench::run
+}  // namespace ddpbench::commands

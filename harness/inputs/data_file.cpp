@@ -12,15 +12,15 @@
 #include <memory>
 #include <vector>
 
+#include "checkpoint/checkpoint_file.h"
 #include "data/tensor_dataset.h"
 #include "errors.h"
 #include "input_file.h"
-#include "checkpoint/checkpoint_file.h"
 #include "quoted_input.h"
 #include "scenarios/content_hash.h"
 #include "scenarios/training_recipe.h"
 
-namespace ddpbench::run {
+namespace ddpbench::inputs {
 namespace {
 
 constexpr const char* kHowToSave =
@@ -65,7 +65,8 @@ scenarios::ScenarioSpec with_data_file(scenarios::ScenarioSpec spec, const std::
   role.fix = kHowToSave;
   role.one_tensor = "this file";
   role.all_tensors = "this file";
-  const checkpoint::TorchFile f = checkpoint::read_torch_file(bytes, file, {size, size, size}, true, role);
+  const checkpoint::TorchFile f =
+      checkpoint::read_torch_file(bytes, file, {size, size, size}, true, role);
   if (!f.value.isGenericDict()) refuse(file, "it holds no dict");
   const c10::impl::GenericDict d = f.value.toGenericDict();
   for (const auto& entry : d) {
@@ -117,4 +118,4 @@ scenarios::ScenarioSpec with_data_file(scenarios::ScenarioSpec spec, const std::
   return spec;
 }
 
-}  // namespace ddpbench::run
+}  // namespace ddpbench::inputs

@@ -11,7 +11,7 @@
 
 #include "scenarios/scenario.h"
 
-namespace ddpbench::run {
+namespace ddpbench::inputs {
 
 // `spec` training on the tensors of `file`, without an evaluation split. Throws InputError, one
 // line naming the file, the problem and the fix: unreadable, not a torch.save file, not such a
@@ -20,4 +20,4 @@ namespace ddpbench::run {
 // NaN or infinity.
 scenarios::ScenarioSpec with_data_file(scenarios::ScenarioSpec spec, const std::string& file);
 
-}  // namespace ddpbench::run
+}  // namespace ddpbench::inputs

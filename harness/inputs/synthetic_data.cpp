@@ -7,7 +7,7 @@
 
 #include "data/synthetic_tensors.h"
 
-namespace ddpbench::run {
+namespace ddpbench::inputs {
 namespace {
 
 // The held-out split is generated on demand, so its size costs nothing: larger than any
@@ -18,8 +18,8 @@ constexpr int64_t kHeldOutSamples = int64_t{1} << 20;
 
 scenarios::ScenarioSpec with_synthetic_data(scenarios::ScenarioSpec spec) {
   const data::SyntheticTensorsShape shape = spec.synthetic;
-  spec.dataset_name = fmt::format("synthetic {} ({} samples)", data::describe_shape(shape),
-                                  shape.samples);
+  spec.dataset_name =
+      fmt::format("synthetic {} ({} samples)", data::describe_shape(shape), shape.samples);
   spec.reads_data_dir = false;
   spec.unavailable_reason = {};  // the scenario's own data (a package it needs) is not used
   spec.build_dataset = [shape](const scenarios::BuildRequest& request) {
@@ -37,4 +37,4 @@ scenarios::ScenarioSpec with_synthetic_data(scenarios::ScenarioSpec spec) {
   return spec;
 }
 
-}  // namespace ddpbench::run
+}  // namespace ddpbench::inputs

@@ -7,11 +7,11 @@
 
 #include "scenarios/scenario.h"
 
-namespace ddpbench::run {
+namespace ddpbench::inputs {
 
 // `spec` training on spec.synthetic's data: the training split is DATA.SAMPLES samples, and a
 // classifier's held-out split is a disjoint key range of the same stream, so the evaluation pass
 // compares the modes' predictions (on random labels: the accuracy itself means nothing).
 scenarios::ScenarioSpec with_synthetic_data(scenarios::ScenarioSpec spec);
 
-}  // namespace ddpbench::run
+}  // namespace ddpbench::inputs

@@ -12,7 +12,7 @@
 #include "projection/allreduce_model.h"
 #include "scenarios/choice_names.h"
 
-namespace ddpbench::run {
+namespace ddpbench::requests {
 
 std::vector<std::string> backend_choices() {
   std::vector<std::string> names;
@@ -83,4 +83,4 @@ std::string modes_help() { return modes::modes_help(); }
 
 std::string inject_fault_help() { return modes::fault_usage(); }
 
-}  // namespace ddpbench::run
+}  // namespace ddpbench::requests

@@ -12,7 +12,7 @@
 
 #include "requests/run_request.h"
 
-namespace ddpbench::run {
+namespace ddpbench::requests {
 
 // The names --backend accepts, default first.
 std::vector<std::string> backend_choices();
@@ -41,4 +41,4 @@ std::string modes_help();
 // (modes/common/fault_table.h).
 std::string inject_fault_help();
 
-}  // namespace ddpbench::run
+}  // namespace ddpbench::requests

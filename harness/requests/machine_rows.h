@@ -8,7 +8,7 @@
 #include "requests/run_option.h"
 #include "requests/run_request.h"
 
-namespace ddpbench::run {
+namespace ddpbench::requests {
 
 // Where and how the processes run: output, threads, device, collectives, rendezvous, timeout.
 template <typename V, typename R>
@@ -157,4 +157,4 @@ void step_options(V& v, R& r) {
     r.repeats);
 }
 
-}  // namespace ddpbench::run
+}  // namespace ddpbench::requests

@@ -8,7 +8,7 @@
 #include "requests/run_option.h"
 #include "requests/run_request.h"
 
-namespace ddpbench::run {
+namespace ddpbench::requests {
 
 // What only `run` takes: the modes and world size, fault injection, the checks' form, the phases.
 template <typename V, typename R>
@@ -105,4 +105,4 @@ void output_options(V& v, R& r) {
     r.eval_size);
 }
 
-}  // namespace ddpbench::run
+}  // namespace ddpbench::requests

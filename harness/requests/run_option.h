@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-namespace ddpbench::run {
+namespace ddpbench::requests {
 
 struct RunRequest;
 
@@ -157,4 +157,4 @@ inline std::string primary_flag(const RunOption& o) { return o.flag.substr(0, o.
 // Whether the row is a positional argument (the KEY VALUE overrides).
 inline bool is_positional(const RunOption& o) { return o.flag.rfind("-", 0) != 0; }
 
-}  // namespace ddpbench::run
+}  // namespace ddpbench::requests

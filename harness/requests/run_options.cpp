@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-namespace ddpbench::run {
+namespace ddpbench::requests {
 namespace {
 
 // One row as a command line spells it.
@@ -110,4 +110,4 @@ std::vector<std::string> recorded_options(const RunRequest& r) {
   return options;
 }
 
-}  // namespace ddpbench::run
+}  // namespace ddpbench::requests

@@ -18,7 +18,7 @@
 #include "requests/run_request.h"
 #include "requests/workload_rows.h"
 
-namespace ddpbench::run {
+namespace ddpbench::requests {
 
 // Every row, in --help's order: the options `scale` shares with `run`, then `run`'s own.
 template <typename V, typename R>
@@ -72,4 +72,4 @@ std::vector<std::string> command_line(const RunRequest& request);
 // reported as kReportOptions whose field is set.
 std::vector<std::string> recorded_options(const RunRequest& request);
 
-}  // namespace ddpbench::run
+}  // namespace ddpbench::requests

@@ -13,7 +13,7 @@
 
 #include "name_table.h"
 
-namespace ddpbench::run {
+namespace ddpbench::requests {
 
 // --comparison: auto (lockstep below float64, else free-running), lockstep (every step of a
 // judged mode from its reference's state), free (each mode trains on its own).
@@ -289,4 +289,4 @@ struct CommRequest {
   std::string inject_fault;
 };
 
-}  // namespace ddpbench::run
+}  // namespace ddpbench::requests

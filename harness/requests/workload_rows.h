@@ -8,7 +8,7 @@
 #include "requests/run_option.h"
 #include "requests/run_request.h"
 
-namespace ddpbench::run {
+namespace ddpbench::requests {
 
 // What trains: the scenario or model, and its data.
 template <typename V, typename R>
@@ -138,4 +138,4 @@ void training_options(V& v, R& r) {
     r.data_dir);
 }
 
-}  // namespace ddpbench::run
+}  // namespace ddpbench::requests

@@ -12,14 +12,16 @@
 
 namespace ddpbench::run {
 
-RunRequest float64_twin(const RunRequest& request, bool lockstep, const std::string& out) {
-  RunRequest twin = request;
+requests::RunRequest float64_twin(const requests::RunRequest& request, bool lockstep,
+                                  const std::string& out) {
+  requests::RunRequest twin = request;
   twin.dtype = "float64";
   // float64 has no mixed precision (Note [Bisect under autocast]).
   twin.amp = "off";
   twin.grad_scaler_init.clear();
   twin.growth_interval.clear();
-  twin.comparison = lockstep ? ComparisonChoice::kLockstep : ComparisonChoice::kFree;
+  twin.comparison =
+      lockstep ? requests::ComparisonChoice::kLockstep : requests::ComparisonChoice::kFree;
   twin.check_only = true;
   twin.perf_only = false;
   twin.quiet = true;
@@ -30,10 +32,10 @@ RunRequest float64_twin(const RunRequest& request, bool lockstep, const std::str
   return twin;
 }
 
-reports::RunReport run_float64_twin(const RunRequest& request, bool lockstep,
-                                    const CommandLineOf& command_line, int& exit_code) {
+reports::RunReport run_float64_twin(const requests::RunRequest& request, bool lockstep,
+                                    const requests::CommandLineOf& command_line, int& exit_code) {
   const output::ScratchDir scratch("bisect");
-  const RunRequest twin = float64_twin(request, lockstep, scratch.path() + "/out");
+  const requests::RunRequest twin = float64_twin(request, lockstep, scratch.path() + "/out");
   fmt::print("bisect: re-running the failing configuration in float64 ...\n");
   std::fflush(stdout);
   exit_code = launch::run_self(command_line(twin), scratch.path());

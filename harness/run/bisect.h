@@ -21,12 +21,13 @@ namespace ddpbench::run {
 
 // The float64 twin of `request`: check-only, quiet, no export, no --bisect, written to `out`.
 // `lockstep` is the comparison the original run used, kept so the twin judges the same way.
-RunRequest float64_twin(const RunRequest& request, bool lockstep, const std::string& out);
+requests::RunRequest float64_twin(const requests::RunRequest& request, bool lockstep,
+                                  const std::string& out);
 
 // Runs the twin; returns its report, or a report with no results when it did not finish
 // (`exit_code` says how it ended).
-reports::RunReport run_float64_twin(const RunRequest& request, bool lockstep,
-                                    const CommandLineOf& command_line, int& exit_code);
+reports::RunReport run_float64_twin(const requests::RunRequest& request, bool lockstep,
+                                    const requests::CommandLineOf& command_line, int& exit_code);
 
 // Fills `bisect` and `bisect_detail` of every failing mode's first divergence in `report` from
 // the float64 run (`exit_code` is its exit status: 0 pass, 1 a check failed, else it broke), and

@@ -29,6 +29,6 @@ inline constexpr int64_t kBareCpuSteps = 3;
 // `request` with modes and world size filled in by Note [Default comparison] (and the cap of
 // kBareCpuSteps when it names no step count or scenario file), or unchanged when it names either.
 // `usable_devices`: runtime::GpuInfo::usable_devices of this machine.
-RunRequest with_default_comparison(RunRequest request, int usable_devices);
+requests::RunRequest with_default_comparison(requests::RunRequest request, int usable_devices);
 
 }  // namespace ddpbench::run

@@ -8,9 +8,9 @@
 namespace ddpbench::run {
 
 runtime::DeviceKind choose_device(const DeviceQuestion& q) {
-  if (q.device == DeviceChoice::kCpu) return runtime::DeviceKind::kCpu;
+  if (q.device == requests::DeviceChoice::kCpu) return runtime::DeviceKind::kCpu;
   if (q.usable_devices == 0) {
-    if (q.device == DeviceChoice::kCuda) {
+    if (q.device == requests::DeviceChoice::kCuda) {
       throw InputError(
           fmt::format("--device cuda: {}; use --device cpu (or auto)", q.no_device_reason));
     }

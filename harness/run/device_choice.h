@@ -13,7 +13,7 @@
 namespace ddpbench::run {
 
 struct DeviceQuestion {
-  DeviceChoice device = DeviceChoice::kAuto;
+  requests::DeviceChoice device = requests::DeviceChoice::kAuto;
   bool share_gpus = false;
   comm::Backend backend = comm::default_backend();
   int64_t world_size = 1;

@@ -69,8 +69,8 @@ training::ModeOutcome with_runner_load(RunMode&& run_mode) {
 
 }  // namespace
 
-int execute_run(const RunRequest& given, const scenarios::ScenarioRegistry& registry,
-                const std::vector<std::string>& argv, const CommandLineOf& command_line,
+int execute_run(const requests::RunRequest& given, const scenarios::ScenarioRegistry& registry,
+                const std::vector<std::string>& argv, const requests::CommandLineOf& command_line,
                 launch::RankZygote* zygote) {
   if (const auto world = launch::detect_world(launch::process_env())) {
     // A rank this process's parent spawned resolves the modes the parent did (its argv is the
@@ -80,7 +80,8 @@ int execute_run(const RunRequest& given, const scenarios::ScenarioRegistry& regi
   }
   // Per Note [Default comparison]; also what the --bisect twin re-runs (its command line names
   // both).
-  const RunRequest request = with_default_comparison(given, runtime::probe_gpus().usable_devices);
+  const requests::RunRequest request =
+      with_default_comparison(given, runtime::probe_gpus().usable_devices);
   std::optional<PreparedRun> prepared = prepare_run(request, registry, std::nullopt);
   if (!prepared) return kExitOk;  // the scenario cannot run here; prepare_run said why
   const training::RunSetup& setup = prepared->setup;
@@ -126,7 +127,7 @@ int execute_run(const RunRequest& given, const scenarios::ScenarioRegistry& regi
   if (setup.repeats > 1) {
     // The repeats' command line names modes and ranks, as the bisect twin's does: the steps this
     // run resolved go by name.
-    RunRequest resolved = request;
+    requests::RunRequest resolved = request;
     resolved.steps = setup.steps;
     run_perf_repeats(resolved, setup.repeats, command_line, outcomes);
   }
@@ -137,7 +138,7 @@ int execute_run(const RunRequest& given, const scenarios::ScenarioRegistry& regi
       int exit_code = 0;
       // The twin's command line names modes and ranks: it is no bare run, so it gets the
       // steps this run resolved (a bare run's cap included) by name.
-      RunRequest resolved = request;
+      requests::RunRequest resolved = request;
       resolved.steps = setup.steps;
       const reports::RunReport f64 =
           run_float64_twin(resolved, setup.lockstep, command_line, exit_code);

@@ -24,8 +24,8 @@ namespace ddpbench::run {
 // request as one (for the --bisect re-run); `zygote`, where not null, forks the ranks
 // (launch/rank_zygote.h). Returns the exit code; throws InputError (exit 2), WorkerFailure
 // (exit 3); a signal is launch/signal_cleanup.h's.
-int execute_run(const RunRequest& request, const scenarios::ScenarioRegistry& registry,
-                const std::vector<std::string>& argv, const CommandLineOf& command_line,
+int execute_run(const requests::RunRequest& request, const scenarios::ScenarioRegistry& registry,
+                const std::vector<std::string>& argv, const requests::CommandLineOf& command_line,
                 launch::RankZygote* zygote);
 
 }  // namespace ddpbench::run

@@ -285,7 +285,7 @@ void check_training_step(const training::RunSetup& setup, const data::Dataset& d
 // Unless --eval-size was given, the pass computes at most this many output values.
 constexpr int64_t kDefaultEvalOutputs = int64_t{1} << 24;
 
-void size_evaluation_by_output(const RunRequest& request, int64_t outputs_per_sample,
+void size_evaluation_by_output(const requests::RunRequest& request, int64_t outputs_per_sample,
                                training::RunSetup& setup) {
   if (request.eval_size >= 0 || outputs_per_sample <= 0 || setup.eval_size <= 0) return;
   if (setup.eval_size <= kDefaultEvalOutputs / outputs_per_sample) return;

@@ -40,7 +40,7 @@ void check_training_step(const training::RunSetup& setup, const data::Dataset& d
 
 // Caps the default evaluation pass of a model with many outputs per sample (unless --eval-size
 // was given), and notes why in the setup.
-void size_evaluation_by_output(const RunRequest& request, int64_t outputs_per_sample,
+void size_evaluation_by_output(const requests::RunRequest& request, int64_t outputs_per_sample,
                                training::RunSetup& setup);
 
 }  // namespace ddpbench::run

@@ -178,7 +178,7 @@ void check_micro_batches(const training::RunSetup& setup, const data::GlobalBatc
 
 // The evaluation pass's set must exist at the asked size before anything trains (a bad
 // --eval-size is exit 2 now, not a failure after training), and the eval fault needs the pass.
-void check_evaluation(const RunRequest& request, const training::RunSetup& setup) {
+void check_evaluation(const requests::RunRequest& request, const training::RunSetup& setup) {
   if (request.eval_size > 0 && !setup.spec->build_eval_dataset) {
     throw InputError(
         fmt::format("--eval-size: {} has no evaluation pass (not a classifier); drop --eval-size",

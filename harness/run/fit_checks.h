@@ -29,6 +29,6 @@ void check_join_fits(const training::RunSetup& setup, torch::nn::Module& model,
 void check_micro_batches(const training::RunSetup& setup, const data::GlobalBatchPlan& plan);
 
 // The evaluation pass exists at the asked size, and the eval fault has a pass to corrupt.
-void check_evaluation(const RunRequest& request, const training::RunSetup& setup);
+void check_evaluation(const requests::RunRequest& request, const training::RunSetup& setup);
 
 }  // namespace ddpbench::run

@@ -13,8 +13,8 @@
 
 namespace ddpbench::run {
 
-RunRequest repeat_twin(const RunRequest& request, const std::string& out) {
-  RunRequest twin = request;
+requests::RunRequest repeat_twin(const requests::RunRequest& request, const std::string& out) {
+  requests::RunRequest twin = request;
   twin.repeats = 1;
   twin.check_only = false;
   twin.perf_only = true;
@@ -34,7 +34,8 @@ RunRequest repeat_twin(const RunRequest& request, const std::string& out) {
   return twin;
 }
 
-void run_perf_repeats(const RunRequest& request, int64_t repeats, const CommandLineOf& command_line,
+void run_perf_repeats(const requests::RunRequest& request, int64_t repeats,
+                      const requests::CommandLineOf& command_line,
                       std::vector<training::ModeOutcome>& outcomes) {
   if (repeats <= 1) return;
   const output::ScratchDir scratch("repeats");
@@ -43,7 +44,8 @@ void run_perf_repeats(const RunRequest& request, int64_t repeats, const CommandL
       fmt::print("repeat {}/{}: the perf phase again in fresh processes ...\n", k, repeats);
       std::fflush(stdout);
     }
-    const RunRequest twin = repeat_twin(request, fmt::format("{}/repeat{}", scratch.path(), k));
+    const requests::RunRequest twin =
+        repeat_twin(request, fmt::format("{}/repeat{}", scratch.path(), k));
     const int code = launch::run_self(command_line(twin), scratch.path());
     if (code != kExitOk) {
       throw WorkerFailure(fmt::format(

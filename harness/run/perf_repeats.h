@@ -13,11 +13,12 @@
 namespace ddpbench::run {
 
 // The perf-only twin of `request` for one repeat, written to `out`.
-RunRequest repeat_twin(const RunRequest& request, const std::string& out);
+requests::RunRequest repeat_twin(const requests::RunRequest& request, const std::string& out);
 
 // Runs repeats 2..R and appends each mode's timed steps to `outcomes` (matched by mode and world
 // size). Throws WorkerFailure when a repeat fails (its exit code and where its output is said).
-void run_perf_repeats(const RunRequest& request, int64_t repeats, const CommandLineOf& command_line,
+void run_perf_repeats(const requests::RunRequest& request, int64_t repeats,
+                      const requests::CommandLineOf& command_line,
                       std::vector<training::ModeOutcome>& outcomes);
 
 }  // namespace ddpbench::run

@@ -20,7 +20,7 @@ using modes::ModeKind;
 
 // Under an external launcher the world size is the launcher's; a --gpus that says otherwise is
 // a mistake, not a preference.
-void check_world_size(const RunRequest& request, const launch::WorldInfo& world) {
+void check_world_size(const requests::RunRequest& request, const launch::WorldInfo& world) {
   if (request.world_size_given && request.world_size != world.world_size) {
     throw InputError(fmt::format(
         "--gpus {} contradicts the launcher's world of {} ranks ({}): under an external "
@@ -32,7 +32,7 @@ void check_world_size(const RunRequest& request, const launch::WorldInfo& world)
 
 }  // namespace
 
-std::optional<PreparedRun> prepare_run(const RunRequest& request,
+std::optional<PreparedRun> prepare_run(const requests::RunRequest& request,
                                        const scenarios::ScenarioRegistry& registry,
                                        const std::optional<launch::WorldInfo>& world) {
   if (world) check_world_size(request, *world);

@@ -37,7 +37,7 @@ struct PreparedRun {
 // `world` is the launched world this process is a rank of, or nullopt for the launching parent.
 // Returns nullopt when the scenario cannot run here (it says why on stderr; the run exits 0).
 // Throws InputError (exit 2) naming the problem and the fix.
-std::optional<PreparedRun> prepare_run(const RunRequest& request,
+std::optional<PreparedRun> prepare_run(const requests::RunRequest& request,
                                        const scenarios::ScenarioRegistry& registry,
                                        const std::optional<launch::WorldInfo>& world);
 

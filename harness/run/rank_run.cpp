@@ -96,7 +96,7 @@ int64_t failed_seq(const comm::FlightRecorder& recorder) {
 }
 
 // This rank's share of the cores its local world is allowed, where there is a share to give.
-void pin_rank_cores(const RunRequest& request, const launch::WorldInfo& world) {
+void pin_rank_cores(const requests::RunRequest& request, const launch::WorldInfo& world) {
   if (const auto cores = launch::rank_cores(world.local_rank, world.world_size,
                                             threads_per_process(request, world.world_size),
                                             launch::allowed_cores())) {
@@ -133,7 +133,7 @@ std::vector<training::ModeOutcome> train_rank_modes(
   return ranked;
 }
 
-int train_as_rank(const RunRequest& request, const scenarios::ScenarioRegistry& registry,
+int train_as_rank(const requests::RunRequest& request, const scenarios::ScenarioRegistry& registry,
                   const launch::WorldInfo& world, const std::vector<std::string>& argv) {
   using modes::ModeKind;
   const bool spawned = world.launcher == launch::Launcher::kDdpbench;
@@ -193,7 +193,7 @@ int train_as_rank(const RunRequest& request, const scenarios::ScenarioRegistry& 
 
 }  // namespace
 
-int run_as_rank(const RunRequest& request, const scenarios::ScenarioRegistry& registry,
+int run_as_rank(const requests::RunRequest& request, const scenarios::ScenarioRegistry& registry,
                 const launch::WorldInfo& world, const std::vector<std::string>& argv) {
   // A write to a dead peer's socket (gloo's TCP pairs) must fail as an error this rank reports
   // as a lost peer, not kill it with SIGPIPE: a rank killed so looks like a cause, and the

@@ -13,7 +13,7 @@
 
 namespace ddpbench::run {
 
-int run_as_rank(const RunRequest& request, const scenarios::ScenarioRegistry& registry,
+int run_as_rank(const requests::RunRequest& request, const scenarios::ScenarioRegistry& registry,
                 const launch::WorldInfo& world, const std::vector<std::string>& argv);
 
 }  // namespace ddpbench::run

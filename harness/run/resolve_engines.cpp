@@ -41,13 +41,13 @@ int64_t checked_bucket_bytes(const char* flag, double mib) {
 
 // --ddp-impl c10d drives c10d's Reducer over c10d's process group, which only the gloo
 // communicator is; the options only PyTorch's engine has need it.
-void check_c10d_options(const RunRequest& o, const training::RunSetup& s) {
+void check_c10d_options(const requests::RunRequest& o, const training::RunSetup& s) {
   const bool c10d = s.ddp.impl == modes::ddp::DdpImpl::kC10d;
   // An engine's flag without the mode it drives changes nothing, yet was recorded: the gate then
   // refused two runs that computed the same thing (config.ddp.impl).
   if (!s.has_mode(modes::ModeKind::kDdp)) {
     for (const auto& [flag, set] :
-         {std::pair{"--ddp-impl " + o.ddp_impl, o.ddp_impl != RunRequest{}.ddp_impl},
+         {std::pair{"--ddp-impl " + o.ddp_impl, o.ddp_impl != requests::RunRequest{}.ddp_impl},
           std::pair{std::string("--static-graph"), o.static_graph},
           std::pair{std::string("--gradient-as-bucket-view"), o.gradient_as_bucket_view}}) {
       if (set) {
@@ -92,7 +92,7 @@ void check_c10d_options(const RunRequest& o, const training::RunSetup& s) {
 // rank's gradients as the rank does (Note [Mixed precision judged against its own reference] in
 // docs/ARCHITECTURE.md); free-running, against the drift Note [Mixed precision free-running]
 // measures; --bisect's float64 re-run drops autocast (Note [Bisect under autocast]).
-void check_amp(const RunRequest& o, const training::RunSetup& s) {
+void check_amp(const requests::RunRequest& o, const training::RunSetup& s) {
   const scenarios::AmpKind amp = s.spec->amp;
   // The GradScaler's settings without a GradScaler change nothing, yet were recorded.
   if (amp != scenarios::AmpKind::kFp16) {
@@ -125,7 +125,7 @@ void check_amp(const RunRequest& o, const training::RunSetup& s) {
 // Gradient accumulation: A micro-steps per optimizer step in dp, ddp and zero, judged against
 // single trained on the whole A x B batch at once. That equality needs equal micro-batches of a
 // loss that is a mean of per-sample terms (the scaled micro-losses then sum to the global mean).
-void resolve_accumulation(const RunRequest& o, training::RunSetup& s) {
+void resolve_accumulation(const requests::RunRequest& o, training::RunSetup& s) {
   s.accumulation_steps =
       o.accumulation_steps > 0 ? o.accumulation_steps : s.spec->accumulation_steps;
   s.no_sync = o.no_sync;
@@ -159,7 +159,7 @@ void resolve_accumulation(const RunRequest& o, training::RunSetup& s) {
 }
 
 // The zero mode's stage (ZeRO stages 1, 2 and 3).
-void resolve_zero(const RunRequest& o, training::RunSetup& s) {
+void resolve_zero(const requests::RunRequest& o, training::RunSetup& s) {
   const bool zero = s.has_mode(modes::ModeKind::kZero);
   if (o.zero_stage > 0 && !zero) {
     throw InputError(
@@ -198,7 +198,7 @@ void resolve_zero(const RunRequest& o, training::RunSetup& s) {
 }
 
 // The DDP engine's settings: the engine, its buckets, its hook, its buffer and graph options.
-void resolve_ddp(const RunRequest& o, training::RunSetup& s) {
+void resolve_ddp(const requests::RunRequest& o, training::RunSetup& s) {
   s.ddp.impl = modes::ddp::parse_ddp_impl(o.ddp_impl);
   check_c10d_options(o, s);
   s.ddp.reducer.limits.bucket_cap_bytes = checked_bucket_bytes("--bucket-cap-mb", o.bucket_cap_mb);

@@ -8,9 +8,9 @@
 
 namespace ddpbench::run {
 
-void resolve_ddp(const RunRequest& o, training::RunSetup& s);
-void resolve_accumulation(const RunRequest& o, training::RunSetup& s);
-void check_amp(const RunRequest& o, const training::RunSetup& s);
-void resolve_zero(const RunRequest& o, training::RunSetup& s);
+void resolve_ddp(const requests::RunRequest& o, training::RunSetup& s);
+void resolve_accumulation(const requests::RunRequest& o, training::RunSetup& s);
+void check_amp(const requests::RunRequest& o, const training::RunSetup& s);
+void resolve_zero(const requests::RunRequest& o, training::RunSetup& s);
 
 }  // namespace ddpbench::run

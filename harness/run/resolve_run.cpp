@@ -76,7 +76,7 @@ void check_data_dir(const std::string& dir) {
 // --threads 100000 grew past 1,900 threads without a word.
 constexpr int64_t kMaxThreads = 256;
 
-void check_oversubscription(const RunRequest& o, int64_t world_size, int64_t cores,
+void check_oversubscription(const requests::RunRequest& o, int64_t world_size, int64_t cores,
                             bool self_launched) {
   if (self_launched) check_rank_count(world_size, cores, o.oversubscribe);
   if (o.threads > kMaxThreads) {
@@ -107,7 +107,7 @@ void check_temp_dir() {
 
 // Checkpoints are taken from, and resumes continue, the checked training: the perf phase trains
 // a fresh model for timing only. The file itself is read by prepare_run (run/resume.h).
-void check_checkpoint_flags(const RunRequest& o) {
+void check_checkpoint_flags(const requests::RunRequest& o) {
   if (o.perf_only && (o.checkpoint_every > 0 || !o.resume.empty())) {
     throw InputError(
         fmt::format("{} works on the checked training, which --perf-only skips: drop --perf-only",
@@ -128,7 +128,7 @@ void check_checkpoint_flags(const RunRequest& o) {
 // The scenario as configured (a built-in, a file, KEY VALUE overrides), with --model, --data and
 // synthetic data applied.
 std::shared_ptr<const scenarios::ScenarioSpec> resolve_scenario(
-    const RunRequest& o, const scenarios::ScenarioRegistry& registry) {
+    const requests::RunRequest& o, const scenarios::ScenarioRegistry& registry) {
   // --model and --data set MODEL.FILE and DATA.FILE, which a scenario file may set too.
   scenarios::ScenarioSpec spec = scenarios::configure_scenario(registry, scenario_source(o));
   const std::string model_file = spec.model_file;
@@ -138,13 +138,14 @@ std::shared_ptr<const scenarios::ScenarioSpec> resolve_scenario(
     throw InputError(fmt::format("{} and --data-dir both name the training data: pass one of them",
                                  data_file.empty() ? "--input-shape" : "--data"));
   }
-  if (!data_file.empty()) spec = with_data_file(std::move(spec), data_file);
-  if (spec.synthetic.requested()) spec = with_synthetic_data(std::move(spec));
+  if (!data_file.empty()) spec = inputs::with_data_file(std::move(spec), data_file);
+  if (spec.synthetic.requested()) spec = inputs::with_synthetic_data(std::move(spec));
   return std::make_shared<const scenarios::ScenarioSpec>(std::move(spec));
 }
 
 // The world, its modes and the plan: steps, batch, seed, dtype, the sampler, the data folder.
-void resolve_plan(const RunRequest& o, std::optional<int64_t> world_size, training::RunSetup& s) {
+void resolve_plan(const requests::RunRequest& o, std::optional<int64_t> world_size,
+                  training::RunSetup& s) {
   s.world_size = world_size.value_or(o.world_size);
   s.modes = resolve_modes(o.modes, s.world_size);
   s.steps = o.steps > 0 ? o.steps : s.spec->steps;
@@ -172,7 +173,7 @@ void resolve_plan(const RunRequest& o, std::optional<int64_t> world_size, traini
 }
 
 // This machine's part: threads, the backend, the rendezvous address, the device.
-void resolve_machine(const RunRequest& o, std::optional<int64_t> world_size,
+void resolve_machine(const requests::RunRequest& o, std::optional<int64_t> world_size,
                      training::RunSetup& s) {
   const int64_t cores = machine_cores();
   check_oversubscription(o, s.world_size, cores, !world_size.has_value());
@@ -229,7 +230,7 @@ void resolve_machine(const RunRequest& o, std::optional<int64_t> world_size,
   }
 }
 
-void resolve_comparison(const RunRequest& o, training::RunSetup& s) {
+void resolve_comparison(const requests::RunRequest& o, training::RunSetup& s) {
   // float64 exposes algorithmic errors over many free-running steps; below it, deep networks'
   // trajectories separate by rounding within a few steps, so each step is judged from the same
   // state instead. Lockstep judges each step from the exact reference's state: with single every
@@ -239,20 +240,21 @@ void resolve_comparison(const RunRequest& o, training::RunSetup& s) {
   // not quietly dropped.
   const bool pair = s.has_mode(modes::ModeKind::kDdp) && s.has_mode(modes::ModeKind::kZero);
   const bool comparable = s.has_mode(modes::ModeKind::kSingle) || pair;
-  if (o.comparison == ComparisonChoice::kLockstep && !comparable) {
+  if (o.comparison == requests::ComparisonChoice::kLockstep && !comparable) {
     throw InputError(
         "--comparison lockstep starts every step of a judged mode from its reference's state: "
         "add single to --modes (or judge ddp and zero against each other: --modes ddp,zero), or "
         "drop --comparison");
   }
   s.lockstep =
-      comparable && (o.comparison == ComparisonChoice::kLockstep ||
-                     (o.comparison == ComparisonChoice::kAuto && s.context.dtype != at::kDouble));
+      comparable &&
+      (o.comparison == requests::ComparisonChoice::kLockstep ||
+       (o.comparison == requests::ComparisonChoice::kAuto && s.context.dtype != at::kDouble));
 }
 
 // The phases and what runs around them: check and perf steps, warm-up, --bisect, checkpoints,
 // the progress line and the outputs.
-void resolve_phases(const RunRequest& o, training::RunSetup& s) {
+void resolve_phases(const requests::RunRequest& o, training::RunSetup& s) {
   if (o.check_only && o.perf_only) {
     throw InputError("--check-only and --perf-only exclude each other: pass at most one");
   }
@@ -304,15 +306,16 @@ std::optional<modes::GradRecordKind> grad_check_of(const std::string& name) {
 
 }  // namespace
 
-scenarios::ScenarioSource scenario_source(const RunRequest& request) {
+scenarios::ScenarioSource scenario_source(const requests::RunRequest& request) {
   scenarios::ScenarioSource source{request.scenario, request.config, request.overrides, {}};
-  for (const KeyFlag& f : key_flags(request)) {
+  for (const requests::KeyFlag& f : requests::key_flags(request)) {
     if (!f.value.empty()) source.flags.push_back({f.flag, f.key, f.value});
   }
   return source;
 }
 
-training::RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioRegistry& registry,
+training::RunSetup resolve_run(const requests::RunRequest& o,
+                               const scenarios::ScenarioRegistry& registry,
                                std::optional<int64_t> world_size) {
   training::RunSetup s;
   s.spec = resolve_scenario(o, registry);
@@ -323,7 +326,7 @@ training::RunSetup resolve_run(const RunRequest& o, const scenarios::ScenarioReg
   s.grad_check = grad_check_of(o.grad_check);
   resolve_comparison(o, s);
   s.sync_bn = o.sync_bn || s.spec->sync_bn;
-  s.recorded_options = recorded_options(o);
+  s.recorded_options = requests::recorded_options(o);
   resolve_accumulation(o, s);
   check_amp(o, s);
   resolve_zero(o, s);

@@ -16,10 +16,10 @@
 namespace ddpbench::run {
 
 // The scenario the request names: --scenario, or --config, and the KEY VALUE overrides.
-scenarios::ScenarioSource scenario_source(const RunRequest& request);
+scenarios::ScenarioSource scenario_source(const requests::RunRequest& request);
 
 // `world_size` overrides the request's when an external launcher fixed it.
-training::RunSetup resolve_run(const RunRequest& request,
+training::RunSetup resolve_run(const requests::RunRequest& request,
                                const scenarios::ScenarioRegistry& registry,
                                std::optional<int64_t> world_size);
 

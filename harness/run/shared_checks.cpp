@@ -51,7 +51,7 @@ void check_rank_count(int64_t world_size, int64_t cores, bool oversubscribe) {
 
 int64_t machine_cores() { return std::max<int64_t>(1, std::thread::hardware_concurrency()); }
 
-int64_t threads_per_process(const RunRequest& request, int64_t world_size) {
+int64_t threads_per_process(const requests::RunRequest& request, int64_t world_size) {
   return request.threads > 0
              ? request.threads
              : std::max<int64_t>(1, machine_cores() / std::max<int64_t>(1, world_size));

@@ -20,6 +20,6 @@ void check_rank_count(int64_t world_size, int64_t cores, bool oversubscribe);
 int64_t machine_cores();
 
 // Intra-op threads per process: --threads, or the cores shared out over the ranks.
-int64_t threads_per_process(const RunRequest& request, int64_t world_size);
+int64_t threads_per_process(const requests::RunRequest& request, int64_t world_size);
 
 }  // namespace ddpbench::run

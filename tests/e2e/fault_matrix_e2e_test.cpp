@@ -106,7 +106,7 @@ std::vector<std::string> row_args(const FaultRow& row, unsigned subset) {
 // "" when the CLI's parse and the run's resolution accept the cell, else the refusal's line.
 std::string refusal(const std::vector<std::string>& args) {
   CLI::App app;
-  run::RunRequest request;
+  requests::RunRequest request;
   cli::add_run_flags(*app.add_subcommand("run"), request);
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them reversed
   try {

@@ -6,7 +6,7 @@
 // It execs the binary instead (run_process) when the server cannot be started or reached, when it
 // refuses the request (an environment a library reads while loading differs from the server's),
 // or when DDPBENCH_TEST_START=exec: the switch to measure the suite both ways or to rule the
-// server out. Tests of start-up and of signals sent to the run run the binary by exec directly
+// server out. Tests of start-up, and of signals a shell sends to a run, exec the binary directly
 // (Note [Tests fork ddpbench]).
 #pragma once
 

@@ -16,9 +16,9 @@
 namespace ddpbench::cli {
 namespace {
 
-run::RunRequest parse(const std::vector<std::string>& args) {
+requests::RunRequest parse(const std::vector<std::string>& args) {
   CLI::App app;
-  run::RunRequest parsed;
+  requests::RunRequest parsed;
   add_run_flags(*app.add_subcommand("run"), parsed);
   std::vector<std::string> reversed(args.rbegin(), args.rend() - 1);  // CLI11 wants argv[0] gone
   app.parse(reversed);
@@ -28,11 +28,11 @@ run::RunRequest parse(const std::vector<std::string>& args) {
 // Sets every row's field to a value other than a fresh request's, within the row's check (the
 // scenario file aside: --config excludes --scenario, and is set in a request of its own).
 struct SetEveryRow {
-  run::RunRequest& r;
+  requests::RunRequest& r;
 
   template <typename T>
-  void operator()(run::RunOption&& row, T& field) {
-    using Kind = run::OptionCheck::Kind;
+  void operator()(requests::RunOption&& row, T& field) {
+    using Kind = requests::OptionCheck::Kind;
     if (row.flag == "--config") return;
     if (row.given) r.*row.given = true;
     if constexpr (std::is_same_v<T, bool>) {
@@ -49,12 +49,12 @@ struct SetEveryRow {
       field =
           row.check.kind == Kind::kChoices ? row.check.choices.back() : "/tmp/a dir/x " + row.flag;
     } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
-      field = run::is_positional(row) ? std::vector<std::string>{"TRAIN.SEED", "-1"}
-                                      : std::vector<std::string>{"single", "ddp"};
-    } else if constexpr (std::is_same_v<T, run::DeviceChoice>) {
-      field = run::DeviceChoice::kCpu;
+      field = requests::is_positional(row) ? std::vector<std::string>{"TRAIN.SEED", "-1"}
+                                           : std::vector<std::string>{"single", "ddp"};
+    } else if constexpr (std::is_same_v<T, requests::DeviceChoice>) {
+      field = requests::DeviceChoice::kCpu;
     } else {
-      field = run::ComparisonChoice::kFree;
+      field = requests::ComparisonChoice::kFree;
     }
   }
 };
@@ -64,7 +64,7 @@ struct RowTexts {
   std::vector<std::string>& out;
 
   template <typename T>
-  void operator()(run::RunOption&& row, const T& field) {
+  void operator()(requests::RunOption&& row, const T& field) {
     std::string text = row.flag + "=";
     if constexpr (std::is_same_v<T, std::vector<std::string>>) {
       for (const std::string& e : field) text += e + "|";
@@ -79,36 +79,36 @@ struct RowTexts {
   }
 };
 
-std::vector<std::string> row_texts(const run::RunRequest& r) {
+std::vector<std::string> row_texts(const requests::RunRequest& r) {
   std::vector<std::string> out;
   RowTexts texts{out};
-  run::run_options(texts, r);
+  requests::run_options(texts, r);
   out.push_back(
       fmt::format("gpus given {}, bucket cap given {}", r.world_size_given, r.bucket_cap_given));
   return out;
 }
 
 TEST(RunFlags, CommandLineRoundTripsEveryRow) {
-  run::RunRequest r;
+  requests::RunRequest r;
   SetEveryRow set{r};
-  run::run_options(set, r);
+  requests::run_options(set, r);
   r.check_only = false;  // --check-only and --perf-only are refused together later, not here
   const std::vector<std::string> before = row_texts(r);
-  EXPECT_EQ(row_texts(parse(run::command_line(r))), before);
-  EXPECT_NE(before, row_texts(run::RunRequest{})) << "every row was set";
+  EXPECT_EQ(row_texts(parse(requests::command_line(r))), before);
+  EXPECT_NE(before, row_texts(requests::RunRequest{})) << "every row was set";
 
-  run::RunRequest other;
+  requests::RunRequest other;
   other.perf_only = true;
   other.world_size_given = true;  // --gpus is written always: a child runs the parent's K, given
-  EXPECT_EQ(row_texts(parse(run::command_line(other))), row_texts(other));
+  EXPECT_EQ(row_texts(parse(requests::command_line(other))), row_texts(other));
 }
 
 // The flags of the rows written always.
 struct AlwaysWritten {
   std::vector<std::string>& out;
   template <typename T>
-  void operator()(run::RunOption&& row, const T&) {
-    if (row.write_back == run::WriteBack::kAlways) out.push_back(run::primary_flag(row));
+  void operator()(requests::RunOption&& row, const T&) {
+    if (row.write_back == requests::WriteBack::kAlways) out.push_back(requests::primary_flag(row));
   }
 };
 
@@ -116,9 +116,9 @@ struct AlwaysWritten {
 TEST(RunFlags, UnsetFieldsAreNotWritten) {
   std::vector<std::string> always;
   AlwaysWritten collect{always};
-  const run::RunRequest fresh;
-  run::run_options(collect, fresh);
-  const std::vector<std::string> args = run::command_line(run::RunRequest{});
+  const requests::RunRequest fresh;
+  requests::run_options(collect, fresh);
+  const std::vector<std::string> args = requests::command_line(requests::RunRequest{});
   ASSERT_GE(args.size(), 4u);
   EXPECT_EQ(args[0], "ddpbench");
   EXPECT_EQ(args[1], "run");
@@ -136,23 +136,24 @@ TEST(RunFlags, UnsetFieldsAreNotWritten) {
 // --config and the KEY VALUE overrides reach the child as they were given (a spawned point that
 // lost them would train the built-in), even an override whose value starts with '-'.
 TEST(RunFlags, ScenarioFileAndOverridesRoundTrip) {
-  run::RunRequest r;
+  requests::RunRequest r;
   r.config = "/tmp/my scenario.yaml";
   r.overrides = {"TRAIN.SEED", "-1", "OPTIM.BASE_LR", "0.5"};
   r.modes = {"single", "ddp"};
-  const std::vector<std::string> args = run::command_line(r);
+  const std::vector<std::string> args = requests::command_line(r);
   EXPECT_EQ(std::find(args.begin(), args.end(), "--scenario"), args.end())
       << "--config names its base; --scenario beside it is refused";
-  const run::RunRequest back = parse(args);
+  const requests::RunRequest back = parse(args);
   EXPECT_EQ(back.config, r.config);
   EXPECT_EQ(back.overrides, r.overrides);
   EXPECT_EQ(back.modes, r.modes);
-  EXPECT_TRUE(run::command_line(run::RunRequest{}).back() != "--") << "no overrides, no separator";
+  EXPECT_TRUE(requests::command_line(requests::RunRequest{}).back() != "--")
+      << "no overrides, no separator";
 }
 
 // The overrides follow the flags: a list flag takes one word, so they are not read as modes.
 TEST(RunFlags, OverridesAfterListFlagsStayOverrides) {
-  const run::RunRequest r =
+  const requests::RunRequest r =
       parse({"ddpbench", "run", "--modes", "single,ddp", "TRAIN.STEPS", "2", "--steps", "3"});
   EXPECT_EQ(r.modes, (std::vector<std::string>{"single", "ddp"}));
   EXPECT_EQ(r.overrides, (std::vector<std::string>{"TRAIN.STEPS", "2"}));
@@ -164,11 +165,12 @@ TEST(RunFlags, OverridesAfterListFlagsStayOverrides) {
 // --backend's choices and help come from comm/'s backend table (through requests/flag_choices.h):
 // every backend is accepted, one the table lacks is refused, and the help names them all.
 TEST(RunFlags, BackendChoicesComeFromTheBackendTable) {
-  const std::vector<std::string> backends = run::backend_choices();
+  const std::vector<std::string> backends = requests::backend_choices();
   ASSERT_FALSE(backends.empty());
   for (const std::string& b : backends) {
     EXPECT_EQ(parse({"ddpbench", "run", "--backend", b}).backend, b);
-    EXPECT_NE(run::backend_help().find(b + " ("), std::string::npos) << run::backend_help();
+    EXPECT_NE(requests::backend_help().find(b + " ("), std::string::npos)
+        << requests::backend_help();
   }
   EXPECT_THROW(parse({"ddpbench", "run", "--backend", "ucc"}), CLI::ValidationError);
   EXPECT_EQ(parse({"ddpbench", "run"}).backend, "") << "no --backend: the table's default";

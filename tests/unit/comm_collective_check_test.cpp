@@ -8,9 +8,9 @@
 #include <mutex>
 
 #include "comm/collective_check.h"
-#include "errors.h"
 #include "comm_sweep/comm_plan.h"
 #include "comm_sweep/comm_sweep.h"
+#include "errors.h"
 #include "support/thread_world.h"
 
 namespace ddpbench::comm {
@@ -91,8 +91,8 @@ TEST(CommCheck, CountsExactlyTheWrongElements) {
   }
 }
 
-run::CommPlan small_plan() {
-  run::CommPlan plan;
+comm_sweep::CommPlan small_plan() {
+  comm_sweep::CommPlan plan;
   plan.sizes = {8, 4096, 65536};
   plan.collectives = all_collectives();
   plan.iters = 2;
@@ -103,11 +103,11 @@ run::CommPlan small_plan() {
 
 // A real gloo world (ranks as threads): every row is exact, and every rank returns the same rows.
 TEST(CommSweep, GlooRowsAreExactAndAgreeOnEveryRank) {
-  const run::CommPlan plan = small_plan();
+  const comm_sweep::CommPlan plan = small_plan();
   std::mutex mu;
   std::vector<std::vector<reports::CommRow>> per_rank(2);
   testing::run_ranks(2, [&](Communicator& comm) {
-    auto rows = run::run_comm_sweep(comm, plan, c10::Device(c10::kCPU), {});
+    auto rows = comm_sweep::run_comm_sweep(comm, plan, c10::Device(c10::kCPU), {});
     std::lock_guard<std::mutex> lock(mu);
     per_rank[static_cast<size_t>(comm.rank())] = std::move(rows);
   });
@@ -124,13 +124,13 @@ TEST(CommSweep, GlooRowsAreExactAndAgreeOnEveryRank) {
 // shm has no reduce-scatter of its own (an shm allreduce of which each rank keeps its block): its
 // rows say so, and only that collective's.
 TEST(CommSweep, ShmMarksItsReduceScatterEmulated) {
-  run::CommPlan plan = small_plan();
+  comm_sweep::CommPlan plan = small_plan();
   plan.backend = Backend::kShm;
   std::vector<reports::CommRow> rows;
   testing::run_ranks(
       2,
       [&](Communicator& comm) {
-        auto mine = run::run_comm_sweep(comm, plan, c10::Device(c10::kCPU), {});
+        auto mine = comm_sweep::run_comm_sweep(comm, plan, c10::Device(c10::kCPU), {});
         if (comm.rank() == 0) rows = std::move(mine);
       },
       Backend::kShm);
@@ -143,11 +143,11 @@ TEST(CommSweep, ShmMarksItsReduceScatterEmulated) {
 // --inject-fault corrupt:rank=1,collective=reduce_scatter: one element per row of that
 // collective, on rank 1 only, is counted — and nothing else.
 TEST(CommSweep, ACorruptedElementOnOneRankIsCounted) {
-  run::CommPlan plan = small_plan();
-  plan.fault = run::CommFault{1, Collective::kReduceScatter};
+  comm_sweep::CommPlan plan = small_plan();
+  plan.fault = comm_sweep::CommFault{1, Collective::kReduceScatter};
   std::vector<reports::CommRow> rows;
   testing::run_ranks(2, [&](Communicator& comm) {
-    auto mine = run::run_comm_sweep(comm, plan, c10::Device(c10::kCPU), {});
+    auto mine = comm_sweep::run_comm_sweep(comm, plan, c10::Device(c10::kCPU), {});
     if (comm.rank() == 0) rows = std::move(mine);
   });
   ASSERT_FALSE(rows.empty());
@@ -158,43 +158,43 @@ TEST(CommSweep, ACorruptedElementOnOneRankIsCounted) {
 
 TEST(CommRows, SurviveTheTripToTheParent) {
   reports::CommRow r{"allgather", 4096, 512, "float32", 12.5, 0.3, 0.15, 3, true};
-  const auto back = run::decode_comm_rows(run::encode_comm_rows({r, r}));
+  const auto back = comm_sweep::decode_comm_rows(comm_sweep::encode_comm_rows({r, r}));
   ASSERT_EQ(back.size(), 2u);
   EXPECT_EQ(back[1].collective, "allgather");
   EXPECT_EQ(back[1].count, 512);
   EXPECT_EQ(back[1].time_us, 12.5);
   EXPECT_EQ(back[1].wrong, 3);
   EXPECT_TRUE(back[1].emulated);
-  EXPECT_THROW(run::decode_comm_rows("allgather 12 x\n"), WorkerFailure);
+  EXPECT_THROW(comm_sweep::decode_comm_rows("allgather 12 x\n"), WorkerFailure);
 }
 
 TEST(CommPlan, ParsesSizesWithBinarySuffixes) {
-  EXPECT_EQ(run::parse_byte_size("8", "--min-bytes"), 8);
-  EXPECT_EQ(run::parse_byte_size("64K", "--min-bytes"), 65536);
-  EXPECT_EQ(run::parse_byte_size("44.7M", "--max-bytes"), 46871347);
-  EXPECT_EQ(run::parse_byte_size("1G", "--max-bytes"), int64_t{1} << 30);
+  EXPECT_EQ(comm_sweep::parse_byte_size("8", "--min-bytes"), 8);
+  EXPECT_EQ(comm_sweep::parse_byte_size("64K", "--min-bytes"), 65536);
+  EXPECT_EQ(comm_sweep::parse_byte_size("44.7M", "--max-bytes"), 46871347);
+  EXPECT_EQ(comm_sweep::parse_byte_size("1G", "--max-bytes"), int64_t{1} << 30);
   for (const char* bad : {"", "x", "1.2.3M", "M", "-8", "0", "0.5", "3G", "8 K", "8KB"}) {
-    EXPECT_THROW(run::parse_byte_size(bad, "--max-bytes"), InputError) << bad;
+    EXPECT_THROW(comm_sweep::parse_byte_size(bad, "--max-bytes"), InputError) << bad;
   }
 }
 
 TEST(CommPlan, SweepsFromMinByFactorUpToMax) {
-  run::CommRequest r;
+  requests::CommRequest r;
   r.min_bytes = "8";
   r.max_bytes = "100";
   r.step_factor = 3;
-  r.device = run::DeviceChoice::kCpu;
-  const run::CommPlan plan = run::resolve_comm(r, std::nullopt);
+  r.device = requests::DeviceChoice::kCpu;
+  const comm_sweep::CommPlan plan = comm_sweep::resolve_comm(r, std::nullopt);
   EXPECT_EQ(plan.sizes, (std::vector<int64_t>{8, 24, 72}));
   r.min_bytes = "1K";
-  EXPECT_THROW(run::resolve_comm(r, std::nullopt), InputError);  // min above max
+  EXPECT_THROW(comm_sweep::resolve_comm(r, std::nullopt), InputError);  // min above max
   r.min_bytes = "8";
   r.inject_fault = "corrupt:rank=2";  // world of 2
-  EXPECT_THROW(run::resolve_comm(r, std::nullopt), InputError);
+  EXPECT_THROW(comm_sweep::resolve_comm(r, std::nullopt), InputError);
   r.inject_fault = "corrupt:rank=1,collective=allgather";
-  EXPECT_EQ(run::resolve_comm(r, std::nullopt).fault->collective, Collective::kAllgather);
+  EXPECT_EQ(comm_sweep::resolve_comm(r, std::nullopt).fault->collective, Collective::kAllgather);
   r.collectives = {"allreduce", "alltoall"};
-  EXPECT_THROW(run::resolve_comm(r, std::nullopt), InputError);
+  EXPECT_THROW(comm_sweep::resolve_comm(r, std::nullopt), InputError);
 }
 
 }  // namespace

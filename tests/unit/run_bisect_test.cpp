@@ -14,7 +14,7 @@ namespace ddpbench::run {
 namespace {
 
 TEST(Bisect, TwinIsTheSameRunInFloat64CheckedTheSameWay) {
-  RunRequest r;
+  requests::RunRequest r;
   r.scenario = "cifar_resnet18";
   r.world_size = 4;
   r.steps = 7;
@@ -22,9 +22,9 @@ TEST(Bisect, TwinIsTheSameRunInFloat64CheckedTheSameWay) {
   r.inject_fault = "grad:rank=1,step=2,eps=1e-3";
   r.export_batches = true;
   r.bisect = true;
-  const RunRequest twin = float64_twin(r, /*lockstep=*/true, "/tmp/x");
+  const requests::RunRequest twin = float64_twin(r, /*lockstep=*/true, "/tmp/x");
   EXPECT_EQ(twin.dtype, "float64");
-  EXPECT_EQ(twin.comparison, ComparisonChoice::kLockstep);
+  EXPECT_EQ(twin.comparison, requests::ComparisonChoice::kLockstep);
   EXPECT_TRUE(twin.check_only);
   EXPECT_FALSE(twin.bisect);
   EXPECT_FALSE(twin.export_batches);
@@ -33,7 +33,7 @@ TEST(Bisect, TwinIsTheSameRunInFloat64CheckedTheSameWay) {
   EXPECT_EQ(twin.steps, 7);
   EXPECT_EQ(twin.batch_size, 24);
   EXPECT_EQ(twin.inject_fault, r.inject_fault);
-  EXPECT_EQ(float64_twin(r, false, "/tmp/x").comparison, ComparisonChoice::kFree);
+  EXPECT_EQ(float64_twin(r, false, "/tmp/x").comparison, requests::ComparisonChoice::kFree);
 }
 
 reports::ModeResult failing(reports::Mode mode) {
@@ -168,11 +168,11 @@ TEST(Bisect, OnlyAFloat64RunThatComparedGradientsAndFailedNothingCounts) {
 // settings, and a difference that vanishes there is said to come with mixed precision and stays a
 // failure.
 TEST(Bisect, UnderAutocastTheTwinDropsItAndAVanishingFailureStands) {
-  RunRequest r;
+  requests::RunRequest r;
   r.amp = "fp16";
   r.grad_scaler_init = "1024";
   r.growth_interval = "3";
-  const RunRequest twin = float64_twin(r, /*lockstep=*/false, "/tmp/x");
+  const requests::RunRequest twin = float64_twin(r, /*lockstep=*/false, "/tmp/x");
   EXPECT_EQ(twin.amp, "off");
   EXPECT_TRUE(twin.grad_scaler_init.empty());
   EXPECT_TRUE(twin.growth_interval.empty());

@@ -11,7 +11,7 @@ namespace {
 const std::vector<std::string> kEveryMode = {"single", "dp", "ddp"};
 
 TEST(DefaultComparison, ABareRunComparesEveryModeOnTwoCpuRanksWithoutAGpu) {
-  const RunRequest r = with_default_comparison(RunRequest{}, 0);
+  const requests::RunRequest r = with_default_comparison(requests::RunRequest{}, 0);
   EXPECT_EQ(r.modes, kEveryMode);
   EXPECT_EQ(r.world_size, kDefaultCpuRanks);
   EXPECT_EQ(kDefaultCpuRanks, 2);
@@ -19,38 +19,38 @@ TEST(DefaultComparison, ABareRunComparesEveryModeOnTwoCpuRanksWithoutAGpu) {
 }
 
 TEST(DefaultComparison, ABareRunUsesEveryVisibleGpuAndTheCpuWhenAskedTo) {
-  EXPECT_EQ(with_default_comparison(RunRequest{}, 8).world_size, 8);
-  EXPECT_EQ(with_default_comparison(RunRequest{}, 1).world_size, 1);
-  RunRequest cpu;
-  cpu.device = run::DeviceChoice::kCpu;
+  EXPECT_EQ(with_default_comparison(requests::RunRequest{}, 8).world_size, 8);
+  EXPECT_EQ(with_default_comparison(requests::RunRequest{}, 1).world_size, 1);
+  requests::RunRequest cpu;
+  cpu.device = requests::DeviceChoice::kCpu;
   EXPECT_EQ(with_default_comparison(cpu, 8).world_size, kDefaultCpuRanks);
   EXPECT_EQ(with_default_comparison(cpu, 8).modes, kEveryMode);
 }
 
 // The README's first command must reach its verdict in minutes on a 2-core machine.
 TEST(DefaultComparison, ABareCpuRunTrainsAFewStepsUnlessTold) {
-  EXPECT_EQ(with_default_comparison(RunRequest{}, 0).max_default_steps, kBareCpuSteps);
-  EXPECT_EQ(with_default_comparison(RunRequest{}, 8).max_default_steps, kBareCpuSteps)
+  EXPECT_EQ(with_default_comparison(requests::RunRequest{}, 0).max_default_steps, kBareCpuSteps);
+  EXPECT_EQ(with_default_comparison(requests::RunRequest{}, 8).max_default_steps, kBareCpuSteps)
       << "a spawned rank (which passes 0 devices) must train its parent's steps";
-  RunRequest steps;
+  requests::RunRequest steps;
   steps.steps = 7;
   EXPECT_EQ(with_default_comparison(steps, 0).max_default_steps, 0);
-  RunRequest file;
+  requests::RunRequest file;
   file.config = "my.yaml";
   EXPECT_EQ(with_default_comparison(file, 0).max_default_steps, 0)
       << "a scenario file's TRAIN.STEPS wins";
-  RunRequest keys;
+  requests::RunRequest keys;
   keys.overrides = {"TRAIN.STEPS", "5"};
   EXPECT_EQ(with_default_comparison(keys, 0).max_default_steps, 0);
 }
 
 TEST(DefaultComparison, ARequestNamingModesOrGpusKeepsItsMeaning) {
-  RunRequest modes;
+  requests::RunRequest modes;
   modes.modes = {"single"};
-  const RunRequest kept = with_default_comparison(modes, 4);
+  const requests::RunRequest kept = with_default_comparison(modes, 4);
   EXPECT_EQ(kept.modes, std::vector<std::string>{"single"});
   EXPECT_EQ(kept.world_size, 1);
-  RunRequest gpus;
+  requests::RunRequest gpus;
   gpus.world_size = 3;
   gpus.world_size_given = true;
   EXPECT_TRUE(with_default_comparison(gpus, 4).modes.empty());

@@ -31,13 +31,13 @@ TEST(DeviceChoice, AutoPicksCudaWhenUsableAndTheCpuOtherwise) {
   EXPECT_EQ(choose_device(machine(0)), DeviceKind::kCpu);
   EXPECT_EQ(choose_device(machine(1)), DeviceKind::kCuda);
   DeviceQuestion cpu = machine(8);
-  cpu.device = run::DeviceChoice::kCpu;
+  cpu.device = requests::DeviceChoice::kCpu;
   EXPECT_EQ(choose_device(cpu), DeviceKind::kCpu);
 }
 
 TEST(DeviceChoice, CudaWithoutADeviceIsRefusedWithTheReasonAndTheFix) {
   DeviceQuestion q = machine(0);
-  q.device = run::DeviceChoice::kCuda;
+  q.device = requests::DeviceChoice::kCuda;
   const std::string why = refusal(q);
   EXPECT_NE(why.find("--device cuda: no CUDA device (pretend)"), std::string::npos) << why;
   EXPECT_NE(why.find("--device cpu"), std::string::npos) << why;

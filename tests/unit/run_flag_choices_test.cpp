@@ -48,28 +48,28 @@ void expect_documented(const std::string& flag, const std::vector<std::string>& 
 }
 
 TEST(FlagChoices, TheCommandsPageListsWhatTheCodeTakes) {
-  expect_documented("--backend", backend_choices());
-  expect_documented("--ddp-impl", ddp_impl_choices());
-  expect_documented("--comm-hook", comm_hook_choices());
-  expect_documented("--grad-check", grad_check_choices());
+  expect_documented("--backend", requests::backend_choices());
+  expect_documented("--ddp-impl", requests::ddp_impl_choices());
+  expect_documented("--comm-hook", requests::comm_hook_choices());
+  expect_documented("--grad-check", requests::grad_check_choices());
 }
 
 TEST(FlagChoices, EveryChoiceParsesBackToItself) {
-  for (const std::string& name : backend_choices()) {
+  for (const std::string& name : requests::backend_choices()) {
     const auto backend = comm::parse_backend(name);
     ASSERT_TRUE(backend.has_value()) << name;
     EXPECT_EQ(comm::backend_name(*backend), name);
   }
-  for (const std::string& name : ddp_impl_choices()) {
+  for (const std::string& name : requests::ddp_impl_choices()) {
     EXPECT_EQ(modes::ddp::ddp_impl_name(modes::ddp::parse_ddp_impl(name)), name);
   }
-  for (const std::string& name : comm_hook_choices()) {
+  for (const std::string& name : requests::comm_hook_choices()) {
     EXPECT_EQ(modes::ddp::comm_hook_name(modes::ddp::parse_comm_hook(name)), name);
   }
-  EXPECT_EQ(backend_choices().front(), comm::backend_name(comm::default_backend()));
-  EXPECT_EQ(ddp_impl_choices().front(), "bucketed");
-  EXPECT_EQ(comm_hook_choices().front(), "allreduce");
-  EXPECT_EQ(grad_check_choices().front(), "auto");
+  EXPECT_EQ(requests::backend_choices().front(), comm::backend_name(comm::default_backend()));
+  EXPECT_EQ(requests::ddp_impl_choices().front(), "bucketed");
+  EXPECT_EQ(requests::comm_hook_choices().front(), "allreduce");
+  EXPECT_EQ(requests::grad_check_choices().front(), "auto");
   EXPECT_THROW(modes::ddp::parse_ddp_impl("warp"), std::exception);
   EXPECT_THROW(modes::ddp::parse_comm_hook("fp8"), std::exception);
 }

@@ -17,26 +17,26 @@ namespace ddpbench::run {
 namespace {
 
 struct RowCopies {
-  std::vector<RunOption>& out;
+  std::vector<requests::RunOption>& out;
   template <typename T>
-  void operator()(RunOption&& row, const T&) {
+  void operator()(requests::RunOption&& row, const T&) {
     out.push_back(std::move(row));
   }
 };
 
-std::vector<RunOption> rows() {
-  std::vector<RunOption> out;
+std::vector<requests::RunOption> rows() {
+  std::vector<requests::RunOption> out;
   RowCopies copy{out};
-  const RunRequest fresh;
-  run_options(copy, fresh);
+  const requests::RunRequest fresh;
+  requests::run_options(copy, fresh);
   return out;
 }
 
 TEST(RunOptions, EveryRowNamesAFieldOfTheReport) {
-  const std::vector<RunOption> all = rows();
+  const std::vector<requests::RunOption> all = rows();
   ASSERT_GT(all.size(), 60u);
-  for (const RunOption& row : all) {
-    if (row.report == kReportArgv || row.report == kReportOptions) continue;
+  for (const requests::RunOption& row : all) {
+    if (row.report == requests::kReportArgv || row.report == requests::kReportOptions) continue;
     EXPECT_TRUE(reports::config_field_affects(row.report).has_value())
         << row.flag << " is reported as '" << row.report << "', which report.json lacks";
   }
@@ -50,11 +50,11 @@ TEST(RunOptions, FlagsAreUniqueAndScenarioKeysExist) {
   std::set<std::string> flags;
   std::set<std::string> keys;
   for (const scenarios::ScenarioKey& k : scenarios::scenario_keys()) keys.insert(k.name);
-  for (const RunOption& row : rows()) {
-    EXPECT_TRUE(flags.insert(primary_flag(row)).second) << row.flag << " twice";
+  for (const requests::RunOption& row : rows()) {
+    EXPECT_TRUE(flags.insert(requests::primary_flag(row)).second) << row.flag << " twice";
     if (!row.scenario_key.empty()) EXPECT_EQ(keys.count(row.scenario_key), 1u) << row.flag;
   }
-  EXPECT_EQ(key_flags(RunRequest{}).size(), 11u);
+  EXPECT_EQ(requests::key_flags(requests::RunRequest{}).size(), 11u);
 }
 
 // Where a new option's value lands: written when it has elements, absent otherwise, read back.
@@ -68,7 +68,7 @@ TEST(RunOptions, ConfigOptionsAreWrittenOnlyWhenGiven) {
   const nlohmann::json given = reports::to_json(report);
   ASSERT_TRUE(given["config"].contains("options"));
   EXPECT_EQ(given["config"]["options"], nlohmann::json::array({"--new-option 3"}));
-  EXPECT_EQ(recorded_options(RunRequest{}), std::vector<std::string>{})
+  EXPECT_EQ(requests::recorded_options(requests::RunRequest{}), std::vector<std::string>{})
       << "no row is recorded only as given today";
 }
 
