@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -95,10 +96,15 @@ std::map<std::string, std::string> by_name(const std::vector<std::string>& env) 
   return m;
 }
 
-// Whether a child with environment `env` starts as an exec'd ddpbench would. LD_PRELOAD alone may
-// be missing from the request when the server has one: libstdcxx_first.cpp sets it by re-running
-// the server, as it would re-run an exec'd child, so the child gets the server's.
-bool starts_as_exec(std::vector<std::string>& env, const std::vector<std::string>& own) {
+// Whether a child with environment `env` starts as an exec'd ddpbench would, completing `env` with
+// what the server's own start-up added to its environment: an exec'd ddpbench's start-up adds the
+// same (comm/gloo_communicator.cpp sets TORCH_FR_BUFFER_SIZE before main where it is unset), and
+// libstdcxx_first.cpp's re-run sets LD_PRELOAD, which may be missing from the request.
+bool starts_as_exec(std::vector<std::string>& env, const std::vector<std::string>& own,
+                    const std::map<std::string, std::string>& added) {
+  for (const auto& [name, value] : added) {
+    if (by_name(env).count(name) == 0) env.push_back(name + "=" + value);
+  }
   const auto wanted = by_name(env);
   const auto mine = by_name(own);
   for (const auto* side : {&wanted, &mine}) {
@@ -116,6 +122,21 @@ bool starts_as_exec(std::vector<std::string>& env, const std::vector<std::string
     env.push_back("LD_PRELOAD=" + preload->second);
   }
   return true;
+}
+
+// What start-up (constructors before main) set in this process's environment: the variables whose
+// value differs from the one exec placed (/proc/self/environ).
+std::map<std::string, std::string> added_by_start_up(const std::vector<std::string>& own) {
+  std::ifstream in("/proc/self/environ", std::ios::binary);
+  std::vector<std::string> initial;
+  for (std::string e; std::getline(in, e, '\0');) initial.push_back(e);
+  const auto before = by_name(initial);
+  std::map<std::string, std::string> added;
+  for (const auto& [name, value] : by_name(own)) {
+    const auto b = before.find(name);
+    if (b == before.end() || b->second != value) added[name] = value;
+  }
+  return added;
 }
 
 // In the child: becomes what an exec of argv in the requester's place would have started, and
@@ -156,9 +177,10 @@ bool starts_as_exec(std::vector<std::string>& env, const std::vector<std::string
 
 struct Server {
   int listener = -1;
-  int child_exits = -1;              // signalfd for SIGCHLD
-  std::map<pid_t, int> waiting;      // child -> its requester's connection
-  std::vector<std::string> own_env;  // the environment the server started with
+  int child_exits = -1;                      // signalfd for SIGCHLD
+  std::map<pid_t, int> waiting;              // child -> its requester's connection
+  std::vector<std::string> own_env;          // the environment the server started with
+  std::map<std::string, std::string> added;  // what its start-up set there (added_by_start_up)
   ArgvArea area;
   ForkEntry entry = nullptr;
 };
@@ -170,7 +192,7 @@ void serve_one(Server& s, int connection) {
   timeval patience{5, 0};  // a requester that stalls mid-request does not stall the others
   setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &patience, sizeof patience);
   ForkRequest r;
-  if (!read_request(connection, r) || !starts_as_exec(r.env, s.own_env)) {
+  if (!read_request(connection, r) || !starts_as_exec(r.env, s.own_env, s.added)) {
     close_fds(r);
     answer(connection, -1);
     close(connection);
@@ -230,6 +252,7 @@ int serve_forks(ForkEntry entry, int argc, char** argv) {
   s.entry = entry;
   s.area = argv_area(argc, argv);
   for (char** e = environ; *e != nullptr; ++e) s.own_env.emplace_back(*e);
+  s.added = added_by_start_up(s.own_env);
   const std::string path = argv[2];
   signal(SIGPIPE, SIG_IGN);  // a requester that left; its child's status goes nowhere
   sigset_t chld;
