@@ -96,47 +96,43 @@ std::map<std::string, std::string> by_name(const std::vector<std::string>& env) 
   return m;
 }
 
-// Whether a child with environment `env` starts as an exec'd ddpbench would, completing `env` with
-// what the server's own start-up added to its environment: an exec'd ddpbench's start-up adds the
-// same (comm/gloo_communicator.cpp sets TORCH_FR_BUFFER_SIZE before main where it is unset), and
-// libstdcxx_first.cpp's re-run sets LD_PRELOAD, which may be missing from the request.
-bool starts_as_exec(std::vector<std::string>& env, const std::vector<std::string>& own,
-                    const std::map<std::string, std::string>& added) {
-  for (const auto& [name, value] : added) {
-    if (by_name(env).count(name) == 0) env.push_back(name + "=" + value);
+// Whether a child with environment `env` starts as an exec'd ddpbench would, once `env` is
+// completed with what the server's own start-up set (start_up_settings): an exec'd ddpbench's
+// start-up sets the same where the request leaves it unset.
+bool starts_as_exec(std::vector<std::string>& env, const std::map<std::string, std::string>& own,
+                    const std::map<std::string, std::string>& start_up) {
+  const auto given = by_name(env);
+  for (const auto& [name, value] : start_up) {
+    if (given.count(name) == 0) env.push_back(name + "=" + value);
   }
   const auto wanted = by_name(env);
-  const auto mine = by_name(own);
-  for (const auto* side : {&wanted, &mine}) {
+  for (const auto* side : {&wanted, &own}) {
     for (const auto& [name, value] : *side) {
       if (!read_while_loading(name)) continue;
       const auto w = wanted.find(name);
-      const auto m = mine.find(name);
-      if (w != wanted.end() && m != mine.end() && w->second == m->second) continue;
-      if (name == "LD_PRELOAD" && w == wanted.end()) continue;
-      return false;
+      const auto m = own.find(name);
+      if (w == wanted.end() || m == own.end() || w->second != m->second) return false;
     }
-  }
-  const auto preload = mine.find("LD_PRELOAD");
-  if (preload != mine.end() && wanted.count("LD_PRELOAD") == 0) {
-    env.push_back("LD_PRELOAD=" + preload->second);
   }
   return true;
 }
 
-// What start-up (constructors before main) set in this process's environment: the variables whose
-// value differs from the one exec placed (/proc/self/environ).
-std::map<std::string, std::string> added_by_start_up(const std::vector<std::string>& own) {
+// What start-up (before main) set in this process's environment: the variables whose value
+// differs from the one exec placed (/proc/self/environ), such as TORCH_FR_BUFFER_SIZE, which
+// comm/gloo_communicator.cpp sets under torch 2.x; and LD_PRELOAD, which libstdcxx_first.cpp sets
+// by re-running the process, so that exec placed it and only its presence tells.
+std::map<std::string, std::string> start_up_settings(
+    const std::map<std::string, std::string>& own) {
   std::ifstream in("/proc/self/environ", std::ios::binary);
   std::vector<std::string> initial;
   for (std::string e; std::getline(in, e, '\0');) initial.push_back(e);
   const auto before = by_name(initial);
-  std::map<std::string, std::string> added;
-  for (const auto& [name, value] : by_name(own)) {
+  std::map<std::string, std::string> set;
+  for (const auto& [name, value] : own) {
     const auto b = before.find(name);
-    if (b == before.end() || b->second != value) added[name] = value;
+    if (b == before.end() || b->second != value || name == "LD_PRELOAD") set[name] = value;
   }
-  return added;
+  return set;
 }
 
 // In the child: becomes what an exec of argv in the requester's place would have started, and
@@ -177,10 +173,10 @@ std::map<std::string, std::string> added_by_start_up(const std::vector<std::stri
 
 struct Server {
   int listener = -1;
-  int child_exits = -1;                      // signalfd for SIGCHLD
-  std::map<pid_t, int> waiting;              // child -> its requester's connection
-  std::vector<std::string> own_env;          // the environment the server started with
-  std::map<std::string, std::string> added;  // what its start-up set there (added_by_start_up)
+  int child_exits = -1;                         // signalfd for SIGCHLD
+  std::map<pid_t, int> waiting;                 // child -> its requester's connection
+  std::map<std::string, std::string> own_env;   // the server's environment, by name
+  std::map<std::string, std::string> start_up;  // what its start-up set there (start_up_settings)
   ArgvArea area;
   ForkEntry entry = nullptr;
 };
@@ -192,7 +188,7 @@ void serve_one(Server& s, int connection) {
   timeval patience{5, 0};  // a requester that stalls mid-request does not stall the others
   setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &patience, sizeof patience);
   ForkRequest r;
-  if (!read_request(connection, r) || !starts_as_exec(r.env, s.own_env, s.added)) {
+  if (!read_request(connection, r) || !starts_as_exec(r.env, s.own_env, s.start_up)) {
     close_fds(r);
     answer(connection, -1);
     close(connection);
@@ -251,8 +247,10 @@ int serve_forks(ForkEntry entry, int argc, char** argv) {
   Server s;
   s.entry = entry;
   s.area = argv_area(argc, argv);
-  for (char** e = environ; *e != nullptr; ++e) s.own_env.emplace_back(*e);
-  s.added = added_by_start_up(s.own_env);
+  std::vector<std::string> own;
+  for (char** e = environ; *e != nullptr; ++e) own.emplace_back(*e);
+  s.own_env = by_name(own);
+  s.start_up = start_up_settings(s.own_env);
   const std::string path = argv[2];
   signal(SIGPIPE, SIG_IGN);  // a requester that left; its child's status goes nowhere
   sigset_t chld;

@@ -83,6 +83,10 @@ class ChildEnd {
     return ended_;
   }
   void wait() {
+    if (socket_ < 0 && !lost_ && !ended_) {  // this process's own child: block as before
+      ended_ = waitpid(pid_, &status_, 0) == pid_;
+      return;
+    }
     while (!poll_ended()) {
       pollfd p{socket_, POLLIN, 0};
       poll(&p, socket_ >= 0 ? 1 : 0, 100);
