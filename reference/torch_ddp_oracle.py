@@ -14,8 +14,13 @@ torch.load reads it in 1.13 and, weights-only, in 2.6+) is a dict:
               torch.jit.load), "num_classes", "world_size",
               "steps", "loss": "mse"|"rmse"|"cross_entropy"|"bce_one_hot", "lr", "momentum",
               "dampening", "weight_decay", "nesterov", "dtype": "float32"|"float64",
-              "bucket_cap_mb", "broadcast_buffers"; optional: "optimizer": "sgd"|"adam",
-              "betas", "eps" (Adam), "clip_grad_norm" (clip_grad_norm_(max_norm) after backward,
+              "bucket_cap_mb", "broadcast_buffers"; optional: "optimizer": "sgd"|"adam"|"adamw",
+              "betas", "eps" (Adam, AdamW), "no_decay" (rules: "1d" or name substrings; the
+              parameters they match form a second group with weight_decay 0, nanoGPT's
+              configure_optimizers), "schedule": "constant"|"step"|"warmup_cosine" with
+              "step_size", "gamma" (torch's StepLR, stepped after each optimizer step) and
+              "warmup_steps", "decay_steps", "min_lr" (nanoGPT's get_lr(it) written into every
+              group before step it), "clip_grad_norm" (clip_grad_norm_(max_norm) after backward,
               0 = none); DDP's constructor arguments "find_unused_parameters", "static_graph",
               "gradient_as_bucket_view", "bucket_cap_given" (False: bucket_cap_mb is not passed,
               as a user who keeps the default), "first_bucket_mb" (dist._DEFAULT_FIRST_BUCKET_BYTES),

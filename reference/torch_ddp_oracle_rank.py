@@ -6,6 +6,7 @@ batches file and what each step does are described in torch_ddp_oracle.py."""
 import contextlib
 import datetime
 import gc
+import math
 
 import torch
 import torch.distributed as dist
@@ -72,11 +73,71 @@ def wrap_model(model, meta, world, single, fsdp):
     return ddp
 
 
-def make_optimizer(ddp, meta, zero):
-    """SGD or Adam with the run's settings, created after wrapping; under --zero inside
-    ZeroRedundancyOptimizer."""
-    if meta.get("optimizer", "sgd") == "adam":
-        opt_class = torch.optim.Adam
+def parameter_groups(model, meta):
+    """nanoGPT's configure_optimizers: the parameters a "no_decay" rule matches ("1d": fewer
+    than 2 dimensions; else a substring of the name) in a second group with weight decay 0;
+    without rules, every parameter in one group. An empty group is left out, as ddpbench does."""
+    rules = [str(r) for r in meta.get("no_decay", [])]
+    if not rules:
+        return list(model.parameters())
+    def quiet(name, p):
+        return any(p.dim() < 2 if r == "1d" else r in name for r in rules)
+    named = list(model.named_parameters())
+    decayed = [p for n, p in named if not quiet(n, p)]
+    undecayed = [p for n, p in named if quiet(n, p)]
+    groups = []
+    if decayed or not undecayed:
+        groups.append({"params": decayed})
+    if undecayed:
+        groups.append({"params": undecayed, "weight_decay": 0.0})
+    return groups
+
+
+def scheduled_lr(meta, step):
+    """The rate of optimizer step `step`, written as the recipes write it: nanoGPT's get_lr(it)
+    for warmup_cosine. StepLR is torch's own scheduler (StepLR.attach)."""
+    base = float(meta["lr"])
+    if meta.get("schedule", "constant") != "warmup_cosine":
+        return base
+    warmup, decay = int(meta["warmup_steps"]), int(meta["decay_steps"])
+    min_lr = float(meta["min_lr"])
+    if step < warmup:
+        return base * (step + 1) / (warmup + 1)
+    if step > decay:
+        return min_lr
+    decay_ratio = (step - warmup) / (decay - warmup)
+    coeff = 0.5 * (1.0 + math.cos(math.pi * decay_ratio))
+    return min_lr + coeff * (base - min_lr)
+
+
+class Schedule:
+    """Sets each group's rate before optimizer step s: torch.optim.lr_scheduler.StepLR stepped
+    after each optimizer step for "step", g['lr'] = get_lr(s) for "warmup_cosine" (nanoGPT)."""
+
+    def __init__(self, opt, meta):
+        self.opt, self.meta = opt, meta
+        self.kind = meta.get("schedule", "constant")
+        self.torch_scheduler = None
+        if self.kind == "step":
+            self.torch_scheduler = torch.optim.lr_scheduler.StepLR(
+                opt, step_size=int(meta["step_size"]), gamma=float(meta["gamma"]))
+
+    def before_step(self, s):
+        if self.kind == "warmup_cosine":
+            for g in self.opt.param_groups:
+                g["lr"] = scheduled_lr(self.meta, s)
+
+    def after_step(self):
+        if self.torch_scheduler is not None:
+            self.torch_scheduler.step()
+
+
+def make_optimizer(model, ddp, meta, zero):
+    """SGD, Adam or AdamW with the run's settings and parameter groups (of the unwrapped model's
+    names), created after wrapping; under --zero inside ZeroRedundancyOptimizer."""
+    kind = meta.get("optimizer", "sgd")
+    if kind in ("adam", "adamw"):
+        opt_class = torch.optim.Adam if kind == "adam" else torch.optim.AdamW
         opt_args = {"lr": float(meta["lr"]), "betas": tuple(float(b) for b in meta["betas"]),
                     "eps": float(meta["eps"]), "weight_decay": float(meta["weight_decay"])}
     else:
@@ -87,8 +148,9 @@ def make_optimizer(ddp, meta, zero):
                     "nesterov": bool(meta["nesterov"])}
     if zero:
         from torch.distributed.optim import ZeroRedundancyOptimizer
-        return ZeroRedundancyOptimizer(ddp.parameters(), optimizer_class=opt_class, **opt_args)
-    return opt_class(ddp.parameters(), **opt_args)
+        return ZeroRedundancyOptimizer(parameter_groups(model, meta), optimizer_class=opt_class,
+                                       **opt_args)
+    return opt_class(parameter_groups(model, meta), **opt_args)
 
 
 def grad_scaler(meta, device):
@@ -115,6 +177,7 @@ class RankTraining:
         self.autocast_dtype = {"bf16": torch.bfloat16,
                                "fp16": torch.float16}.get(meta.get("amp", "off"))
         self.scaler = grad_scaler(meta, device)
+        self.schedule = Schedule(opt, meta)
         self.scales, self.skipped = [], []
         self.loss_fn = {"mse": F.mse_loss, "rmse": lambda out, y: F.mse_loss(out, y).sqrt(),
                         "cross_entropy": F.cross_entropy, "bce_one_hot": bce_one_hot}[meta["loss"]]
@@ -161,6 +224,7 @@ class RankTraining:
             scaler.unscale_(self.opt)
         if self.clip > 0:
             torch.nn.utils.clip_grad_norm_(self.ddp.parameters(), self.clip)
+        self.schedule.before_step(s)
         if scaler is not None:
             scaler.step(self.opt)
             scaler.update()
@@ -168,6 +232,7 @@ class RankTraining:
                 self.skipped.append(s)
         else:
             self.opt.step()
+        self.schedule.after_step()
         return loss.detach().clone()
 
     def forward_backward(self, x, y):
@@ -260,7 +325,7 @@ def worker(rank, batches_path, out_path, rendezvous, device_kind="cpu", single=F
     device = rank_device(device_kind, rank)
     model = initial_model(meta, data["init"], dtype, device)
     ddp = wrap_model(model, meta, world, single, fsdp)
-    opt = make_optimizer(ddp, meta, zero)
+    opt = make_optimizer(model, ddp, meta, zero)
     training = RankTraining(data, rank, world, ddp, opt, device, dtype, single=single, zero=zero,
                             fsdp=fsdp)
     losses = training.train()

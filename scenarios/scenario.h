@@ -18,25 +18,31 @@
 #include "data/synthetic_tensors.h"
 #include "scenarios/choice_names.h"
 #include "scenarios/optim/grad_scaler.h"
+#include "scenarios/optim/lr_schedule.h"
 
 namespace ddpbench::scenarios {
 
-enum class OptimizerKind { kSgd, kAdam };
-
-// torch.optim.SGD's or torch.optim.Adam's hyper-parameters (libtorch's SGD and Adam implement the
-// same update rules).
+// torch.optim.SGD's, Adam's or AdamW's hyper-parameters (libtorch's SGD, Adam and AdamW implement
+// the same update rules as Python's single-tensor steps).
 struct OptimizerSpec {
   // SGD's fields first, in torch.optim.SGD's argument order: scenarios brace-initialise them.
   double lr = 0.01;
   double momentum = 0.0;      // SGD only
   double dampening = 0.0;     // SGD only
-  double weight_decay = 0.0;  // both: L2 added to the gradient (Adam's, not AdamW's decoupled)
+  double weight_decay = 0.0;  // SGD, Adam: L2 added to the gradient; AdamW: decoupled
   bool nesterov = false;      // SGD only
   OptimizerKind kind = OptimizerKind::kSgd;
-  // Adam only (amsgrad is not offered).
+  // Adam and AdamW only (amsgrad is not offered).
   double beta1 = 0.9;
   double beta2 = 0.999;
   double eps = 1e-8;
+  // Parameter groups (scenarios/optim/parameter_groups.h): a parameter any rule matches steps in
+  // a second group with weight decay 0, as nanoGPT's configure_optimizers builds it. A rule is
+  // "1d" (a tensor of fewer than 2 dimensions: biases, norms' gains) or a substring of the
+  // parameter's name. Empty: one group.
+  std::vector<std::string> no_decay;
+  // The learning rate per optimizer step; `lr` is its base.
+  ScheduleSpec schedule;
 };
 
 // Pass rule |a - b| <= atol + rtol * |ref| (Note [Tolerance model] in docs/ARCHITECTURE.md).

@@ -239,6 +239,13 @@ void check_combinations(ScenarioSpec& spec, const ScenarioSpec& base,
         "OPTIM.NESTEROV true needs OPTIM.MOMENTUM > 0 and OPTIM.DAMPENING 0 (torch.optim.SGD "
         "refuses it otherwise): set both, or OPTIM.NESTEROV false");
   }
+  const ScheduleSpec& sched = o.schedule;
+  if (sched.kind == ScheduleKind::kWarmupCosine && sched.decay_steps <= sched.warmup_steps) {
+    throw InputError(fmt::format(
+        "SCHED.DECAY_STEPS ({}) must be above SCHED.WARMUP_STEPS ({}): the cosine runs from the "
+        "end of the warmup to DECAY_STEPS (nanoGPT's lr_decay_iters > warmup_iters)",
+        sched.decay_steps, sched.warmup_steps));
+  }
   check_synthetic_data(spec, loss_set);
   // The data is the base's: class labels feed cross-entropy, regression targets feed (R)MSE. A
   // data file's targets are checked against the loss when it is read (inputs/data_file.h).

@@ -6,11 +6,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
-#include <algorithm>
 #include <limits>
 #include <optional>
 #include <regex>
@@ -149,8 +149,8 @@ ScenarioKey text_key(std::string name, Field field, std::string help, std::strin
 // A path, or empty for none (scenario_keys.h says how a relative one is read).
 template <class Field>
 ScenarioKey path_key(std::string name, Field field, std::string help) {
-  ScenarioKey key = text_key(std::move(name), field, std::move(help),
-                             "a file path, or empty for none");
+  ScenarioKey key =
+      text_key(std::move(name), field, std::move(help), "a file path, or empty for none");
   key.path = true;
   return key;
 }
@@ -161,12 +161,13 @@ constexpr int64_t kMaxSampleElements = int64_t{1} << 24;
 
 template <class Field>
 ScenarioKey shape_key(std::string name, Field field, std::string help) {
-  const std::string type = fmt::format(
-      "a shape such as 3,32,32 (sizes >= 1, at most {} elements in all), or none",
-      kMaxSampleElements);
+  const std::string type =
+      fmt::format("a shape such as 3,32,32 (sizes >= 1, at most {} elements in all), or none",
+                  kMaxSampleElements);
   return {std::move(name), type, std::move(help),
           [field](const ScenarioSpec& s) {
-            return field(s).empty() ? std::string("none") : fmt::format("{}", fmt::join(field(s), ","));
+            return field(s).empty() ? std::string("none")
+                                    : fmt::format("{}", fmt::join(field(s), ","));
           },
           [field, type](ScenarioSpec& s, const std::string& text) {
             std::vector<int64_t> dims;
@@ -190,10 +191,38 @@ ScenarioKey shape_key(std::string name, Field field, std::string help) {
           }};
 }
 
+// OPTIM.NO_DECAY's rules: "none", or a comma list of "1d" and parameter-name substrings (each a
+// piece of a module path: letters, digits, _ and .).
+template <class Field>
+ScenarioKey rule_list_key(std::string name, Field field, std::string help) {
+  const std::string type =
+      "none, or a comma list of 1d and parameter-name substrings (letters, digits, _ and .)";
+  return {std::move(name), type, std::move(help),
+          [field](const ScenarioSpec& s) {
+            return field(s).empty() ? std::string("none")
+                                    : fmt::format("{}", fmt::join(field(s), ","));
+          },
+          [field, type](ScenarioSpec& s, const std::string& text) {
+            std::vector<std::string> rules;
+            if (text != "none") {
+              static const std::regex kRule("[A-Za-z0-9_.]+");
+              size_t begin = 0;
+              while (true) {
+                const size_t end = std::min(text.find(',', begin), text.size());
+                std::string rule = text.substr(begin, end - begin);
+                if (!std::regex_match(rule, kRule)) throw std::invalid_argument(type);
+                rules.push_back(std::move(rule));
+                if (end == text.size()) break;
+                begin = end + 1;
+              }
+            }
+            field(s) = rules;
+          }};
+}
+
 // A choice key's names from one of choice_names.h's tables.
 template <typename E, size_t N>
-std::vector<std::pair<std::string, E>> choices_of(
-    const NameTable<E, N>& table) {
+std::vector<std::pair<std::string, E>> choices_of(const NameTable<E, N>& table) {
   std::vector<std::pair<std::string, E>> out;
   for (const auto& [value, name] : table) out.emplace_back(std::string(name), value);
   return out;
@@ -244,13 +273,13 @@ std::vector<ScenarioKey> run_keys() {
                  std::vector<std::pair<std::string, std::string>>{{"float32", "float32"},
                                                                   {"float64", "float64"}},
                  "training dtype (--dtype overrides it)"),
-      choice_key("TRAIN.AMP", DDPBENCH_FIELD(amp),
-                 choices_of(kAmpNames),
+      choice_key("TRAIN.AMP", DDPBENCH_FIELD(amp), choices_of(kAmpNames),
                  "automatic mixed precision: forward and loss under autocast to bfloat16, or "
                  "float16 with a GradScaler (--amp sets it)"),
-      number_key("TRAIN.GRAD_SCALER_INIT", DDPBENCH_FIELD(grad_scaler.init_scale),
-                 NumberDomain{1, 0x1p120},
-                 "--amp fp16: the GradScaler's initial scale, 2^16 by default (--grad-scaler-init)"),
+      number_key(
+          "TRAIN.GRAD_SCALER_INIT", DDPBENCH_FIELD(grad_scaler.init_scale),
+          NumberDomain{1, 0x1p120},
+          "--amp fp16: the GradScaler's initial scale, 2^16 by default (--grad-scaler-init)"),
       integer_key("TRAIN.GRAD_SCALER_GROWTH_INTERVAL", DDPBENCH_FIELD(grad_scaler.growth_interval),
                   1, int64_t{1} << 30,
                   "--amp fp16: clean steps before the scale doubles, 2000 by default "
@@ -258,8 +287,9 @@ std::vector<ScenarioKey> run_keys() {
       boolean_key("TRAIN.SHUFFLE", DDPBENCH_FIELD(shuffle), "DistributedSampler(shuffle=...)"),
       boolean_key("TRAIN.DROP_LAST", DDPBENCH_FIELD(sampler_drop_last),
                   "DistributedSampler(drop_last=...)"),
-      integer_key("TRAIN.ACCUMULATION_STEPS", DDPBENCH_FIELD(accumulation_steps), 1, 1024,
-                  "micro-steps per optimizer step in dp, ddp and zero (--accumulation-steps sets it)"),
+      integer_key(
+          "TRAIN.ACCUMULATION_STEPS", DDPBENCH_FIELD(accumulation_steps), 1, 1024,
+          "micro-steps per optimizer step in dp, ddp and zero (--accumulation-steps sets it)"),
   };
 }
 
@@ -284,11 +314,9 @@ std::vector<ScenarioKey> data_keys() {
                 "synthetic regression targets' shape per sample (--target-shape)"),
       integer_key("DATA.SAMPLES", DDPBENCH_FIELD(synthetic.samples), 1, kMaxBatch,
                   "samples in the synthetic training split"),
-      choice_key(
-          "LOSS.NAME", DDPBENCH_FIELD(loss),
-          choices_of(kLossNames),
-          "CrossEntropyLoss, MSELoss, sqrt(MSELoss) or binary_cross_entropy(sigmoid(x), "
-          "one_hot(y)) (--loss sets it); mse and rmse need regression targets"),
+      choice_key("LOSS.NAME", DDPBENCH_FIELD(loss), choices_of(kLossNames),
+                 "CrossEntropyLoss, MSELoss, sqrt(MSELoss) or binary_cross_entropy(sigmoid(x), "
+                 "one_hot(y)) (--loss sets it); mse and rmse need regression targets"),
   };
 }
 
@@ -300,22 +328,43 @@ std::vector<ScenarioKey> optimizer_keys() {
   constexpr NumberDomain kUnit{0, 1};
   constexpr NumberDomain kBeta{0, 1, /*hi_open=*/true};
   return {
-      choice_key("OPTIM.NAME", DDPBENCH_FIELD(optimizer.kind),
-                 std::vector<std::pair<std::string, OptimizerKind>>{{"sgd", OptimizerKind::kSgd},
-                                                                    {"adam", OptimizerKind::kAdam}},
-                 "torch.optim.SGD or torch.optim.Adam"),
+      choice_key("OPTIM.NAME", DDPBENCH_FIELD(optimizer.kind), choices_of(kOptimizerNames),
+                 "torch.optim.SGD, Adam or AdamW (decoupled weight decay)"),
       number_key("OPTIM.BASE_LR", DDPBENCH_FIELD(optimizer.lr), kLearningRate, "learning rate"),
       number_key("OPTIM.MOMENTUM", DDPBENCH_FIELD(optimizer.momentum), kUnit, "SGD momentum"),
       number_key("OPTIM.DAMPENING", DDPBENCH_FIELD(optimizer.dampening), kUnit, "SGD dampening"),
       number_key("OPTIM.WEIGHT_DECAY", DDPBENCH_FIELD(optimizer.weight_decay), kLearningRate,
-                 "SGD weight decay (L2 added to the gradient)"),
+                 "weight decay (SGD, Adam: L2 added to the gradient; AdamW: decoupled)"),
+      rule_list_key("OPTIM.NO_DECAY", DDPBENCH_FIELD(optimizer.no_decay),
+                    "parameters stepped with weight decay 0, in a second parameter group: 1d "
+                    "(fewer than 2 dimensions, nanoGPT's rule) or name substrings, e.g. 1d,bias"),
       boolean_key("OPTIM.NESTEROV", DDPBENCH_FIELD(optimizer.nesterov),
                   "Nesterov momentum (needs MOMENTUM > 0 and DAMPENING 0)"),
-      number_key("OPTIM.BETA1", DDPBENCH_FIELD(optimizer.beta1), kBeta, "Adam betas[0]"),
-      number_key("OPTIM.BETA2", DDPBENCH_FIELD(optimizer.beta2), kBeta, "Adam betas[1]"),
-      number_key("OPTIM.EPS", DDPBENCH_FIELD(optimizer.eps), kUnit, "Adam eps"),
+      number_key("OPTIM.BETA1", DDPBENCH_FIELD(optimizer.beta1), kBeta, "Adam(W) betas[0]"),
+      number_key("OPTIM.BETA2", DDPBENCH_FIELD(optimizer.beta2), kBeta, "Adam(W) betas[1]"),
+      number_key("OPTIM.EPS", DDPBENCH_FIELD(optimizer.eps), kUnit, "Adam(W) eps"),
       optional_number_key("OPTIM.CLIP_GRAD_NORM", DDPBENCH_FIELD(clip_grad_norm),
                           "clip_grad_norm_ max_norm after the gradient reduction, or none"),
+  };
+}
+
+// The learning-rate schedule (scenarios/optim/lr_schedule.h), stepped once per optimizer step.
+std::vector<ScenarioKey> schedule_keys() {
+  return {
+      choice_key("SCHED.NAME", DDPBENCH_FIELD(optimizer.schedule.kind), choices_of(kScheduleNames),
+                 "the learning rate per optimizer step: OPTIM.BASE_LR, StepLR, or nanoGPT's linear "
+                 "warmup then cosine decay to SCHED.MIN_LR"),
+      integer_key("SCHED.STEP_SIZE", DDPBENCH_FIELD(optimizer.schedule.step_size), 1, kMaxSteps,
+                  "step: the rate is multiplied by SCHED.GAMMA every this many steps"),
+      number_key("SCHED.GAMMA", DDPBENCH_FIELD(optimizer.schedule.gamma), NumberDomain{0, 1},
+                 "step: StepLR's gamma"),
+      integer_key("SCHED.WARMUP_STEPS", DDPBENCH_FIELD(optimizer.schedule.warmup_steps), 0,
+                  kMaxSteps, "warmup_cosine: linear warmup steps (nanoGPT's warmup_iters)"),
+      integer_key("SCHED.DECAY_STEPS", DDPBENCH_FIELD(optimizer.schedule.decay_steps), 1, kMaxSteps,
+                  "warmup_cosine: the step the cosine reaches SCHED.MIN_LR (lr_decay_iters); "
+                  "above SCHED.WARMUP_STEPS"),
+      number_key("SCHED.MIN_LR", DDPBENCH_FIELD(optimizer.schedule.min_lr), NumberDomain{0, 1e3},
+                 "warmup_cosine: the floor the cosine decays to"),
   };
 }
 
@@ -352,7 +401,8 @@ std::vector<ScenarioKey> check_keys() {
 
 std::vector<ScenarioKey> make_table() {
   std::vector<ScenarioKey> keys;
-  for (std::vector<ScenarioKey> (*group)() : {run_keys, data_keys, optimizer_keys, check_keys}) {
+  for (std::vector<ScenarioKey> (*group)() :
+       {run_keys, data_keys, optimizer_keys, schedule_keys, check_keys}) {
     for (ScenarioKey& key : group()) keys.push_back(std::move(key));
   }
   return keys;

@@ -2,10 +2,15 @@
 #include "scenarios/training_recipe.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <torch/nn/functional/loss.h>
 #include <torch/optim/adam.h>
+#include <torch/optim/adamw.h>
+
+#include <stdexcept>
 
 #include "scenarios/optim/multi_tensor_sgd.h"
+#include "scenarios/optim/parameter_groups.h"
 
 namespace ddpbench::scenarios {
 
@@ -26,25 +31,116 @@ at::Tensor compute_loss(LossKind kind, const at::Tensor& output, const at::Tenso
   throw std::logic_error("unknown loss kind");
 }
 
+namespace {
+
+// The options of `spec`'s optimizer with weight decay `weight_decay` (a group's).
+std::unique_ptr<torch::optim::OptimizerOptions> options_of(const OptimizerSpec& spec,
+                                                           double weight_decay) {
+  switch (spec.kind) {
+    case OptimizerKind::kAdam:
+      return std::make_unique<torch::optim::AdamOptions>(torch::optim::AdamOptions(spec.lr)
+                                                             .betas({spec.beta1, spec.beta2})
+                                                             .eps(spec.eps)
+                                                             .weight_decay(weight_decay));
+    case OptimizerKind::kAdamW:
+      return std::make_unique<torch::optim::AdamWOptions>(torch::optim::AdamWOptions(spec.lr)
+                                                              .betas({spec.beta1, spec.beta2})
+                                                              .eps(spec.eps)
+                                                              .weight_decay(weight_decay));
+    case OptimizerKind::kSgd:
+      break;
+  }
+  return std::make_unique<torch::optim::SGDOptions>(torch::optim::SGDOptions(spec.lr)
+                                                        .momentum(spec.momentum)
+                                                        .dampening(spec.dampening)
+                                                        .weight_decay(weight_decay)
+                                                        .nesterov(spec.nesterov));
+}
+
+// nanoGPT's two groups: the decayed parameters, then those OPTIM.NO_DECAY names with weight
+// decay 0; a group with no parameter is left out (libtorch refuses none, Python keeps it empty:
+// the same steps either way).
+std::vector<torch::optim::OptimizerParamGroup> parameter_groups(
+    const OptimizerSpec& spec, const std::vector<at::Tensor>& parameters,
+    const std::vector<std::string>& names) {
+  const std::vector<size_t> quiet = no_decay_indices(spec.no_decay, names, parameters);
+  std::vector<at::Tensor> decayed;
+  std::vector<at::Tensor> undecayed;
+  size_t next = 0;
+  for (size_t i = 0; i < parameters.size(); ++i) {
+    const bool no_decay = next < quiet.size() && quiet[next] == i;
+    (no_decay ? undecayed : decayed).push_back(parameters[i]);
+    if (no_decay) ++next;
+  }
+  std::vector<torch::optim::OptimizerParamGroup> groups;
+  if (!decayed.empty() || undecayed.empty()) {
+    groups.emplace_back(std::move(decayed), options_of(spec, spec.weight_decay));
+  }
+  if (!undecayed.empty()) groups.emplace_back(std::move(undecayed), options_of(spec, 0.0));
+  return groups;
+}
+
+}  // namespace
+
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(const OptimizerSpec& spec,
-                                                        std::vector<at::Tensor> parameters) {
-  if (spec.kind == OptimizerKind::kAdam) {
-    // libtorch's Adam: torch.optim.Adam's single-tensor update (amsgrad off), the same arithmetic
-    // in 1.13 and 2.x (tests/unit/scenarios_text_recipe_test.cpp,
-    // Adam.MatchesTorchOptimAdamsFormula, pins it to the formula).
-    return std::make_unique<torch::optim::Adam>(std::move(parameters),
-                                                torch::optim::AdamOptions(spec.lr)
-                                                    .betas({spec.beta1, spec.beta2})
-                                                    .eps(spec.eps)
-                                                    .weight_decay(spec.weight_decay));
+                                                        std::vector<at::Tensor> parameters,
+                                                        const std::vector<std::string>& names) {
+  std::vector<torch::optim::OptimizerParamGroup> groups = parameter_groups(spec, parameters, names);
+  switch (spec.kind) {
+    case OptimizerKind::kAdam:
+      // libtorch's Adam: torch.optim.Adam's single-tensor update (amsgrad off), pinned to the
+      // formula by tests/unit/scenarios_text_recipe_test.cpp, Adam.MatchesTorchOptimAdamsFormula.
+      return std::make_unique<torch::optim::Adam>(
+          std::move(groups),
+          static_cast<const torch::optim::AdamOptions&>(*options_of(spec, spec.weight_decay)));
+    case OptimizerKind::kAdamW:
+      // libtorch's AdamW: torch.optim.AdamW's single-tensor update in 1.13 (p *= 1 - lr * wd,
+      // then Adam's moments; 2.x's moments use lerp_, equal to rounding), pinned to the formula
+      // by tests/unit/scenarios_optimizer_recipe_test.cpp.
+      return std::make_unique<torch::optim::AdamW>(
+          std::move(groups),
+          static_cast<const torch::optim::AdamWOptions&>(*options_of(spec, spec.weight_decay)));
+    case OptimizerKind::kSgd:
+      break;
   }
   // Multi-tensor kernels, as Python's SGD on CUDA; same arithmetic as torch::optim::SGD.
-  return std::make_unique<MultiTensorSGD>(std::move(parameters),
-                                          torch::optim::SGDOptions(spec.lr)
-                                              .momentum(spec.momentum)
-                                              .dampening(spec.dampening)
-                                              .weight_decay(spec.weight_decay)
-                                              .nesterov(spec.nesterov));
+  return std::make_unique<MultiTensorSGD>(
+      std::move(groups),
+      static_cast<const torch::optim::SGDOptions&>(*options_of(spec, spec.weight_decay)));
+}
+
+void set_learning_rate(torch::optim::Optimizer& optimizer, double lr) {
+  for (auto& group : optimizer.param_groups()) group.options().set_lr(lr);
+}
+
+std::vector<double> weight_decays(torch::optim::Optimizer& optimizer) {
+  std::vector<double> out;
+  for (auto& group : optimizer.param_groups()) {
+    auto& o = group.options();
+    if (auto* adamw = dynamic_cast<torch::optim::AdamWOptions*>(&o)) {
+      out.push_back(adamw->weight_decay());
+    } else if (auto* adam = dynamic_cast<torch::optim::AdamOptions*>(&o)) {
+      out.push_back(adam->weight_decay());
+    } else {
+      out.push_back(static_cast<torch::optim::SGDOptions&>(o).weight_decay());
+    }
+  }
+  return out;
+}
+
+void set_weight_decays(torch::optim::Optimizer& optimizer, const std::vector<double>& decays) {
+  auto& groups = optimizer.param_groups();
+  if (decays.size() != groups.size()) throw std::logic_error("set_weight_decays: one per group");
+  for (size_t i = 0; i < groups.size(); ++i) {
+    auto& o = groups[i].options();
+    if (auto* adamw = dynamic_cast<torch::optim::AdamWOptions*>(&o)) {
+      adamw->weight_decay(decays[i]);
+    } else if (auto* adam = dynamic_cast<torch::optim::AdamOptions*>(&o)) {
+      adam->weight_decay(decays[i]);
+    } else {
+      static_cast<torch::optim::SGDOptions&>(o).weight_decay(decays[i]);
+    }
+  }
 }
 
 // BCE on one-hot targets averages B x C elements, C the same for every sample: a per-sample mean.
@@ -56,16 +152,24 @@ bool loss_takes_class_labels(LossKind kind) {
 
 std::string describe_optimizer(const OptimizerSpec& o, std::optional<double> clip_grad_norm) {
   std::string s;
-  if (o.kind == OptimizerKind::kAdam) {
-    s = fmt::format("Adam(lr={}, betas=({}, {}), eps={}", o.lr, o.beta1, o.beta2, o.eps);
+  if (o.kind != OptimizerKind::kSgd) {
+    s = fmt::format("{}(lr={}, betas=({}, {}), eps={}",
+                    o.kind == OptimizerKind::kAdam ? "Adam" : "AdamW", o.lr, o.beta1, o.beta2,
+                    o.eps);
   } else {
     s = fmt::format("SGD(lr={}", o.lr);
     if (o.momentum != 0) s += fmt::format(", momentum={}", o.momentum);
     if (o.dampening != 0) s += fmt::format(", dampening={}", o.dampening);
     if (o.nesterov) s += ", nesterov=True";
   }
-  if (o.weight_decay != 0) s += fmt::format(", weight_decay={}", o.weight_decay);
+  // AdamW's default weight_decay is 0.01 in Python: written always, so the line reads true.
+  if (o.weight_decay != 0 || o.kind == OptimizerKind::kAdamW) {
+    s += fmt::format(", weight_decay={}", o.weight_decay);
+  }
   s += ")";
+  if (!o.no_decay.empty())
+    s += fmt::format(" with weight_decay=0 for [{}]", fmt::join(o.no_decay, ", "));
+  if (const std::string sched = describe_schedule(o.schedule); !sched.empty()) s += " + " + sched;
   if (clip_grad_norm) s += fmt::format(" + clip_grad_norm_(max_norm={})", *clip_grad_norm);
   return s;
 }

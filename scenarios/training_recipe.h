@@ -26,8 +26,18 @@ bool loss_is_sample_mean(LossKind kind);
 // regression targets (MSE, RMSE): what data a loss fits, for scenario files and --data.
 bool loss_takes_class_labels(LossKind kind);
 
+// `spec`'s optimizer over `parameters`, in the parameter groups OPTIM.NO_DECAY makes
+// (optim/parameter_groups.h), which read `names` (the model's name of each parameter, in order;
+// may be empty when spec.no_decay is).
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(const OptimizerSpec& spec,
-                                                        std::vector<at::Tensor> parameters);
+                                                        std::vector<at::Tensor> parameters,
+                                                        const std::vector<std::string>& names = {});
+
+// Every group's learning rate, as a schedule sets g['lr'] before optimizer.step().
+void set_learning_rate(torch::optim::Optimizer& optimizer, double lr);
+// Each group's weight decay, in group order, and their replacement (the `decay` fault).
+std::vector<double> weight_decays(torch::optim::Optimizer& optimizer);
+void set_weight_decays(torch::optim::Optimizer& optimizer, const std::vector<double>& decays);
 
 const char* loss_name(LossKind kind);
 

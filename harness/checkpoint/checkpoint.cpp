@@ -46,7 +46,7 @@ RecordBounds record_bounds(const torch::nn::Module& module, const scenarios::Opt
     model_bytes += kElementBytes * t.numel();
     b.largest_tensor = std::max<uint64_t>(b.largest_tensor, kElementBytes * t.numel());
   }
-  const uint64_t moments = spec.kind == scenarios::OptimizerKind::kAdam ? 2 : 1;
+  const uint64_t moments = spec.kind != scenarios::OptimizerKind::kSgd ? 2 : 1;
   b.all_tensors = model_bytes + moments * param_bytes + kElementBytes * params;
   b.pickle = kPickleBase + kPicklePerTensor * (tensors + 3 * params);
   return b;
@@ -236,7 +236,9 @@ std::vector<char> checkpoint_bytes(const torch::nn::Module& module,
   }
   Dict out = string_dict();
   out.insert("model", model);
-  out.insert("optimizer", optimizer_state_dict(s, spec));
+  std::vector<std::string> names;
+  for (const auto& p : params) names.push_back(p.key());
+  out.insert("optimizer", optimizer_state_dict(s, spec, names, meta.step));
   out.insert("epoch", meta.epoch);
   out.insert("step", meta.step);
   out.insert("ddpbench", run);

@@ -9,7 +9,9 @@
 
 #include "checkpoint/checkpoint_entries.h"
 #include "quoted_input.h"
+#include "scenarios/optim/lr_schedule.h"
 #include "scenarios/optim/optimizer_state.h"
+#include "scenarios/optim/parameter_groups.h"
 
 namespace ddpbench::checkpoint {
 namespace {
@@ -19,6 +21,7 @@ using namespace io;  // NOLINT(google-build-using-namespace): this file's vocabu
 // The optimizer's name in messages.
 std::string optimizer_label(const scenarios::OptimizerSpec& spec) {
   if (spec.kind == scenarios::OptimizerKind::kAdam) return "Adam";
+  if (spec.kind == scenarios::OptimizerKind::kAdamW) return "AdamW";
   return spec.momentum != 0 ? "SGD with momentum" : "SGD without momentum";
 }
 
@@ -64,27 +67,21 @@ void check_optimizer_entry(const std::map<std::string, at::Tensor>& state,
   }
 }
 
-}  // namespace
-
-Dict optimizer_state_dict(const modes::TrainingState& s, const scenarios::OptimizerSpec& spec) {
-  Dict state(c10::IntType::get(), c10::AnyType::get());
-  for (size_t i = 0; i < s.optimizer_state.size(); ++i) {
-    if (s.optimizer_state[i].empty()) continue;
-    Dict entry = string_dict();
-    for (const auto& [name, tensor] : s.optimizer_state[i]) entry.insert(name, tensor);
-    state.insert(static_cast<int64_t>(i), entry);
-  }
+// One entry of state_dict()["param_groups"]: the hyper-parameters torch.optim's class keeps, and
+// the indices of the group's parameters.
+Dict param_group(const scenarios::OptimizerSpec& spec, double weight_decay, double lr,
+                 const std::vector<int64_t>& members) {
   Dict group = string_dict();
-  group.insert("lr", spec.lr);
-  if (spec.kind == scenarios::OptimizerKind::kAdam) {
+  group.insert("lr", lr);
+  if (spec.kind != scenarios::OptimizerKind::kSgd) {
     group.insert("betas", c10::ivalue::Tuple::create({spec.beta1, spec.beta2}));
     group.insert("eps", spec.eps);
-    group.insert("weight_decay", spec.weight_decay);
+    group.insert("weight_decay", weight_decay);
     group.insert("amsgrad", false);
   } else {
     group.insert("momentum", spec.momentum);
     group.insert("dampening", spec.dampening);
-    group.insert("weight_decay", spec.weight_decay);
+    group.insert("weight_decay", weight_decay);
     group.insert("nesterov", spec.nesterov);
   }
   group.insert("maximize", false);
@@ -94,10 +91,39 @@ Dict optimizer_state_dict(const modes::TrainingState& s, const scenarios::Optimi
   // torch.jit._pickle.build_intlist, a global PyTorch >= 2.6's default torch.load
   // (weights_only=True) refuses; a plain list it reads.
   c10::impl::GenericList params(c10::AnyType::get());
-  for (size_t i = 0; i < s.parameters.size(); ++i) params.push_back(static_cast<int64_t>(i));
+  for (int64_t i : members) params.push_back(i);
   group.insert("params", params);
+  return group;
+}
+
+}  // namespace
+
+Dict optimizer_state_dict(const modes::TrainingState& s, const scenarios::OptimizerSpec& spec,
+                          const std::vector<std::string>& names, int64_t next_step) {
+  Dict state(c10::IntType::get(), c10::AnyType::get());
+  for (size_t i = 0; i < s.optimizer_state.size(); ++i) {
+    if (s.optimizer_state[i].empty()) continue;
+    Dict entry = string_dict();
+    for (const auto& [name, tensor] : s.optimizer_state[i]) entry.insert(name, tensor);
+    state.insert(static_cast<int64_t>(i), entry);
+  }
+  // PyTorch's param_groups: nanoGPT's two groups under OPTIM.NO_DECAY (the decayed parameters,
+  // then the others with weight decay 0; an empty group left out, as make_optimizer does), each
+  // group's lr the rate of the next step, as a group holds it after the scheduler's step().
+  const std::vector<size_t> quiet = scenarios::no_decay_indices(spec.no_decay, names, s.parameters);
+  std::vector<std::vector<int64_t>> members(2);
+  for (size_t i = 0, next = 0; i < s.parameters.size(); ++i) {
+    const bool no_decay = next < quiet.size() && quiet[next] == i;
+    members[no_decay ? 1 : 0].push_back(static_cast<int64_t>(i));
+    if (no_decay) ++next;
+  }
   c10::impl::GenericList groups(c10::AnyType::get());
-  groups.push_back(group);
+  for (size_t g = 0; g < members.size(); ++g) {
+    if (members[g].empty() && (g == 1 || !members[1].empty())) continue;
+    groups.push_back(param_group(spec, g == 0 ? spec.weight_decay : 0.0,
+                                 scenarios::scheduled_lr(spec.schedule, spec.lr, next_step),
+                                 members[g]));
+  }
   Dict out = string_dict();
   out.insert("state", state);
   out.insert("param_groups", groups);

@@ -17,9 +17,12 @@
 
 namespace ddpbench::checkpoint {
 
-// `s`'s optimizer state as optimizer.state_dict() holds it.
+// `s`'s optimizer state as optimizer.state_dict() holds it: its parameter groups from `names`
+// (the model's parameter names, OPTIM.NO_DECAY's rules), their lr the schedule's at `next_step`.
 c10::impl::GenericDict optimizer_state_dict(const modes::TrainingState& s,
-                                            const scenarios::OptimizerSpec& spec);
+                                            const scenarios::OptimizerSpec& spec,
+                                            const std::vector<std::string>& names,
+                                            int64_t next_step);
 
 // The inverse: fills s.optimizer_state (one map per parameter, empty where the file has no
 // entry), each state tensor checked against what `spec`'s optimizer keeps, and each but Adam's

@@ -35,8 +35,18 @@ c10::impl::GenericDict oracle_meta(const RunSetup& setup,
   meta.insert("dampening", spec.optimizer.dampening);
   meta.insert("weight_decay", spec.optimizer.weight_decay);
   meta.insert("nesterov", spec.optimizer.nesterov);
-  const bool adam = spec.optimizer.kind == scenarios::OptimizerKind::kAdam;
-  meta.insert("optimizer", std::string(adam ? "adam" : "sgd"));
+  meta.insert("optimizer", std::string(name_in(scenarios::kOptimizerNames, spec.optimizer.kind)));
+  // Parameter groups and the schedule (scenarios/optim/parameter_groups.h, lr_schedule.h).
+  c10::impl::GenericList no_decay(c10::AnyType::get());
+  for (const std::string& rule : spec.optimizer.no_decay) no_decay.push_back(rule);
+  meta.insert("no_decay", no_decay);
+  const scenarios::ScheduleSpec& sched = spec.optimizer.schedule;
+  meta.insert("schedule", std::string(name_in(scenarios::kScheduleNames, sched.kind)));
+  meta.insert("step_size", sched.step_size);
+  meta.insert("gamma", sched.gamma);
+  meta.insert("warmup_steps", sched.warmup_steps);
+  meta.insert("decay_steps", sched.decay_steps);
+  meta.insert("min_lr", sched.min_lr);
   c10::impl::GenericList betas(c10::AnyType::get());  // Any: see the lists below
   betas.push_back(spec.optimizer.beta1);
   betas.push_back(spec.optimizer.beta2);

@@ -14,6 +14,7 @@
 #include "modes/common/trained_parameters.h"
 #include "modes/ddp/comm_hook.h"
 #include "quoted_input.h"
+#include "scenarios/optim/parameter_groups.h"
 #include "scenarios/scenario.h"
 #include "training/fault_detection.h"
 
@@ -43,6 +44,13 @@ std::string judged_modes_text(const RunSetup& s, const modes::FaultRow& row) {
     if (row.modes & modes::mode_bit(m)) names.emplace_back(modes::mode_name(m));
   }
   return fmt::format("{}", fmt::join(names, " and "));
+}
+
+// The trained parameters OPTIM.NO_DECAY takes out of weight decay.
+std::vector<size_t> no_decay_parameters(const RunSetup& s) {
+  const modes::TrainedParameters trained =
+      modes::trained_parameters(*s.spec->build_model(s.seed).ptr());
+  return scenarios::no_decay_indices(s.spec->optimizer.no_decay, trained.names, trained.tensors);
 }
 
 // The first need of `row` the run does not meet, as the error line's text; empty if none.
@@ -116,6 +124,24 @@ std::string unmet_need(const RunSetup& s, const modes::FaultRow& row) {
         "--modes{} so a reference sees it (or pass --trace to record it for ddpbench diff)",
         name, judged_modes_text(s, row),
         zero_alone ? " (or ddp, which zero is judged against)" : "");
+  }
+  const scenarios::OptimizerSpec& optim = s.spec->optimizer;
+  if ((row.needs & modes::kNeedsNoDecayGroup) &&
+      (optim.weight_decay == 0 || no_decay_parameters(s).empty())) {
+    return fmt::format(
+        "--inject-fault {} applies weight decay to the no-decay parameter group, and this run {}: "
+        "set OPTIM.WEIGHT_DECAY above 0 and OPTIM.NO_DECAY (e.g. 1d,bias) in a scenario file",
+        name, optim.weight_decay == 0 ? "decays nothing" : "has no such group");
+  }
+  if ((row.needs & modes::kNeedsSchedule) &&
+      scenarios::scheduled_lr(optim.schedule, optim.lr, s.fault->step) ==
+          scenarios::scheduled_lr(optim.schedule, optim.lr, s.fault->step + 1)) {
+    return fmt::format(
+        "--inject-fault {} steps with the next step's learning rate, and this run's schedule ({}) "
+        "gives steps {} and {} the same rate: set SCHED.NAME warmup_cosine or step in a scenario "
+        "file, or pick a step where the rate changes",
+        name, name_in(scenarios::kScheduleNames, optim.schedule.kind), s.fault->step,
+        s.fault->step + 1);
   }
   if ((row.needs & modes::kNeedsSyncBn) && !s.sync_bn) {
     return fmt::format("--inject-fault {} needs SyncBN: add --sync-bn or use resnet18_syncbn",

@@ -114,6 +114,16 @@ modes::TrainOptions rank_perf_options(const PhaseInputs& in, ModeKind mode, int6
   return options;
 }
 
+// The sched and decay faults on their rank: they go into the optimizer step the loop takes.
+void arm_optimizer_faults(const RunSetup& s, int64_t rank, modes::TrainOptions& options) {
+  if (modes::fault_on_rank(s.fault, modes::FaultKind::kSched, rank)) {
+    options.schedule_ahead_step = s.fault->step;
+  }
+  if (modes::fault_on_rank(s.fault, modes::FaultKind::kDecay, rank)) {
+    options.decay_everything_step = s.fault->step;
+  }
+}
+
 }  // namespace
 
 // Each per-rank mode's driver, defined in its own file (training/<mode>_rank.cpp) and named only
@@ -166,6 +176,7 @@ ModeOutcome run_rank_phases(const PhaseInputs& in, comm::Communicator& comm,
     scenarios::ScenarioInstance instance = fresh_instance(in);
     const std::unique_ptr<modes::GradientPath> path = driver.make_path(instance, true);
     modes::TrainOptions options = accumulating(check_options(in), s, mode);
+    arm_optimizer_faults(s, comm.rank(), options);
     CollectiveAccounting accounting(comm);  // Note [Collective accounting]
     options.on_phase = accounting.observe(on_phase);
     driver.add_check_options(*path, options, o);

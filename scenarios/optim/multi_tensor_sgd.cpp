@@ -13,6 +13,10 @@ namespace ddpbench::scenarios {
 MultiTensorSGD::MultiTensorSGD(std::vector<at::Tensor> parameters, torch::optim::SGDOptions options)
     : torch::optim::SGD(std::move(parameters), std::move(options)) {}
 
+MultiTensorSGD::MultiTensorSGD(std::vector<torch::optim::OptimizerParamGroup> groups,
+                               torch::optim::SGDOptions defaults)
+    : torch::optim::SGD(std::move(groups), std::move(defaults)) {}
+
 at::Tensor MultiTensorSGD::momentum_buffer(const at::Tensor& parameter) {
   auto it = state_.find(compat::optimizer_state_key(parameter));
   if (it == state_.end()) return {};

@@ -21,6 +21,9 @@ namespace ddpbench::scenarios {
 class MultiTensorSGD : public torch::optim::SGD {
  public:
   MultiTensorSGD(std::vector<at::Tensor> parameters, torch::optim::SGDOptions options);
+  // Parameter groups, each with its own options (optim/parameter_groups.h).
+  MultiTensorSGD(std::vector<torch::optim::OptimizerParamGroup> groups,
+                 torch::optim::SGDOptions defaults);
 
   // Evaluates `closure` first when given (as SGD::step does) and returns its loss.
   at::Tensor step(LossClosure closure = nullptr) override;

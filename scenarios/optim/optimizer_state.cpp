@@ -2,6 +2,7 @@
 #include "scenarios/optim/optimizer_state.h"
 
 #include <torch/optim/adam.h>
+#include <torch/optim/adamw.h>
 
 #include <stdexcept>
 
@@ -34,18 +35,20 @@ void require_only(const ParameterState& state, std::initializer_list<const char*
   }
 }
 
-ParameterState adam_state(torch::optim::Adam& adam, const at::Tensor& parameter) {
+// Adam's and AdamW's state: the same three entries in two libtorch classes.
+template <class State, class Optim>
+ParameterState adam_state(Optim& adam, const at::Tensor& parameter) {
   auto& states = adam.state();
   auto it = states.find(compat::optimizer_state_key(parameter));
   if (it == states.end()) return {};
-  auto& s = static_cast<torch::optim::AdamParamState&>(*it->second);
+  auto& s = static_cast<State&>(*it->second);
   return {{kStep, at::scalar_tensor(static_cast<double>(s.step()), at::kFloat)},
           {kExpAvg, s.exp_avg()},
           {kExpAvgSq, s.exp_avg_sq()}};
 }
 
-void set_adam_state(torch::optim::Adam& adam, const at::Tensor& parameter,
-                    const ParameterState& state) {
+template <class State, class Optim>
+void set_adam_state(Optim& adam, const at::Tensor& parameter, const ParameterState& state) {
   auto& states = adam.state();
   const auto key = compat::optimizer_state_key(parameter);
   if (state.empty()) {
@@ -53,7 +56,7 @@ void set_adam_state(torch::optim::Adam& adam, const at::Tensor& parameter,
     return;
   }
   require_only(state, {kStep, kExpAvg, kExpAvgSq});
-  auto fresh = std::make_unique<torch::optim::AdamParamState>();
+  auto fresh = std::make_unique<State>();
   fresh->step(static_cast<int64_t>(entry(state, kStep).item<double>()));
   fresh->exp_avg(entry(state, kExpAvg));
   fresh->exp_avg_sq(entry(state, kExpAvgSq));
@@ -69,7 +72,10 @@ ParameterState parameter_state(torch::optim::Optimizer& optimizer, const at::Ten
     return {{kMomentum, buffer}};
   }
   if (auto* adam = dynamic_cast<torch::optim::Adam*>(&optimizer)) {
-    return adam_state(*adam, parameter);
+    return adam_state<torch::optim::AdamParamState>(*adam, parameter);
+  }
+  if (auto* adamw = dynamic_cast<torch::optim::AdamW*>(&optimizer)) {
+    return adam_state<torch::optim::AdamWParamState>(*adamw, parameter);
   }
   throw std::logic_error("optimizer state: not an optimizer make_optimizer builds");
 }
@@ -82,7 +88,11 @@ void set_parameter_state(torch::optim::Optimizer& optimizer, const at::Tensor& p
     return;
   }
   if (auto* adam = dynamic_cast<torch::optim::Adam*>(&optimizer)) {
-    set_adam_state(*adam, parameter, state);
+    set_adam_state<torch::optim::AdamParamState>(*adam, parameter, state);
+    return;
+  }
+  if (auto* adamw = dynamic_cast<torch::optim::AdamW*>(&optimizer)) {
+    set_adam_state<torch::optim::AdamWParamState>(*adamw, parameter, state);
     return;
   }
   throw std::logic_error("optimizer state: not an optimizer make_optimizer builds");
@@ -106,7 +116,7 @@ int64_t state_bytes(torch::optim::Optimizer& optimizer) {
 }
 
 std::vector<std::string> kept_state_names(const OptimizerSpec& spec) {
-  if (spec.kind == OptimizerKind::kAdam) return {kStep, kExpAvg, kExpAvgSq};
+  if (spec.kind != OptimizerKind::kSgd) return {kStep, kExpAvg, kExpAvgSq};
   if (spec.momentum != 0) return {kMomentum};
   return {};
 }

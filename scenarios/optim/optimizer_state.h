@@ -1,7 +1,7 @@
 // optimizer_state.h — one parameter's optimizer state as plain tensors under PyTorch's state_dict
-// names, for every optimizer make_optimizer builds: SGD "momentum_buffer"; Adam "step", "exp_avg",
-// "exp_avg_sq". The lockstep comparison copies it from the reference into the judged mode before
-// every step (modes/common/training_state.h), and checkpoints store it.
+// names, for every optimizer make_optimizer builds: SGD "momentum_buffer"; Adam and AdamW "step",
+// "exp_avg", "exp_avg_sq". The lockstep comparison copies it from the reference into the judged
+// mode before every step (modes/common/training_state.h), and checkpoints store it.
 #pragma once
 
 #include <ATen/core/Tensor.h>

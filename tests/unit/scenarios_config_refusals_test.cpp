@@ -84,6 +84,14 @@ TEST_F(ScenarioConfig, WrongTypesNameKeyValueAndType) {
   EXPECT_NE(on_toy("TRAIN.DTYPE", "float16").find("'float16' is not one of float32, float64"),
             std::string::npos);
   EXPECT_NE(on_toy("SCENARIO.NAME", "My Run").find("lower_snake_case"), std::string::npos);
+  EXPECT_NE(on_toy("OPTIM.NAME", "lion").find("'lion' is not one of sgd, adam, adamw"),
+            std::string::npos);
+  EXPECT_NE(on_toy("OPTIM.NO_DECAY", "1d,,bias").find("'1d,,bias' is not none, or a comma list"),
+            std::string::npos);
+  EXPECT_NE(on_toy("OPTIM.NO_DECAY", "bias*").find("OPTIM.NO_DECAY"), std::string::npos);
+  EXPECT_NE(on_toy("SCHED.NAME", "cosine").find("one of constant, step, warmup_cosine"),
+            std::string::npos);
+  EXPECT_NE(on_toy("SCHED.GAMMA", "2").find("a number from 0.0 to 1.0"), std::string::npos);
   const std::string e = file_error("SCENARIO.BASE: toy_cnn\nTRAIN:\n  STEPS: [1, 2]\n");
   EXPECT_NE(e.find("scenario key TRAIN.STEPS ("), std::string::npos) << e;
   EXPECT_NE(e.find("line 3): a list or mapping is not an integer"), std::string::npos) << e;
@@ -123,6 +131,9 @@ TEST_F(ScenarioConfig, CombinationsThatWouldNotMeanWhatTheySayAreRefused) {
   std::string e = error_of({"toy_cnn", "", {"OPTIM.NESTEROV", "true", "OPTIM.MOMENTUM", "0.0"}});
   EXPECT_NE(e.find("OPTIM.NESTEROV true needs OPTIM.MOMENTUM > 0"), std::string::npos) << e;
   EXPECT_NO_THROW(configure_scenario(registry_, {"toy_cnn", "", {"OPTIM.NESTEROV", "true"}}));
+  e = error_of({"toy_cnn", "", {"SCHED.NAME", "warmup_cosine", "SCHED.WARMUP_STEPS", "5"}});
+  EXPECT_NE(e.find("SCHED.DECAY_STEPS (1) must be above SCHED.WARMUP_STEPS (5)"), std::string::npos)
+      << e;
   e = error_of({"toy_cnn", "", {"LOSS.NAME", "mse"}});
   EXPECT_NE(e.find("LOSS.NAME (--loss) does not fit toy_cnn's data"), std::string::npos) << e;
   EXPECT_NO_THROW(configure_scenario(registry_, {"linear_mse", "", {"LOSS.NAME", "rmse"}}));

@@ -31,7 +31,10 @@ auto fields(const ScenarioSpec& s) {
       s.optimizer.beta2, s.optimizer.eps, s.clip_grad_norm, s.eval_size, s.eval_batch, s.model_file,
       s.data_file, s.synthetic.input_shape, s.synthetic.input_dtype, s.synthetic.vocab_size,
       s.synthetic.num_classes, s.synthetic.target_shape, s.synthetic.samples, s.amp,
-      s.grad_scaler.init_scale, s.grad_scaler.growth_interval);
+      s.grad_scaler.init_scale, s.grad_scaler.growth_interval, s.optimizer.no_decay,
+      s.optimizer.schedule.kind, s.optimizer.schedule.step_size, s.optimizer.schedule.gamma,
+      s.optimizer.schedule.warmup_steps, s.optimizer.schedule.decay_steps,
+      s.optimizer.schedule.min_lr);
 }
 
 TEST_F(ScenarioConfig, EveryBuiltinReadsBackFromItsYaml) {
@@ -96,6 +99,13 @@ TEST_F(ScenarioConfig, EveryKeyRoundTripsAChangedValue) {
           {"EVAL.BATCH_SIZE", "16"},
       },
       {{"OPTIM.DAMPENING", "0.25"}, {"OPTIM.NAME", "adam"}},
+      {{"OPTIM.NAME", "adamw"},
+       {"OPTIM.NO_DECAY", "1d,bias,ln_f.weight"},
+       {"SCHED.NAME", "warmup_cosine"},
+       {"SCHED.WARMUP_STEPS", "2"},
+       {"SCHED.DECAY_STEPS", "10"},
+       {"SCHED.MIN_LR", "0.001"}},
+      {{"SCHED.NAME", "step"}, {"SCHED.STEP_SIZE", "3"}, {"SCHED.GAMMA", "0.5"}},
       // Paths are absolute here: `list --yaml` writes them so.
       {{"MODEL.FILE", "/models/net.pt"},
        {"DATA.INPUT_SHAPE", "3,4"},
@@ -183,6 +193,18 @@ TEST_F(ScenarioConfig, EachKeySetsItsOwnField) {
                       {"TRAIN.ACCUMULATION_STEPS", "2", "OPTIM.NAME", "adam", "OPTIM.BETA1", "0.8",
                        "OPTIM.BETA2", "0.99", "OPTIM.EPS", "1e-6", "OPTIM.CLIP_GRAD_NORM", "0.5",
                        "EVAL.SIZE", "100", "EVAL.BATCH_SIZE", "16"}})),
+      fields(want));
+  want = registry_.get("linear_mse");
+  want.optimizer.kind = OptimizerKind::kAdamW;
+  want.optimizer.no_decay = {"1d", "bias"};
+  want.optimizer.schedule = {ScheduleKind::kWarmupCosine, 4, 0.5, 2, 9, 1e-3};
+  EXPECT_EQ(
+      fields(configure_scenario(registry_, {"linear_mse",
+                                            "",
+                                            {"OPTIM.NAME", "adamw", "OPTIM.NO_DECAY", "1d,bias",
+                                             "SCHED.NAME", "warmup_cosine", "SCHED.STEP_SIZE", "4",
+                                             "SCHED.GAMMA", "0.5", "SCHED.WARMUP_STEPS", "2",
+                                             "SCHED.DECAY_STEPS", "9", "SCHED.MIN_LR", "1e-3"}})),
       fields(want));
   want = registry_.get("linear_mse");
   want.model_file = "/m/net.pt";

@@ -36,6 +36,8 @@ enum class FaultKind {
   kDivide,
   kReplica,
   kBucket,
+  kDecay,
+  kSched,
   kFaultKindCount,  // not a kind: the number of them, so that a kind added above needs a row
 };
 

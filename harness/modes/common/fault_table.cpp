@@ -110,6 +110,16 @@ constexpr std::array<FaultRow, kFaultKinds> kRows = {{
      "engine: of its last parameter; c10d's: through a comm hook), so those gradients stay each "
      "rank's own",
      "the gradients, ranks_bitwise_equal and collectives checks, exit 1"},
+    {FaultKind::kDecay, "decay", kAt, kDdp | kZero, kNeedsNoDecayGroup | kNeedsReference, true,
+     "at step S rank R's optimizer applies the scenario's weight decay to the no-decay group too "
+     "(biases, norms: a parameter group built wrong)",
+     "ddp: the ranks_bitwise_equal check; zero: the updates check (free-running: parameters); "
+     "exit 1, naming a no-decay tensor and the step"},
+    {FaultKind::kSched, "sched", kAt, kDdp | kZero, kNeedsSchedule | kNeedsReference, true,
+     "at step S rank R's optimizer steps with step S+1's learning rate (its schedule one step "
+     "ahead: a scheduler stepped per micro-step, or once too often)",
+     "ddp: the ranks_bitwise_equal check; zero: the updates check (free-running: parameters); "
+     "exit 1, naming the step"},
 }};
 
 constexpr bool rows_follow_the_enum() {
@@ -134,6 +144,8 @@ std::string needs_text(unsigned needs) {
   if (needs & kNeedsPeers) parts.push_back("2+ ranks");
   if (needs & kNeedsReplicas) parts.push_back("--shard-group below the world size");
   if (needs & kNeedsReference) parts.push_back("a reference in --modes");
+  if (needs & kNeedsNoDecayGroup) parts.push_back("OPTIM.NO_DECAY and OPTIM.WEIGHT_DECAY > 0");
+  if (needs & kNeedsSchedule) parts.push_back("a SCHED.NAME that changes the rate at step S");
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 

@@ -42,6 +42,8 @@ enum FaultNeed : unsigned {
   // comparison with training the fault did not go into sees it: single (the exact reference), or
   // for a kind that goes into zero alone, ddp in the same run (matches_ddp).
   kNeedsReference = 1u << 10,
+  kNeedsNoDecayGroup = 1u << 11,  // OPTIM.NO_DECAY names a parameter, and OPTIM.WEIGHT_DECAY > 0
+  kNeedsSchedule = 1u << 12,      // SCHED.* changes the rate between step S and step S+1
 };
 
 constexpr unsigned mode_bit(ModeKind mode) { return 1u << static_cast<unsigned>(mode); }

@@ -5,6 +5,7 @@
 
 #include <stdexcept>
 
+#include "modes/common/trained_parameters.h"
 #include "scenarios/optim/clip_grad_norm.h"
 #include "scenarios/training_recipe.h"
 
@@ -17,7 +18,9 @@ at::Tensor GradientPath::eval_forward(const at::Tensor& /*inputs*/) {
 
 std::unique_ptr<torch::optim::Optimizer> GradientPath::make_optimizer(
     const scenarios::OptimizerSpec& spec) {
-  return scenarios::make_optimizer(spec, module().parameters());
+  std::vector<at::Tensor> parameters = module().parameters();
+  std::vector<std::string> names = parameter_names(module(), parameters);
+  return scenarios::make_optimizer(spec, std::move(parameters), names);
 }
 
 void GradientPath::clip_gradients(double max_norm) {

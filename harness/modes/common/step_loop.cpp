@@ -15,6 +15,7 @@
 #include "scenarios/optim/autocast_scope.h"
 #include "scenarios/optim/clip_grad_norm.h"
 #include "scenarios/optim/grad_scaler.h"
+#include "scenarios/optim/lr_schedule.h"
 #include "scenarios/training_recipe.h"
 
 namespace ddpbench::modes {
@@ -181,6 +182,24 @@ void StepLoop::end_step(int64_t step, const at::Tensor& loss,
   if (options_.at_rest) options_.at_rest(step, module, *optimizer_);
 }
 
+void StepLoop::step_optimizer(int64_t step) {
+  // The schedule sets every group's rate before the step, as a user's loop sets g['lr'] (or a
+  // scheduler stepped after the previous optimizer step left it): once per optimizer step, never
+  // per micro-step.
+  const scenarios::OptimizerSpec& spec = in_.spec.optimizer;
+  const int64_t scheduled = step == options_.schedule_ahead_step ? step + 1 : step;
+  scenarios::set_learning_rate(*optimizer_,
+                               scenarios::scheduled_lr(spec.schedule, spec.lr, scheduled));
+  if (step != options_.decay_everything_step) {
+    path_.step_optimizer(*optimizer_);
+    return;
+  }
+  const std::vector<double> decays = scenarios::weight_decays(*optimizer_);
+  scenarios::set_weight_decays(*optimizer_, std::vector<double>(decays.size(), spec.weight_decay));
+  path_.step_optimizer(*optimizer_);
+  scenarios::set_weight_decays(*optimizer_, decays);
+}
+
 void StepLoop::run_step(int64_t step) {
   using runtime::Phase;
   torch::nn::Module& module = path_.module();
@@ -215,7 +234,7 @@ void StepLoop::run_step(int64_t step) {
   if (in_.spec.clip_grad_norm && !skip && steps) {
     path_.clip_gradients(*in_.spec.clip_grad_norm);
   }
-  if (!skip && steps) path_.step_optimizer(*optimizer_);
+  if (!skip && steps) step_optimizer(step);
   if (scaler_ && steps) scaler_->update();
   path_.end_step(step == options_.first_step + options_.steps - 1);
   timer_->stop(Phase::kOptimizer);

@@ -72,6 +72,12 @@ struct TrainOptions {
   int64_t unscaled_step = -1;
   // The `scaler` fault (fault_injection.h): at this step this process's GradScaler scale doubles.
   int64_t diverged_scale_step = -1;
+  // The `sched` fault (fault_table.h): at this step this process's optimizer steps with the next
+  // step's scheduled learning rate.
+  int64_t schedule_ahead_step = -1;
+  // The `decay` fault: at this step this process's no-decay group steps with the scenario's
+  // weight decay too.
+  int64_t decay_everything_step = -1;
   // The `inf` fault's counterpart outside DDP (references, single, dp): at this step the first
   // parameter's reduced gradient gets an inf, as DDP's allreduce gives every rank.
   int64_t overflow_step = -1;
@@ -149,6 +155,8 @@ class StepLoop {
   // After the reduction: the overflow fault, scaler.unscale_(optimizer) and the checked step's
   // gradient record; returns whether the GradScaler skips the step (a gradient overflowed).
   bool unscale_and_record(int64_t step);
+  // The schedule's rate of `step` on every group, the sched and decay faults, the path's step.
+  void step_optimizer(int64_t step);
   // The step boundary: the loss read (a non-finite one throws), the checked step's loss
   // recorded, and the step's observers called.
   void end_step(int64_t step, const at::Tensor& loss, const std::vector<data::Batch>& shards);

@@ -3,6 +3,9 @@
 
 #include <torch/nn/module.h>
 
+#include <algorithm>
+#include <stdexcept>
+
 namespace ddpbench::modes {
 
 TrainedParameters trained_parameters(const torch::nn::Module& module) {
@@ -14,6 +17,19 @@ TrainedParameters trained_parameters(const torch::nn::Module& module) {
     if (seen) continue;
     out.names.push_back(p.key());
     out.tensors.push_back(p.value());
+  }
+  return out;
+}
+
+std::vector<std::string> parameter_names(const torch::nn::Module& module,
+                                         const std::vector<at::Tensor>& parameters) {
+  const auto named = module.named_parameters();
+  std::vector<std::string> out;
+  for (const at::Tensor& p : parameters) {
+    const auto it = std::find_if(named.begin(), named.end(),
+                                 [&](const auto& n) { return n.value().is_same(p); });
+    if (it == named.end()) throw std::logic_error("parameter_names: a tensor not in the module");
+    out.push_back(it->key());
   }
   return out;
 }

@@ -23,4 +23,10 @@ struct TrainedParameters {
 
 TrainedParameters trained_parameters(const torch::nn::Module& module);
 
+// The name of each of `parameters` (tensors of `module`, or of a zero rank's subset) as
+// named_parameters first gives it: what the optimizer's parameter groups read
+// (scenarios/optim/parameter_groups.h). Throws std::logic_error for a tensor not in the module.
+std::vector<std::string> parameter_names(const torch::nn::Module& module,
+                                         const std::vector<at::Tensor>& parameters);
+
 }  // namespace ddpbench::modes

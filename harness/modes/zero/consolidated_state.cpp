@@ -11,10 +11,12 @@
 namespace ddpbench::modes::zero {
 
 std::unique_ptr<torch::optim::Optimizer> consolidate_optimizer(
-    const std::vector<at::Tensor>& model_parameters, const std::vector<at::Tensor>& partitioned,
-    const ZeroPartition& partition, torch::optim::Optimizer& local,
-    const scenarios::OptimizerSpec& spec, comm::Communicator& comm) {
-  std::unique_ptr<torch::optim::Optimizer> full = scenarios::make_optimizer(spec, model_parameters);
+    const std::vector<at::Tensor>& model_parameters, const std::vector<std::string>& model_names,
+    const std::vector<at::Tensor>& partitioned, const ZeroPartition& partition,
+    torch::optim::Optimizer& local, const scenarios::OptimizerSpec& spec,
+    comm::Communicator& comm) {
+  std::unique_ptr<torch::optim::Optimizer> full =
+      scenarios::make_optimizer(spec, model_parameters, model_names);
   for (int owner = 0; owner < comm.world_size(); ++owner) {
     const std::vector<at::Tensor> owned = owned_parameters(partitioned, partition, owner);
     if (owned.empty()) continue;

@@ -24,8 +24,8 @@ namespace ddpbench::modes::zero {
 // parameters' state from `local`, the optimizer of its owner under `partition`. Every rank gets
 // it (one broadcast per owner); it is a copy: stepping it changes nothing.
 std::unique_ptr<torch::optim::Optimizer> consolidate_optimizer(
-    const std::vector<at::Tensor>& model_parameters, const std::vector<at::Tensor>& partitioned,
-    const ZeroPartition& partition, torch::optim::Optimizer& local,
-    const scenarios::OptimizerSpec& spec, comm::Communicator& comm);
+    const std::vector<at::Tensor>& model_parameters, const std::vector<std::string>& model_names,
+    const std::vector<at::Tensor>& partitioned, const ZeroPartition& partition,
+    torch::optim::Optimizer& local, const scenarios::OptimizerSpec& spec, comm::Communicator& comm);
 
 }  // namespace ddpbench::modes::zero

@@ -185,14 +185,18 @@ void ZeroPath::reduce_gradients() {
 
 std::unique_ptr<torch::optim::Optimizer> ZeroPath::make_optimizer(
     const scenarios::OptimizerSpec& spec) {
-  return scenarios::make_optimizer(spec, stage_->optimizer_parameters());
+  std::vector<at::Tensor> parameters = stage_->optimizer_parameters();
+  std::vector<std::string> names = parameter_names(module(), parameters);
+  return scenarios::make_optimizer(spec, std::move(parameters), names);
 }
 
 std::unique_ptr<torch::optim::Optimizer> ZeroPath::consolidated_optimizer(
     torch::optim::Optimizer& local, const scenarios::OptimizerSpec& spec) {
   if (stage_->shards_parameters()) return nullptr;
-  return consolidate_optimizer(module().parameters(), shared_.params, shared_.partition, local,
-                               spec, shared_.mesh.shard());
+  const std::vector<at::Tensor> model_parameters = module().parameters();
+  return consolidate_optimizer(model_parameters, parameter_names(module(), model_parameters),
+                               shared_.params, shared_.partition, local, spec,
+                               shared_.mesh.shard());
 }
 
 void ZeroPath::clip_gradients(double max_norm) { stage_->clip(max_norm); }

@@ -1,0 +1,42 @@
+// lr_schedule.h — the learning rate of each optimizer step (SCHED.* keys): constant, StepLR, or
+// nanoGPT's linear warmup then cosine decay to a floor. A pure function of the run-global
+// optimizer step, so a resumed run (--resume) continues the schedule from its checkpoint's step
+// with nothing more stored, every rank and mode computes the same rate, and the Python oracles
+// compute it the same way (reference/torch_ddp_oracle_rank.py). Micro-steps of gradient
+// accumulation share their optimizer step's rate. Torch-free.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "scenarios/choice_names.h"
+
+namespace ddpbench::scenarios {
+
+struct ScheduleSpec {
+  ScheduleKind kind = ScheduleKind::kConstant;
+  // step: the rate is multiplied by `gamma` every `step_size` optimizer steps.
+  int64_t step_size = 1;
+  double gamma = 0.1;
+  // warmup_cosine: nanoGPT's warmup_iters, lr_decay_iters and min_lr.
+  int64_t warmup_steps = 0;
+  int64_t decay_steps = 1;
+  double min_lr = 0.0;
+};
+
+// The rate optimizer step `step` (0-based, run-global) uses, from the base rate `base_lr`.
+//   constant:      base_lr.
+//   step:          StepLR as torch.optim.lr_scheduler.StepLR computes it, chained: the previous
+//                  rate times gamma at every multiple of step_size (the same rounding as Python,
+//                  where base * gamma**k would round differently).
+//   warmup_cosine: nanoGPT's get_lr(it), operation for operation in double:
+//                  it < warmup: base * (it + 1) / (warmup + 1); it > decay: min_lr; else
+//                  min_lr + 0.5 * (1 + cos(pi * (it - warmup) / (decay - warmup))) * (base -
+//                  min_lr).
+double scheduled_lr(const ScheduleSpec& schedule, double base_lr, int64_t step);
+
+// "StepLR(step_size=3, gamma=0.5)", "warmup 2 + cosine to 1e-05 at step 10", "" for constant:
+// what the report's optimizer line adds.
+std::string describe_schedule(const ScheduleSpec& schedule);
+
+}  // namespace ddpbench::scenarios
