@@ -28,9 +28,9 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TORCH_MODEL = {"toy_cnn": "toy_cnn", "cifar_resnet18": "resnet18"}
+TORCH_MODEL = {"toy_cnn": "toy_cnn", "cifar_resnet18": "resnet18", "gpt_tiny": "gpt_tiny"}
 # Timed steps per config: enough for a stable p50, short enough for three rounds in minutes.
-STEPS = {"toy_cnn": (20, 400), "cifar_resnet18": (3, 15)}
+STEPS = {"toy_cnn": (20, 400), "cifar_resnet18": (3, 15), "gpt_tiny": (20, 400)}
 # What every ddpbench process sets at start (harness/runtime/host_allocator.h), through glibc's
 # own environment variables: PyTorch's side once more with them separates the allocator's share
 # of the difference from the engine's.

@@ -22,8 +22,10 @@ their sum; a step's time is the max over ranks (what ddpbench reports). Prints o
     /usr/bin/python3 reference/torch_ddp_bench.py --model toy_cnn --world-size 2 --local-batch 8
 """
 import argparse
+import contextlib
 import datetime
 import json
+import math
 import os
 import statistics
 import sys
@@ -36,7 +38,8 @@ import torch.multiprocessing as mp
 import torch.nn.functional as F
 import torchvision
 
-from torch_ddp_oracle import ToyCNN  # the tutorial Net, defined once for both scripts
+# The models as the oracle builds them, defined once for both scripts.
+from torch_ddp_oracle_models import GptTiny, ToyCNN
 
 # The scenarios' recipes (scenarios/builtin/toy_cnn.cpp, scenarios/builtin/cifar_resnet18.cpp).
 RECIPES = {
@@ -45,6 +48,9 @@ RECIPES = {
     "resnet18": {"crop_flip": True, "mean": (0.4914, 0.4822, 0.4465),
                  "std": (0.2023, 0.1994, 0.2010),
                  "sgd": {"lr": 0.02, "momentum": 0.9, "weight_decay": 1e-4, "nesterov": True}},
+    # scenarios/builtin/gpt_tiny.cpp: nanoGPT's train.py recipe.
+    "gpt_tiny": {"adamw": {"lr": 1e-3, "betas": (0.9, 0.95), "weight_decay": 0.1},
+                 "warmup": 2, "decay": 20, "min_lr": 1e-4, "clip": 1.0, "accumulation": 2},
 }
 DATASET_SIZE = 8192  # in memory, uint8 3x32x32: enough distinct samples for any timed run here
 
@@ -75,12 +81,71 @@ class CifarLike(torch.utils.data.Dataset):
         return (x - self.mean) / self.std, self.labels[i]
 
 
+class TokensLike(torch.utils.data.Dataset):
+    """gpt_tiny's data as a user holds it: token sequences in memory, x and y shifted by one."""
+
+    def __init__(self, seed, vocab=64, block=16):
+        g = torch.Generator().manual_seed(seed)
+        self.seqs = torch.randint(0, vocab, (DATASET_SIZE, block + 1), generator=g)
+
+    def __len__(self):
+        return DATASET_SIZE
+
+    def __getitem__(self, i):
+        return self.seqs[i, :-1], self.seqs[i, 1:]
+
+
+def gpt_optimizer(model, recipe):
+    """nanoGPT's configure_optimizers: weight decay on tensors of 2+ dimensions only."""
+    params = list(model.parameters())
+    groups = [{"params": [p for p in params if p.dim() >= 2]},
+              {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0}]
+    return torch.optim.AdamW(groups, **recipe["adamw"])
+
+
+def gpt_lr(recipe, it):
+    """nanoGPT's get_lr."""
+    base, warmup, decay, min_lr = (recipe["adamw"]["lr"], recipe["warmup"], recipe["decay"],
+                                   recipe["min_lr"])
+    if it < warmup:
+        return base * (it + 1) / (warmup + 1)
+    if it > decay:
+        return min_lr
+    coeff = 0.5 * (1.0 + math.cos(math.pi * (it - warmup) / (decay - warmup)))
+    return min_lr + coeff * (base - min_lr)
+
+
+def gpt_step(model, opt, recipe, x, y, step, ddp):
+    """One train.py step: accumulation micro-steps (no_sync on all but the last), clipping, the
+    scheduled rate; returns the times of forward, backward (summed) and the optimizer."""
+    micro = recipe["accumulation"]
+    fwd = bwd = 0.0
+    for m, (xm, ym) in enumerate(zip(x.chunk(micro), y.chunk(micro))):
+        quiet = ddp and m < micro - 1
+        with model.no_sync() if quiet else contextlib.nullcontext():
+            t0 = time.perf_counter()
+            loss = F.cross_entropy(model(xm), ym) / micro
+            t1 = time.perf_counter()
+            loss.backward()
+            t2 = time.perf_counter()
+        fwd, bwd = fwd + t1 - t0, bwd + t2 - t1
+    t3 = time.perf_counter()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), recipe["clip"])
+    for g in opt.param_groups:
+        g["lr"] = gpt_lr(recipe, step)
+    opt.step()
+    opt.zero_grad()
+    return fwd, bwd, time.perf_counter() - t3
+
+
 def worker(rank, args, rendezvous, out_path):
     torch.set_num_threads(args.threads)
     world = args.world_size
     torch.manual_seed(args.seed)
-    model = ToyCNN() if args.model == "toy_cnn" else torchvision.models.resnet18(num_classes=10)
-    dataset = CifarLike(RECIPES[args.model], args.seed)
+    gpt = args.model == "gpt_tiny"
+    model = (ToyCNN() if args.model == "toy_cnn" else GptTiny() if gpt
+             else torchvision.models.resnet18(num_classes=10))
+    dataset = TokensLike(args.seed) if gpt else CifarLike(RECIPES[args.model], args.seed)
     sampler = None
     if world > 1:
         dist.init_process_group("gloo", init_method="file://" + rendezvous, rank=rank,
@@ -101,13 +166,20 @@ def worker(rank, args, rendezvous, out_path):
         sampler = torch.utils.data.distributed.DistributedSampler(dataset, world, rank, seed=0)
     loader = torch.utils.data.DataLoader(dataset, batch_size=args.local_batch, sampler=sampler,
                                          shuffle=sampler is None, drop_last=True, num_workers=0)
-    opt = torch.optim.SGD(model.parameters(), **RECIPES[args.model]["sgd"])
+    opt = (gpt_optimizer(model, RECIPES[args.model]) if gpt
+           else torch.optim.SGD(model.parameters(), **RECIPES[args.model]["sgd"]))
     batches = iter(loader)
     phases = {"data": [], "forward": [], "backward": [], "optimizer": []}
     for step in range(args.warmup + args.steps):
         t0 = time.perf_counter()
         x, y = next(batches)
         t1 = time.perf_counter()
+        if gpt:
+            fwd, bwd, step_s = gpt_step(model, opt, RECIPES[args.model], x, y, step, world > 1)
+            if step >= args.warmup:
+                for name, dt in zip(phases, (t1 - t0, fwd, bwd, step_s)):
+                    phases[name].append(dt)
+            continue
         loss = F.cross_entropy(model(x), y)
         t2 = time.perf_counter()
         loss.backward()

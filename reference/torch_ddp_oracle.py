@@ -9,7 +9,7 @@ torch.optim.SGD created after wrapping.
 
 --batches FILE (written by ddpbench without TorchScript type tags, so that
 torch.load reads it in 1.13 and, weights-only, in 2.6+) is a dict:
-  "meta"     {"model": "linear"|"toy_cnn"|"resnet18"|"tiny_resnet"|"gated_cnn"|"gated_heads"|
+  "meta"     {"model": "linear"|"toy_cnn"|"resnet18"|"tiny_resnet"|"gated_cnn"|"gated_heads"|"gpt_tiny"|
               "torchscript" (with "model_file": the file of `ddpbench run --model`, loaded with
               torch.jit.load), "num_classes", "world_size",
               "steps", "loss": "mse"|"rmse"|"cross_entropy"|"bce_one_hot", "lr", "momentum",

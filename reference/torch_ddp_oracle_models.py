@@ -1,6 +1,8 @@
 """torch_ddp_oracle_models.py — the models torch_ddp_oracle.py trains, built as ddpbench's
 scenarios build them (the same parameter names, shapes and forward), or the user's TorchScript
 file itself. The weights come from the exported "init", so only the structure has to match."""
+import math
+
 import torch
 import torch.nn.functional as F
 
@@ -100,6 +102,58 @@ class TinyResNet(torch.nn.Module):
         return self.fc(torch.flatten(F.adaptive_avg_pool2d(x, 1), 1))
 
 
+class GptBlock(torch.nn.Module):
+    """scenarios/models/gpt_net.h's block: nanoGPT's Block with its CausalSelfAttention (the
+    explicit attention, not flash) and MLP, under the same parameter names."""
+
+    def __init__(self, n_embd, n_head, dropout):
+        super().__init__()
+        self.n_head = n_head
+        self.ln_1 = torch.nn.LayerNorm(n_embd)
+        self.attn_qkv = torch.nn.Linear(n_embd, 3 * n_embd)
+        self.attn_proj = torch.nn.Linear(n_embd, n_embd)
+        self.ln_2 = torch.nn.LayerNorm(n_embd)
+        self.mlp_fc = torch.nn.Linear(n_embd, 4 * n_embd)
+        self.mlp_proj = torch.nn.Linear(4 * n_embd, n_embd)
+        self.attn_dropout = torch.nn.Dropout(dropout)
+        self.resid_dropout = torch.nn.Dropout(dropout)
+
+    def attention(self, x):
+        B, T, C = x.size()
+        q, k, v = self.attn_qkv(x).split(C, dim=2)
+        q, k, v = (y.view(B, T, self.n_head, C // self.n_head).transpose(1, 2) for y in (q, k, v))
+        att = q.matmul(k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+        causal = torch.ones(T, T, dtype=torch.bool, device=x.device).tril()
+        att = att.masked_fill(causal.logical_not(), float("-inf"))
+        att = self.attn_dropout(torch.softmax(att, -1))
+        y = att.matmul(v).transpose(1, 2).contiguous().view(B, T, C)
+        return self.resid_dropout(self.attn_proj(y))
+
+    def forward(self, x):
+        x = x + self.attention(self.ln_1(x))
+        return x + self.resid_dropout(self.mlp_proj(F.gelu(self.mlp_fc(self.ln_2(x)))))
+
+
+class GptTiny(torch.nn.Module):
+    """scenarios/models/gpt_net.h: nanoGPT's GPT at gpt_tiny's size, the output projection tied to
+    wte (one parameter, as nanoGPT's tie leaves one in parameters()); logits [B, vocab, T]."""
+
+    def __init__(self, vocab_size=64, block_size=16, n_layer=2, n_head=2, n_embd=32, dropout=0.0):
+        super().__init__()
+        self.wte = torch.nn.Embedding(vocab_size, n_embd)
+        self.wpe = torch.nn.Embedding(block_size, n_embd)
+        self.drop = torch.nn.Dropout(dropout)
+        self.h = torch.nn.ModuleList(GptBlock(n_embd, n_head, dropout) for _ in range(n_layer))
+        self.ln_f = torch.nn.LayerNorm(n_embd)
+
+    def forward(self, tokens):
+        pos = torch.arange(tokens.size(1), dtype=torch.long, device=tokens.device)
+        x = self.drop(self.wte(tokens) + self.wpe(pos))
+        for block in self.h:
+            x = block(x)
+        return F.linear(self.ln_f(x), self.wte.weight).transpose(1, 2)
+
+
 def build_model(meta):
     kind = meta["model"]
     if kind == "linear":
@@ -115,6 +169,8 @@ def build_model(meta):
         return GatedCNN()
     if kind == "gated_heads":
         return GatedHeads()
+    if kind == "gpt_tiny":
+        return GptTiny()
     if kind == "torchscript":  # ddpbench run --model FILE: the user's scripted model itself
         return torch.jit.load(meta["model_file"])
     raise ValueError(f"unknown model {kind!r}")

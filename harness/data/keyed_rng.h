@@ -18,6 +18,7 @@ enum class RngStream : std::uint64_t {
   kAugment = 4,
   kSyntheticText = 5,
   kSyntheticTensors = 6,
+  kSyntheticTokens = 7,
 };
 
 // SplitMix64 finaliser: a bijective 64-bit mixer, good enough to decorrelate adjacent keys.

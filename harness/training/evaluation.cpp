@@ -48,14 +48,18 @@ EvalSamples evaluate_indices(const Forward& forward, const torch::nn::Module& mo
     torch::NoGradGuard no_grad;
     const at::Tensor logits = draws.forward([&] { return forward(b.inputs); }, b.inputs.device(),
                                             modes::kEvaluationStep, chunk.front());
-    const at::Tensor loss =
-        torch::nn::functional::cross_entropy(
-            logits, b.targets,
-            torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone))
-            .to(at::kDouble)
-            .cpu()
-            .contiguous();
-    const at::Tensor correct = logits.argmax(1).eq(b.targets).to(at::kByte).cpu().contiguous();
+    // A language model's logits [B, V, T] score every position: a sample's loss is the mean over
+    // its positions, and it is correct when every next token is predicted.
+    at::Tensor loss = torch::nn::functional::cross_entropy(
+        logits, b.targets,
+        torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));
+    at::Tensor correct = logits.argmax(1).eq(b.targets);
+    if (loss.dim() > 1) {
+      loss = loss.flatten(1).mean(1);
+      correct = correct.flatten(1).all(1);
+    }
+    loss = loss.to(at::kDouble).cpu().contiguous();
+    correct = correct.to(at::kByte).cpu().contiguous();
     out.loss.insert(out.loss.end(), loss.data_ptr<double>(),
                     loss.data_ptr<double>() + loss.numel());
     out.correct.insert(out.correct.end(), correct.data_ptr<uint8_t>(),

@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include "data/batch_plan.h"
+#include "modes/common/forward_draws.h"
 #include "modes/sync_bn/sync_batch_norm.h"
 #include "scenarios/models/script_model.h"
 #include "scenarios/optim/optimizer_state.h"
@@ -48,11 +49,11 @@ struct SplitFacts {
   bool split = false;  // the per-rank causes need more than one rank
   bool ddp = false;    // a per-rank mode (zero's ranks forward as DDP's)
   bool sync_bn = false;
-  int64_t bn = 0;         // BatchNorm layers, a TorchScript model's included
-  int64_t script_bn = 0;  // a TorchScript model's own (modelled chunk by chunk)
-  const std::vector<std::string>* random_ops = nullptr;  // non-empty: forward draws
-  std::vector<std::string> written;                      // buffers written in forward
-  std::vector<int64_t> sizes;                            // the rank chunks
+  int64_t bn = 0;                       // BatchNorm layers, a TorchScript model's included
+  int64_t script_bn = 0;                // a TorchScript model's own (modelled chunk by chunk)
+  std::vector<std::string> random_ops;  // non-empty: forward draws
+  std::vector<std::string> written;     // buffers written in forward
+  std::vector<int64_t> sizes;           // the rank chunks
   bool uneven = false;
   std::string local;  // "8", or "7,7,6 (rank by rank)"
   bool sync_arithmetic = false;
@@ -65,7 +66,7 @@ struct SplitFacts {
   bool in_join = false;             // RunSetup::in_join
   bool lockstep = false;
   int64_t last_step = -1;
-  bool draws() const { return random_ops != nullptr && !random_ops->empty(); }
+  bool draws() const { return !random_ops.empty(); }
   const char* who() const { return ddp ? "rank" : "replica"; }
   // Note [BatchNorm per micro-step].
   bool bn_per_micro_step() const { return bn > 0 && micro > 1; }
@@ -92,8 +93,10 @@ SplitFacts split_facts(const RunSetup& setup, ModeKind mode, const torch::nn::Mo
   const scenarios::models::ScriptModelFacts* script = scenarios::models::script_model_facts(model);
   f.script_bn = script != nullptr ? script->batch_norm_layers : 0;
   if (script != nullptr) {
-    f.random_ops = &script->random_ops;
+    f.random_ops = script->random_ops;
     f.written = script->mutated_buffers;
+  } else if (modes::ForwardDraws(model).seeds()) {
+    f.random_ops = {"aten::dropout"};  // a built-in model's Dropout modules
   }
   f.bn = modes::sync_bn::count_batchnorm(model) + f.script_bn;
   // Under autocast each accumulation micro-step rounds its own gradients, and with BatchNorm each
@@ -240,7 +243,7 @@ std::vector<std::string> causes_of(const SplitFacts& f, int64_t global_batch) {
         "Random draws in forward: each {} draws for its own {} samples from a generator seeded "
         "for (step, rank), not once for the whole batch (Note [Same random draws in every "
         "mode]; {})",
-        f.who(), f.local, fmt::join(*f.random_ops, ", ")));
+        f.who(), f.local, fmt::join(f.random_ops, ", ")));
   }
   if (f.split && !f.written.empty()) {
     // Note [Buffers updated in forward] (exact_reference.h).

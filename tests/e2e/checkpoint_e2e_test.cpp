@@ -21,11 +21,6 @@ namespace ddpbench {
 namespace {
 namespace fs = std::filesystem;
 
-std::string bytes_of(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 class Checkpoints : public testing::TempDirTest {
  protected:
   void SetUp() override {
@@ -61,7 +56,8 @@ TEST_F(Checkpoints, AnAdamRunResumesBitIdentical) {
   r = text_run(path("resumed"),
                {"--steps", "4", "--resume", path("full") + "/checkpoint_ddp_step2.pt"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_EQ(bytes_of(path("resumed") + "/state_ddp.pt"), bytes_of(path("full") + "/state_ddp.pt"));
+  EXPECT_EQ(testing::bytes_of(path("resumed") + "/state_ddp.pt"),
+            testing::bytes_of(path("full") + "/state_ddp.pt"));
 }
 
 TEST_F(Checkpoints, AResumedRunEndsBitIdenticalInEveryMode) {
@@ -76,14 +72,17 @@ TEST_F(Checkpoints, AResumedRunEndsBitIdenticalInEveryMode) {
     ASSERT_TRUE(fs::exists(ckpt)) << mode << r.out;
     EXPECT_TRUE(fs::exists(part + "/checkpoint_" + mode + "_step2.pt")) << mode;
     // Saving does not disturb training: the 7-step run's step-4 checkpoint is the same file.
-    EXPECT_EQ(bytes_of(full + "/checkpoint_" + mode + "_step4.pt"), bytes_of(ckpt)) << mode;
+    EXPECT_EQ(testing::bytes_of(full + "/checkpoint_" + mode + "_step4.pt"),
+              testing::bytes_of(ckpt))
+        << mode;
 
     r = run(mode, resumed, {"--steps", "7", "--resume", ckpt, "--checkpoint-every", "2"});
     ASSERT_EQ(r.exit_code, 0) << mode << r.out << r.err;
     const std::string state = "/state_" + mode + ".pt";
-    EXPECT_EQ(bytes_of(resumed + state), bytes_of(full + state)) << mode << " final state";
-    EXPECT_EQ(bytes_of(resumed + "/checkpoint_" + mode + "_step6.pt"),
-              bytes_of(full + "/checkpoint_" + mode + "_step6.pt"))
+    EXPECT_EQ(testing::bytes_of(resumed + state), testing::bytes_of(full + state))
+        << mode << " final state";
+    EXPECT_EQ(testing::bytes_of(resumed + "/checkpoint_" + mode + "_step6.pt"),
+              testing::bytes_of(full + "/checkpoint_" + mode + "_step6.pt"))
         << mode;
     EXPECT_EQ(testing::read_json(resumed + "/report.json").at("results")[0].at("losses").size(),
               3u);
@@ -95,7 +94,8 @@ TEST_F(Checkpoints, AResumedRunEndsBitIdenticalInEveryMode) {
     ASSERT_EQ(py.exit_code, 0) << py.out << py.err;
     r = run(mode, path("bad_" + mode), {"--steps", "7", "--resume", doctored});
     ASSERT_EQ(r.exit_code, 0) << mode << r.out << r.err;
-    EXPECT_NE(bytes_of(path("bad_" + mode) + state), bytes_of(full + state)) << mode;
+    EXPECT_NE(testing::bytes_of(path("bad_" + mode) + state), testing::bytes_of(full + state))
+        << mode;
   }
 }
 
@@ -108,9 +108,10 @@ TEST_F(Checkpoints, AResumeAtThreeRanksOrMoreSumsInTheUninterruptedOrder) {
   const auto tiny = [&](const std::string& out, const std::string& impl, const std::string& world,
                         const std::vector<std::string>& extra) {
     std::vector<std::string> args = {
-        "run",     "--scenario", "tiny_resnet", "--steps", "3",   "--batch-size", "12",
-        "--gpus",  world,        "--ddp-impl",  impl,      "--modes", "ddp", "--check-only",
-        "--quiet", "--eval-size", "0",          "--out",   out};
+        "run", "--scenario",   "tiny_resnet", "--steps",     "3",  "--batch-size",
+        "12",  "--gpus",       world,         "--ddp-impl",  impl, "--modes",
+        "ddp", "--check-only", "--quiet",     "--eval-size", "0",  "--out",
+        out};
     args.insert(args.end(), extra.begin(), extra.end());
     return testing::ddpbench(args);
   };
@@ -123,7 +124,8 @@ TEST_F(Checkpoints, AResumeAtThreeRanksOrMoreSumsInTheUninterruptedOrder) {
     const std::string ckpt = full + "/checkpoint_ddp_step1.pt";
     r = tiny(resumed, impl, world, {"--resume", ckpt});
     ASSERT_EQ(r.exit_code, 0) << impl << world << r.out << r.err;
-    EXPECT_EQ(bytes_of(resumed + "/state_ddp.pt"), bytes_of(full + "/state_ddp.pt"))
+    EXPECT_EQ(testing::bytes_of(resumed + "/state_ddp.pt"),
+              testing::bytes_of(full + "/state_ddp.pt"))
         << impl << " at world " << world;
     if (impl != "bucketed" || world != "3") continue;
     // The saved buckets were made under the default 25 MiB cap; under another cap they are not
@@ -131,7 +133,8 @@ TEST_F(Checkpoints, AResumeAtThreeRanksOrMoreSumsInTheUninterruptedOrder) {
     // tiny_resnet (well under 1 MiB) both caps make the same buckets: only the order differs.
     r = tiny(path("fresh_buckets"), impl, world, {"--resume", ckpt, "--bucket-cap-mb", "24"});
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-    EXPECT_NE(bytes_of(path("fresh_buckets") + "/state_ddp.pt"), bytes_of(full + "/state_ddp.pt"));
+    EXPECT_NE(testing::bytes_of(path("fresh_buckets") + "/state_ddp.pt"),
+              testing::bytes_of(full + "/state_ddp.pt"));
     // A layout that does not fit the model (parameter 0 in every slot) is one line, exit 2.
     const std::string bad = path("buckets.pt");
     const auto py =
@@ -158,7 +161,8 @@ TEST_F(Checkpoints, ModulePrefixedKeysResumeTheSame) {
   ASSERT_EQ(py.exit_code, 0) << py.out << py.err;
   r = run("ddp", path("resumed"), {"--steps", "5", "--resume", ckpt});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_EQ(bytes_of(path("resumed") + "/state_ddp.pt"), bytes_of(path("full") + "/state_ddp.pt"));
+  EXPECT_EQ(testing::bytes_of(path("resumed") + "/state_ddp.pt"),
+            testing::bytes_of(path("full") + "/state_ddp.pt"));
 }
 
 // single,dp below float64 is a lockstep run: dp's reference resumes from the checkpoint as single
@@ -172,8 +176,8 @@ TEST_F(Checkpoints, ALockstepRunResumesWithItsReference) {
   r = run("single,dp", path("resumed"),
           {"--steps", "6", "--resume", path("part") + "/checkpoint_single_step3.pt"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_EQ(bytes_of(path("resumed") + "/state_single.pt"),
-            bytes_of(path("full") + "/state_single.pt"));
+  EXPECT_EQ(testing::bytes_of(path("resumed") + "/state_single.pt"),
+            testing::bytes_of(path("full") + "/state_single.pt"));
   const auto report = testing::read_json(path("resumed") + "/report.json");
   EXPECT_TRUE(report.at("passed").get<bool>());
   EXPECT_EQ(testing::find_check(report, "dp", "updates").at("status"), "pass") << report.dump();
@@ -206,7 +210,7 @@ TEST_F(Checkpoints, AFileThatDoesNotFitIsRefused) {
   const std::string ckpt = path("part") + "/checkpoint_single_step4.pt";
   const std::string corrupt = path("corrupt.pt");
   {
-    std::string b = bytes_of(ckpt);
+    std::string b = testing::bytes_of(ckpt);
     std::ofstream(corrupt, std::ios::binary) << b.substr(0, b.size() / 2);
   }
   struct Case {

@@ -84,7 +84,9 @@ TEST_F(CliE2E, ListShowsEveryScenarioWithParameterCounts) {
   const auto rows = nlohmann::json::parse(r.out);
   std::map<std::string, nlohmann::json> by_name;
   for (const auto& row : rows) by_name[row.at("name")] = row;
-  ASSERT_EQ(by_name.size(), 11u);
+  ASSERT_EQ(by_name.size(), 12u);
+  // wte 64 x 32 (tied: counted once), wpe 16 x 32, 2 blocks of 12,704, ln_f's 64.
+  EXPECT_EQ(by_name.at("gpt_tiny").at("parameters"), 28032);
   EXPECT_EQ(by_name.at("uneven_data").at("parameters"), 110);
   EXPECT_EQ(by_name.at("rmse_linear").at("parameters"), 110);
   EXPECT_EQ(by_name.at("resnet18_syncbn").at("parameters"), 11181642);

@@ -30,11 +30,6 @@ const std::vector<std::string> kRecipe = {
     "SCHED.WARMUP_STEPS", "1",      "SCHED.DECAY_STEPS",    "3",
     "SCHED.MIN_LR",       "0.0003", "OPTIM.CLIP_GRAD_NORM", "1.0"};
 
-std::string bytes_of(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 class OptimizerRecipeE2E : public testing::TempDirTest {
  protected:
   // toy_cnn, 4 checked steps of a global batch of 4 per rank on `gpus` ranks, the recipe's keys
@@ -142,14 +137,16 @@ TEST_F(OptimizerRecipeE2E, AResumedRunContinuesTheScheduleBitForBit) {
   r = run(path("resumed"),
           {"--modes", "ddp", "--resume", path("full") + "/checkpoint_ddp_step2.pt"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_EQ(bytes_of(path("resumed") + "/state_ddp.pt"), bytes_of(path("full") + "/state_ddp.pt"));
+  EXPECT_EQ(testing::bytes_of(path("resumed") + "/state_ddp.pt"),
+            testing::bytes_of(path("full") + "/state_ddp.pt"));
   // Resumed with a schedule one step behind (decay at 4, not 3), it ends elsewhere.
   std::vector<std::string> other = kRecipe;
   other[15] = "4";
   r = run(path("other"), {"--modes", "ddp", "--resume", path("full") + "/checkpoint_ddp_step2.pt"},
           other);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_NE(bytes_of(path("other") + "/state_ddp.pt"), bytes_of(path("full") + "/state_ddp.pt"));
+  EXPECT_NE(testing::bytes_of(path("other") + "/state_ddp.pt"),
+            testing::bytes_of(path("full") + "/state_ddp.pt"));
   const auto groups = testing::python(
       {"-c",
        "import sys, torch; g = torch.load(sys.argv[1])['optimizer']['param_groups']; "

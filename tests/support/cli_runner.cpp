@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <stdexcept>
 
 #include "support/fork_client.h"
@@ -27,6 +28,11 @@ ProcessResult python(std::vector<std::string> args) {
 
 std::string oracle(const std::string& script) {
   return std::string(kSourceDir) + "/reference/" + script;
+}
+
+std::string bytes_of(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 nlohmann::json read_json(const std::string& path) {

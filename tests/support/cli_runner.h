@@ -15,6 +15,8 @@ ProcessResult python(std::vector<std::string> args);
 // Path of a script in reference/.
 std::string oracle(const std::string& script);
 nlohmann::json read_json(const std::string& path);
+// A file's bytes ("" when it cannot be read): what bit-identical states are compared by.
+std::string bytes_of(const std::string& path);
 // A TCP port that was free a moment ago (bind to port 0, read it, close).
 int free_port();
 // Listens on a free 127.0.0.1 port and never answers: the kernel completes connections, nobody

@@ -17,14 +17,18 @@ uint64_t forward_draw_seed(int64_t step, int64_t chunk) {
   return h >> 1;
 }
 
-ForwardDraws::ForwardDraws(const torch::nn::Module& model)
-    : lock_(std::make_unique<std::mutex>()) {
+ForwardDraws::ForwardDraws(const torch::nn::Module& model) : lock_(std::make_unique<std::mutex>()) {
   const scenarios::models::ScriptModelFacts* facts = scenarios::models::script_model_facts(model);
   seeds_ = facts != nullptr && !facts->random_ops.empty();
+  // A built-in model draws through its Dropout modules (gpt_tiny's).
+  for (const auto& m : model.modules(/*include_self=*/true)) {
+    const auto* dropout = dynamic_cast<const torch::nn::DropoutImpl*>(m.get());
+    seeds_ = seeds_ || (dropout != nullptr && dropout->options.p() > 0);
+  }
 }
 
-at::Tensor ForwardDraws::forward(torch::nn::AnyModule& model, const at::Tensor& input,
-                                 int64_t step, int64_t chunk) {
+at::Tensor ForwardDraws::forward(torch::nn::AnyModule& model, const at::Tensor& input, int64_t step,
+                                 int64_t chunk) {
   return forward([&] { return model.forward(input); }, input.device(), step, chunk);
 }
 

@@ -38,7 +38,7 @@ inline constexpr int64_t kEvaluationStep = -1;
 class ForwardDraws {
  public:
   // Seeds only when `model`'s forward draws random numbers (a TorchScript model's facts say so;
-  // built-in models draw none).
+  // a built-in model has a Dropout module with p > 0).
   explicit ForwardDraws(const torch::nn::Module& model);
 
   // model.forward(input), after seeding input's device generator for (step, chunk) when the
