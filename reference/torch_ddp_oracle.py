@@ -12,7 +12,8 @@ torch.load reads it in 1.13 and, weights-only, in 2.6+) is a dict:
   "meta"     {"model": "linear"|"toy_cnn"|"resnet18"|"tiny_resnet"|"gated_cnn"|"gated_heads"|"gpt_tiny"|
               "torchscript" (with "model_file": the file of `ddpbench run --model`, loaded with
               torch.jit.load), "num_classes", "world_size",
-              "steps", "loss": "mse"|"rmse"|"cross_entropy"|"bce_one_hot", "lr", "momentum",
+              "steps", "loss": "mse"|"rmse"|"cross_entropy"|"bce_one_hot" (with
+              "label_smoothing", F.cross_entropy's), "lr", "momentum",
               "dampening", "weight_decay", "nesterov", "dtype": "float32"|"float64",
               "bucket_cap_mb", "broadcast_buffers"; optional: "optimizer": "sgd"|"adam"|"adamw",
               "betas", "eps" (Adam, AdamW), "no_decay" (rules: "1d" or name substrings; the

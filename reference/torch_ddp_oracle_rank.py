@@ -179,8 +179,11 @@ class RankTraining:
         self.scaler = grad_scaler(meta, device)
         self.schedule = Schedule(opt, meta)
         self.scales, self.skipped = [], []
+        smoothing = float(meta.get("label_smoothing", 0.0))
+        cross_entropy = (F.cross_entropy if smoothing == 0 else
+                         lambda out, y: F.cross_entropy(out, y, label_smoothing=smoothing))
         self.loss_fn = {"mse": F.mse_loss, "rmse": lambda out, y: F.mse_loss(out, y).sqrt(),
-                        "cross_entropy": F.cross_entropy, "bce_one_hot": bce_one_hot}[meta["loss"]]
+                        "cross_entropy": cross_entropy, "bce_one_hot": bce_one_hot}[meta["loss"]]
         self.steps = int(meta["steps"])
         if len(data["inputs"]) < self.steps or len(data["targets"]) < self.steps:
             raise ValueError(f"meta.steps={self.steps} but {len(data['inputs'])} inputs / "

@@ -116,6 +116,9 @@ struct ScenarioSpec {
   bool shuffle = true;  // DistributedSampler(shuffle=...)
   bool sampler_drop_last = false;
   LossKind loss = LossKind::kCrossEntropy;
+  // CrossEntropyLoss(label_smoothing=...): the target's probability mass spread by this much over
+  // every class (cross-entropy only).
+  double label_smoothing = 0.0;
   OptimizerSpec optimizer;
   // torch.nn.utils.clip_grad_norm_(parameters, max_norm) with this max_norm, applied by the step
   // loop to the gradients every mode trains with (after the mode's reduction, before the

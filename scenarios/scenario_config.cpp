@@ -246,7 +246,13 @@ void check_combinations(ScenarioSpec& spec, const ScenarioSpec& base,
         "end of the warmup to DECAY_STEPS (nanoGPT's lr_decay_iters > warmup_iters)",
         sched.decay_steps, sched.warmup_steps));
   }
-  check_synthetic_data(spec, loss_set);
+  check_synthetic_data(spec, loss_set);  // settles the loss of synthetic data
+  if (spec.label_smoothing != 0 && spec.loss != LossKind::kCrossEntropy) {
+    throw InputError(fmt::format(
+        "LOSS.LABEL_SMOOTHING {} smooths CrossEntropyLoss's targets, and this scenario's loss is "
+        "{}: set LOSS.NAME cross_entropy, or LOSS.LABEL_SMOOTHING 0",
+        spec.label_smoothing, name_in(kLossNames, spec.loss)));
+  }
   // The data is the base's: class labels feed cross-entropy, regression targets feed (R)MSE. A
   // data file's targets are checked against the loss when it is read (inputs/data_file.h).
   const bool own_data = spec.synthetic.requested() || !spec.data_file.empty();

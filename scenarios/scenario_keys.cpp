@@ -317,6 +317,9 @@ std::vector<ScenarioKey> data_keys() {
       choice_key("LOSS.NAME", DDPBENCH_FIELD(loss), choices_of(kLossNames),
                  "CrossEntropyLoss, MSELoss, sqrt(MSELoss) or binary_cross_entropy(sigmoid(x), "
                  "one_hot(y)) (--loss sets it); mse and rmse need regression targets"),
+      number_key("LOSS.LABEL_SMOOTHING", DDPBENCH_FIELD(label_smoothing), NumberDomain{0, 1},
+                 "CrossEntropyLoss(label_smoothing=...): the target's mass spread over every "
+                 "class (cross_entropy only)"),
   };
 }
 

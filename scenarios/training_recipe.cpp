@@ -9,14 +9,21 @@
 
 #include <stdexcept>
 
+#include "scenarios/optim/multi_tensor_adam.h"
 #include "scenarios/optim/multi_tensor_sgd.h"
 #include "scenarios/optim/parameter_groups.h"
 
 namespace ddpbench::scenarios {
 
-at::Tensor compute_loss(LossKind kind, const at::Tensor& output, const at::Tensor& target) {
+at::Tensor compute_loss(LossKind kind, const at::Tensor& output, const at::Tensor& target,
+                        double label_smoothing) {
   switch (kind) {
     case LossKind::kCrossEntropy:
+      if (label_smoothing != 0) {
+        return torch::nn::functional::cross_entropy(
+            output, target,
+            torch::nn::functional::CrossEntropyFuncOptions().label_smoothing(label_smoothing));
+      }
       return torch::nn::functional::cross_entropy(output, target);
     case LossKind::kMse:
       return torch::nn::functional::mse_loss(output, target);
@@ -88,16 +95,17 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const OptimizerSpec& spe
   std::vector<torch::optim::OptimizerParamGroup> groups = parameter_groups(spec, parameters, names);
   switch (spec.kind) {
     case OptimizerKind::kAdam:
-      // libtorch's Adam: torch.optim.Adam's single-tensor update (amsgrad off), pinned to the
-      // formula by tests/unit/scenarios_text_recipe_test.cpp, Adam.MatchesTorchOptimAdamsFormula.
-      return std::make_unique<torch::optim::Adam>(
+      // libtorch's Adam (torch.optim.Adam's single-tensor update, amsgrad off, pinned to the
+      // formula by tests/unit/scenarios_text_recipe_test.cpp) in multi-tensor kernels, bitwise
+      // libtorch's on the CPU, as Python's Adam on CUDA (foreach=True).
+      return std::make_unique<MultiTensorAdam>(
           std::move(groups),
           static_cast<const torch::optim::AdamOptions&>(*options_of(spec, spec.weight_decay)));
     case OptimizerKind::kAdamW:
-      // libtorch's AdamW: torch.optim.AdamW's single-tensor update in 1.13 (p *= 1 - lr * wd,
-      // then Adam's moments; 2.x's moments use lerp_, equal to rounding), pinned to the formula
-      // by tests/unit/scenarios_optimizer_recipe_test.cpp.
-      return std::make_unique<torch::optim::AdamW>(
+      // libtorch's AdamW (torch.optim.AdamW's single-tensor update in 1.13: p *= 1 - lr * wd,
+      // then Adam's moments; 2.x's moments use lerp_, equal to rounding; pinned to the formula by
+      // tests/unit/scenarios_optimizer_recipe_test.cpp) in multi-tensor kernels, as Adam above.
+      return std::make_unique<MultiTensorAdamW>(
           std::move(groups),
           static_cast<const torch::optim::AdamWOptions&>(*options_of(spec, spec.weight_decay)));
     case OptimizerKind::kSgd:
@@ -143,6 +151,11 @@ void set_weight_decays(torch::optim::Optimizer& optimizer, const std::vector<dou
   }
 }
 
+at::Tensor compute_loss(const ScenarioSpec& spec, const at::Tensor& output,
+                        const at::Tensor& target) {
+  return compute_loss(spec.loss, output, target, spec.label_smoothing);
+}
+
 // BCE on one-hot targets averages B x C elements, C the same for every sample: a per-sample mean.
 bool loss_is_sample_mean(LossKind kind) { return kind != LossKind::kRmse; }
 
@@ -186,6 +199,11 @@ const char* loss_name(LossKind kind) {
       return "binary_cross_entropy(sigmoid, one_hot)";
   }
   return "?";
+}
+
+std::string describe_loss(const ScenarioSpec& spec) {
+  if (spec.label_smoothing == 0) return loss_name(spec.loss);
+  return fmt::format("{}(label_smoothing={})", loss_name(spec.loss), spec.label_smoothing);
 }
 
 const char* amp_name(AmpKind kind) { return name_in(kAmpNames, kind).data(); }

@@ -15,7 +15,11 @@ namespace ddpbench::scenarios {
 
 // Mean-reduced loss, as torch.nn.CrossEntropyLoss() / MSELoss() with default reduction, the
 // square root of MSELoss(), or F.binary_cross_entropy(sigmoid(output), one_hot(target)).
-at::Tensor compute_loss(LossKind kind, const at::Tensor& output, const at::Tensor& target);
+at::Tensor compute_loss(LossKind kind, const at::Tensor& output, const at::Tensor& target,
+                        double label_smoothing = 0.0);
+// The scenario's loss: its kind and, for cross-entropy, its label smoothing.
+at::Tensor compute_loss(const ScenarioSpec& spec, const at::Tensor& output,
+                        const at::Tensor& target);
 
 // Whether the loss of a batch is the mean of per-sample terms, so that the mean of equal-sized
 // chunks' losses is the loss of the whole batch (true for cross-entropy, MSE and BCE on one-hot
@@ -40,6 +44,9 @@ std::vector<double> weight_decays(torch::optim::Optimizer& optimizer);
 void set_weight_decays(torch::optim::Optimizer& optimizer, const std::vector<double>& decays);
 
 const char* loss_name(LossKind kind);
+// The scenario's loss as its Python constructor reads: "CrossEntropyLoss", or
+// "CrossEntropyLoss(label_smoothing=0.1)".
+std::string describe_loss(const ScenarioSpec& spec);
 
 // "off", "bf16", "fp16": the --amp spelling.
 const char* amp_name(AmpKind kind);

@@ -64,7 +64,7 @@ reports::RunConfig config_record(const training::RunSetup& s, int64_t threads,
   c.scenario = spec.name;
   c.model = spec.model_name;
   c.dataset = run.dataset;
-  c.loss = scenarios::loss_name(spec.loss);
+  c.loss = scenarios::describe_loss(spec);
   c.optimizer = scenarios::describe_optimizer(spec.optimizer, spec.clip_grad_norm);
   for (modes::ModeKind m : s.modes) c.modes.push_back(modes::mode_name(m));
   c.steps = s.steps;

@@ -117,7 +117,7 @@ int64_t check_first_sample(const training::RunSetup& setup, const data::Dataset&
         classes, output.sizes(), classes));
   }
   try {
-    scenarios::compute_loss(setup.spec->loss, output, target);
+    scenarios::compute_loss(*setup.spec, output, target);
   } catch (const std::exception& e) {
     throw InputError(fmt::format(
         "{}: {}'s loss {} fails on an output of shape {} and a target of shape {} {} ({}): {}; "
@@ -201,7 +201,7 @@ std::optional<StepFailure> try_training_step(const training::RunSetup& setup,
       if (autocast) scope.emplace(c10::kCPU, *autocast);
       const at::Tensor output = model.forward(input);
       where = "loss";
-      loss = scenarios::compute_loss(setup.spec->loss, output, target);
+      loss = scenarios::compute_loss(*setup.spec, output, target);
     }
     where = "backward";
     loss.backward();

@@ -135,7 +135,7 @@ void print_run_header(const training::RunSetup& s, const runtime::ExecutionConte
   std::vector<std::string> names;
   for (modes::ModeKind m : s.modes) names.push_back(modes::mode_name(m));
   fmt::print("{} — run {}\n", version_line(), spec.name);
-  fmt::print("scenario  {}: {}, {}\n", spec.name, spec.model_name, scenarios::loss_name(spec.loss));
+  fmt::print("scenario  {}: {}, {}\n", spec.name, spec.model_name, scenarios::describe_loss(spec));
   if (!spec.model_file.empty()) fmt::print("model     {}: {}\n", spec.model_file, spec.model_notes);
   if (!spec.configured_by.empty()) {
     fmt::print("config    {} (base {})\n", spec.configured_by, spec.base);

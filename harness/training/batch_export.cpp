@@ -30,6 +30,7 @@ c10::impl::GenericDict oracle_meta(const RunSetup& setup,
   meta.insert("steps", setup.check_steps);
   // The loss names reference/torch_ddp_oracle.py understands: the --loss spellings.
   meta.insert("loss", std::string(name_in(scenarios::kLossNames, spec.loss)));
+  meta.insert("label_smoothing", spec.label_smoothing);
   meta.insert("lr", spec.optimizer.lr);
   meta.insert("momentum", spec.optimizer.momentum);
   meta.insert("dampening", spec.optimizer.dampening);

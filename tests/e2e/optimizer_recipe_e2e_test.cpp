@@ -1,11 +1,11 @@
 // optimizer_recipe_e2e_test.cpp — the recipe of issue 76 through the binary on toy_cnn (biases,
 // two convolutions, three linear layers): AdamW with nanoGPT's two parameter groups (weight decay
-// 0 on every 1-D tensor), linear warmup then cosine stepped per optimizer step, clip_grad_norm_
-// and gradient accumulation. Every mode passes (float32 lockstep with zero stage 3; float64
-// free-running with zero stage 1 and c10d's DDP; bf16 autocast); the `decay` and `sched` faults
-// FAIL naming a tensor and a step; they are refused where nothing could see them; a resumed run
-// continues the schedule bit for bit; PyTorch (torch.optim.AdamW with the same groups and
-// nanoGPT's get_lr, or StepLR) agrees in float64: single device, DDP, ZeroRedundancyOptimizer,
+// 0 on every 1-D tensor), linear warmup then cosine stepped per optimizer step, clip_grad_norm_,
+// label smoothing 0.1 and gradient accumulation. Every mode passes (float32 lockstep with zero
+// stage 3; float64 free-running with zero stage 1 and c10d's DDP; bf16 autocast); the `decay` and
+// `sched` faults FAIL naming a tensor and a step; they are refused where nothing could see them; a
+// resumed run continues the schedule bit for bit; PyTorch (torch.optim.AdamW with the same groups
+// and nanoGPT's get_lr, or StepLR) agrees in float64: single device, DDP, ZeroRedundancyOptimizer,
 // and on torch 2.6+ FSDP2 and HSDP.
 #include <gtest/gtest.h>
 
@@ -24,11 +24,12 @@ using testing::read_json;
 
 // The recipe, as scenario keys after the run's flags.
 const std::vector<std::string> kRecipe = {
-    "OPTIM.NAME",         "adamw",  "OPTIM.BASE_LR",        "0.003",
-    "OPTIM.WEIGHT_DECAY", "0.1",    "OPTIM.NO_DECAY",       "1d",
-    "OPTIM.BETA2",        "0.95",   "SCHED.NAME",           "warmup_cosine",
-    "SCHED.WARMUP_STEPS", "1",      "SCHED.DECAY_STEPS",    "3",
-    "SCHED.MIN_LR",       "0.0003", "OPTIM.CLIP_GRAD_NORM", "1.0"};
+    "OPTIM.NAME",           "adamw",  "OPTIM.BASE_LR",        "0.003",
+    "OPTIM.WEIGHT_DECAY",   "0.1",    "OPTIM.NO_DECAY",       "1d",
+    "OPTIM.BETA2",          "0.95",   "SCHED.NAME",           "warmup_cosine",
+    "SCHED.WARMUP_STEPS",   "1",      "SCHED.DECAY_STEPS",    "3",
+    "SCHED.MIN_LR",         "0.0003", "OPTIM.CLIP_GRAD_NORM", "1.0",
+    "LOSS.LABEL_SMOOTHING", "0.1"};
 
 class OptimizerRecipeE2E : public testing::TempDirTest {
  protected:
@@ -74,6 +75,7 @@ TEST_F(OptimizerRecipeE2E, EveryModePassesWithAdamWGroupsWarmupCosineClippingAnd
               "weight_decay=0 for [1d] + warmup 1 steps + cosine to min_lr=0.0003 at step 3 + "
               "clip_grad_norm_(max_norm=1)")
         << name;
+    EXPECT_EQ(report.at("config").at("loss"), "CrossEntropyLoss(label_smoothing=0.1)") << name;
   }
 }
 

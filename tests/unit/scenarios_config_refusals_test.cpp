@@ -131,6 +131,11 @@ TEST_F(ScenarioConfig, CombinationsThatWouldNotMeanWhatTheySayAreRefused) {
   std::string e = error_of({"toy_cnn", "", {"OPTIM.NESTEROV", "true", "OPTIM.MOMENTUM", "0.0"}});
   EXPECT_NE(e.find("OPTIM.NESTEROV true needs OPTIM.MOMENTUM > 0"), std::string::npos) << e;
   EXPECT_NO_THROW(configure_scenario(registry_, {"toy_cnn", "", {"OPTIM.NESTEROV", "true"}}));
+  e = error_of({"linear_mse", "", {"LOSS.LABEL_SMOOTHING", "0.1"}});
+  EXPECT_NE(e.find("LOSS.LABEL_SMOOTHING 0.1 smooths CrossEntropyLoss's targets, and this "
+                   "scenario's loss is mse"),
+            std::string::npos)
+      << e;
   e = error_of({"toy_cnn", "", {"SCHED.NAME", "warmup_cosine", "SCHED.WARMUP_STEPS", "5"}});
   EXPECT_NE(e.find("SCHED.DECAY_STEPS (1) must be above SCHED.WARMUP_STEPS (5)"), std::string::npos)
       << e;

@@ -1,5 +1,6 @@
 // scenarios_optimizer_recipe_test.cpp — the recipe pieces of issue 76: libtorch's AdamW pinned
 // bitwise to torch.optim.AdamW's single-tensor step (1.13's operations, in place, in order), the
+// multi-tensor Adam and AdamW every mode steps with bitwise libtorch's per-parameter ones, the
 // parameter groups OPTIM.NO_DECAY makes (nanoGPT's rule and name substrings; weight decay 0 on
 // the second group; SGD and AdamW alike), AdamW's state through the state map, and the learning
 // rate schedules: StepLR's chained product, nanoGPT's warmup + cosine operation for operation,
@@ -128,6 +129,61 @@ TEST(AdamW, StateRoundTripsThroughTheStateMap) {
   EXPECT_EQ(kept_state_names(spec), (std::vector<std::string>{"step", "exp_avg", "exp_avg_sq"}));
 }
 
+// make_optimizer's Adam and AdamW step with _foreach kernels: on the CPU they are libtorch's
+// per-parameter step bit for bit, in float32, with two groups, weight decay, and a parameter that
+// misses a step (its own step count and bias corrections from then on).
+TEST(MultiTensorAdam, IsLibtorchsPerParameterStepBitForBit) {
+  for (OptimizerKind kind : {OptimizerKind::kAdam, OptimizerKind::kAdamW}) {
+    OptimizerSpec spec = adamw_spec();
+    spec.kind = kind;
+    spec.no_decay = {"1d"};
+    ThreeParams multi;
+    ThreeParams plain;
+    for (ThreeParams* m : {&multi, &plain}) {
+      for (at::Tensor& p : m->parameters()) p.set_data(p.detach().to(at::kFloat));
+    }
+    auto foreach_opt = make_optimizer(spec, multi.parameters(), multi.names());
+    std::vector<torch::optim::OptimizerParamGroup> groups;
+    std::unique_ptr<torch::optim::Optimizer> per_param;
+    if (kind == OptimizerKind::kAdam) {
+      const auto o = [&](double wd) {
+        return std::make_unique<torch::optim::AdamOptions>(
+            torch::optim::AdamOptions(spec.lr).betas({spec.beta1, spec.beta2}).weight_decay(wd));
+      };
+      groups.emplace_back(std::vector<at::Tensor>{plain.w}, o(0.1));
+      groups.emplace_back(std::vector<at::Tensor>{plain.b, plain.g}, o(0.0));
+      per_param = std::make_unique<torch::optim::Adam>(std::move(groups), *o(0.1));
+    } else {
+      const auto o = [&](double wd) {
+        return std::make_unique<torch::optim::AdamWOptions>(
+            torch::optim::AdamWOptions(spec.lr).betas({spec.beta1, spec.beta2}).weight_decay(wd));
+      };
+      groups.emplace_back(std::vector<at::Tensor>{plain.w}, o(0.1));
+      groups.emplace_back(std::vector<at::Tensor>{plain.b, plain.g}, o(0.0));
+      per_param = std::make_unique<torch::optim::AdamW>(std::move(groups), *o(0.1));
+    }
+    EXPECT_EQ(dynamic_cast<torch::optim::AdamW*>(per_param.get()) != nullptr,
+              dynamic_cast<torch::optim::AdamW*>(foreach_opt.get()) != nullptr);
+    for (int64_t step = 0; step < 4; ++step) {
+      for (ThreeParams* m : {&multi, &plain}) {
+        set_gradients(*m, step);
+        for (at::Tensor& p : m->parameters()) p.mutable_grad() = p.grad().to(at::kFloat);
+        if (step == 1) m->g.mutable_grad().reset();  // the gain misses step 1
+      }
+      foreach_opt->step();
+      per_param->step();
+      for (size_t i = 0; i < 3; ++i) {
+        EXPECT_TRUE(at::equal(multi.parameters()[i], plain.parameters()[i]))
+            << name_in(kOptimizerNames, kind) << " " << multi.names()[i] << " step " << step;
+      }
+    }
+    const ParameterState a = parameter_state(*foreach_opt, multi.g);
+    const ParameterState b = parameter_state(*per_param, plain.g);
+    EXPECT_EQ(a.at("step").item<double>(), 3.0);
+    EXPECT_TRUE(at::equal(a.at("exp_avg_sq"), b.at("exp_avg_sq")));
+  }
+}
+
 TEST(ParameterGroups, NoDecayRulesMatchOneDimensionalTensorsAndNameSubstrings) {
   ThreeParams m;
   const std::vector<at::Tensor> params = m.parameters();
@@ -179,6 +235,22 @@ TEST(ParameterGroups, EveryParameterWithoutDecayIsOneGroup) {
   auto opt = make_optimizer(spec, m.parameters(), m.names());
   ASSERT_EQ(opt->param_groups().size(), 1U);
   EXPECT_EQ(weight_decays(*opt), std::vector<double>{0.0});
+}
+
+// CrossEntropyLoss(label_smoothing=e): (1 - e) x the target's -log p + e x the mean over classes
+// of -log p, averaged over the samples.
+TEST(LabelSmoothing, IsCrossEntropyAgainstTheSmoothedTarget) {
+  const at::Tensor logits = at::tensor({0.3, -1.2, 2.0, 0.5, -0.7, 0.1}, at::kDouble).view({2, 3});
+  const at::Tensor labels = at::tensor({2, 0}, at::kLong);
+  const at::Tensor logp = logits.log_softmax(1);
+  const double want =
+      ((0.9 * -logp[0][2] + 0.1 * -logp[0].mean()) + (0.9 * -logp[1][0] + 0.1 * -logp[1].mean()))
+          .item<double>() /
+      2.0;
+  EXPECT_NEAR(compute_loss(LossKind::kCrossEntropy, logits, labels, 0.1).item<double>(), want,
+              1e-15);
+  EXPECT_TRUE(at::equal(compute_loss(LossKind::kCrossEntropy, logits, labels, 0.0),
+                        torch::nn::functional::cross_entropy(logits, labels)));
 }
 
 TEST(LrSchedule, ConstantIsTheBaseRate) {

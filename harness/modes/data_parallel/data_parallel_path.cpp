@@ -94,7 +94,7 @@ class DataParallelPath : public GradientPath {
       // torch.nn.DataParallel.forward with one device: `return self.module(*inputs[0])` after
       // the scatter; no replicate, no parallel_apply, no gather.
       const at::Tensor output = draws_.forward(master_, shards.at(0).inputs, step, 0);
-      return scenarios::compute_loss(spec_.loss, output, shards[0].targets);
+      return scenarios::compute_loss(spec_, output, shards[0].targets);
     }
     std::vector<at::Tensor> outputs(shards.size());
     // Autocast is a per-thread setting: parallel_apply enters the caller's autocast state in
@@ -121,7 +121,7 @@ class DataParallelPath : public GradientPath {
       outputs[i] = outputs[i].to(master_device_);
       targets.push_back(shards[i].targets.to(master_device_));
     }
-    return scenarios::compute_loss(spec_.loss, at::cat(outputs), at::cat(targets));
+    return scenarios::compute_loss(spec_, at::cat(outputs), at::cat(targets));
   }
 
   void backward(const at::Tensor& loss) override { loss.backward(); }

@@ -162,7 +162,7 @@ at::Tensor DdpPath::forward_loss(const std::vector<data::Batch>& shards, int64_t
   const at::Tensor output = draws_->forward([&] { return model_->forward(batch.inputs); },
                                             batch.inputs.device(), step, rank);
   count_rebuild();
-  at::Tensor loss = scenarios::compute_loss(spec_.loss, output, batch.targets);
+  at::Tensor loss = scenarios::compute_loss(spec_, output, batch.targets);
   if (fault_fires(fault, FaultKind::kNan, rank, step)) {
     loss = loss * std::numeric_limits<double>::quiet_NaN();
   }
@@ -197,8 +197,7 @@ void DdpPath::reduce_gradients() {
     // used-parameter map), with the buckets' bytes.
     issued_past_ += issued_past_since(comm_, before);
     if (issued_past_ > 0) {
-      comm_.count_issued_past(comm::FlightOp::kAllreduce, issued_past_,
-                              model_->bytes_last_step());
+      comm_.count_issued_past(comm::FlightOp::kAllreduce, issued_past_, model_->bytes_last_step());
     }
     issued_past_ = 0;
   }

@@ -52,7 +52,7 @@ class SinglePath : public GradientPath {
   at::Tensor forward_loss(const std::vector<data::Batch>& shards, int64_t step) override {
     const data::Batch& batch = shards.front();
     if (rule_.plain()) {
-      return scenarios::compute_loss(spec_.loss, draws_.forward(model_, batch.inputs, step, 0),
+      return scenarios::compute_loss(spec_, draws_.forward(model_, batch.inputs, step, 0),
                                      batch.targets);
     }
     const int64_t k = rule_.replicas;
@@ -79,14 +79,14 @@ class SinglePath : public GradientPath {
     }
     const int64_t a = rule_.micro_steps;
     if (!rule_.mean_of_replica_losses) {
-      if (a == 1) return scenarios::compute_loss(spec_.loss, output, batch.targets);
+      if (a == 1) return scenarios::compute_loss(spec_, output, batch.targets);
       return gathered_micro_step_losses(output, batch.targets, pieces);
     }
     at::Tensor sum;
     at::Tensor weighted;  // sum over pieces of samples x piece loss, for the recorded loss
     for (const Piece& piece : pieces) {
       if (piece.rows == 0) continue;  // a rank that ran out adds zero gradients (Join)
-      at::Tensor l = scenarios::compute_loss(spec_.loss, output.narrow(0, piece.begin, piece.rows),
+      at::Tensor l = scenarios::compute_loss(spec_, output.narrow(0, piece.begin, piece.rows),
                                              batch.targets.narrow(0, piece.begin, piece.rows));
       const at::Tensor w = l.detach() * static_cast<double>(piece.rows);
       weighted = weighted.defined() ? weighted + w : w;
@@ -207,7 +207,7 @@ class SinglePath : public GradientPath {
         tgts.push_back(targets.narrow(0, piece.begin, piece.rows));
       }
       if (outs.empty()) continue;
-      const at::Tensor l = scenarios::compute_loss(spec_.loss, at::cat(outs), at::cat(tgts)) /
+      const at::Tensor l = scenarios::compute_loss(spec_, at::cat(outs), at::cat(tgts)) /
                            static_cast<double>(rule_.micro_steps);
       sum = sum.defined() ? sum + l : l;
     }
@@ -232,7 +232,7 @@ class SinglePath : public GradientPath {
     for (const Piece& piece : pieces) {
       if (piece.rows == 0) continue;
       const at::Tensor l = scenarios::compute_loss(
-          spec_.loss, outputs[next++], batch.targets.narrow(0, piece.begin, piece.rows));
+          spec_, outputs[next++], batch.targets.narrow(0, piece.begin, piece.rows));
       const double share = static_cast<double>(piece.rows) / static_cast<double>(rows);
       // A micro-batch's mean loss counts 1/A of its rank's (the step loop's 1/A, per micro-step);
       // its share of the rows already is its share of the gathered mean.

@@ -155,7 +155,7 @@ at::Tensor ZeroPath::forward_loss(const std::vector<data::Batch>& shards, int64_
   }
   const data::Batch& batch = *taken;
   at::Tensor loss = scenarios::compute_loss(
-      spec_.loss, draws_->forward(model_, batch.inputs, step, rank), batch.targets);
+      spec_, draws_->forward(model_, batch.inputs, step, rank), batch.targets);
   stage_->after_forward();
   // Stage 3: the parameters this forward gathered (its units' all-gathers ran during it).
   if (gathers && options_.checking) {
