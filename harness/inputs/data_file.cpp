@@ -86,10 +86,13 @@ scenarios::ScenarioSpec with_data_file(scenarios::ScenarioSpec spec, const std::
                              c10::toString(inputs.scalar_type())));
   }
   const bool classes = scenarios::loss_takes_class_labels(spec.loss);
-  if (classes && (targets.scalar_type() != at::kLong || targets.dim() != 1 ||
+  // Class labels: one per sample [N], or one per position [N, T] (a language model's next
+  // tokens, which gpt_tiny's logits [B, vocab, T] score); the first-sample probe then checks that
+  // the model's output fits them.
+  if (classes && (targets.scalar_type() != at::kLong || targets.dim() < 1 ||
                   targets.min().item<int64_t>() < 0)) {
     refuse(file, fmt::format("\"targets\" is {} of shape {}, and {}'s loss {} takes int64 class "
-                             "indices >= 0, one per sample",
+                             "indices >= 0, one per sample (or one per position)",
                              c10::toString(targets.scalar_type()), targets.sizes(), spec.name,
                              scenarios::loss_name(spec.loss)));
   }

@@ -6,11 +6,10 @@
 // A 1e-3 gradient error fails ddp and zero; decay and sched faults fail naming the step. PyTorch
 // (the same model in reference/torch_ddp_oracle_models.py) agrees in float64: single device and
 // DDP at world 3, and FSDP2 / HSDP where the oracle's torch has fully_shard. A resumed run ends in
-// the uninterrupted run's bytes.
+// the uninterrupted run's bytes; a --data token file trains, one that does not fit is refused.
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <iterator>
+#include <filesystem>
 
 #include "support/cli_runner.h"
 #include "support/temp_dir_test.h"
@@ -99,6 +98,28 @@ TEST_F(GptTinyE2E, AResumedRunEndsInTheUninterruptedRunsBytes) {
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(testing::bytes_of(path("resumed") + "/state_ddp.pt"),
             testing::bytes_of(path("full") + "/state_ddp.pt"));
+}
+
+// --data token files: inputs and targets int64 [N, T], the targets the next tokens. One target
+// per sample instead does not fit the model's [B, vocab, T] logits: refused before training.
+TEST_F(GptTinyE2E, TrainsOnATokenFileAndRefusesOneThatDoesNotFit) {
+  const auto saved = testing::python(
+      {"-c",
+       "import sys, torch; g = torch.Generator().manual_seed(0); "
+       "s = torch.randint(0, 64, (32, 17), generator=g); "
+       "torch.save({'inputs': s[:, :-1].contiguous(), 'targets': s[:, 1:].contiguous()}, "
+       "sys.argv[1]); "
+       "torch.save({'inputs': s[:, :-1].contiguous(), 'targets': s[:, -1].contiguous()}, "
+       "sys.argv[2])",
+       path("tokens.pt"), path("labels.pt")});
+  ASSERT_EQ(saved.exit_code, 0) << saved.err;
+  auto r = run(path("tokens"), 2, {"--modes", "single,ddp", "--data", path("tokens.pt")});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(read_json(path("tokens") + "/report.json").at("passed").get<bool>());
+  r = run(path("labels"), 2, {"--modes", "single,ddp", "--data", path("labels.pt")});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("Expected target size [1, 16], got [1]"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(path("labels")));
 }
 
 // Bit for bit on torch 1.13 (reports/METRICS.md); 1e-12 so that the torch 2.x suite holds too,
