@@ -24,19 +24,7 @@ class GptTinyE2E : public testing::TempDirTest {
  protected:
   // gpt_tiny for 4 checked steps, a global batch of 4 sequences per rank.
   testing::ProcessResult run(const std::string& out, int gpus, std::vector<std::string> flags) {
-    std::vector<std::string> args = {"run",
-                                     "--scenario",
-                                     "gpt_tiny",
-                                     "--gpus",
-                                     std::to_string(gpus),
-                                     "--batch-size",
-                                     std::to_string(4 * gpus),
-                                     "--steps",
-                                     "4",
-                                     "--check-only",
-                                     "--quiet",
-                                     "--out",
-                                     out};
+    std::vector<std::string> args = testing::short_checked_run("gpt_tiny", gpus, 4, 4, out);
     args.insert(args.end(), flags.begin(), flags.end());
     return ddpbench(args);
   }
@@ -147,17 +135,7 @@ TEST_F(GptTinyE2E, TorchOraclesAgreeInFloat64) {
     flags.insert(flags.end(), {"--dtype", "float64", "--export-batches"});
     const auto r = run(path(o.name), o.gpus, flags);
     ASSERT_EQ(r.exit_code, 0) << o.name << "\n" << r.out << r.err;
-    std::vector<std::string> args = {testing::oracle("torch_ddp_oracle.py"),
-                                     "--batches",
-                                     path(o.name) + "/batches.pt",
-                                     "--check",
-                                     path(o.name) + "/state_" + o.state + ".pt",
-                                     "--atol",
-                                     "1e-12",
-                                     "--rtol",
-                                     "1e-12"};
-    if (!o.oracle_flag.empty()) args.push_back(o.oracle_flag);
-    const auto got = testing::python(args);
+    const auto got = testing::torch_oracle_check(path(o.name), o.state, o.oracle_flag, "1e-12");
     EXPECT_EQ(got.exit_code, 0) << o.name << "\n" << got.out << got.err;
   }
 }

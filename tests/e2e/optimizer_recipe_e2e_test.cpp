@@ -37,21 +37,8 @@ class OptimizerRecipeE2E : public testing::TempDirTest {
   // last.
   testing::ProcessResult run(const std::string& out, std::vector<std::string> flags,
                              std::vector<std::string> keys = kRecipe, int gpus = 2) {
-    std::vector<std::string> args = {"run",
-                                     "--scenario",
-                                     "toy_cnn",
-                                     "--gpus",
-                                     std::to_string(gpus),
-                                     "--batch-size",
-                                     std::to_string(4 * gpus),
-                                     "--steps",
-                                     "4",
-                                     "--check-only",
-                                     "--quiet",
-                                     "--eval-size",
-                                     "0",
-                                     "--out",
-                                     out};
+    std::vector<std::string> args = testing::short_checked_run("toy_cnn", gpus, 4, 4, out);
+    args.insert(args.end(), {"--eval-size", "0"});
     args.insert(args.end(), flags.begin(), flags.end());
     args.insert(args.end(), keys.begin(), keys.end());
     return ddpbench(args);
@@ -199,17 +186,7 @@ TEST_F(OptimizerRecipeE2E, TorchOraclesAgreeInFloat64) {
     flags.insert(flags.end(), {"--dtype", "float64", "--export-batches"});
     const auto r = run(dir, flags, o.keys, o.gpus);
     ASSERT_EQ(r.exit_code, 0) << o.name << "\n" << r.out << r.err;
-    std::vector<std::string> args = {testing::oracle("torch_ddp_oracle.py"),
-                                     "--batches",
-                                     dir + "/batches.pt",
-                                     "--check",
-                                     dir + "/state_" + o.state + ".pt",
-                                     "--atol",
-                                     "1e-12",
-                                     "--rtol",
-                                     "1e-12"};
-    if (!o.oracle_flag.empty()) args.push_back(o.oracle_flag);
-    const auto got = testing::python(args);
+    const auto got = testing::torch_oracle_check(dir, o.state, o.oracle_flag, "1e-12");
     EXPECT_EQ(got.exit_code, 0) << o.name << "\n" << got.out << got.err;
     EXPECT_NE(got.out.find("OK"), std::string::npos) << o.name << got.out;
   }

@@ -30,6 +30,38 @@ std::string oracle(const std::string& script) {
   return std::string(kSourceDir) + "/reference/" + script;
 }
 
+std::vector<std::string> short_checked_run(const std::string& scenario, int gpus,
+                                           int per_rank_batch, int steps, const std::string& out) {
+  return {"run",
+          "--scenario",
+          scenario,
+          "--gpus",
+          std::to_string(gpus),
+          "--batch-size",
+          std::to_string(per_rank_batch * gpus),
+          "--steps",
+          std::to_string(steps),
+          "--check-only",
+          "--quiet",
+          "--out",
+          out};
+}
+
+ProcessResult torch_oracle_check(const std::string& dir, const std::string& mode,
+                                 const std::string& oracle_flag, const std::string& tol) {
+  std::vector<std::string> args = {oracle("torch_ddp_oracle.py"),
+                                   "--batches",
+                                   dir + "/batches.pt",
+                                   "--check",
+                                   dir + "/state_" + mode + ".pt",
+                                   "--atol",
+                                   tol,
+                                   "--rtol",
+                                   tol};
+  if (!oracle_flag.empty()) args.push_back(oracle_flag);
+  return python(args);
+}
+
 std::string bytes_of(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};

@@ -15,6 +15,15 @@ ProcessResult python(std::vector<std::string> args);
 // Path of a script in reference/.
 std::string oracle(const std::string& script);
 nlohmann::json read_json(const std::string& path);
+// `run --scenario S --gpus K --batch-size B*K --steps N --check-only --quiet --out OUT`: a short
+// checked run of B samples per rank, to which a test appends its flags.
+std::vector<std::string> short_checked_run(const std::string& scenario, int gpus,
+                                           int per_rank_batch, int steps, const std::string& out);
+// reference/torch_ddp_oracle.py on the batches a run exported to `dir`, checking its
+// state_<mode>.pt to |ddpbench - torch| <= tol + tol |torch|; `oracle_flag` is --single, --zero,
+// --fsdp or empty (PyTorch's DDP).
+ProcessResult torch_oracle_check(const std::string& dir, const std::string& mode,
+                                 const std::string& oracle_flag, const std::string& tol);
 // A file's bytes ("" when it cannot be read): what bit-identical states are compared by.
 std::string bytes_of(const std::string& path);
 // A TCP port that was free a moment ago (bind to port 0, read it, close).
