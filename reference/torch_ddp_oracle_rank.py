@@ -111,8 +111,9 @@ def scheduled_lr(meta, step):
 
 
 class Schedule:
-    """Sets each group's rate before optimizer step s: torch.optim.lr_scheduler.StepLR stepped
-    after each optimizer step for "step", g['lr'] = get_lr(s) for "warmup_cosine" (nanoGPT)."""
+    """Sets each group's rate before optimizer step s: torch.optim.lr_scheduler.StepLR or
+    OneCycleLR stepped after each optimizer step for "step" and "onecycle", g['lr'] = get_lr(s)
+    for "warmup_cosine" (nanoGPT)."""
 
     def __init__(self, opt, meta):
         self.opt, self.meta = opt, meta
@@ -121,6 +122,10 @@ class Schedule:
         if self.kind == "step":
             self.torch_scheduler = torch.optim.lr_scheduler.StepLR(
                 opt, step_size=int(meta["step_size"]), gamma=float(meta["gamma"]))
+        if self.kind == "onecycle":  # its defaults: cos, momentum cycled 0.95 -> 0.85 -> 0.95
+            self.torch_scheduler = torch.optim.lr_scheduler.OneCycleLR(
+                opt, max_lr=float(meta["lr"]), total_steps=int(meta["total_steps"]),
+                pct_start=float(meta["pct_start"]))
 
     def before_step(self, s):
         if self.kind == "warmup_cosine":

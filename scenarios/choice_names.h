@@ -24,8 +24,9 @@ enum class AmpKind { kOff, kBf16, kFp16 };
 enum class OptimizerKind { kSgd, kAdam, kAdamW };
 
 // The learning rate each optimizer step uses (scenarios/optim/lr_schedule.h): the base rate,
-// StepLR's decay every STEP_SIZE steps, or nanoGPT's linear warmup then cosine to a floor.
-enum class ScheduleKind { kConstant, kStep, kWarmupCosine };
+// StepLR's decay every STEP_SIZE steps, nanoGPT's linear warmup then cosine to a floor, or
+// OneCycleLR (which cycles the momentum too).
+enum class ScheduleKind { kConstant, kStep, kWarmupCosine, kOneCycle };
 
 // The spellings, default first.
 inline constexpr NameTable<LossKind, 4> kLossNames{{
@@ -45,10 +46,11 @@ inline constexpr NameTable<OptimizerKind, 3> kOptimizerNames{{
     {OptimizerKind::kAdam, "adam"},
     {OptimizerKind::kAdamW, "adamw"},
 }};
-inline constexpr NameTable<ScheduleKind, 3> kScheduleNames{{
+inline constexpr NameTable<ScheduleKind, 4> kScheduleNames{{
     {ScheduleKind::kConstant, "constant"},
     {ScheduleKind::kStep, "step"},
     {ScheduleKind::kWarmupCosine, "warmup_cosine"},
+    {ScheduleKind::kOneCycle, "onecycle"},
 }};
 
 }  // namespace ddpbench::scenarios

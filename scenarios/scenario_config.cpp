@@ -246,6 +246,15 @@ void check_combinations(ScenarioSpec& spec, const ScenarioSpec& base,
         "end of the warmup to DECAY_STEPS (nanoGPT's lr_decay_iters > warmup_iters)",
         sched.decay_steps, sched.warmup_steps));
   }
+  if (sched.kind == ScheduleKind::kOneCycle &&
+      !(sched.pct_start * static_cast<double>(sched.total_steps) > 1 &&
+        sched.pct_start * static_cast<double>(sched.total_steps) - 1 <
+            static_cast<double>(sched.total_steps - 1))) {
+    throw InputError(fmt::format(
+        "SCHED.PCT_START x SCHED.TOTAL_STEPS ({} x {}) leaves OneCycleLR a phase of no steps: "
+        "raise SCHED.TOTAL_STEPS, or pick SCHED.PCT_START so that both phases have steps",
+        sched.pct_start, sched.total_steps));
+  }
   check_synthetic_data(spec, loss_set);  // settles the loss of synthetic data
   if (spec.label_smoothing != 0 && spec.loss != LossKind::kCrossEntropy) {
     throw InputError(fmt::format(

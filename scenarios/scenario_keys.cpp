@@ -368,6 +368,10 @@ std::vector<ScenarioKey> schedule_keys() {
                   "above SCHED.WARMUP_STEPS"),
       number_key("SCHED.MIN_LR", DDPBENCH_FIELD(optimizer.schedule.min_lr), NumberDomain{0, 1e3},
                  "warmup_cosine: the floor the cosine decays to"),
+      integer_key("SCHED.TOTAL_STEPS", DDPBENCH_FIELD(optimizer.schedule.total_steps), 1, kMaxSteps,
+                  "onecycle: OneCycleLR's total_steps (a run may not be longer)"),
+      number_key("SCHED.PCT_START", DDPBENCH_FIELD(optimizer.schedule.pct_start),
+                 NumberDomain{0, 1}, "onecycle: the share of the steps the rate rises in"),
   };
 }
 

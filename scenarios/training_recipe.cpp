@@ -121,6 +121,19 @@ void set_learning_rate(torch::optim::Optimizer& optimizer, double lr) {
   for (auto& group : optimizer.param_groups()) group.options().set_lr(lr);
 }
 
+void set_momentum(torch::optim::Optimizer& optimizer, double momentum) {
+  for (auto& group : optimizer.param_groups()) {
+    auto& o = group.options();
+    if (auto* adamw = dynamic_cast<torch::optim::AdamWOptions*>(&o)) {
+      adamw->betas({momentum, std::get<1>(adamw->betas())});
+    } else if (auto* adam = dynamic_cast<torch::optim::AdamOptions*>(&o)) {
+      adam->betas({momentum, std::get<1>(adam->betas())});
+    } else {
+      static_cast<torch::optim::SGDOptions&>(o).momentum(momentum);
+    }
+  }
+}
+
 std::vector<double> weight_decays(torch::optim::Optimizer& optimizer) {
   std::vector<double> out;
   for (auto& group : optimizer.param_groups()) {

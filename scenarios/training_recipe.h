@@ -39,6 +39,8 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const OptimizerSpec& spe
 
 // Every group's learning rate, as a schedule sets g['lr'] before optimizer.step().
 void set_learning_rate(torch::optim::Optimizer& optimizer, double lr);
+// Every group's momentum as OneCycleLR cycles it: Adam's and AdamW's betas[0], SGD's momentum.
+void set_momentum(torch::optim::Optimizer& optimizer, double momentum);
 // Each group's weight decay, in group order, and their replacement (the `decay` fault).
 std::vector<double> weight_decays(torch::optim::Optimizer& optimizer);
 void set_weight_decays(torch::optim::Optimizer& optimizer, const std::vector<double>& decays);

@@ -69,17 +69,20 @@ void check_optimizer_entry(const std::map<std::string, at::Tensor>& state,
 
 // One entry of state_dict()["param_groups"]: the hyper-parameters torch.optim's class keeps, and
 // the indices of the group's parameters.
-Dict param_group(const scenarios::OptimizerSpec& spec, double weight_decay, double lr,
+Dict param_group(const scenarios::OptimizerSpec& spec, double weight_decay,
+                 const scenarios::ScheduledStep& next,
                  const std::vector<int64_t>& members) {
   Dict group = string_dict();
-  group.insert("lr", lr);
+  // The next step's rate, and OneCycle's momentum where it cycles one.
+  group.insert("lr", next.lr);
   if (spec.kind != scenarios::OptimizerKind::kSgd) {
-    group.insert("betas", c10::ivalue::Tuple::create({spec.beta1, spec.beta2}));
+    group.insert("betas",
+                 c10::ivalue::Tuple::create({next.momentum.value_or(spec.beta1), spec.beta2}));
     group.insert("eps", spec.eps);
     group.insert("weight_decay", weight_decay);
     group.insert("amsgrad", false);
   } else {
-    group.insert("momentum", spec.momentum);
+    group.insert("momentum", next.momentum.value_or(spec.momentum));
     group.insert("dampening", spec.dampening);
     group.insert("weight_decay", weight_decay);
     group.insert("nesterov", spec.nesterov);
@@ -121,7 +124,7 @@ Dict optimizer_state_dict(const modes::TrainingState& s, const scenarios::Optimi
   for (size_t g = 0; g < members.size(); ++g) {
     if (members[g].empty() && (g == 1 || !members[1].empty())) continue;
     groups.push_back(param_group(spec, g == 0 ? spec.weight_decay : 0.0,
-                                 scenarios::scheduled_lr(spec.schedule, spec.lr, next_step),
+                                 scenarios::scheduled_step(spec.schedule, spec.lr, next_step),
                                  members[g]));
   }
   Dict out = string_dict();

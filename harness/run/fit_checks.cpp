@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "errors.h"
+#include "modes/common/forward_draws.h"
 #include "modes/sync_bn/sync_batch_norm.h"
 #include "scenarios/models/script_model.h"
 #include "training/evaluation.h"
@@ -64,6 +65,27 @@ void check_script_model(const training::RunSetup& setup,
 void check_model_fits(const training::RunSetup& setup, torch::nn::Module& model) {
   const auto* script = dynamic_cast<const scenarios::models::ScriptModelImpl*>(&model);
   if (script != nullptr) check_script_model(setup, *script);
+  // OneCycleLR raises once stepped past its total_steps.
+  const scenarios::ScheduleSpec& sched = setup.spec->optimizer.schedule;
+  const int64_t longest = std::max(setup.check_steps, setup.warmup_steps + setup.perf_steps);
+  if (sched.kind == scenarios::ScheduleKind::kOneCycle && longest > sched.total_steps) {
+    throw InputError(fmt::format(
+        "SCHED.TOTAL_STEPS {} is shorter than this run's {} steps, and OneCycleLR cannot step "
+        "past its total_steps: set SCHED.TOTAL_STEPS {} or more, or run fewer steps",
+        sched.total_steps, longest, longest));
+  }
+  // A built-in model's Dropout draws as a script's do: per step and rank chunk, not per
+  // micro-batch (modes/common/forward_draws.h).
+  const bool replicated =
+      setup.world_size > 1 && (setup.has_mode(ModeKind::kDp) || setup.has_per_rank_mode());
+  if (script == nullptr && setup.accumulation_steps > 1 && replicated &&
+      modes::ForwardDraws(model).seeds()) {
+    throw InputError(fmt::format(
+        "--accumulation-steps {}: scenario {}'s model draws random numbers in forward (Dropout), "
+        "which ddpbench seeds per step and rank, not per micro-batch; use --accumulation-steps 1 "
+        "or --gpus 1",
+        setup.accumulation_steps, setup.spec->name));
+  }
   if (setup.sync_bn && setup.has_per_rank_mode() && modes::sync_bn::count_batchnorm(model) == 0) {
     throw InputError(
         fmt::format("--sync-bn: scenario {} has no BatchNorm layer to convert", setup.spec->name));

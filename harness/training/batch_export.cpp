@@ -48,6 +48,8 @@ c10::impl::GenericDict oracle_meta(const RunSetup& setup,
   meta.insert("warmup_steps", sched.warmup_steps);
   meta.insert("decay_steps", sched.decay_steps);
   meta.insert("min_lr", sched.min_lr);
+  meta.insert("total_steps", sched.total_steps);
+  meta.insert("pct_start", sched.pct_start);
   c10::impl::GenericList betas(c10::AnyType::get());  // Any: see the lists below
   betas.push_back(spec.optimizer.beta1);
   betas.push_back(spec.optimizer.beta2);

@@ -7,8 +7,41 @@
 
 namespace ddpbench::scenarios {
 
+namespace {
+
+// OneCycleLR._annealing_cos.
+double annealing_cos(double start, double end, double pct) {
+  const double cos_out = std::cos(M_PI * pct) + 1;
+  return end + (start - end) / 2.0 * cos_out;
+}
+
+ScheduledStep one_cycle(const ScheduleSpec& s, double base_lr, int64_t step) {
+  const double initial_lr = base_lr / kOneCycleDivFactor;
+  const double min_lr = initial_lr / kOneCycleFinalDivFactor;
+  const double first_end = s.pct_start * static_cast<double>(s.total_steps) - 1;
+  const auto last_end = static_cast<double>(s.total_steps - 1);
+  const auto step_num = static_cast<double>(step);
+  if (step_num <= first_end) {
+    const double pct = (step_num - 0) / (first_end - 0);
+    return {annealing_cos(initial_lr, base_lr, pct),
+            annealing_cos(kOneCycleMaxMomentum, kOneCycleBaseMomentum, pct)};
+  }
+  const double pct = (step_num - first_end) / (last_end - first_end);
+  return {annealing_cos(base_lr, min_lr, pct),
+          annealing_cos(kOneCycleBaseMomentum, kOneCycleMaxMomentum, pct)};
+}
+
+}  // namespace
+
+ScheduledStep scheduled_step(const ScheduleSpec& s, double base_lr, int64_t step) {
+  if (s.kind == ScheduleKind::kOneCycle) return one_cycle(s, base_lr, step);
+  return {scheduled_lr(s, base_lr, step), std::nullopt};
+}
+
 double scheduled_lr(const ScheduleSpec& s, double base_lr, int64_t step) {
   switch (s.kind) {
+    case ScheduleKind::kOneCycle:
+      return one_cycle(s, base_lr, step).lr;
     case ScheduleKind::kConstant:
       return base_lr;
     case ScheduleKind::kStep: {
@@ -43,6 +76,8 @@ std::string describe_schedule(const ScheduleSpec& s) {
     case ScheduleKind::kWarmupCosine:
       return fmt::format("warmup {} steps + cosine to min_lr={} at step {}", s.warmup_steps,
                          s.min_lr, s.decay_steps);
+    case ScheduleKind::kOneCycle:
+      return fmt::format("OneCycleLR(total_steps={}, pct_start={})", s.total_steps, s.pct_start);
   }
   return "";
 }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "scenarios/choice_names.h"
@@ -22,6 +23,24 @@ struct ScheduleSpec {
   int64_t warmup_steps = 0;
   int64_t decay_steps = 1;
   double min_lr = 0.0;
+  // onecycle: OneCycleLR(max_lr=base_lr, total_steps, pct_start), its other arguments torch's
+  // defaults (kOneCycle* below).
+  int64_t total_steps = 1;
+  double pct_start = 0.3;
+};
+
+// torch.optim.lr_scheduler.OneCycleLR's defaults: div_factor, final_div_factor, base_momentum,
+// max_momentum (anneal_strategy 'cos', three_phase False, cycle_momentum True).
+inline constexpr double kOneCycleDivFactor = 25.0;
+inline constexpr double kOneCycleFinalDivFactor = 1e4;
+inline constexpr double kOneCycleBaseMomentum = 0.85;
+inline constexpr double kOneCycleMaxMomentum = 0.95;
+
+// What a schedule sets before optimizer step `step`: every group's rate, and for OneCycle the
+// momentum (Adam's and AdamW's betas[0], SGD's momentum), as OneCycleLR sets both.
+struct ScheduledStep {
+  double lr = 0.0;
+  std::optional<double> momentum;
 };
 
 // The rate optimizer step `step` (0-based, run-global) uses, from the base rate `base_lr`.
@@ -33,7 +52,12 @@ struct ScheduleSpec {
 //                  it < warmup: base * (it + 1) / (warmup + 1); it > decay: min_lr; else
 //                  min_lr + 0.5 * (1 + cos(pi * (it - warmup) / (decay - warmup))) * (base -
 //                  min_lr).
+//   onecycle:      OneCycleLR.get_lr at last_epoch = step, operation for operation: two phases
+//                  ending at float(pct_start * total_steps) - 1 and total_steps - 1, each
+//                  annealed by cos from initial_lr = base / 25 to base, then to initial_lr / 1e4;
+//                  the momentum from 0.95 to 0.85 and back.
 double scheduled_lr(const ScheduleSpec& schedule, double base_lr, int64_t step);
+ScheduledStep scheduled_step(const ScheduleSpec& schedule, double base_lr, int64_t step);
 
 // "StepLR(step_size=3, gamma=0.5)", "warmup 2 + cosine to 1e-05 at step 10", "" for constant:
 // what the report's optimizer line adds.

@@ -110,6 +110,11 @@ TEST_F(OptimizerRecipeE2E, FaultsNothingCouldSeeAreRefused) {
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_NE(r.err.find("has no such group"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(path("groups")));
+  r = run(path("short"), {"--modes", "single"},
+          {"SCHED.NAME", "onecycle", "SCHED.TOTAL_STEPS", "3", "SCHED.PCT_START", "0.5"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("SCHED.TOTAL_STEPS 3 is shorter than this run's 4 steps"), std::string::npos)
+      << r.err;
   r = run(path("cos"), {"--modes", "single"},
           {"SCHED.NAME", "warmup_cosine", "SCHED.WARMUP_STEPS", "3", "SCHED.DECAY_STEPS", "3"});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
@@ -154,6 +159,9 @@ TEST_F(OptimizerRecipeE2E, TorchOraclesAgreeInFloat64) {
   std::vector<std::string> step_lr = kRecipe;
   step_lr[11] = "step";
   step_lr.insert(step_lr.end(), {"SCHED.STEP_SIZE", "2", "SCHED.GAMMA", "0.5"});
+  std::vector<std::string> one_cycle = kRecipe;  // beta1 cycles too
+  one_cycle[11] = "onecycle";
+  one_cycle.insert(one_cycle.end(), {"SCHED.TOTAL_STEPS", "5", "SCHED.PCT_START", "0.5"});
   const bool fsdp =
       testing::python({"-c", "from torch.distributed.fsdp import fully_shard"}).exit_code == 0;
   struct Oracle {
@@ -168,6 +176,7 @@ TEST_F(OptimizerRecipeE2E, TorchOraclesAgreeInFloat64) {
       {"single", {"--modes", "single"}, kRecipe, 3, "--single", "single"},
       {"ddp", {"--modes", "ddp"}, kRecipe, 3, "", "ddp"},
       {"steplr", {"--modes", "ddp"}, step_lr, 3, "", "ddp"},
+      {"onecycle", {"--modes", "ddp"}, one_cycle, 3, "", "ddp"},
       {"zero1", {"--modes", "zero"}, kRecipe, 3, "--zero", "zero"},
   };
   if (fsdp) {

@@ -89,7 +89,7 @@ TEST_F(ScenarioConfig, WrongTypesNameKeyValueAndType) {
   EXPECT_NE(on_toy("OPTIM.NO_DECAY", "1d,,bias").find("'1d,,bias' is not none, or a comma list"),
             std::string::npos);
   EXPECT_NE(on_toy("OPTIM.NO_DECAY", "bias*").find("OPTIM.NO_DECAY"), std::string::npos);
-  EXPECT_NE(on_toy("SCHED.NAME", "cosine").find("one of constant, step, warmup_cosine"),
+  EXPECT_NE(on_toy("SCHED.NAME", "cosine").find("one of constant, step, warmup_cosine, onecycle"),
             std::string::npos);
   EXPECT_NE(on_toy("SCHED.GAMMA", "2").find("a number from 0.0 to 1.0"), std::string::npos);
   const std::string e = file_error("SCENARIO.BASE: toy_cnn\nTRAIN:\n  STEPS: [1, 2]\n");
@@ -134,6 +134,11 @@ TEST_F(ScenarioConfig, CombinationsThatWouldNotMeanWhatTheySayAreRefused) {
   e = error_of({"linear_mse", "", {"LOSS.LABEL_SMOOTHING", "0.1"}});
   EXPECT_NE(e.find("LOSS.LABEL_SMOOTHING 0.1 smooths CrossEntropyLoss's targets, and this "
                    "scenario's loss is mse"),
+            std::string::npos)
+      << e;
+  e = error_of({"toy_cnn", "", {"SCHED.NAME", "onecycle", "SCHED.TOTAL_STEPS", "3"}});
+  EXPECT_NE(e.find("SCHED.PCT_START x SCHED.TOTAL_STEPS (0.3 x 3) leaves OneCycleLR a phase of "
+                   "no steps"),
             std::string::npos)
       << e;
   e = error_of({"toy_cnn", "", {"SCHED.NAME", "warmup_cosine", "SCHED.WARMUP_STEPS", "5"}});

@@ -34,7 +34,8 @@ auto fields(const ScenarioSpec& s) {
       s.grad_scaler.init_scale, s.grad_scaler.growth_interval, s.optimizer.no_decay,
       s.optimizer.schedule.kind, s.optimizer.schedule.step_size, s.optimizer.schedule.gamma,
       s.optimizer.schedule.warmup_steps, s.optimizer.schedule.decay_steps,
-      s.optimizer.schedule.min_lr, s.label_smoothing);
+      s.optimizer.schedule.min_lr, s.label_smoothing, s.optimizer.schedule.total_steps,
+      s.optimizer.schedule.pct_start);
 }
 
 TEST_F(ScenarioConfig, EveryBuiltinReadsBackFromItsYaml) {
@@ -106,6 +107,7 @@ TEST_F(ScenarioConfig, EveryKeyRoundTripsAChangedValue) {
        {"SCHED.DECAY_STEPS", "10"},
        {"SCHED.MIN_LR", "0.001"}},
       {{"SCHED.NAME", "step"}, {"SCHED.STEP_SIZE", "3"}, {"SCHED.GAMMA", "0.5"}},
+      {{"SCHED.NAME", "onecycle"}, {"SCHED.TOTAL_STEPS", "40"}, {"SCHED.PCT_START", "0.25"}},
       {{"DATA.INPUT_SHAPE", "4"}, {"DATA.NUM_CLASSES", "5"}, {"LOSS.LABEL_SMOOTHING", "0.1"}},
       // Paths are absolute here: `list --yaml` writes them so.
       {{"MODEL.FILE", "/models/net.pt"},

@@ -237,6 +237,35 @@ TEST(ParameterGroups, EveryParameterWithoutDecayIsOneGroup) {
   EXPECT_EQ(weight_decays(*opt), std::vector<double>{0.0});
 }
 
+// The rate and momentum torch 1.13's OneCycleLR(max_lr=0.01, total_steps=10, pct_start=0.3) gives
+// each group before each step (printed with repr, the same for SGD's momentum and AdamW's
+// betas[0]).
+TEST(LrSchedule, OneCycleIsTorchsOneCycleLRBitForBit) {
+  ScheduleSpec s;
+  s.kind = ScheduleKind::kOneCycle;
+  s.total_steps = 10;
+  s.pct_start = 0.3;
+  const std::vector<std::pair<double, double>> torch_values = {
+      {0.0003999999999999993, 0.95},
+      {0.0052, 0.8999999999999999},
+      {0.01, 0.85},
+      {0.009504846320134737, 0.854951556604879},
+      {0.008117456539497631, 0.8688255099070633},
+      {0.0061126202193628925, 0.8888739533021842},
+      {0.003887419780637108, 0.9111260466978157},
+      {0.00188258346050237, 0.9311744900929366},
+      {0.0004951936798652628, 0.945048443395121},
+      {4e-08, 0.95}};
+  for (size_t step = 0; step < torch_values.size(); ++step) {
+    const ScheduledStep got = scheduled_step(s, 0.01, static_cast<int64_t>(step));
+    EXPECT_EQ(got.lr, torch_values[step].first) << step;
+    ASSERT_TRUE(got.momentum.has_value());
+    EXPECT_EQ(*got.momentum, torch_values[step].second) << step;
+  }
+  EXPECT_FALSE(scheduled_step(ScheduleSpec{}, 0.01, 3).momentum.has_value());
+  EXPECT_EQ(describe_schedule(s), "OneCycleLR(total_steps=10, pct_start=0.3)");
+}
+
 // CrossEntropyLoss(label_smoothing=e): (1 - e) x the target's -log p + e x the mean over classes
 // of -log p, averaged over the samples.
 TEST(LabelSmoothing, IsCrossEntropyAgainstTheSmoothedTarget) {

@@ -188,8 +188,9 @@ void StepLoop::step_optimizer(int64_t step) {
   // per micro-step.
   const scenarios::OptimizerSpec& spec = in_.spec.optimizer;
   const int64_t scheduled = step == options_.schedule_ahead_step ? step + 1 : step;
-  scenarios::set_learning_rate(*optimizer_,
-                               scenarios::scheduled_lr(spec.schedule, spec.lr, scheduled));
+  const scenarios::ScheduledStep set = scenarios::scheduled_step(spec.schedule, spec.lr, scheduled);
+  scenarios::set_learning_rate(*optimizer_, set.lr);
+  if (set.momentum) scenarios::set_momentum(*optimizer_, *set.momentum);
   if (step != options_.decay_everything_step) {
     path_.step_optimizer(*optimizer_);
     return;
