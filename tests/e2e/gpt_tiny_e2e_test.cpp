@@ -101,7 +101,12 @@ TEST_F(GptTinyE2E, TrainsOnATokenFileAndRefusesOneThatDoesNotFit) {
        "sys.argv[2])",
        path("tokens.pt"), path("labels.pt")});
   ASSERT_EQ(saved.exit_code, 0) << saved.err;
-  auto r = run(path("tokens"), 2, {"--modes", "single,ddp", "--data", path("tokens.pt")});
+  // float64: this is about reading the file. (In float32 lockstep on these uniform tokens the
+  // torch 2.11 build's ddp updates parted from the reference's by 2.09e-5 against the 2e-5
+  // limit: AdamW's first step divides each gradient by its own magnitude, which amplifies the
+  // rounding of near-zero gradients past what the updates check allows; see reports/METRICS.md.)
+  auto r = run(path("tokens"), 2,
+               {"--modes", "single,ddp", "--dtype", "float64", "--data", path("tokens.pt")});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_TRUE(read_json(path("tokens") + "/report.json").at("passed").get<bool>());
   r = run(path("labels"), 2, {"--modes", "single,ddp", "--data", path("labels.pt")});
