@@ -64,26 +64,16 @@ std::unique_ptr<torch::optim::OptimizerOptions> options_of(const OptimizerSpec& 
                                                         .nesterov(spec.nesterov));
 }
 
-// nanoGPT's two groups: the decayed parameters, then those OPTIM.NO_DECAY names with weight
-// decay 0; a group with no parameter is left out (libtorch refuses none, Python keeps it empty:
-// the same steps either way).
+// The optimizer's groups (optim/parameter_groups.h), each with its weight decay.
 std::vector<torch::optim::OptimizerParamGroup> parameter_groups(
     const OptimizerSpec& spec, const std::vector<at::Tensor>& parameters,
     const std::vector<std::string>& names) {
-  const std::vector<size_t> quiet = no_decay_indices(spec.no_decay, names, parameters);
-  std::vector<at::Tensor> decayed;
-  std::vector<at::Tensor> undecayed;
-  size_t next = 0;
-  for (size_t i = 0; i < parameters.size(); ++i) {
-    const bool no_decay = next < quiet.size() && quiet[next] == i;
-    (no_decay ? undecayed : decayed).push_back(parameters[i]);
-    if (no_decay) ++next;
-  }
   std::vector<torch::optim::OptimizerParamGroup> groups;
-  if (!decayed.empty() || undecayed.empty()) {
-    groups.emplace_back(std::move(decayed), options_of(spec, spec.weight_decay));
+  for (const ParameterGroupIndices& g : parameter_group_indices(spec.no_decay, names, parameters)) {
+    std::vector<at::Tensor> members;
+    for (size_t i : g.members) members.push_back(parameters[i]);
+    groups.emplace_back(std::move(members), options_of(spec, g.decays ? spec.weight_decay : 0.0));
   }
-  if (!undecayed.empty()) groups.emplace_back(std::move(undecayed), options_of(spec, 0.0));
   return groups;
 }
 

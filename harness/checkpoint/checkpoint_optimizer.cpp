@@ -70,8 +70,7 @@ void check_optimizer_entry(const std::map<std::string, at::Tensor>& state,
 // One entry of state_dict()["param_groups"]: the hyper-parameters torch.optim's class keeps, and
 // the indices of the group's parameters.
 Dict param_group(const scenarios::OptimizerSpec& spec, double weight_decay,
-                 const scenarios::ScheduledStep& next,
-                 const std::vector<int64_t>& members) {
+                 const scenarios::ScheduledStep& next, const std::vector<int64_t>& members) {
   Dict group = string_dict();
   // The next step's rate, and OneCycle's momentum where it cycles one.
   group.insert("lr", next.lr);
@@ -113,19 +112,13 @@ Dict optimizer_state_dict(const modes::TrainingState& s, const scenarios::Optimi
   // PyTorch's param_groups: nanoGPT's two groups under OPTIM.NO_DECAY (the decayed parameters,
   // then the others with weight decay 0; an empty group left out, as make_optimizer does), each
   // group's lr the rate of the next step, as a group holds it after the scheduler's step().
-  const std::vector<size_t> quiet = scenarios::no_decay_indices(spec.no_decay, names, s.parameters);
-  std::vector<std::vector<int64_t>> members(2);
-  for (size_t i = 0, next = 0; i < s.parameters.size(); ++i) {
-    const bool no_decay = next < quiet.size() && quiet[next] == i;
-    members[no_decay ? 1 : 0].push_back(static_cast<int64_t>(i));
-    if (no_decay) ++next;
-  }
+  const scenarios::ScheduledStep next =
+      scenarios::scheduled_step(spec.schedule, spec.lr, next_step);
   c10::impl::GenericList groups(c10::AnyType::get());
-  for (size_t g = 0; g < members.size(); ++g) {
-    if (members[g].empty() && (g == 1 || !members[1].empty())) continue;
-    groups.push_back(param_group(spec, g == 0 ? spec.weight_decay : 0.0,
-                                 scenarios::scheduled_step(spec.schedule, spec.lr, next_step),
-                                 members[g]));
+  for (const scenarios::ParameterGroupIndices& g :
+       scenarios::parameter_group_indices(spec.no_decay, names, s.parameters)) {
+    const std::vector<int64_t> members(g.members.begin(), g.members.end());
+    groups.push_back(param_group(spec, g.decays ? spec.weight_decay : 0.0, next, members));
   }
   Dict out = string_dict();
   out.insert("state", state);

@@ -27,4 +27,21 @@ std::vector<size_t> no_decay_indices(const std::vector<std::string>& rules,
   return out;
 }
 
+std::vector<ParameterGroupIndices> parameter_group_indices(
+    const std::vector<std::string>& rules, const std::vector<std::string>& names,
+    const std::vector<at::Tensor>& parameters) {
+  const std::vector<size_t> quiet = no_decay_indices(rules, names, parameters);
+  ParameterGroupIndices decayed;
+  ParameterGroupIndices undecayed{{}, false};
+  for (size_t i = 0, next = 0; i < parameters.size(); ++i) {
+    const bool no_decay = next < quiet.size() && quiet[next] == i;
+    (no_decay ? undecayed : decayed).members.push_back(i);
+    if (no_decay) ++next;
+  }
+  std::vector<ParameterGroupIndices> groups;
+  if (!decayed.members.empty() || undecayed.members.empty()) groups.push_back(std::move(decayed));
+  if (!undecayed.members.empty()) groups.push_back(std::move(undecayed));
+  return groups;
+}
+
 }  // namespace ddpbench::scenarios

@@ -27,4 +27,18 @@ std::vector<size_t> no_decay_indices(const std::vector<std::string>& rules,
                                      const std::vector<std::string>& names,
                                      const std::vector<at::Tensor>& parameters);
 
+// A parameter group: the indices of its parameters, and whether it steps with weight decay.
+struct ParameterGroupIndices {
+  std::vector<size_t> members;
+  bool decays = true;
+};
+
+// nanoGPT's groups over `parameters`: those with weight decay, then those OPTIM.NO_DECAY's `rules`
+// take out of it. A group with no parameter is left out (libtorch refuses none, Python keeps it
+// empty: the same steps either way); with no parameter at all, one empty decaying group. What the
+// optimizer is built in (training_recipe.h) and what a checkpoint's param_groups list.
+std::vector<ParameterGroupIndices> parameter_group_indices(
+    const std::vector<std::string>& rules, const std::vector<std::string>& names,
+    const std::vector<at::Tensor>& parameters);
+
 }  // namespace ddpbench::scenarios
