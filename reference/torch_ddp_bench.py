@@ -25,7 +25,6 @@ import argparse
 import contextlib
 import datetime
 import json
-import math
 import os
 import statistics
 import sys
@@ -40,6 +39,7 @@ import torchvision
 
 # The models as the oracle builds them, defined once for both scripts.
 from torch_ddp_oracle_models import GptTiny, ToyCNN
+from torch_ddp_oracle_rank import scheduled_lr
 
 # The scenarios' recipes (scenarios/builtin/toy_cnn.cpp, scenarios/builtin/cifar_resnet18.cpp).
 RECIPES = {
@@ -104,15 +104,10 @@ def gpt_optimizer(model, recipe):
 
 
 def gpt_lr(recipe, it):
-    """nanoGPT's get_lr."""
-    base, warmup, decay, min_lr = (recipe["adamw"]["lr"], recipe["warmup"], recipe["decay"],
-                                   recipe["min_lr"])
-    if it < warmup:
-        return base * (it + 1) / (warmup + 1)
-    if it > decay:
-        return min_lr
-    coeff = 0.5 * (1.0 + math.cos(math.pi * (it - warmup) / (decay - warmup)))
-    return min_lr + coeff * (base - min_lr)
+    """nanoGPT's get_lr, as the oracle computes it."""
+    return scheduled_lr({"lr": recipe["adamw"]["lr"], "schedule": "warmup_cosine",
+                         "warmup_steps": recipe["warmup"], "decay_steps": recipe["decay"],
+                         "min_lr": recipe["min_lr"]}, it)
 
 
 def gpt_step(model, opt, recipe, x, y, step, ddp):
