@@ -8,6 +8,7 @@
 #include <torch/optim/adamw.h>
 
 #include <stdexcept>
+#include <type_traits>
 
 #include "scenarios/optim/multi_tensor_adam.h"
 #include "scenarios/optim/multi_tensor_sgd.h"
@@ -111,47 +112,47 @@ void set_learning_rate(torch::optim::Optimizer& optimizer, double lr) {
   for (auto& group : optimizer.param_groups()) group.options().set_lr(lr);
 }
 
-void set_momentum(torch::optim::Optimizer& optimizer, double momentum) {
+namespace {
+
+// Calls `f` with each group's options as the class make_optimizer built them with.
+template <class F>
+void for_each_group_options(torch::optim::Optimizer& optimizer, F&& f) {
   for (auto& group : optimizer.param_groups()) {
     auto& o = group.options();
     if (auto* adamw = dynamic_cast<torch::optim::AdamWOptions*>(&o)) {
-      adamw->betas({momentum, std::get<1>(adamw->betas())});
+      f(*adamw);
     } else if (auto* adam = dynamic_cast<torch::optim::AdamOptions*>(&o)) {
-      adam->betas({momentum, std::get<1>(adam->betas())});
+      f(*adam);
     } else {
-      static_cast<torch::optim::SGDOptions&>(o).momentum(momentum);
+      f(static_cast<torch::optim::SGDOptions&>(o));
     }
   }
+}
+
+}  // namespace
+
+void set_momentum(torch::optim::Optimizer& optimizer, double momentum) {
+  for_each_group_options(optimizer, [momentum](auto& o) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(o)>, torch::optim::SGDOptions>) {
+      o.momentum(momentum);
+    } else {
+      o.betas({momentum, std::get<1>(o.betas())});
+    }
+  });
 }
 
 std::vector<double> weight_decays(torch::optim::Optimizer& optimizer) {
   std::vector<double> out;
-  for (auto& group : optimizer.param_groups()) {
-    auto& o = group.options();
-    if (auto* adamw = dynamic_cast<torch::optim::AdamWOptions*>(&o)) {
-      out.push_back(adamw->weight_decay());
-    } else if (auto* adam = dynamic_cast<torch::optim::AdamOptions*>(&o)) {
-      out.push_back(adam->weight_decay());
-    } else {
-      out.push_back(static_cast<torch::optim::SGDOptions&>(o).weight_decay());
-    }
-  }
+  for_each_group_options(optimizer, [&out](auto& o) { out.push_back(o.weight_decay()); });
   return out;
 }
 
 void set_weight_decays(torch::optim::Optimizer& optimizer, const std::vector<double>& decays) {
-  auto& groups = optimizer.param_groups();
-  if (decays.size() != groups.size()) throw std::logic_error("set_weight_decays: one per group");
-  for (size_t i = 0; i < groups.size(); ++i) {
-    auto& o = groups[i].options();
-    if (auto* adamw = dynamic_cast<torch::optim::AdamWOptions*>(&o)) {
-      adamw->weight_decay(decays[i]);
-    } else if (auto* adam = dynamic_cast<torch::optim::AdamOptions*>(&o)) {
-      adam->weight_decay(decays[i]);
-    } else {
-      static_cast<torch::optim::SGDOptions&>(o).weight_decay(decays[i]);
-    }
+  if (decays.size() != optimizer.param_groups().size()) {
+    throw std::logic_error("set_weight_decays: one per group");
   }
+  size_t i = 0;
+  for_each_group_options(optimizer, [&](auto& o) { o.weight_decay(decays[i++]); });
 }
 
 at::Tensor compute_loss(const ScenarioSpec& spec, const at::Tensor& output,
