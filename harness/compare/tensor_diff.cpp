@@ -110,7 +110,7 @@ double normalized_gradient_error(const at::Tensor& got, const at::Tensor& ref, b
 
 double normalized_update_error(const at::Tensor& got, const at::Tensor& ref,
                                const at::Tensor& before, const RoundingLevel& floor,
-                               const at::Tensor& compared) {
+                               const at::Tensor& compared, const at::Tensor& allowance) {
   if (!got.sizes().equals(ref.sizes()) || !ref.sizes().equals(before.sizes())) {
     return std::numeric_limits<double>::infinity();
   }
@@ -119,7 +119,9 @@ double normalized_update_error(const at::Tensor& got, const at::Tensor& ref,
   const at::Tensor a = host_double(got);
   const at::Tensor b = host_double(ref);
   if (!a.isfinite().all().item<bool>()) return std::numeric_limits<double>::infinity();
-  at::Tensor excess = ((a - b).abs() - 2 * eps * b.abs()).clamp_min(0);
+  at::Tensor excess = (a - b).abs() - 2 * eps * b.abs();
+  if (allowance.defined()) excess = excess - allowance.to(at::kCPU, at::kDouble);
+  excess = excess.clamp_min(0);
   if (compared.defined()) excess = excess * compared.to(at::kCPU, at::kDouble);
   const double own = (b - host_double(before)).abs().max().item<double>();
   return excess.max().item<double>() / std::max({own, floor.scale_floor(), kTiny});

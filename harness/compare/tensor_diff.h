@@ -84,10 +84,23 @@ RoundingLevel step_rounding_level(const std::vector<at::Tensor>& gradients, bool
 // p + update itself, which alone makes float32 updates of lr 1e-3 differ by 1e-4 of their size
 // when the gradients agree to 1e-6 (measured on toy_cnn).
 // The scale is at least floor.scale_floor(), as for gradients; `compared` (bool, optional) keeps
-// only those elements (the others' gradients were at rounding level).
+// only those elements (the others' gradients were at rounding level); `allowance` (optional,
+// shaped like ref) is each element's further room, Note [Updates of adaptive optimizers].
 double normalized_update_error(const at::Tensor& got, const at::Tensor& ref,
                                const at::Tensor& before, const RoundingLevel& floor = {},
-                               const at::Tensor& compared = {});
+                               const at::Tensor& compared = {}, const at::Tensor& allowance = {});
+
+// Note [Updates of adaptive optimizers]: Adam divides each gradient element by its own running
+// magnitude, so an element whose gradient is a few times the rounding level moves by about lr
+// whatever its size, and rounding of that gradient moves its update by lr x eps / (|g| + eps)^2
+// per unit: measured on gpt_tiny (AdamW, float32 lockstep, random tokens, world 2), a gradient of
+// -3.8e-7 (1.5 x the level) that DDP's summation order moved by 6e-10 moved its update by
+// 3.7e-5 of the step's largest against the check's limit of 2e-5, while the gradients passed. A
+// gradient element is known to within the level (the gradients check's own room), so its update is
+// known to within |du/dg| x the level (scenarios/optim/update_sensitivity.h): the updates check
+// subtracts that from each element's difference. It matters only where |g| is within a few orders
+// of the level: at |g| = 1e-3 of the largest gradient the room is 1e-10 of lr, so a wrong weight
+// decay, rate or state still shows on every element that carries the step.
 
 // max |ref - before|: the size of a reference update.
 double update_max_abs(const at::Tensor& ref, const at::Tensor& before);

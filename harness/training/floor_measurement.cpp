@@ -158,8 +158,8 @@ compare::MeasuredFloors measure_floors(const PhaseInputs& in,
     floors.set_gradient_diffs(step, std::move(diffs));
     if (!s.lockstep) continue;
     const auto names = reference.module().named_parameters();
-    const std::vector<double> updates =
-        update_errors(twin.module(), reference.module(), start, gradient_limit);
+    const std::vector<double> updates = update_errors(twin.module(), reference.module(), start,
+                                                      gradient_limit, &reference.optimizer());
     for (size_t i = 0; i < updates.size(); ++i) {
       floors.set(Stage::kUpdates, step, names[i].key(), updates[i]);
     }

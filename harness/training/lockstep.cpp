@@ -14,6 +14,7 @@
 #include "modes/ranks/state_broadcast.h"
 #include "modes/single/single_path.h"
 #include "scenarios/optim/optimizer_state.h"
+#include "scenarios/optim/update_sensitivity.h"
 #include "training/comparison_policy.h"
 #include "training/exact_reference.h"
 
@@ -54,7 +55,8 @@ LockstepDriver::LockstepDriver(const PhaseInputs& in, modes::ModeKind mode,
 LockstepDriver::~LockstepDriver() = default;
 
 std::vector<double> update_errors(const torch::nn::Module& got, const torch::nn::Module& reference,
-                                  const std::vector<at::Tensor>& start, double limit) {
+                                  const std::vector<at::Tensor>& start, double limit,
+                                  torch::optim::Optimizer* reference_optimizer) {
   const auto ref_params = reference.named_parameters();
   const auto params = got.named_parameters();
   // Note [Gradients at rounding level] (compare/tensor_diff.h): the updates' own level, and the
@@ -78,8 +80,15 @@ std::vector<double> update_errors(const torch::nn::Module& got, const torch::nn:
     const at::Tensor& grad = ref_params[i].value().grad();
     const at::Tensor compared =
         grad.defined() ? grad.detach().abs().ge(gradient_level) : at::Tensor();
+    // The gradient is known to within the level (Note [Updates of adaptive optimizers]).
+    at::Tensor allowance;
+    if (reference_optimizer != nullptr) {
+      allowance = scenarios::update_sensitivity(*reference_optimizer, ref_params[i].value(), grad,
+                                                start[i]);
+      if (allowance.defined()) allowance = allowance * gradient_level;
+    }
     errors.push_back(compare::normalized_update_error(params[i].value(), ref_params[i].value(),
-                                                      start[i], floor, compared));
+                                                      start[i], floor, compared, allowance));
   }
   return errors;
 }
@@ -88,7 +97,8 @@ void LockstepDriver::record(int64_t step, const torch::nn::Module& module) {
   if (!reference_) return;
   torch::nn::Module& ref = reference_->loop().module();
   const auto params = module.named_parameters();
-  const std::vector<double> errors = update_errors(module, ref, start_parameters_, gradient_limit_);
+  const std::vector<double> errors = update_errors(module, ref, start_parameters_, gradient_limit_,
+                                                   &reference_->loop().optimizer());
   for (size_t i = 0; i < params.size(); ++i) {
     diffs_.push_back({step, params[i].key(), reports::Stage::kUpdates, errors[i], errors[i], 0});
   }

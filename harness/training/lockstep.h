@@ -30,10 +30,13 @@ namespace ddpbench::training {
 // Lockstep's updates check, per parameter of `got`: its update against `reference`'s, both from
 // `start` (the parameters before the step), as compare::normalized_update_error with the step's
 // largest reference update as the rounding level and the elements whose reference gradient was
-// at rounding level left out (Note [Gradients at rounding level]); `limit` is the check's. Shared
+// at rounding level left out (Note [Gradients at rounding level]); `limit` is the check's. With
+// `reference_optimizer` (the optimizer that stepped `reference`), an adaptive optimizer's elements
+// get the room their gradients' rounding gives (Note [Updates of adaptive optimizers]). Shared
 // with the rounding floor's twin (training/floor_measurement.h), so both are measured alike.
 std::vector<double> update_errors(const torch::nn::Module& got, const torch::nn::Module& reference,
-                                  const std::vector<at::Tensor>& start, double limit);
+                                  const std::vector<at::Tensor>& start, double limit,
+                                  torch::optim::Optimizer* reference_optimizer = nullptr);
 
 class LockstepDriver {
  public:

@@ -93,7 +93,7 @@ TEST_F(GptTinyE2E, AResumedRunEndsInTheUninterruptedRunsBytes) {
 TEST_F(GptTinyE2E, TrainsOnATokenFileAndRefusesOneThatDoesNotFit) {
   const auto saved = testing::python(
       {"-c",
-       "import sys, torch; g = torch.Generator().manual_seed(0); "
+       "import sys, torch; g = torch.Generator().manual_seed(1); "
        "s = torch.randint(0, 64, (32, 17), generator=g); "
        "torch.save({'inputs': s[:, :-1].contiguous(), 'targets': s[:, 1:].contiguous()}, "
        "sys.argv[1]); "
@@ -101,12 +101,11 @@ TEST_F(GptTinyE2E, TrainsOnATokenFileAndRefusesOneThatDoesNotFit) {
        "sys.argv[2])",
        path("tokens.pt"), path("labels.pt")});
   ASSERT_EQ(saved.exit_code, 0) << saved.err;
-  // float64: this is about reading the file. (In float32 lockstep on these uniform tokens the
-  // torch 2.11 build's ddp updates parted from the reference's by 2.09e-5 against the 2e-5
-  // limit: AdamW's first step divides each gradient by its own magnitude, which amplifies the
-  // rounding of near-zero gradients past what the updates check allows; see reports/METRICS.md.)
-  auto r = run(path("tokens"), 2,
-               {"--modes", "single,ddp", "--dtype", "float64", "--data", path("tokens.pt")});
+  // float32 lockstep: on these uniform tokens (seed 1) AdamW's first step turned DDP's rounding
+  // of a gradient of 1.5x the rounding level into an update 3.7e-5 apart, a false FAIL against
+  // the limit of 2e-5 until the updates check gave adaptive optimizers' elements the room their
+  // gradients' rounding gives (Note [Updates of adaptive optimizers], compare/tensor_diff.h).
+  auto r = run(path("tokens"), 2, {"--modes", "single,ddp", "--data", path("tokens.pt")});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_TRUE(read_json(path("tokens") + "/report.json").at("passed").get<bool>());
   r = run(path("labels"), 2, {"--modes", "single,ddp", "--data", path("labels.pt")});
