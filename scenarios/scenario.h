@@ -146,6 +146,10 @@ struct ScenarioSpec {
   // DDP converts every BatchNorm to SyncBN (like convert_sync_batchnorm), and the scenario
   // then declares equality with single-device training for DDP.
   bool sync_bn = false;
+  // Parameters the model's forward uses in more than one place, each registered once (nanoGPT's
+  // output projection tied to its token embedding: wte.weight). DDP reduces each once, as
+  // PyTorch's does; the `tied` fault reduces one a second time. Empty for a --model file.
+  std::vector<std::string> tied_parameters;
 
   // A freshly initialised model. Seeds the global torch generator with `seed` first (model
   // init uses libtorch's default initialisers, which draw from it), so every rank builds the

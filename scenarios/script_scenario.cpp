@@ -30,6 +30,7 @@ ScenarioSpec with_script_model(ScenarioSpec base, const std::string& file) {
   // The torch DDP oracle loads the same file (reference/torch_ddp_oracle.py).
   base.torch_oracle_model = "torchscript";
   base.model_file = file;
+  base.tied_parameters.clear();  // the file's model, not the base's
   base.model_notes = models::describe_script_model(probe->facts(), probe->optimizes_graph());
   return base;
 }

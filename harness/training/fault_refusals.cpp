@@ -143,6 +143,12 @@ std::string unmet_need(const RunSetup& s, const modes::FaultRow& row) {
         name, name_in(scenarios::kScheduleNames, optim.schedule.kind), s.fault->step,
         s.fault->step + 1);
   }
+  if ((row.needs & modes::kNeedsTiedParameter) && s.spec->tied_parameters.empty()) {
+    return fmt::format(
+        "--inject-fault {} doubles the gradient of a parameter the model uses twice, and {}'s "
+        "model ties none: use --scenario gpt_tiny (its output projection is its token embedding)",
+        name, s.spec->name);
+  }
   if ((row.needs & modes::kNeedsSyncBn) && !s.sync_bn) {
     return fmt::format("--inject-fault {} needs SyncBN: add --sync-bn or use resnet18_syncbn",
                        name);

@@ -42,6 +42,7 @@ ScenarioSpec gpt_tiny_scenario() {
   o.schedule.min_lr = 1e-4;
   s.clip_grad_norm = 1.0;
   s.torch_oracle_model = "gpt_tiny";
+  s.tied_parameters = {"wte.weight"};  // also the output projection (models/gpt_net.h)
   s.build_model = [](int64_t seed) {
     torch::manual_seed(static_cast<uint64_t>(seed));
     // nanoGPT's pretraining setting ("for pretraining 0 is good"): the dropout modules are there

@@ -3,7 +3,8 @@
 // (AdamW, the no-decay group, warmup + cosine, clip_grad_norm_(1.0), 2 accumulation micro-steps)
 // and the output projection tied to the token embedding. Every mode and engine passes: float32
 // lockstep, float64 free-running with c10d's DDP and zero stage 3, bf16 autocast, HSDP (2, 2).
-// A 1e-3 gradient error fails ddp and zero; decay and sched faults fail naming the step. PyTorch
+// A 1e-3 gradient error fails ddp and zero; decay and sched faults fail naming the step, and the
+// tied fault (the tied gradient reduced twice) fails the gradients naming wte.weight. PyTorch
 // (the same model in reference/torch_ddp_oracle_models.py) agrees in float64: single device and
 // DDP at world 3, and FSDP2 / HSDP where the oracle's torch has fully_shard. A resumed run ends in
 // the uninterrupted run's bytes; a --data token file trains, one that does not fit is refused.
@@ -56,7 +57,7 @@ TEST_F(GptTinyE2E, EveryModeAndEnginePasses) {
   }
 }
 
-TEST_F(GptTinyE2E, GradDecayAndSchedFaultsFail) {
+TEST_F(GptTinyE2E, GradDecaySchedAndTiedFaultsFail) {
   auto r = run(path("grad"), 2,
                {"--modes", "single,ddp,zero", "--inject-fault", "grad:rank=1,step=1,eps=0.001"});
   ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
@@ -76,6 +77,15 @@ TEST_F(GptTinyE2E, GradDecayAndSchedFaultsFail) {
   check = find_check(read_json(path("sched") + "/report.json"), "zero", "updates");
   EXPECT_EQ(check.at("status"), "fail");
   EXPECT_EQ(check.at("step"), 1);
+  // The tied embedding's gradient reduced once per use, through c10d's Reducer (its tensor hook):
+  // doubled, a normalized error of 1 on wte.weight (the bucketed and naive engines alike).
+  r = run(path("tied"), 2,
+          {"--modes", "single,ddp", "--ddp-impl", "c10d", "--inject-fault", "tied:step=1"});
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  check = find_check(read_json(path("tied") + "/report.json"), "ddp", "gradients");
+  EXPECT_EQ(check.at("status"), "fail");
+  EXPECT_EQ(check.at("step"), 1);
+  EXPECT_EQ(check.at("tensor"), "wte.weight");
 }
 
 TEST_F(GptTinyE2E, AResumedRunEndsInTheUninterruptedRunsBytes) {

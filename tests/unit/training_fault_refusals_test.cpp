@@ -34,6 +34,7 @@ RunSetup run_for(const FaultRow& row) {
     spec->optimizer.schedule.kind = scenarios::ScheduleKind::kWarmupCosine;
     spec->optimizer.schedule.decay_steps = 3;
   }
+  if (row.needs & modes::kNeedsTiedParameter) spec->tied_parameters = {"weight"};
   s.spec = spec;
   s.world_size = 2;
   s.steps = 3;
@@ -126,6 +127,13 @@ TEST(FaultRefusals, EachNeedUnmetIsRefusedNamingTheFix) {
        },
        "gives steps 1 and 2 the same rate"},
       {modes::kNeedsPerfPhase, [](RunSetup& s) { s.perf_steps = 0; }, "drop --check-only"},
+      {modes::kNeedsTiedParameter,
+       [](RunSetup& s) {
+         auto spec = std::make_shared<scenarios::ScenarioSpec>(*s.spec);
+         spec->tied_parameters.clear();
+         s.spec = spec;
+       },
+       "ties none: use --scenario gpt_tiny"},
       {modes::kNeedsReplicas, [](RunSetup& s) { s.shard_group = 0; }, "--shard-group S"},
       // No single, and no ddp beside zero (Note [A fault needs a judge that can see it]).
       {modes::kNeedsReference,

@@ -38,6 +38,7 @@ enum class FaultKind {
   kBucket,
   kDecay,
   kSched,
+  kTied,
   kFaultKindCount,  // not a kind: the number of them, so that a kind added above needs a row
 };
 

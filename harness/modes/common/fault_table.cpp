@@ -120,6 +120,15 @@ constexpr std::array<FaultRow, kFaultKinds> kRows = {{
      "ahead: a scheduler stepped per micro-step, or once too often)",
      "ddp: the ranks_bitwise_equal check; zero: the updates check (free-running: parameters); "
      "exit 1, naming the step"},
+    // Why every rank: a reducer that does not deduplicate a tensor registered under two names
+    // (libtorch's parameters() lists it twice) does so on every rank alike, so the ranks stay
+    // equal and only a reference sees it. Injected as the slot doubled before its one allreduce:
+    // the same sum two reductions of it accumulated into the gradient make.
+    {FaultKind::kTied, "tied", kFaultStep, kDdp, kNeedsTiedParameter | kNeedsReference, true,
+     "at step S every ddp rank reduces the tied parameter's gradient (gpt_tiny: wte.weight, also "
+     "the output projection) once per use and accumulates both, as a reducer over a parameter "
+     "list holding it twice would: it arrives doubled",
+     "the gradients check, exit 1, naming the tied tensor and the step"},
 }};
 
 constexpr bool rows_follow_the_enum() {
@@ -146,6 +155,7 @@ std::string needs_text(unsigned needs) {
   if (needs & kNeedsReference) parts.push_back("a reference in --modes");
   if (needs & kNeedsNoDecayGroup) parts.push_back("OPTIM.NO_DECAY and OPTIM.WEIGHT_DECAY > 0");
   if (needs & kNeedsSchedule) parts.push_back("a SCHED.NAME that changes the rate at step S");
+  if (needs & kNeedsTiedParameter) parts.push_back("a model with a tied parameter (gpt_tiny)");
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 

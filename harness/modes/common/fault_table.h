@@ -44,6 +44,7 @@ enum FaultNeed : unsigned {
   kNeedsReference = 1u << 10,
   kNeedsNoDecayGroup = 1u << 11,  // OPTIM.NO_DECAY names a parameter, and OPTIM.WEIGHT_DECAY > 0
   kNeedsSchedule = 1u << 12,      // SCHED.* changes the rate between step S and step S+1
+  kNeedsTiedParameter = 1u << 13,  // the model uses a parameter twice (ScenarioSpec)
 };
 
 constexpr unsigned mode_bit(ModeKind mode) { return 1u << static_cast<unsigned>(mode); }

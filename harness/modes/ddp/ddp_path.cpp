@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
 
@@ -79,6 +80,18 @@ DdpPath::DdpPath(const scenarios::ScenarioSpec& spec, scenarios::ScenarioInstanc
       if (index == 0 && current_step_ == fault_step && slot.numel() > 0) {
         slot.view(-1)[0].fill_(std::numeric_limits<double>::infinity());
       }
+    });
+  }
+  if (options_.fault && options_.fault->kind == FaultKind::kTied) {
+    // Every rank counts the tied tensor's gradient once per use: twice the sum in its slot.
+    const std::vector<std::string>& names = model_->reduced_names();
+    const auto tied = std::find(names.begin(), names.end(), spec_.tied_parameters.front());
+    if (tied == names.end())
+      throw std::logic_error("tied fault: the tied parameter is not reduced");
+    const int64_t tied_index = tied - names.begin();
+    const int64_t fault_step = options_.fault->step;
+    model_->set_gradient_tap([this, tied_index, fault_step](int64_t index, at::Tensor& slot) {
+      if (index == tied_index && current_step_ == fault_step) slot.mul_(2);
     });
   }
   if (fault_tensor >= 0 && options_.fault->rank == comm_.rank()) {
