@@ -18,7 +18,8 @@ torch.load reads it in 1.13 and, weights-only, in 2.6+) is a dict:
               "bucket_cap_mb", "broadcast_buffers"; optional: "optimizer": "sgd"|"adam"|"adamw",
               "betas", "eps" (Adam, AdamW), "no_decay" (rules: "1d" or name substrings; the
               parameters they match form a second group with weight_decay 0, nanoGPT's
-              configure_optimizers), "schedule": "constant"|"step"|"warmup_cosine"|"onecycle" with
+              configure_optimizers), "no_decay_lr_scale" (that group's lr as a multiple of the
+              scheduled rate, its own lr in torch's param_groups), "schedule": "constant"|"step"|"warmup_cosine"|"onecycle" with
               "total_steps", "pct_start" (torch's OneCycleLR, its other arguments default),
               "step_size", "gamma" (torch's StepLR, stepped after each optimizer step) and
               "warmup_steps", "decay_steps", "min_lr" (nanoGPT's get_lr(it) written into every

@@ -89,7 +89,11 @@ def parameter_groups(model, meta):
     if decayed or not undecayed:
         groups.append({"params": decayed})
     if undecayed:
-        groups.append({"params": undecayed, "weight_decay": 0.0})
+        # Its own share of the rate (OPTIM.NO_DECAY_LR_SCALE), as its own lr: torch's schedulers
+        # run each group's initial lr; get_lr's rate is multiplied by it (Schedule).
+        scale = float(meta.get("no_decay_lr_scale", 1.0))
+        groups.append({"params": undecayed, "weight_decay": 0.0, "lr_scale": scale,
+                       "lr": float(meta["lr"]) * scale})
     return groups
 
 
@@ -124,13 +128,14 @@ class Schedule:
                 opt, step_size=int(meta["step_size"]), gamma=float(meta["gamma"]))
         if self.kind == "onecycle":  # its defaults: cos, momentum cycled 0.95 -> 0.85 -> 0.95
             self.torch_scheduler = torch.optim.lr_scheduler.OneCycleLR(
-                opt, max_lr=float(meta["lr"]), total_steps=int(meta["total_steps"]),
+                opt, max_lr=[float(meta["lr"]) * g.get("lr_scale", 1.0) for g in opt.param_groups],
+                total_steps=int(meta["total_steps"]),
                 pct_start=float(meta["pct_start"]))
 
     def before_step(self, s):
         if self.kind == "warmup_cosine":
             for g in self.opt.param_groups:
-                g["lr"] = scheduled_lr(self.meta, s)
+                g["lr"] = scheduled_lr(self.meta, s) * g.get("lr_scale", 1.0)
 
     def after_step(self):
         if self.torch_scheduler is not None:

@@ -41,6 +41,9 @@ struct OptimizerSpec {
   // "1d" (a tensor of fewer than 2 dimensions: biases, norms' gains) or a substring of the
   // parameter's name. Empty: one group.
   std::vector<std::string> no_decay;
+  // The no-decay group's learning rate as a multiple of the schedule's (optim/lr_schedule.h
+  // group_lr), as a param_groups entry's own lr: 1 steps both groups at one rate.
+  double no_decay_lr_scale = 1.0;
   // The learning rate per optimizer step; `lr` is its base.
   ScheduleSpec schedule;
 };

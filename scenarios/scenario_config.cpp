@@ -239,6 +239,12 @@ void check_combinations(ScenarioSpec& spec, const ScenarioSpec& base,
         "OPTIM.NESTEROV true needs OPTIM.MOMENTUM > 0 and OPTIM.DAMPENING 0 (torch.optim.SGD "
         "refuses it otherwise): set both, or OPTIM.NESTEROV false");
   }
+  if (o.no_decay_lr_scale != 1 && o.no_decay.empty()) {
+    throw InputError(fmt::format(
+        "OPTIM.NO_DECAY_LR_SCALE {} scales the no-decay parameter group's rate, and OPTIM.NO_DECAY "
+        "makes no such group: set OPTIM.NO_DECAY (e.g. 1d), or OPTIM.NO_DECAY_LR_SCALE 1",
+        o.no_decay_lr_scale));
+  }
   const ScheduleSpec& sched = o.schedule;
   if (sched.kind == ScheduleKind::kWarmupCosine && sched.decay_steps <= sched.warmup_steps) {
     throw InputError(fmt::format(

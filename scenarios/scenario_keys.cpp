@@ -341,6 +341,10 @@ std::vector<ScenarioKey> optimizer_keys() {
       rule_list_key("OPTIM.NO_DECAY", DDPBENCH_FIELD(optimizer.no_decay),
                     "parameters stepped with weight decay 0, in a second parameter group: 1d "
                     "(fewer than 2 dimensions, nanoGPT's rule) or name substrings, e.g. 1d,bias"),
+      number_key("OPTIM.NO_DECAY_LR_SCALE", DDPBENCH_FIELD(optimizer.no_decay_lr_scale),
+                 kLearningRate,
+                 "the no-decay group's learning rate as a multiple of the scheduled rate (1: "
+                 "the same rate)"),
       boolean_key("OPTIM.NESTEROV", DDPBENCH_FIELD(optimizer.nesterov),
                   "Nesterov momentum (needs MOMENTUM > 0 and DAMPENING 0)"),
       number_key("OPTIM.BETA1", DDPBENCH_FIELD(optimizer.beta1), kBeta, "Adam(W) betas[0]"),

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "scenarios/optim/lr_schedule.h"
 #include "scenarios/optim/multi_tensor_adam.h"
 #include "scenarios/optim/multi_tensor_sgd.h"
 #include "scenarios/optim/parameter_groups.h"
@@ -65,7 +66,12 @@ std::unique_ptr<torch::optim::OptimizerOptions> options_of(const OptimizerSpec& 
                                                         .nesterov(spec.nesterov));
 }
 
-// The optimizer's groups (optim/parameter_groups.h), each with its weight decay.
+// A group's share of the scheduled rate: OPTIM.NO_DECAY_LR_SCALE for the no-decay group.
+double group_lr_scale(const OptimizerSpec& spec, const ParameterGroupIndices& g) {
+  return g.decays ? 1.0 : spec.no_decay_lr_scale;
+}
+
+// The optimizer's groups (optim/parameter_groups.h), each with its weight decay and base rate.
 std::vector<torch::optim::OptimizerParamGroup> parameter_groups(
     const OptimizerSpec& spec, const std::vector<at::Tensor>& parameters,
     const std::vector<std::string>& names) {
@@ -74,8 +80,26 @@ std::vector<torch::optim::OptimizerParamGroup> parameter_groups(
     std::vector<at::Tensor> members;
     for (size_t i : g.members) members.push_back(parameters[i]);
     groups.emplace_back(std::move(members), options_of(spec, g.decays ? spec.weight_decay : 0.0));
+    groups.back().options().set_lr(spec.lr * group_lr_scale(spec, g));
   }
   return groups;
+}
+
+// Each group's share of the scheduled rate, in the groups' order (ScaledGroups).
+std::vector<double> group_lr_scales(const OptimizerSpec& spec,
+                                    const std::vector<at::Tensor>& parameters,
+                                    const std::vector<std::string>& names) {
+  std::vector<double> scales;
+  for (const ParameterGroupIndices& g : parameter_group_indices(spec.no_decay, names, parameters))
+    scales.push_back(group_lr_scale(spec, g));
+  return scales;
+}
+
+template <class Built>
+std::unique_ptr<torch::optim::Optimizer> with_scales(std::unique_ptr<Built> optimizer,
+                                                     std::vector<double> scales) {
+  optimizer->set_lr_scales(std::move(scales));
+  return optimizer;
 }
 
 }  // namespace
@@ -84,32 +108,47 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const OptimizerSpec& spe
                                                         std::vector<at::Tensor> parameters,
                                                         const std::vector<std::string>& names) {
   std::vector<torch::optim::OptimizerParamGroup> groups = parameter_groups(spec, parameters, names);
+  std::vector<double> scales = group_lr_scales(spec, parameters, names);
   switch (spec.kind) {
     case OptimizerKind::kAdam:
       // libtorch's Adam (torch.optim.Adam's single-tensor update, amsgrad off, pinned to the
       // formula by tests/unit/scenarios_text_recipe_test.cpp) in multi-tensor kernels, bitwise
       // libtorch's on the CPU, as Python's Adam on CUDA (foreach=True).
-      return std::make_unique<MultiTensorAdam>(
-          std::move(groups),
-          static_cast<const torch::optim::AdamOptions&>(*options_of(spec, spec.weight_decay)));
+      return with_scales(std::make_unique<MultiTensorAdam>(
+                             std::move(groups), static_cast<const torch::optim::AdamOptions&>(
+                                                    *options_of(spec, spec.weight_decay))),
+                         std::move(scales));
     case OptimizerKind::kAdamW:
       // libtorch's AdamW (torch.optim.AdamW's single-tensor update in 1.13: p *= 1 - lr * wd,
       // then Adam's moments; 2.x's moments use lerp_, equal to rounding; pinned to the formula by
       // tests/unit/scenarios_optimizer_recipe_test.cpp) in multi-tensor kernels, as Adam above.
-      return std::make_unique<MultiTensorAdamW>(
-          std::move(groups),
-          static_cast<const torch::optim::AdamWOptions&>(*options_of(spec, spec.weight_decay)));
+      return with_scales(std::make_unique<MultiTensorAdamW>(
+                             std::move(groups), static_cast<const torch::optim::AdamWOptions&>(
+                                                    *options_of(spec, spec.weight_decay))),
+                         std::move(scales));
     case OptimizerKind::kSgd:
       break;
   }
   // Multi-tensor kernels, as Python's SGD on CUDA; same arithmetic as torch::optim::SGD.
-  return std::make_unique<MultiTensorSGD>(
-      std::move(groups),
-      static_cast<const torch::optim::SGDOptions&>(*options_of(spec, spec.weight_decay)));
+  return with_scales(std::make_unique<MultiTensorSGD>(std::move(groups),
+                                                      static_cast<const torch::optim::SGDOptions&>(
+                                                          *options_of(spec, spec.weight_decay))),
+                     std::move(scales));
 }
 
-void set_learning_rate(torch::optim::Optimizer& optimizer, double lr) {
-  for (auto& group : optimizer.param_groups()) group.options().set_lr(lr);
+std::vector<double> lr_scales(const torch::optim::Optimizer& optimizer) {
+  const auto* scaled = dynamic_cast<const ScaledGroups*>(&optimizer);
+  std::vector<double> scales = scaled != nullptr ? scaled->lr_scales() : std::vector<double>{};
+  scales.resize(optimizer.param_groups().size(), 1.0);
+  return scales;
+}
+
+void set_scheduled_rates(torch::optim::Optimizer& optimizer, const OptimizerSpec& spec,
+                         int64_t step) {
+  const std::vector<double> scales = lr_scales(optimizer);
+  for (size_t i = 0; i < scales.size(); ++i) {
+    optimizer.param_groups()[i].options().set_lr(group_lr(spec.schedule, spec.lr, scales[i], step));
+  }
 }
 
 namespace {
@@ -185,7 +224,10 @@ std::string describe_optimizer(const OptimizerSpec& o, std::optional<double> cli
   }
   s += ")";
   if (!o.no_decay.empty())
-    s += fmt::format(" with weight_decay=0 for [{}]", fmt::join(o.no_decay, ", "));
+    s += fmt::format(
+        " with weight_decay=0{} for [{}]",
+        o.no_decay_lr_scale != 1 ? fmt::format(" and lr x {}", o.no_decay_lr_scale) : "",
+        fmt::join(o.no_decay, ", "));
   if (const std::string sched = describe_schedule(o.schedule); !sched.empty()) s += " + " + sched;
   if (clip_grad_norm) s += fmt::format(" + clip_grad_norm_(max_norm={})", *clip_grad_norm);
   return s;

@@ -37,8 +37,13 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const OptimizerSpec& spe
                                                         std::vector<at::Tensor> parameters,
                                                         const std::vector<std::string>& names = {});
 
-// Every group's learning rate, as a schedule sets g['lr'] before optimizer.step().
-void set_learning_rate(torch::optim::Optimizer& optimizer, double lr);
+// Each group's share of the scheduled rate (optim/scaled_groups.h), one per param_groups() entry:
+// 1 for the decaying group, OPTIM.NO_DECAY_LR_SCALE for the no-decay group.
+std::vector<double> lr_scales(const torch::optim::Optimizer& optimizer);
+// Every group's learning rate at optimizer step `step`, as a schedule sets g['lr'] before
+// optimizer.step(): optim/lr_schedule.h group_lr of the group's share.
+void set_scheduled_rates(torch::optim::Optimizer& optimizer, const OptimizerSpec& spec,
+                         int64_t step);
 // Every group's momentum as OneCycleLR cycles it: Adam's and AdamW's betas[0], SGD's momentum.
 void set_momentum(torch::optim::Optimizer& optimizer, double momentum);
 // Each group's weight decay, in group order, and their replacement (the `decay` fault).

@@ -69,11 +69,11 @@ void check_optimizer_entry(const std::map<std::string, at::Tensor>& state,
 
 // One entry of state_dict()["param_groups"]: the hyper-parameters torch.optim's class keeps, and
 // the indices of the group's parameters.
-Dict param_group(const scenarios::OptimizerSpec& spec, double weight_decay,
+Dict param_group(const scenarios::OptimizerSpec& spec, double weight_decay, double lr,
                  const scenarios::ScheduledStep& next, const std::vector<int64_t>& members) {
   Dict group = string_dict();
-  // The next step's rate, and OneCycle's momentum where it cycles one.
-  group.insert("lr", next.lr);
+  // The next step's rate (the group's own), and OneCycle's momentum where it cycles one.
+  group.insert("lr", lr);
   if (spec.kind != scenarios::OptimizerKind::kSgd) {
     group.insert("betas",
                  c10::ivalue::Tuple::create({next.momentum.value_or(spec.beta1), spec.beta2}));
@@ -111,14 +111,17 @@ Dict optimizer_state_dict(const modes::TrainingState& s, const scenarios::Optimi
   }
   // PyTorch's param_groups: nanoGPT's two groups under OPTIM.NO_DECAY (the decayed parameters,
   // then the others with weight decay 0; an empty group left out, as make_optimizer does), each
-  // group's lr the rate of the next step, as a group holds it after the scheduler's step().
+  // group's lr its rate of the next step (its share, OPTIM.NO_DECAY_LR_SCALE, of the scheduled
+  // rate), as a group holds it after the scheduler's step().
   const scenarios::ScheduledStep next =
       scenarios::scheduled_step(spec.schedule, spec.lr, next_step);
   c10::impl::GenericList groups(c10::AnyType::get());
   for (const scenarios::ParameterGroupIndices& g :
        scenarios::parameter_group_indices(spec.no_decay, names, s.parameters)) {
     const std::vector<int64_t> members(g.members.begin(), g.members.end());
-    groups.push_back(param_group(spec, g.decays ? spec.weight_decay : 0.0, next, members));
+    const double lr = scenarios::group_lr(spec.schedule, spec.lr,
+                                          g.decays ? 1.0 : spec.no_decay_lr_scale, next_step);
+    groups.push_back(param_group(spec, g.decays ? spec.weight_decay : 0.0, lr, next, members));
   }
   Dict out = string_dict();
   out.insert("state", state);

@@ -41,6 +41,7 @@ c10::impl::GenericDict oracle_meta(const RunSetup& setup,
   c10::impl::GenericList no_decay(c10::AnyType::get());
   for (const std::string& rule : spec.optimizer.no_decay) no_decay.push_back(rule);
   meta.insert("no_decay", no_decay);
+  meta.insert("no_decay_lr_scale", spec.optimizer.no_decay_lr_scale);
   const scenarios::ScheduleSpec& sched = spec.optimizer.schedule;
   meta.insert("schedule", std::string(name_in(scenarios::kScheduleNames, sched.kind)));
   meta.insert("step_size", sched.step_size);

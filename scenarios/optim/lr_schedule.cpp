@@ -67,6 +67,12 @@ double scheduled_lr(const ScheduleSpec& s, double base_lr, int64_t step) {
   return base_lr;
 }
 
+double group_lr(const ScheduleSpec& s, double base_lr, double scale, int64_t step) {
+  if (scale == 1.0) return scheduled_lr(s, base_lr, step);
+  if (s.kind == ScheduleKind::kWarmupCosine) return scheduled_lr(s, base_lr, step) * scale;
+  return scheduled_lr(s, base_lr * scale, step);
+}
+
 std::string describe_schedule(const ScheduleSpec& s) {
   switch (s.kind) {
     case ScheduleKind::kConstant:

@@ -59,6 +59,14 @@ struct ScheduledStep {
 double scheduled_lr(const ScheduleSpec& schedule, double base_lr, int64_t step);
 ScheduledStep scheduled_step(const ScheduleSpec& schedule, double base_lr, int64_t step);
 
+// The rate at step `step` of a parameter group whose share of the base rate is `scale`
+// (OPTIM.NO_DECAY_LR_SCALE; 1 for the decaying group): its own base, base_lr x scale, run through
+// the schedule, as torch's schedulers run each group's initial lr (StepLR; OneCycleLR given a
+// max_lr per group); for warmup_cosine, whose get_lr(it) is a rate (SCHED.MIN_LR is one),
+// get_lr(it) x scale, as a loop writing g['lr'] = lr * g['lr_scale'] sets it. Scale 1 is
+// scheduled_lr exactly.
+double group_lr(const ScheduleSpec& schedule, double base_lr, double scale, int64_t step);
+
 // "StepLR(step_size=3, gamma=0.5)", "warmup 2 + cosine to 1e-05 at step 10", "" for constant:
 // what the report's optimizer line adds.
 std::string describe_schedule(const ScheduleSpec& schedule);

@@ -17,9 +17,11 @@
 
 #include <vector>
 
+#include "scenarios/optim/scaled_groups.h"
+
 namespace ddpbench::scenarios {
 
-class MultiTensorAdam : public torch::optim::Adam {
+class MultiTensorAdam : public torch::optim::Adam, public ScaledGroups {
  public:
   MultiTensorAdam(std::vector<torch::optim::OptimizerParamGroup> groups,
                   torch::optim::AdamOptions defaults);
@@ -27,7 +29,7 @@ class MultiTensorAdam : public torch::optim::Adam {
   at::Tensor step(LossClosure closure = nullptr) override;
 };
 
-class MultiTensorAdamW : public torch::optim::AdamW {
+class MultiTensorAdamW : public torch::optim::AdamW, public ScaledGroups {
  public:
   MultiTensorAdamW(std::vector<torch::optim::OptimizerParamGroup> groups,
                    torch::optim::AdamWOptions defaults);

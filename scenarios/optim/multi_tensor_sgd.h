@@ -16,9 +16,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "scenarios/optim/scaled_groups.h"
+
 namespace ddpbench::scenarios {
 
-class MultiTensorSGD : public torch::optim::SGD {
+class MultiTensorSGD : public torch::optim::SGD, public ScaledGroups {
  public:
   MultiTensorSGD(std::vector<at::Tensor> parameters, torch::optim::SGDOptions options);
   // Parameter groups, each with its own options (optim/parameter_groups.h).

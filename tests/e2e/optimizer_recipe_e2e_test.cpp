@@ -23,13 +23,39 @@ using testing::find_check;
 using testing::read_json;
 
 // The recipe, as scenario keys after the run's flags.
-const std::vector<std::string> kRecipe = {
-    "OPTIM.NAME",           "adamw",  "OPTIM.BASE_LR",        "0.003",
-    "OPTIM.WEIGHT_DECAY",   "0.1",    "OPTIM.NO_DECAY",       "1d",
-    "OPTIM.BETA2",          "0.95",   "SCHED.NAME",           "warmup_cosine",
-    "SCHED.WARMUP_STEPS",   "1",      "SCHED.DECAY_STEPS",    "3",
-    "SCHED.MIN_LR",         "0.0003", "OPTIM.CLIP_GRAD_NORM", "1.0",
-    "LOSS.LABEL_SMOOTHING", "0.1"};
+const std::vector<std::string> kRecipe = {"OPTIM.NAME",
+                                          "adamw",
+                                          "OPTIM.BASE_LR",
+                                          "0.003",
+                                          "OPTIM.WEIGHT_DECAY",
+                                          "0.1",
+                                          "OPTIM.NO_DECAY",
+                                          "1d",
+                                          "OPTIM.NO_DECAY_LR_SCALE",
+                                          "0.5",
+                                          "OPTIM.BETA2",
+                                          "0.95",
+                                          "SCHED.NAME",
+                                          "warmup_cosine",
+                                          "SCHED.WARMUP_STEPS",
+                                          "1",
+                                          "SCHED.DECAY_STEPS",
+                                          "3",
+                                          "SCHED.MIN_LR",
+                                          "0.0003",
+                                          "OPTIM.CLIP_GRAD_NORM",
+                                          "1.0",
+                                          "LOSS.LABEL_SMOOTHING",
+                                          "0.1"};
+
+// `keys` with `key`'s value replaced.
+std::vector<std::string> with_key(std::vector<std::string> keys, const std::string& key,
+                                  const std::string& value) {
+  for (size_t i = 0; i + 1 < keys.size(); i += 2) {
+    if (keys[i] == key) keys[i + 1] = value;
+  }
+  return keys;
+}
 
 class OptimizerRecipeE2E : public testing::TempDirTest {
  protected:
@@ -58,8 +84,8 @@ TEST_F(OptimizerRecipeE2E, EveryModePassesWithAdamWGroupsWarmupCosineClippingAnd
     const std::string optimizer = report.at("config").at("optimizer");
     EXPECT_EQ(optimizer,
               "AdamW(lr=0.003, betas=(0.9, 0.95), eps=1e-08, weight_decay=0.1) with "
-              "weight_decay=0 for [1d] + warmup 1 steps + cosine to min_lr=0.0003 at step 3 + "
-              "clip_grad_norm_(max_norm=1)")
+              "weight_decay=0 and lr x 0.5 for [1d] + warmup 1 steps + cosine to min_lr=0.0003 "
+              "at step 3 + clip_grad_norm_(max_norm=1)")
         << name;
     EXPECT_EQ(report.at("config").at("loss"), "CrossEntropyLoss(label_smoothing=0.1)") << name;
   }
@@ -132,8 +158,7 @@ TEST_F(OptimizerRecipeE2E, AResumedRunContinuesTheScheduleBitForBit) {
   EXPECT_EQ(testing::bytes_of(path("resumed") + "/state_ddp.pt"),
             testing::bytes_of(path("full") + "/state_ddp.pt"));
   // Resumed with a schedule one step behind (decay at 4, not 3), it ends elsewhere.
-  std::vector<std::string> other = kRecipe;
-  other[15] = "4";
+  const std::vector<std::string> other = with_key(kRecipe, "SCHED.DECAY_STEPS", "4");
   r = run(path("other"), {"--modes", "ddp", "--resume", path("full") + "/checkpoint_ddp_step2.pt"},
           other);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
@@ -154,11 +179,9 @@ TEST_F(OptimizerRecipeE2E, AResumedRunContinuesTheScheduleBitForBit) {
 // zero stage 1 against ZeroRedundancyOptimizer; with torch 2.6 or later, zero stage 3 against
 // FSDP2's fully_shard and HSDP (2, 2) against fully_shard on a (2, 2) mesh.
 TEST_F(OptimizerRecipeE2E, TorchOraclesAgreeInFloat64) {
-  std::vector<std::string> step_lr = kRecipe;
-  step_lr[11] = "step";
+  std::vector<std::string> step_lr = with_key(kRecipe, "SCHED.NAME", "step");
   step_lr.insert(step_lr.end(), {"SCHED.STEP_SIZE", "2", "SCHED.GAMMA", "0.5"});
-  std::vector<std::string> one_cycle = kRecipe;  // beta1 cycles too
-  one_cycle[11] = "onecycle";
+  std::vector<std::string> one_cycle = with_key(kRecipe, "SCHED.NAME", "onecycle");  // beta1 too
   one_cycle.insert(one_cycle.end(), {"SCHED.TOTAL_STEPS", "5", "SCHED.PCT_START", "0.5"});
   const bool fsdp =
       testing::python({"-c", "from torch.distributed.fsdp import fully_shard"}).exit_code == 0;

@@ -26,7 +26,8 @@ TEST(SyntheticTensors, ASampleIsTheSameBytesWhereverItIsAskedFor) {
   EXPECT_EQ(late.target.scalar_type(), at::kLong);
   // The held-out split starts past the training split: its sample 0 is training key 64.
   const SyntheticTensors held_out(shape, 16, 7, 64);
-  EXPECT_TRUE(torch::equal(held_out.get(0, 0).input, SyntheticTensors(shape, 65, 7).get(64, 0).input));
+  EXPECT_TRUE(
+      torch::equal(held_out.get(0, 0).input, SyntheticTensors(shape, 65, 7).get(64, 0).input));
   EXPECT_EQ(held_out.describe(),
             "held-out synthetic inputs [3,4,4] float32 -> 10 classes (seed 7, keys from 64)");
   EXPECT_EQ(a.describe(), "synthetic inputs [3,4,4] float32 -> 10 classes (64 samples, seed 7)");

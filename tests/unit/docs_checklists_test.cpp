@@ -82,9 +82,9 @@ TEST(DocsChecklists, TheCommandsPageListsEveryModeInTheCodesOrder) {
       << "docs/commands.md's run command does not show [--modes " << listed << "]";
 }
 
-// Issue 52: a mode is its row (reports/run/record_enums.h), its folder and, when it runs one process
-// per rank, its driver row (training/rank_phases.cpp); ARCHITECTURE.md's "A mode" names the files
-// a new mode edits, at most five.
+// Issue 52: a mode is its row (reports/run/record_enums.h), its folder and, when it runs one
+// process per rank, its driver row (training/rank_phases.cpp); ARCHITECTURE.md's "A mode" names the
+// files a new mode edits, at most five.
 TEST(DocsChecklists, EveryPerRankModeHasItsDriverRowAndTheModeListHoldsFiveFiles) {
   for (const reports::ModeSpec& spec : reports::kModeSpecs) {
     EXPECT_EQ(training::has_rank_driver(spec.mode), spec.per_rank)

@@ -35,7 +35,8 @@ TEST(FailureBlame, TheCrashedRankIsBlamedWhenItsPeerDiedFirstOfABrokenPipe) {
 TEST(FailureBlame, AmongCausesOrAmongConsequencesTheFirstSeenIsBlamed) {
   const std::vector<RankExit> causes = {{0, exited(kExitWorkerFailed), 1}, {3, killed(SIGSEGV), 0}};
   EXPECT_EQ(choose_culprit(causes)->rank, 3);
-  const std::vector<RankExit> consequences = {{1, killed(SIGPIPE), 2}, {2, exited(kExitPeerLost), 1}};
+  const std::vector<RankExit> consequences = {{1, killed(SIGPIPE), 2},
+                                              {2, exited(kExitPeerLost), 1}};
   EXPECT_EQ(choose_culprit(consequences)->rank, 2);
   const std::vector<RankExit> clean = {{0, exited(0), 0}, {1, exited(0), 1}};
   EXPECT_EQ(choose_culprit(clean), nullptr);

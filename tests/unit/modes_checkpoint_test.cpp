@@ -11,8 +11,8 @@
 
 #include <fstream>
 
-#include "errors.h"
 #include "checkpoint/checkpoint.h"
+#include "errors.h"
 #include "modes/common/model_state.h"
 #include "modes/common/step_loop.h"
 #include "modes/single/single_path.h"

@@ -57,8 +57,8 @@ class RecordingPath : public GradientPath {
 
 struct Fixture {
   scenarios::ScenarioSpec spec;
-  data::TensorDataset dataset{at::arange(24, at::kFloat).view({12, 2}) / 24,
-                              at::ones({12, 1}), "12 pairs"};
+  data::TensorDataset dataset{at::arange(24, at::kFloat).view({12, 2}) / 24, at::ones({12, 1}),
+                              "12 pairs"};
   // 12 samples, 2 replicas, global batch 4: 3 steps per epoch of 2 + 2 samples.
   data::GlobalBatchPlan plan{{12, 2, false, 0, false}, 4};
   runtime::ExecutionContext context = runtime::ExecutionContext::cpu(at::kFloat);

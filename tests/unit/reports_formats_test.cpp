@@ -4,12 +4,12 @@
 
 #include <sstream>
 
+#include "reports/format/escape.h"
+#include "reports/gate/gate_table.h"
 #include "reports/run/console_reporter.h"
 #include "reports/run/csv_reporter.h"
-#include "reports/gate/gate_table.h"
 #include "reports/run/html_reporter.h"
 #include "reports/run/junit_reporter.h"
-#include "reports/format/escape.h"
 #include "reports/run/markdown_reporter.h"
 #include "reports/run/reporter.h"
 #include "support/judged_checks.h"

@@ -34,7 +34,8 @@ RunReport sample_report() {
   r.config.sampler.padded = 2;
   r.results.push_back({Mode::kSingle, 1, {2.5, 2.25, 2.0}, {0.1, 0.1, 0.1}, "state_single.pt"});
   r.results.back().peak_device_memory_bytes = {123456789};
-  r.results.back().evaluation = {reports::EvaluationStatus::kDone, "", "held-out", 101, 104, 3, 0.25, 1.5, 0.2475, 1.49, "s"};
+  r.results.back().evaluation = {
+      reports::EvaluationStatus::kDone, "", "held-out", 101, 104, 3, 0.25, 1.5, 0.2475, 1.49, "s"};
   r.results.back().throughput.timed_steps = 5;
   r.results.back().throughput.step_time_mean_s = 0.0032;
   r.results.back().throughput.step_time_cv = 0.75;

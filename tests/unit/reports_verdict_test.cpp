@@ -96,8 +96,9 @@ TEST(Verdict, NothingJudgedIsNeverAPass) {
 }
 
 // As Note [What a mode was judged against] has it, checks of the ranks against each other alone
-// make a PASS that says so, in the console and every format's verdict text; a mode judged against its
-// reference at only some of its checked steps is NOT JUDGED, naming the steps it could not judge.
+// make a PASS that says so, in the console and every format's verdict text; a mode judged against
+// its reference at only some of its checked steps is NOT JUDGED, naming the steps it could not
+// judge.
 TEST(Verdict, APassSaysWhatItRestsOnAndUnjudgedStepsAreNotAPass) {
   RunReport ranks_only = passing_run();
   ranks_only.config.modes = {"ddp"};
@@ -117,8 +118,9 @@ TEST(Verdict, APassSaysWhatItRestsOnAndUnjudgedStepsAreNotAPass) {
   for (CheckRecord& c : first_step_only.results[1].checks) c.steps_compared = {0};
   EXPECT_EQ(run_verdict(first_step_only), Verdict::kNotJudged);
   first_step_only = test::with_verdict(first_step_only);
-  EXPECT_NE(verdict_text(first_step_only).find("ddp: judged at 1 of its 2 checked steps; at step 1"),
-            std::string::npos)
+  EXPECT_NE(
+      verdict_text(first_step_only).find("ddp: judged at 1 of its 2 checked steps; at step 1"),
+      std::string::npos)
       << verdict_text(first_step_only);
   // The stored verdict is recomputed: an edit to PASS is refused, naming the verdict.
   nlohmann::json edited = to_json(first_step_only);

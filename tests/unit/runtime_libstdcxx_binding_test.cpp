@@ -46,18 +46,21 @@ std::string loaded_libtorch() {
 }
 
 // LD_PRELOAD puts libtorch.so ahead of libstdc++, the load order Ubuntu's toolchain produced on the
-// GPU machine; the test above, run in such a child, passes only if the start-up check re-ran it with
-// libstdc++ first (without the check, remove_all resolves into libtorch.so and the child fails).
+// GPU machine; the test above, run in such a child, passes only if the start-up check re-ran it
+// with libstdc++ first (without the check, remove_all resolves into libtorch.so and the child
+// fails).
 TEST(LibstdcxxBinding, HoldsWhenLibtorchIsLoadedFirst) {
   const std::string libtorch = loaded_libtorch();
   if (libtorch.empty()) GTEST_SKIP() << "no libtorch.so loaded";
   void* handle = dlopen(libtorch.c_str(), RTLD_LAZY | RTLD_NOLOAD);
-  const bool exports = handle != nullptr &&
+  const bool exports =
+      handle != nullptr &&
       dlsym(handle, "_ZNSt10filesystem10remove_allERKNS_7__cxx114pathE") != nullptr;
   if (handle != nullptr) dlclose(handle);
   if (!exports) GTEST_SKIP() << libtorch << " exports no std::filesystem copies (not PyPI's)";
   const std::string self = std::filesystem::read_symlink("/proc/self/exe");
-  const std::string command = "LD_PRELOAD='" + libtorch + "' '" + self +
+  const std::string command =
+      "LD_PRELOAD='" + libtorch + "' '" + self +
       "' --gtest_filter=LibstdcxxBinding.FilesystemCallsResolveToLibstdcxx >/dev/null 2>&1";
   EXPECT_EQ(std::system(command.c_str()), 0) << command;
 }

@@ -102,6 +102,7 @@ TEST_F(ScenarioConfig, EveryKeyRoundTripsAChangedValue) {
       {{"OPTIM.DAMPENING", "0.25"}, {"OPTIM.NAME", "adam"}},
       {{"OPTIM.NAME", "adamw"},
        {"OPTIM.NO_DECAY", "1d,bias,ln_f.weight"},
+       {"OPTIM.NO_DECAY_LR_SCALE", "0.5"},
        {"SCHED.NAME", "warmup_cosine"},
        {"SCHED.WARMUP_STEPS", "2"},
        {"SCHED.DECAY_STEPS", "10"},

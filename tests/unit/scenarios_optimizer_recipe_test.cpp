@@ -82,6 +82,7 @@ TEST(AdamW, IsTorchOptimAdamWsStepBitForBitWithGroupsAndASchedule) {
   spec.schedule.warmup_steps = 1;
   spec.schedule.decay_steps = 4;
   spec.schedule.min_lr = 0.001;
+  spec.no_decay_lr_scale = 0.5;  // the no-decay group at half the rate: g['lr'] = lr * 0.5
   ThreeParams m;
   std::vector<PythonAdamW> python;
   for (const at::Tensor& p : m.parameters()) python.push_back({p.detach().clone()});
@@ -89,19 +90,20 @@ TEST(AdamW, IsTorchOptimAdamWsStepBitForBitWithGroupsAndASchedule) {
   for (int64_t step = 0; step < 5; ++step) {
     set_gradients(m, step);
     const double lr = scheduled_lr(spec.schedule, spec.lr, step);
-    set_learning_rate(*opt, lr);
+    set_scheduled_rates(*opt, spec, step);
     opt->step();
     const std::vector<at::Tensor> params = m.parameters();
     for (size_t i = 0; i < params.size(); ++i) {
-      const double decay = params[i].dim() < 2 ? 0.0 : spec.weight_decay;
-      python[i].update(gradient_of(params[i], step), lr, decay, spec);
+      const bool quiet = params[i].dim() < 2;
+      python[i].update(gradient_of(params[i], step), quiet ? lr * 0.5 : lr,
+                       quiet ? 0.0 : spec.weight_decay, spec);
       EXPECT_TRUE(at::equal(params[i].detach(), python[i].param))
           << m.names()[i] << " at step " << step;
     }
   }
   EXPECT_EQ(describe_optimizer(spec),
             "AdamW(lr=0.01, betas=(0.9, 0.95), eps=1e-08, weight_decay=0.1) with weight_decay=0 "
-            "for [1d] + warmup 1 steps + cosine to min_lr=0.001 at step 4");
+            "and lr x 0.5 for [1d] + warmup 1 steps + cosine to min_lr=0.001 at step 4");
 }
 
 TEST(AdamW, StateRoundTripsThroughTheStateMap) {

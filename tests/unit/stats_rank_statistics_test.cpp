@@ -24,14 +24,12 @@ TEST(RankStatistics, MannWhitneyExactMatchesScipy) {
   // Interleaved and fully separated samples of five.
   EXPECT_NEAR(mann_whitney({1, 2, 3, 4, 5}, {1.5, 2.5, 3.5, 4.5, 5.5}).p_value, 0.6904761904761905,
               1e-12);
-  EXPECT_NEAR(mann_whitney({1, 2, 3, 4, 5}, {6, 7, 8, 9, 10}).p_value, 0.007936507936507936,
-              1e-12);
+  EXPECT_NEAR(mann_whitney({1, 2, 3, 4, 5}, {6, 7, 8, 9, 10}).p_value, 0.007936507936507936, 1e-12);
 }
 
 TEST(RankStatistics, MannWhitneyAsymptoticMatchesScipyWithTiesAndLargeSamples) {
   // Ties force the normal approximation (tie-corrected variance, continuity correction).
-  const MannWhitney ties =
-      mann_whitney({3, 1, 2, 2, 5, 4, 4}, {2, 6, 7, 4, 8, 9, 5, 6});
+  const MannWhitney ties = mann_whitney({3, 1, 2, 2, 5, 4, 4}, {2, 6, 7, 4, 8, 9, 5, 6});
   EXPECT_FALSE(ties.exact);
   EXPECT_DOUBLE_EQ(ties.u, 7.5);
   EXPECT_NEAR(ties.p_value, 0.01951748118217775, 1e-12);
@@ -111,7 +109,7 @@ TEST(TimingSpread, RepeatsAreTheUnitAndStepsArePooledForTheCv) {
   EXPECT_EQ(s.repeats, 3);
   EXPECT_EQ(s.repeat_medians, (std::vector<double>{2, 4, 2}));
   EXPECT_DOUBLE_EQ(s.median, 2);
-  EXPECT_DOUBLE_EQ(s.repeat_spread, 1.0);  // (4 - 2) / 2
+  EXPECT_DOUBLE_EQ(s.repeat_spread, 1.0);        // (4 - 2) / 2
   EXPECT_NEAR(s.cv, 0.6184658438426489, 1e-12);  // numpy: std(ddof=1) / mean of the 9 steps
 }
 
@@ -127,7 +125,8 @@ std::vector<double> repeats(double level, double spread, int n) {
 
 TEST(SpeedChange, DecidesSlowerOkAndUndecided) {
   // Quiet machine, 10 repeats a side, the current run 10% slower in throughput.
-  const SpeedChange slower = judge_speed(repeats(1.0, 0.01, 10), repeats(1.0 / 0.9, 0.01, 10), 0.05);
+  const SpeedChange slower =
+      judge_speed(repeats(1.0, 0.01, 10), repeats(1.0 / 0.9, 0.01, 10), 0.05);
   EXPECT_EQ(slower.verdict, SpeedVerdict::kSlower);
   EXPECT_NEAR(slower.change, -0.10, 0.005);
   EXPECT_LT(slower.p_value, 0.01);

@@ -1,11 +1,11 @@
 // support_subprocess_test.cpp — the tests' process runner ends what would otherwise end only at
 // ctest's timeout, with no word of why: a child past its limit is terminated and says so, and a
 // child that exits while a process it left holds its output is not waited on forever.
-#include "support/subprocess.h"
-
 #include <gtest/gtest.h>
 
 #include <chrono>
+
+#include "support/subprocess.h"
 
 namespace ddpbench::testing {
 namespace {

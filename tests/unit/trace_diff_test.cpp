@@ -158,8 +158,8 @@ at::Tensor rank_order(const std::vector<at::Tensor>& c) {
 at::Tensor other_order(const std::vector<at::Tensor>& c) { return ((c[2] + c[1]) + c[0]) / 3.0; }
 
 // As Note [A reduction judged by its own contributions] says, two valid sums of the same ranks'
-// gradients are rounding, measured on the tensor (the range, per element in ulps, in the record); a sum
-// with one rank's gradient scaled by 1 + 1e-5 after its hook saw it diverges there, however
+// gradients are rounding, measured on the tensor (the range, per element in ulps, in the record); a
+// sum with one rank's gradient scaled by 1 + 1e-5 after its hook saw it diverges there, however
 // small against the tensor's largest value, in either order; what follows a rounding difference
 // is growth, not a divergence.
 TEST(TraceJudgement, AReductionIsHeldToTheRangeOfItsOwnOrders) {

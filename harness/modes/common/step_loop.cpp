@@ -189,7 +189,7 @@ void StepLoop::step_optimizer(int64_t step) {
   const scenarios::OptimizerSpec& spec = in_.spec.optimizer;
   const int64_t scheduled = step == options_.schedule_ahead_step ? step + 1 : step;
   const scenarios::ScheduledStep set = scenarios::scheduled_step(spec.schedule, spec.lr, scheduled);
-  scenarios::set_learning_rate(*optimizer_, set.lr);
+  scenarios::set_scheduled_rates(*optimizer_, spec, scheduled);
   if (set.momentum) scenarios::set_momentum(*optimizer_, *set.momentum);
   if (step != options_.decay_everything_step) {
     path_.step_optimizer(*optimizer_);
