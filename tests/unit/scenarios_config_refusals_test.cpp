@@ -144,6 +144,11 @@ TEST_F(ScenarioConfig, CombinationsThatWouldNotMeanWhatTheySayAreRefused) {
   e = error_of({"toy_cnn", "", {"SCHED.NAME", "warmup_cosine", "SCHED.WARMUP_STEPS", "5"}});
   EXPECT_NE(e.find("SCHED.DECAY_STEPS (1) must be above SCHED.WARMUP_STEPS (5)"), std::string::npos)
       << e;
+  e = error_of({"toy_cnn", "", {"OPTIM.NO_DECAY_LR_SCALE", "0.5"}});
+  EXPECT_NE(e.find("OPTIM.NO_DECAY_LR_SCALE 0.5 scales the no-decay parameter group's rate, and "
+                   "OPTIM.NO_DECAY makes no such group"),
+            std::string::npos)
+      << e;
   e = error_of({"toy_cnn", "", {"LOSS.NAME", "mse"}});
   EXPECT_NE(e.find("LOSS.NAME (--loss) does not fit toy_cnn's data"), std::string::npos) << e;
   EXPECT_NO_THROW(configure_scenario(registry_, {"linear_mse", "", {"LOSS.NAME", "rmse"}}));
