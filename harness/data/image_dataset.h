@@ -16,6 +16,7 @@ class ImageDataset : public Dataset {
   Example get(int64_t index, int64_t epoch) const override;
   std::string describe() const override;
   const ImageSource& source() const { return *source_; }
+  const ImageTransformOptions& transform() const { return transform_; }
 
  private:
   std::shared_ptr<const ImageSource> source_;

@@ -173,6 +173,12 @@ int count_lines(const std::string& s) {
   return n;
 }
 
+int count_occurrences(const std::string& text, const std::string& needle) {
+  int n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
 std::string make_temp_dir(const std::string& tag) {
   std::string pattern = "/tmp/ddpbench-test-" + tag + "-XXXXXX";
   if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");

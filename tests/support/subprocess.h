@@ -40,6 +40,8 @@ ProcessResult wait_for(const StartedChild& child, int limit_s);
 
 // Number of lines in s (a trailing newline does not start a new line).
 int count_lines(const std::string& s);
+// Number of (possibly overlapping) occurrences of `needle` in `text`.
+int count_occurrences(const std::string& text, const std::string& needle);
 
 // A fresh empty directory under the build tree's test area; removed by the caller if wanted.
 std::string make_temp_dir(const std::string& tag);

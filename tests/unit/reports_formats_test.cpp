@@ -13,6 +13,7 @@
 #include "reports/run/markdown_reporter.h"
 #include "reports/run/reporter.h"
 #include "support/judged_checks.h"
+#include "support/subprocess.h"
 
 namespace ddpbench::reports {
 namespace {
@@ -58,13 +59,6 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
   return rows;
 }
 
-int count(const std::string& text, const std::string& needle) {
-  int n = 0;
-  for (size_t pos = text.find(needle); pos != std::string::npos; pos = text.find(needle, pos + 1))
-    ++n;
-  return n;
-}
-
 TEST(ReportFormats, CsvHasHeaderAndOneRowPerPoint) {
   const auto rows = parse_csv(CsvReporter().render(sample()));
   ASSERT_EQ(rows.size(), 3u);
@@ -98,15 +92,16 @@ TEST(ReportFormats, CsvHasHeaderAndOneRowPerPoint) {
 TEST(ReportFormats, JunitHasOneTestcasePerCheckAndPerMeasuredPointAndEscapes) {
   const std::string xml = JunitReporter().render(sample());
   EXPECT_EQ(xml.rfind("<?xml", 0), 0u);
-  EXPECT_EQ(count(xml, "<testcase "), 5);  // 3 checks + 2 measured points
-  EXPECT_EQ(count(xml, "name=\"throughput\""), 2);
+  EXPECT_EQ(testing::count_occurrences(xml, "<testcase "), 5);  // 3 checks + 2 measured points
+  EXPECT_EQ(testing::count_occurrences(xml, "name=\"throughput\""), 2);
   EXPECT_NE(xml.find("1500.0 samples/s"), std::string::npos) << xml;
-  EXPECT_EQ(count(xml, "<failure "), 1);
+  EXPECT_EQ(testing::count_occurrences(xml, "<failure "), 1);
   EXPECT_NE(xml.find("tests=\"5\" failures=\"1\""), std::string::npos);
   EXPECT_NE(xml.find("conv1.weight (step 3)"), std::string::npos);
   EXPECT_NE(xml.find("&lt;items&gt; &amp; more"), std::string::npos);
   EXPECT_EQ(xml.find("<items>"), std::string::npos);
-  EXPECT_EQ(count(xml, "<testsuite "), count(xml, "</testsuite>"));
+  EXPECT_EQ(testing::count_occurrences(xml, "<testsuite "),
+            testing::count_occurrences(xml, "</testsuite>"));
 }
 
 // A perf-only sweep (`ddpbench scale`): testcases for its points, and "-" in the console where
@@ -119,7 +114,7 @@ TEST(ReportFormats, PerfOnlyPointsAreTestcasesAndShowDashes) {
   }
   r = test::with_verdict(r);
   const std::string xml = JunitReporter().render(r);
-  EXPECT_EQ(count(xml, "<testcase "), 2) << xml;
+  EXPECT_EQ(testing::count_occurrences(xml, "<testcase "), 2) << xml;
   const std::string text = ConsoleReporter().render(r);
   EXPECT_EQ(text.find(" 0 "), std::string::npos) << text;
   EXPECT_NE(text.find("ddp        2      -            -            -"), std::string::npos) << text;
@@ -135,7 +130,9 @@ TEST(ReportFormats, HtmlOfACheckOnlyRunSaysThereIsNothingTimedInsteadOfEmptyChar
   for (const char* id : {"chart-throughput", "chart-efficiency", "chart-phases"}) {
     EXPECT_EQ(html.find(std::string("id=\"") + id + "\""), std::string::npos) << id;
   }
-  EXPECT_EQ(count(html, "No timed steps: this run only checked correctness"), 2) << html;
+  EXPECT_EQ(testing::count_occurrences(html, "No timed steps: this run only checked correctness"),
+            2)
+      << html;
   EXPECT_NE(html.find("id=\"chart-loss\""), std::string::npos);  // the checked steps still chart
 }
 
@@ -184,7 +181,7 @@ TEST(ReportFormats, MemoryPerRankSetsZeroBesideDdp) {
                  {1, 4 * kMiB, 2 * kMiB, 3 * kMiB, 270 * kMiB}};
   r.results.push_back(zero);
   const std::string html = HtmlReporter().render(r);
-  EXPECT_EQ(count(html, "<tr><td>ddp</td>"), 2) << html;
+  EXPECT_EQ(testing::count_occurrences(html, "<tr><td>ddp</td>"), 2) << html;
   // 5 MiB against 8 / 2: 1.25; 3 MiB: 0.75.
   EXPECT_NE(html.find("<tr><td>zero</td><td class=\"num\">0</td><td class=\"num\">4.000</td><td "
                       "class=\"num\">2.000</td><td class=\"num\">5.000</td><td "
@@ -309,12 +306,12 @@ TEST(ReportFormats, WeakFiguresAreFlaggedWithTheirReasons) {
   EXPECT_NE(text.find("  ddp (world 2): " + why), std::string::npos) << text;
   EXPECT_NE(text.find("0.0032s"), std::string::npos) << "the mean beside the median\n" << text;
   EXPECT_NE(text.find("  0.62 "), std::string::npos) << "the CV\n" << text;
-  EXPECT_EQ(count(text, " weak\n"), 1) << "single is sound\n" << text;
+  EXPECT_EQ(testing::count_occurrences(text, " weak\n"), 1) << "single is sound\n" << text;
   const std::string html = HtmlReporter().render(r);
   EXPECT_NE(html.find("<span class=\"badge weak\">weak</span> scaling efficiency 236.0% (&gt; "
                       "105%): super-linear"),
             std::string::npos);
-  EXPECT_EQ(count(html, "badge weak\">"), 1);
+  EXPECT_EQ(testing::count_occurrences(html, "badge weak\">"), 1);
   const std::string md = MarkdownReporter().render(r);
   EXPECT_NE(md.find("| ddp | 2 | 1500.0 ⚠️ weak |"), std::string::npos) << md;
   EXPECT_NE(md.find(markdown_escape(why)), std::string::npos) << md;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "reports/format/svg_chart.h"
+#include "support/subprocess.h"
 
 namespace ddpbench::reports {
 namespace {
@@ -43,12 +44,6 @@ void expect_finite_geometry(const std::string& svg, const std::string& what) {
   EXPECT_GT(seen, 0) << what;
 }
 
-int count(const std::string& text, const std::string& needle) {
-  int n = 0;
-  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
-  return n;
-}
-
 TEST(SvgChart, LineChartsOfExtremeFiniteValuesHaveFiniteCoordinatesAndFewTicks) {
   const std::vector<std::pair<std::string, std::vector<std::pair<double, double>>>> cases = {
       {"huge y", {{1, 1.7e308}, {2, 1.0}}},
@@ -67,9 +62,9 @@ TEST(SvgChart, LineChartsOfExtremeFiniteValuesHaveFiniteCoordinatesAndFewTicks) 
       const std::string svg =
           line_chart({"c", name, "x", "y", {}, log2_x}, {{"s", "#000", points, false}});
       expect_finite_geometry(svg, name);
-      EXPECT_GE(count(svg, "ytick"), 2) << name;
-      EXPECT_LE(count(svg, "ytick"), 13) << name;
-      EXPECT_LE(count(svg, "xtick"), 13) << name;
+      EXPECT_GE(testing::count_occurrences(svg, "ytick"), 2) << name;
+      EXPECT_LE(testing::count_occurrences(svg, "ytick"), 13) << name;
+      EXPECT_LE(testing::count_occurrences(svg, "xtick"), 13) << name;
     }
   }
 }
@@ -86,7 +81,7 @@ TEST(SvgChart, StackedBarsOfExtremeFiniteValuesStayInsideThePlot) {
     const std::string svg = stacked_bar_chart({"c", name, "x", "ms"}, {"a", "b", "c", "d", "e"},
                                               {"#111", "#222"}, {{"ddp K=2", segments}});
     expect_finite_geometry(svg, name);
-    EXPECT_LE(count(svg, "ytick"), 13) << name;
+    EXPECT_LE(testing::count_occurrences(svg, "ytick"), 13) << name;
   }
   // More segments than names, and no colours at all, are drawn too.
   expect_finite_geometry(stacked_bar_chart({"c", "t", "x", "y"}, {}, {}, {{"b", {1, 2, 3}}}),
@@ -99,7 +94,7 @@ TEST(SvgChart, OrdinaryRangesStillGetRoundTicks) {
   for (const char* tick : {">0<", ">1000<", ">2000<", ">3000<", ">4000<", ">5000<"}) {
     EXPECT_NE(svg.find(tick), std::string::npos) << tick << "\n" << svg;
   }
-  EXPECT_EQ(count(svg, "ytick"), 6);
+  EXPECT_EQ(testing::count_occurrences(svg, "ytick"), 6);
 }
 
 }  // namespace
