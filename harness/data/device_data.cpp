@@ -19,18 +19,12 @@ class DeviceImages : public DeviceData {
     const ImageSource& source = dataset.source();
     const int64_t n = source.size();
     const int64_t pad = transform_.crop_padding;
-    at::Tensor pixels =
-        at::zeros({n, shape_.channels, shape_.height + 2 * pad, shape_.width + 2 * pad}, at::kByte);
+    at::Tensor images = at::empty({n, shape_.channels, shape_.height, shape_.width}, at::kByte);
     at::Tensor labels = at::empty({n}, at::kLong);
-    std::vector<uint8_t> raw(static_cast<size_t>(shape_.numel()));
+    auto* pixel = images.data_ptr<uint8_t>();
     auto* label = labels.data_ptr<int64_t>();
-    for (int64_t i = 0; i < n; ++i) {
-      label[i] = source.read(i, raw.data());
-      at::Tensor image =
-          at::from_blob(raw.data(), {shape_.channels, shape_.height, shape_.width}, at::kByte);
-      pixels[i].narrow(1, pad, shape_.height).narrow(2, pad, shape_.width).copy_(image);
-    }
-    padded_ = pixels.to(device_);
+    for (int64_t i = 0; i < n; ++i) label[i] = source.read(i, pixel + i * shape_.numel());
+    padded_ = at::constant_pad_nd(images, {pad, pad, pad, pad}, 0).to(device_);
     labels_ = labels.to(device_);
     const auto on_device = at::TensorOptions().dtype(at::kFloat).device(device_);
     // Tensors, not scalars: CUDA divides by a host scalar as a multiplication by its reciprocal,

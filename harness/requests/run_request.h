@@ -90,6 +90,8 @@ struct RunRequest {
   bool share_gpus = false;
   // --tf32 on: TensorFloat-32 in CUDA matmuls and convolutions (off by default).
   bool tf32 = false;
+  // --data-on-device: the dataset materialised on the run's device, batches gathered there.
+  bool data_on_device = false;
   // World size K: DDP ranks (one process each), DP replicas. With neither --gpus nor --modes,
   // run/default_comparison.h picks it (every usable GPU, else 2 CPU ranks).
   int64_t world_size = 1;

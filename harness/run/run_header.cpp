@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "data/device_data.h"
 #include "run/version_line.h"
 #include "scenarios/training_recipe.h"
 
@@ -142,6 +143,12 @@ void print_run_header(const training::RunSetup& s, const runtime::ExecutionConte
   }
   fmt::print("data      {}; shuffle={} seed={}\n", instance.dataset->describe(), spec.shuffle,
              s.seed);
+  if (s.context.data_on_device) {
+    const std::string why_not = data::why_not_on_device(*instance.dataset);
+    fmt::print("          --data-on-device: {}\n",
+               why_not.empty() ? "materialised on each process's device, batches gathered there"
+                               : why_not + ": collated on the host");
+  }
   print_plan(s, plan);
   const std::string amp = s.spec->amp == scenarios::AmpKind::kOff
                               ? std::string()

@@ -130,6 +130,7 @@ ExecutionContext configure_process(const ContextRequest& request) {
     at::globalContext().setAllowTF32CuDNN(request.numerics.allow_tf32);
   }
   ExecutionContext context(request.dtype, at::get_num_threads(), request.numerics, gpus, device);
+  context.data_on_device_ = request.data_on_device;
   context.enter_phase(NumericsPhase::kCheck);
   return context;
 }

@@ -26,7 +26,9 @@ struct Chunk {
 
 StepBatches::StepBatches(const data::Dataset& dataset, const data::GlobalBatchPlan& plan,
                          const runtime::ExecutionContext& context, int64_t threads)
-    : dataset_(dataset), context_(context), cursor_(plan), threads_(std::max<int64_t>(1, threads)) {}
+    : dataset_(dataset), context_(context), cursor_(plan), threads_(std::max<int64_t>(1, threads)) {
+  if (context.data_on_device()) on_device_ = data::materialise(dataset, context.device());
+}
 
 std::vector<std::vector<data::Batch>> StepBatches::load(const GradientPath& path, int64_t step,
                                                         int64_t micro_steps) {
@@ -45,6 +47,18 @@ std::vector<std::vector<data::Batch>> StepBatches::load(const GradientPath& path
     pieces.push_back(micro_steps == 1 ? std::vector<std::vector<int64_t>>{shard}
                                       : split_micro_batches(shard, micro_steps, path.who(), step));
     total += static_cast<int64_t>(shard.size());
+  }
+  if (on_device_) {
+    // One gather per micro-batch on the device: collate's bytes (data/device_data.h).
+    std::vector<std::vector<data::Batch>> micro(micro_count,
+                                                std::vector<data::Batch>(samples.size()));
+    for (size_t s = 0; s < pieces.size(); ++s) {
+      for (size_t m = 0; m < micro_count; ++m) {
+        micro[m][s] = context_.place_batch(on_device_->batch(pieces[s][m], pos.epoch),
+                                           path.shard_device(static_cast<int64_t>(s), context_));
+      }
+    }
+    return micro;
   }
   // Workers: one per shard at least (DP's replicas load at once, each placing on its device),
   // up to one per thread while chunks keep kMinSamplesPerChunk samples.

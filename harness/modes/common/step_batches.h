@@ -8,6 +8,7 @@
 
 #include "data/batch_plan.h"
 #include "data/dataset.h"
+#include "data/device_data.h"
 #include "modes/common/gradient_path.h"
 #include "runtime/execution_context.h"
 #include "runtime/worker_pool.h"
@@ -34,6 +35,8 @@ class StepBatches {
   data::PlanCursor cursor_;
   int64_t threads_;
   std::unique_ptr<runtime::WorkerPool> pool_;  // made at the first step, for its worker count
+  // --data-on-device: the dataset on the context's device (null: collated on the host).
+  std::unique_ptr<data::DeviceData> on_device_;
 };
 
 }  // namespace ddpbench::modes
