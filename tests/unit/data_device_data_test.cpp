@@ -14,6 +14,7 @@
 #include "data/image_dataset.h"
 #include "data/synthetic_cifar.h"
 #include "data/synthetic_tokens.h"
+#include "scenarios/cifar_data.h"
 
 namespace ddpbench::data {
 namespace {
@@ -39,13 +40,9 @@ void expect_collate_bytes(const Dataset& dataset) {
 }
 
 TEST(DeviceData, CifarCropFlipNormalizeIsCollatesBatchByteForByte) {
-  ImageTransformOptions t;
-  t.crop_padding = 4;
-  t.random_flip = true;
-  t.mean = {0.4914F, 0.4822F, 0.4465F};
-  t.stddev = {0.2470F, 0.2435F, 0.2616F};
-  t.seed = 3;
-  expect_collate_bytes(ImageDataset(std::make_shared<SyntheticCifar>(64, 3), t));
+  // cifar_resnet18's pipeline: RandomCrop(32, padding=4), RandomHorizontalFlip, Normalize.
+  expect_collate_bytes(
+      ImageDataset(std::make_shared<SyntheticCifar>(64, 3), scenarios::cifar_train_transform(3)));
 }
 
 TEST(DeviceData, OneChannelWithoutAugmentationIsCollatesBatchByteForByte) {
