@@ -66,33 +66,20 @@ std::unique_ptr<torch::optim::OptimizerOptions> options_of(const OptimizerSpec& 
                                                         .nesterov(spec.nesterov));
 }
 
-// A group's share of the scheduled rate: OPTIM.NO_DECAY_LR_SCALE for the no-decay group.
-double group_lr_scale(const OptimizerSpec& spec, const ParameterGroupIndices& g) {
-  return g.decays ? 1.0 : spec.no_decay_lr_scale;
-}
-
-// The optimizer's groups (optim/parameter_groups.h), each with its weight decay and base rate.
+// The optimizer's groups (optim/parameter_groups.h), each with its weight decay and base rate,
+// and each group's share of the scheduled rate in `scales` (ScaledGroups), in the same order.
 std::vector<torch::optim::OptimizerParamGroup> parameter_groups(
     const OptimizerSpec& spec, const std::vector<at::Tensor>& parameters,
-    const std::vector<std::string>& names) {
+    const std::vector<std::string>& names, std::vector<double>& scales) {
   std::vector<torch::optim::OptimizerParamGroup> groups;
   for (const ParameterGroupIndices& g : parameter_group_indices(spec.no_decay, names, parameters)) {
     std::vector<at::Tensor> members;
     for (size_t i : g.members) members.push_back(parameters[i]);
-    groups.emplace_back(std::move(members), options_of(spec, g.decays ? spec.weight_decay : 0.0));
-    groups.back().options().set_lr(spec.lr * group_lr_scale(spec, g));
+    groups.emplace_back(std::move(members), options_of(spec, group_weight_decay(spec, g)));
+    scales.push_back(group_lr_scale(spec, g));
+    groups.back().options().set_lr(spec.lr * scales.back());
   }
   return groups;
-}
-
-// Each group's share of the scheduled rate, in the groups' order (ScaledGroups).
-std::vector<double> group_lr_scales(const OptimizerSpec& spec,
-                                    const std::vector<at::Tensor>& parameters,
-                                    const std::vector<std::string>& names) {
-  std::vector<double> scales;
-  for (const ParameterGroupIndices& g : parameter_group_indices(spec.no_decay, names, parameters))
-    scales.push_back(group_lr_scale(spec, g));
-  return scales;
 }
 
 template <class Built>
@@ -107,8 +94,9 @@ std::unique_ptr<torch::optim::Optimizer> with_scales(std::unique_ptr<Built> opti
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(const OptimizerSpec& spec,
                                                         std::vector<at::Tensor> parameters,
                                                         const std::vector<std::string>& names) {
-  std::vector<torch::optim::OptimizerParamGroup> groups = parameter_groups(spec, parameters, names);
-  std::vector<double> scales = group_lr_scales(spec, parameters, names);
+  std::vector<double> scales;
+  std::vector<torch::optim::OptimizerParamGroup> groups =
+      parameter_groups(spec, parameters, names, scales);
   switch (spec.kind) {
     case OptimizerKind::kAdam:
       // libtorch's Adam (torch.optim.Adam's single-tensor update, amsgrad off, pinned to the
@@ -136,12 +124,25 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const OptimizerSpec& spe
                      std::move(scales));
 }
 
+double group_weight_decay(const OptimizerSpec& spec, const ParameterGroupIndices& group) {
+  return group.decays ? spec.weight_decay : 0.0;
+}
+
+double group_lr_scale(const OptimizerSpec& spec, const ParameterGroupIndices& group) {
+  return group.decays ? 1.0 : spec.no_decay_lr_scale;
+}
+
+namespace {
+
+// Each group's share of the scheduled rate, one per param_groups() entry (optim/scaled_groups.h).
 std::vector<double> lr_scales(const torch::optim::Optimizer& optimizer) {
   const auto* scaled = dynamic_cast<const ScaledGroups*>(&optimizer);
   std::vector<double> scales = scaled != nullptr ? scaled->lr_scales() : std::vector<double>{};
   scales.resize(optimizer.param_groups().size(), 1.0);
   return scales;
 }
+
+}  // namespace
 
 void set_scheduled_rates(torch::optim::Optimizer& optimizer, const OptimizerSpec& spec,
                          int64_t step) {

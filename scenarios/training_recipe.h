@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "scenarios/optim/parameter_groups.h"
 #include "scenarios/scenario.h"
 
 namespace ddpbench::scenarios {
@@ -37,9 +38,11 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const OptimizerSpec& spe
                                                         std::vector<at::Tensor> parameters,
                                                         const std::vector<std::string>& names = {});
 
-// Each group's share of the scheduled rate (optim/scaled_groups.h), one per param_groups() entry:
-// 1 for the decaying group, OPTIM.NO_DECAY_LR_SCALE for the no-decay group.
-std::vector<double> lr_scales(const torch::optim::Optimizer& optimizer);
+// A parameter group's weight decay (OPTIM.WEIGHT_DECAY, 0 for the no-decay group) and its share of
+// the scheduled rate (1, OPTIM.NO_DECAY_LR_SCALE for the no-decay group): what the optimizer is
+// built with and what a checkpoint's param_groups list.
+double group_weight_decay(const OptimizerSpec& spec, const ParameterGroupIndices& group);
+double group_lr_scale(const OptimizerSpec& spec, const ParameterGroupIndices& group);
 // Every group's learning rate at optimizer step `step`, as a schedule sets g['lr'] before
 // optimizer.step(): optim/lr_schedule.h group_lr of the group's share.
 void set_scheduled_rates(torch::optim::Optimizer& optimizer, const OptimizerSpec& spec,

@@ -12,6 +12,7 @@
 #include "scenarios/optim/lr_schedule.h"
 #include "scenarios/optim/optimizer_state.h"
 #include "scenarios/optim/parameter_groups.h"
+#include "scenarios/training_recipe.h"
 
 namespace ddpbench::checkpoint {
 namespace {
@@ -119,9 +120,9 @@ Dict optimizer_state_dict(const modes::TrainingState& s, const scenarios::Optimi
   for (const scenarios::ParameterGroupIndices& g :
        scenarios::parameter_group_indices(spec.no_decay, names, s.parameters)) {
     const std::vector<int64_t> members(g.members.begin(), g.members.end());
-    const double lr = scenarios::group_lr(spec.schedule, spec.lr,
-                                          g.decays ? 1.0 : spec.no_decay_lr_scale, next_step);
-    groups.push_back(param_group(spec, g.decays ? spec.weight_decay : 0.0, lr, next, members));
+    const double lr =
+        scenarios::group_lr(spec.schedule, spec.lr, scenarios::group_lr_scale(spec, g), next_step);
+    groups.push_back(param_group(spec, scenarios::group_weight_decay(spec, g), lr, next, members));
   }
   Dict out = string_dict();
   out.insert("state", state);
