@@ -36,6 +36,9 @@ class Dataset {
   // still knows the longest sequence of the whole global batch. std::nullopt for datasets whose
   // samples all have one shape, which stack as they are.
   virtual std::optional<int64_t> sequence_length(int64_t /*index*/) const { return std::nullopt; }
+  // Whether get(index, epoch) is the same for every epoch (no epoch-keyed augmentation): such a
+  // dataset can be materialised once, as it is, on a device (data/device_data.h).
+  virtual bool same_every_epoch() const { return false; }
 };
 
 // The length every sequence of a step is padded to: the longest among `global_batch` (0 for a

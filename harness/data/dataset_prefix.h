@@ -18,6 +18,7 @@ class DatasetPrefix : public Dataset {
   std::optional<int64_t> sequence_length(int64_t index) const override {
     return base_->sequence_length(index);
   }
+  bool same_every_epoch() const override { return base_->same_every_epoch(); }
 
  private:
   std::shared_ptr<const Dataset> base_;

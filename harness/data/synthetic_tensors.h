@@ -38,6 +38,7 @@ class SyntheticTensors : public Dataset {
   SyntheticTensors(SyntheticTensorsShape shape, int64_t size, int64_t seed, int64_t first_key = 0);
   int64_t size() const override { return size_; }
   Example get(int64_t index, int64_t epoch) const override;
+  bool same_every_epoch() const override { return true; }  // no augmentation
   std::string describe() const override;
 
  private:

@@ -35,6 +35,7 @@ class SyntheticText : public Dataset {
   SyntheticText(SyntheticTextOptions options, int64_t seed);
   int64_t size() const override { return options_.size; }
   Example get(int64_t index, int64_t epoch) const override;
+  bool same_every_epoch() const override { return true; }  // no augmentation
   std::string describe() const override;
   std::optional<int64_t> sequence_length(int64_t index) const override;
 

@@ -29,6 +29,7 @@ class SyntheticTokens : public Dataset {
   SyntheticTokens(SyntheticTokensOptions options, int64_t seed);
   int64_t size() const override { return options_.size; }
   Example get(int64_t index, int64_t epoch) const override;
+  bool same_every_epoch() const override { return true; }  // no augmentation
   std::string describe() const override;
 
  private:

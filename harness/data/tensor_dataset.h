@@ -11,6 +11,7 @@ class TensorDataset : public Dataset {
   TensorDataset(at::Tensor inputs, at::Tensor targets, std::string description);
   int64_t size() const override;
   Example get(int64_t index, int64_t epoch) const override;
+  bool same_every_epoch() const override { return true; }  // no augmentation
   std::string describe() const override { return description_; }
 
  private:

@@ -19,6 +19,7 @@ class TokenSequences : public Dataset {
 
   int64_t size() const override { return static_cast<int64_t>(labels_.size()); }
   Example get(int64_t index, int64_t epoch) const override;
+  bool same_every_epoch() const override { return true; }  // no augmentation
   std::string describe() const override { return description_; }
   std::optional<int64_t> sequence_length(int64_t index) const override;
 

@@ -52,8 +52,8 @@ void machine_options(V& v, R& r) {
         .always_written(),
     r.tf32);
   v(option("--data-on-device",
-           "Materialise the dataset once on the run's device and gather and augment each batch "
-           "there (byte for byte the host collate's batch; image datasets)")
+           "Materialise the dataset once on the run's device and gather (and augment) each batch "
+           "there, byte for byte the host collate's batch")
         .reported_as(kReportArgv),
     r.data_on_device);
   v(option("--backend", backend_help()).choices(backend_choices()).reported_as("ddp.backend"),

@@ -100,7 +100,7 @@ int execute_run(const requests::RunRequest& given, const scenarios::ScenarioRegi
     out.stage("batches.pt", std::string_view(bytes.data(), bytes.size()));
   }
 
-  const training::PhaseInputs in{setup, context, dataset, plan, grad};
+  const training::PhaseInputs in{setup, context, dataset, plan, grad, prepared->on_device.get()};
   std::vector<training::ModeOutcome> outcomes;
   std::vector<training::ReferenceOutcome> references;
   if (setup.has_mode(ModeKind::kSingle)) {

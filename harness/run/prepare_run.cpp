@@ -87,8 +87,12 @@ std::optional<PreparedRun> prepare_run(const requests::RunRequest& request,
   setup.in_join =
       plan.joins_within(std::max(setup.check_steps, setup.warmup_steps + setup.perf_steps));
   check_join_fits(setup, *instance.model.ptr(), plan);
-  return PreparedRun{std::move(setup),    std::move(context), std::move(dataset),
-                     std::move(instance), std::move(plan),    grad};
+  std::shared_ptr<data::SharedDeviceData> on_device =
+      setup.data_on_device
+          ? std::make_shared<data::SharedDeviceData>(dataset, context.device())
+          : nullptr;
+  return PreparedRun{std::move(setup), std::move(context), std::move(dataset), std::move(instance),
+                     std::move(plan),  grad,               std::move(on_device)};
 }
 
 }  // namespace ddpbench::run

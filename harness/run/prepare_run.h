@@ -13,6 +13,7 @@
 
 #include "data/batch_plan.h"
 #include "data/dataset.h"
+#include "data/device_data.h"
 #include "launch/environment.h"
 #include "modes/common/gradient_record.h"
 #include "requests/run_request.h"
@@ -32,6 +33,9 @@ struct PreparedRun {
   scenarios::ScenarioInstance instance;
   data::GlobalBatchPlan plan;
   modes::GradRecordKind grad = modes::GradRecordKind::kFull;
+  // --data-on-device: the dataset's device form, materialised when a loop first asks (a parent
+  // that only launches ranks never does); null without the flag.
+  std::shared_ptr<data::SharedDeviceData> on_device;
 };
 
 // `world` is the launched world this process is a rank of, or nullopt for the launching parent.

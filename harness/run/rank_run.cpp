@@ -156,7 +156,7 @@ int train_as_rank(const requests::RunRequest& request, const scenarios::Scenario
   launch::JoinedWorld joined =
       launch::join_world(world, setup.backend, setup.timeout, recording_options(setup, world.rank));
 
-  const training::PhaseInputs in{setup, context, dataset, plan, grad};
+  const training::PhaseInputs in{setup, context, dataset, plan, grad, prepared->on_device.get()};
 
   // Every rank tells its flight recorder where it is; a spawned one also tells the parent, so
   // that it can name a rank that stops progressing.

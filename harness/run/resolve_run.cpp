@@ -228,7 +228,7 @@ void resolve_machine(const requests::RunRequest& o, std::optional<int64_t> world
     s.share_gpus = o.share_gpus;
     s.context.numerics.allow_tf32 = o.tf32;
   }
-  s.context.data_on_device = o.data_on_device;
+  s.data_on_device = o.data_on_device;
 }
 
 void resolve_comparison(const requests::RunRequest& o, training::RunSetup& s) {

@@ -143,7 +143,7 @@ void print_run_header(const training::RunSetup& s, const runtime::ExecutionConte
   }
   fmt::print("data      {}; shuffle={} seed={}\n", instance.dataset->describe(), spec.shuffle,
              s.seed);
-  if (s.context.data_on_device) {
+  if (s.data_on_device) {
     const std::string why_not = data::why_not_on_device(*instance.dataset);
     fmt::print("          --data-on-device: {}\n",
                why_not.empty() ? "materialised on each process's device, batches gathered there"

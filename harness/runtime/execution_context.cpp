@@ -60,9 +60,10 @@ namespace {
 // A host tensor in `dtype` on `device`: through pinned memory and a non-blocking copy to a CUDA
 // device (pageable memory would make the copy synchronous), directly on the CPU. The pinned
 // block stays alive until the copy is done: the caching host allocator records the copy's
-// stream and reuses the block only after it.
+// stream and reuses the block only after it. A batch already on a device (--data-on-device)
+// goes directly: only host memory can be pinned.
 at::Tensor to_device(const at::Tensor& host, at::Device device, at::ScalarType dtype) {
-  if (!device.is_cuda()) return host.to(device, dtype);
+  if (!device.is_cuda() || !host.is_cpu()) return host.to(device, dtype);
   return host.to(dtype).pin_memory().to(device, dtype, /*non_blocking=*/true);
 }
 
@@ -130,7 +131,6 @@ ExecutionContext configure_process(const ContextRequest& request) {
     at::globalContext().setAllowTF32CuDNN(request.numerics.allow_tf32);
   }
   ExecutionContext context(request.dtype, at::get_num_threads(), request.numerics, gpus, device);
-  context.data_on_device_ = request.data_on_device;
   context.enter_phase(NumericsPhase::kCheck);
   return context;
 }

@@ -45,9 +45,6 @@ struct ContextRequest {
   // The probe `device` was chosen from (probe_gpus(), taken once per process while the run's
   // flags are resolved); configure_process places the process by it instead of probing again.
   GpuInfo gpus;
-  // --data-on-device: every mode's batches come from the dataset materialised on its device
-  // (data/device_data.h) instead of the host collate.
-  bool data_on_device = false;
 };
 
 // Which phase the process is in: on CUDA the check phase runs deterministic kernels (cuDNN
@@ -70,7 +67,6 @@ class ExecutionContext {
   // Where this process trains: single-device mode, one DDP rank.
   at::Device device() const { return device_; }
   bool on_cuda() const { return device_.is_cuda(); }
-  bool data_on_device() const { return data_on_device_; }
   // Where DataParallel replica `replica` runs: cuda:(replica mod device count) on CUDA (the
   // launcher refused more replicas than devices unless --share-gpus), the CPU otherwise.
   at::Device replica_device(int64_t replica) const;
@@ -112,7 +108,6 @@ class ExecutionContext {
   Numerics numerics_;
   GpuInfo gpus_;
   at::Device device_{at::kCPU};
-  bool data_on_device_ = false;
 
   friend ExecutionContext configure_process(const ContextRequest& request);
 };

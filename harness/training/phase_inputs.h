@@ -7,6 +7,7 @@
 
 #include "data/batch_plan.h"
 #include "data/dataset.h"
+#include "data/device_data.h"
 #include "modes/common/gradient_record.h"
 #include "runtime/execution_context.h"
 #include "training/run_setup.h"
@@ -21,6 +22,9 @@ struct PhaseInputs {
   std::shared_ptr<const data::Dataset> dataset;
   const data::GlobalBatchPlan& plan;
   modes::GradRecordKind grad_record;
+  // --data-on-device: the dataset's device form, shared by every loop of this process (null:
+  // batches are collated on the host).
+  const data::SharedDeviceData* on_device = nullptr;
 };
 
 }  // namespace ddpbench::training

@@ -14,7 +14,7 @@ scenarios::ScenarioInstance fresh_instance(const PhaseInputs& in) {
 }
 
 modes::TrainInputs train_inputs(const PhaseInputs& in, const data::GlobalBatchPlan& plan) {
-  return {*in.setup.spec, *in.dataset, plan, in.context};
+  return {*in.setup.spec, *in.dataset, plan, in.context, in.on_device};
 }
 
 void keep_check(ModeOutcome& o, modes::TrainResult r, const torch::nn::Module& model,

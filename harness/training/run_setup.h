@@ -61,6 +61,9 @@ struct RunSetup {
   bool progress = false;  // draw a progress line (stdout is a TTY and no --quiet)
   bool quiet = false;     // --quiet: no progress or status lines, only the summary
   bool export_batches = false;
+  // --data-on-device: every mode's batches come from the dataset materialised on its device
+  // (data/device_data.h) instead of the host collate.
+  bool data_on_device = false;
   // --trace: every mode's check phase records what each step computed (modes/common/step_trace.h)
   // and the run writes it as trace.pt, for `ddpbench diff`.
   bool trace = false;

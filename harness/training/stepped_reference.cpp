@@ -13,7 +13,7 @@ struct SteppedReference::Parts {
       : spec(std::move(trained)),
         instance(scenarios::instantiate_model(*spec, in.setup.request, in.dataset)),
         path(modes::single::make_single_path(*spec, instance, in.context, rule)),
-        inputs{*spec, *in.dataset, in.plan, in.context},
+        inputs{*spec, *in.dataset, in.plan, in.context, in.on_device},
         loop(*path, inputs, options) {}
 
   std::shared_ptr<const scenarios::ScenarioSpec> spec;  // outlives the path and the loop

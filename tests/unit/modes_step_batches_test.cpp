@@ -1,7 +1,8 @@
 // modes_step_batches_test.cpp — a step's batches collated on several threads are the bytes that
 // one thread collating each shard whole gives (data::collate, the definition), for augmented
-// images and padded token sequences, with and without micro-batches; and a rank with no samples
-// (Join) loads empty batches.
+// images and padded token sequences, with and without micro-batches, and so are the batches
+// gathered from the dataset's device form (--data-on-device); and a rank with no samples (Join)
+// loads empty batches.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "data/batch_plan.h"
+#include "data/device_data.h"
 #include "data/image_dataset.h"
 #include "data/synthetic_cifar.h"
 #include "data/synthetic_text.h"
@@ -63,8 +65,11 @@ void expect_same_batches(const data::Dataset& dataset, int64_t global_batch, int
   const data::GlobalBatchPlan plan({dataset.size(), 2, true, 3, false}, global_batch);
   const runtime::ExecutionContext context = runtime::ExecutionContext::cpu(at::kFloat);
   const TwoRankPath path;
-  for (const int64_t threads : {1, 3, 8}) {
-    StepBatches batches(dataset, plan, context, threads);
+  const std::unique_ptr<data::DeviceData> on_device = data::materialise(dataset, context.device());
+  ASSERT_NE(on_device, nullptr);
+  for (const int64_t threads : {0, 1, 3, 8}) {
+    // 0: the device form makes the batches.
+    StepBatches batches(dataset, plan, context, threads, threads == 0 ? on_device.get() : nullptr);
     for (int64_t step = 0; step < 3; ++step) {
       const auto got = batches.load(path, step, micro_steps);
       const auto want = one_by_one(dataset, plan, path, step, micro_steps);

@@ -25,10 +25,13 @@ struct Chunk {
 }  // namespace
 
 StepBatches::StepBatches(const data::Dataset& dataset, const data::GlobalBatchPlan& plan,
-                         const runtime::ExecutionContext& context, int64_t threads)
-    : dataset_(dataset), context_(context), cursor_(plan), threads_(std::max<int64_t>(1, threads)) {
-  if (context.data_on_device()) on_device_ = data::materialise(dataset, context.device());
-}
+                         const runtime::ExecutionContext& context, int64_t threads,
+                         const data::DeviceData* on_device)
+    : dataset_(dataset),
+      context_(context),
+      cursor_(plan),
+      threads_(std::max<int64_t>(1, threads)),
+      on_device_(on_device) {}
 
 std::vector<std::vector<data::Batch>> StepBatches::load(const GradientPath& path, int64_t step,
                                                         int64_t micro_steps) {
@@ -54,7 +57,7 @@ std::vector<std::vector<data::Batch>> StepBatches::load(const GradientPath& path
                                                 std::vector<data::Batch>(samples.size()));
     for (size_t s = 0; s < pieces.size(); ++s) {
       for (size_t m = 0; m < micro_count; ++m) {
-        micro[m][s] = context_.place_batch(on_device_->batch(pieces[s][m], pos.epoch),
+        micro[m][s] = context_.place_batch(on_device_->batch(pieces[s][m], pos.epoch, pad_to),
                                            path.shard_device(static_cast<int64_t>(s), context_));
       }
     }

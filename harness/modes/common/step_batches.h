@@ -18,8 +18,11 @@ namespace ddpbench::modes {
 class StepBatches {
  public:
   // `threads`: how many threads collate (the process's intra-op count: idle while a step loads).
+  // `on_device`: the dataset's device form, which then makes every batch (null: the host
+  // collates); not owned.
   StepBatches(const data::Dataset& dataset, const data::GlobalBatchPlan& plan,
-              const runtime::ExecutionContext& context, int64_t threads);
+              const runtime::ExecutionContext& context, int64_t threads,
+              const data::DeviceData* on_device = nullptr);
 
   // Result [micro-step][shard]: each of `path`'s shards of run-global `step` cut into
   // `micro_steps` micro-batches (one, without accumulation), on the shard's device. Sequences are
@@ -36,7 +39,7 @@ class StepBatches {
   int64_t threads_;
   std::unique_ptr<runtime::WorkerPool> pool_;  // made at the first step, for its worker count
   // --data-on-device: the dataset on the context's device (null: collated on the host).
-  std::unique_ptr<data::DeviceData> on_device_;
+  const data::DeviceData* on_device_;
 };
 
 }  // namespace ddpbench::modes

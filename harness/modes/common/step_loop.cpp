@@ -44,7 +44,8 @@ StepLoop::StepLoop(GradientPath& path, const TrainInputs& in, TrainOptions optio
       options_(std::move(options)),
       optimizer_(path.make_optimizer(in.spec.optimizer)),
       timer_(in.context.make_phase_timer()),
-      batches_(in.dataset, in.plan, in.context, at::get_num_threads()),
+      batches_(in.dataset, in.plan, in.context, at::get_num_threads(),
+               in.on_device != nullptr ? in.on_device->get() : nullptr),
       autocast_(scenarios::autocast_dtype_of(in.spec.amp)) {
   in.context.enter_phase(options_.numerics);  // a no-op on the CPU
   if (in.spec.amp == scenarios::AmpKind::kFp16) {

@@ -124,6 +124,8 @@ struct TrainInputs {
   const data::Dataset& dataset;
   const data::GlobalBatchPlan& plan;
   const runtime::ExecutionContext& context;
+  // --data-on-device: the dataset's device form (null: batches are collated on the host).
+  const data::SharedDeviceData* on_device = nullptr;
 };
 
 // The loop one step at a time, for drivers that interleave two of them (the lockstep
