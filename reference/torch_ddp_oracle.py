@@ -33,7 +33,9 @@ torch.load reads it in 1.13 and, weights-only, in 2.6+) is a dict:
               growth_interval="growth_interval"): unscale_ before clipping, step, update),
               "accumulation_steps" (A, default 1: each rank's local batch is cut into A equal
               micro-batches, each loss divided by A and backpropagated, the optimizer stepping
-              once), "no_sync" (default True: the first A-1 micro-steps inside ddp.no_sync())}
+              once), "no_sync" (default True: the first A-1 micro-steps inside ddp.no_sync()),
+              "channels_last" (default False: model.to(memory_format=torch.channels_last) and
+              every 4-D input batch in that format)}
   "init"     name -> tensor, the state_dict before training, in the run dtype
   "inputs"   one GLOBAL batch per step; rank r's local batch is inputs[s].chunk(world_size)[r]
              (int64 token ids for gated_cnn, padded with 0 to the global batch's longest)

@@ -38,7 +38,10 @@ def initial_model(meta, init, dtype, device):
     """The exported model in the run dtype, holding the run's initial state, on `device`."""
     model = build_model(meta).to(dtype)  # cast first so float64 init values are kept exactly
     model.load_state_dict(init, strict=True)
-    return model.to(device)
+    model = model.to(device)
+    if meta.get("channels_last", False):  # MODEL.CHANNELS_LAST: every 4-D parameter and buffer
+        model = model.to(memory_format=torch.channels_last)
+    return model
 
 
 def wrap_model(model, meta, world, single, fsdp):
@@ -184,6 +187,7 @@ class RankTraining:
         self.single, self.zero, self.fsdp = single, zero, fsdp
         self.ddp, self.opt, self.device, self.dtype = ddp, opt, device, dtype
         self.clip = float(meta.get("clip_grad_norm", 0.0))
+        self.channels_last = bool(meta.get("channels_last", False))
         self.autocast_dtype = {"bf16": torch.bfloat16,
                                "fp16": torch.float16}.get(meta.get("amp", "off"))
         self.scaler = grad_scaler(meta, device)
@@ -224,6 +228,8 @@ class RankTraining:
     def train_step(self, s, x, y):  # this rank's step s on its local batch; its loss, detached
         device, dtype, scaler = self.device, self.dtype, self.scaler
         x = x.to(device, dtype) if x.is_floating_point() else x.to(device)  # token ids stay int64
+        if self.channels_last and x.dim() == 4:
+            x = x.contiguous(memory_format=torch.channels_last)
         y = y.to(device)
         if y.is_floating_point():
             y = y.to(dtype)

@@ -149,6 +149,9 @@ struct ScenarioSpec {
   // DDP converts every BatchNorm to SyncBN (like convert_sync_batchnorm), and the scenario
   // then declares equality with single-device training for DDP.
   bool sync_bn = false;
+  // MODEL.CHANNELS_LAST: 4-D parameters, buffers and inputs in channels_last memory format
+  // (memory_format.h); every mode trains so, and the oracle too.
+  bool channels_last = false;
   // Parameters the model's forward uses in more than one place, each registered once (nanoGPT's
   // output projection tied to its token embedding: wte.weight). DDP reduces each once, as
   // PyTorch's does; the `tied` fault reduces one a second time. Empty for a --model file.

@@ -391,6 +391,8 @@ std::vector<ScenarioKey> check_keys() {
                "TorchScript file trained instead of the base's model (--model sets it)"),
       boolean_key("MODEL.SYNC_BN", DDPBENCH_FIELD(sync_bn),
                   "DDP converts BatchNorm to SyncBN (--sync-bn sets it too)"),
+      boolean_key("MODEL.CHANNELS_LAST", DDPBENCH_FIELD(channels_last),
+                  "4-D weights and inputs in channels_last memory format (convolutional models)"),
       number_key("TOL.FLOAT32_RTOL", DDPBENCH_FIELD(tolerances.float32.rtol), kTolerance,
                  "float32 pass rule |a-b| <= ATOL + RTOL |ref|: parameters, buffers, losses"),
       number_key("TOL.FLOAT32_ATOL", DDPBENCH_FIELD(tolerances.float32.atol), kTolerance,

@@ -21,7 +21,7 @@ void broadcast_coalesced(Communicator& comm, const std::vector<at::Tensor>& tens
   }
   for (const auto& group : groups) {
     if (group.size() == 1) {
-      comm.broadcast({tensors[group.front()]}, root);
+      broadcast_values(comm, {tensors[group.front()]}, root);
       continue;
     }
     std::vector<at::Tensor> flat_parts;
@@ -34,6 +34,16 @@ void broadcast_coalesced(Communicator& comm, const std::vector<at::Tensor>& tens
       t.copy_(flat.narrow(0, offset, t.numel()).view(t.sizes()));
       offset += t.numel();
     }
+  }
+}
+
+void broadcast_values(Communicator& comm, const std::vector<at::Tensor>& tensors, int root) {
+  std::vector<at::Tensor> sent;
+  sent.reserve(tensors.size());
+  for (const at::Tensor& t : tensors) sent.push_back(t.is_contiguous() ? t : t.contiguous());
+  comm.broadcast(sent, root);
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (!sent[i].is_same(tensors[i])) tensors[i].copy_(sent[i]);
   }
 }
 

@@ -117,9 +117,17 @@ inline std::unique_ptr<Communicator> Communicator::split(int /*color*/) {
   throw std::logic_error("this communicator cannot split: only launch::join_world's can");
 }
 
-// allreduce_sum + wait.
+// allreduce_sum + wait. A tensor that is not contiguous (a channels_last gradient under the naive
+// DDP engine, MODEL.CHANNELS_LAST) is reduced as a contiguous copy and copied back: mpi and nccl
+// take contiguous tensors only, and every rank then sends its values in one order.
 inline void allreduce_sum_blocking(Communicator& comm, at::Tensor tensor) {
-  comm.allreduce_sum(std::move(tensor))->wait();
+  if (tensor.is_contiguous()) {
+    comm.allreduce_sum(std::move(tensor))->wait();
+    return;
+  }
+  at::Tensor staged = tensor.contiguous();
+  comm.allreduce_sum(staged)->wait();
+  tensor.copy_(staged);
 }
 
 }  // namespace ddpbench::comm

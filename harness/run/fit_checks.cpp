@@ -60,6 +60,13 @@ void check_script_model(const training::RunSetup& setup,
   }
 }
 
+bool holds_4d_parameter(torch::nn::Module& model) {
+  for (const at::Tensor& p : model.parameters()) {
+    if (p.dim() == 4) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 void check_model_fits(const training::RunSetup& setup, torch::nn::Module& model) {
@@ -85,6 +92,12 @@ void check_model_fits(const training::RunSetup& setup, torch::nn::Module& model)
         "which ddpbench seeds per step and rank, not per micro-batch; use --accumulation-steps 1 "
         "or --gpus 1",
         setup.accumulation_steps, setup.spec->name));
+  }
+  if (setup.spec->channels_last && !holds_4d_parameter(model)) {
+    throw InputError(fmt::format(
+        "MODEL.CHANNELS_LAST: scenario {}'s model has no 4-D parameter (no convolution), so "
+        "channels_last would change nothing; leave the key out or train a convolutional model",
+        setup.spec->name));
   }
   if (setup.sync_bn && setup.has_per_rank_mode() && modes::sync_bn::count_batchnorm(model) == 0) {
     throw InputError(

@@ -78,6 +78,8 @@ c10::impl::GenericDict oracle_meta(const RunSetup& setup,
   meta.insert("growth_interval", spec.grad_scaler.growth_interval);
   // Gradient accumulation: A micro-batches of each rank's local batch, no_sync on all but the last.
   meta.insert("accumulation_steps", setup.accumulation_steps);
+  // MODEL.CHANNELS_LAST: model.to(memory_format=torch.channels_last), 4-D inputs likewise.
+  meta.insert("channels_last", spec.channels_last);
   meta.insert("no_sync", setup.no_sync);
   // HSDP (--shard-group S): the oracle's --fsdp shards over a (K/S, S) mesh; 0 = the world.
   meta.insert("shard_group", setup.shard_group);

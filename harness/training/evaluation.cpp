@@ -15,13 +15,15 @@
 #include "modes/common/forward_draws.h"
 #include "modes/common/model_state.h"
 #include "reports/run/verdict.h"
+#include "scenarios/memory_format.h"
 
 namespace ddpbench::training {
 namespace {
 
 using Forward = std::function<at::Tensor(const at::Tensor&)>;
 
-// Per-sample cross-entropy and correctness of `indices`, evaluated in batches of `batch` through
+// Per-sample cross-entropy and correctness of `indices`, evaluated in batches of spec.eval_batch
+// (inputs in the spec's memory format) through
 // `forward`. The loss is taken per sample (reduction none) so that any grouping of samples into
 // batches, ranks or duplicates sums the same terms. Token sequences are padded to the longest of
 // the whole set, so a sample's padding, and with it its logits, does not depend on which batch or
@@ -32,8 +34,11 @@ using Forward = std::function<at::Tensor(const at::Tensor&)>;
 // mode and the single-device evaluation draw the same numbers for every sample.
 EvalSamples evaluate_indices(const Forward& forward, const torch::nn::Module& model,
                              const data::Dataset& set, const std::vector<int64_t>& indices,
-                             int64_t batch, const runtime::ExecutionContext& context) {
+                             const scenarios::ScenarioSpec& spec,
+                             const runtime::ExecutionContext& context) {
   EvalSamples out;
+  int64_t batch = spec.eval_batch;
+  const c10::MemoryFormat format = scenarios::input_memory_format(spec);
   std::vector<int64_t> whole(static_cast<size_t>(set.size()));
   std::iota(whole.begin(), whole.end(), int64_t{0});
   const int64_t pad_to = data::padded_length(set, whole);
@@ -44,7 +49,8 @@ EvalSamples evaluate_indices(const Forward& forward, const torch::nn::Module& mo
     const std::vector<int64_t> chunk(indices.begin() + static_cast<std::ptrdiff_t>(start),
                                      indices.begin() + static_cast<std::ptrdiff_t>(end));
     // Epoch 0: the evaluation transform has no augmentation, so the epoch changes nothing.
-    const data::Batch b = context.place_batch(data::collate(set, chunk, 0, pad_to));
+    data::Batch b = context.place_batch(data::collate(set, chunk, 0, pad_to));
+    b.inputs = scenarios::in_memory_format(b.inputs, format);
     torch::NoGradGuard no_grad;
     const at::Tensor logits = draws.forward([&] { return forward(b.inputs); }, b.inputs.device(),
                                             modes::kEvaluationStep, chunk.front());
@@ -79,7 +85,7 @@ std::vector<int64_t> all_indices(int64_t n) {
 // order. It shares no code with any mode's evaluation forward.
 EvalSamples single_device_samples(const RunSetup& setup, const runtime::ExecutionContext& context,
                                   const torch::nn::Module& trained, const data::Dataset& set) {
-  torch::nn::AnyModule fresh = setup.spec->build_model(setup.request.seed);
+  torch::nn::AnyModule fresh = scenarios::fresh_model(*setup.spec, setup.request.seed);
   context.place_model(*fresh.ptr());
   const modes::NamedTensors state = modes::capture_state(trained);
   {
@@ -98,7 +104,7 @@ EvalSamples single_device_samples(const RunSetup& setup, const runtime::Executio
   }
   fresh.ptr()->eval();
   return evaluate_indices([&fresh](const at::Tensor& x) { return fresh.forward(x); }, *fresh.ptr(),
-                          set, all_indices(set.size()), setup.spec->eval_batch, context);
+                          set, all_indices(set.size()), *setup.spec, context);
 }
 
 const scenarios::Tolerance& run_tolerance(const RunSetup& setup) {
@@ -322,7 +328,7 @@ void evaluate_local_mode(const RunSetup& setup, const runtime::ExecutionContext&
   }
   const EvalSamples samples =
       evaluate_indices([&path](const at::Tensor& x) { return path.eval_forward(x); }, path.module(),
-                       *set, all_indices(set->size()), setup.spec->eval_batch, context);
+                       *set, all_indices(set->size()), *setup.spec, context);
   // The `eval` fault under dp: the last gathered sample (the last replica's) is left out.
   const bool dropped = data_parallel && setup.fault && setup.fault->kind == modes::FaultKind::kEval;
   const EvalTotals totals =
@@ -360,7 +366,7 @@ void evaluate_ddp_rank(const RunSetup& setup, const runtime::ExecutionContext& c
   // forward, which joins the buffer broadcast.
   const EvalSamples samples =
       evaluate_indices([&path](const at::Tensor& x) { return path.eval_forward(x); }, path.module(),
-                       *set, share, setup.spec->eval_batch, context);
+                       *set, share, *setup.spec, context);
   const bool dropped = modes::fault_active(setup.fault, modes::FaultKind::kEval, rank, 0);
   at::Tensor payload = totals_to_payload(tally_share(samples, padding, dropped));
   comm::allreduce_sum_blocking(comm, payload);

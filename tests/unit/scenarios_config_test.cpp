@@ -35,7 +35,7 @@ auto fields(const ScenarioSpec& s) {
       s.optimizer.schedule.kind, s.optimizer.schedule.step_size, s.optimizer.schedule.gamma,
       s.optimizer.schedule.warmup_steps, s.optimizer.schedule.decay_steps,
       s.optimizer.schedule.min_lr, s.label_smoothing, s.optimizer.schedule.total_steps,
-      s.optimizer.schedule.pct_start);
+      s.optimizer.schedule.pct_start, s.channels_last);
 }
 
 TEST_F(ScenarioConfig, EveryBuiltinReadsBackFromItsYaml) {
@@ -83,6 +83,7 @@ TEST_F(ScenarioConfig, EveryKeyRoundTripsAChangedValue) {
           {"OPTIM.WEIGHT_DECAY", "1e-4"},
           {"OPTIM.NESTEROV", "true"},
           {"MODEL.SYNC_BN", "true"},
+          {"MODEL.CHANNELS_LAST", "true"},
           {"TOL.FLOAT32_RTOL", "1e-5"},
           {"TOL.FLOAT32_ATOL", "2e-5"},
           {"TOL.FLOAT32_REASON", "measured: 3e-6 over 10 runs"},

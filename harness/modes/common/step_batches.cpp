@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "modes/common/micro_batches.h"
+#include "scenarios/memory_format.h"
 
 namespace ddpbench::modes {
 namespace {
@@ -26,12 +27,19 @@ struct Chunk {
 
 StepBatches::StepBatches(const data::Dataset& dataset, const data::GlobalBatchPlan& plan,
                          const runtime::ExecutionContext& context, int64_t threads,
-                         const data::DeviceData* on_device)
+                         const data::DeviceData* on_device, c10::MemoryFormat input_format)
     : dataset_(dataset),
       context_(context),
       cursor_(plan),
       threads_(std::max<int64_t>(1, threads)),
-      on_device_(on_device) {}
+      on_device_(on_device),
+      input_format_(input_format) {}
+
+data::Batch StepBatches::placed(data::Batch batch, at::Device device) const {
+  batch = context_.place_batch(std::move(batch), device);
+  batch.inputs = scenarios::in_memory_format(batch.inputs, input_format_);
+  return batch;
+}
 
 std::vector<std::vector<data::Batch>> StepBatches::load(const GradientPath& path, int64_t step,
                                                         int64_t micro_steps) {
@@ -57,8 +65,8 @@ std::vector<std::vector<data::Batch>> StepBatches::load(const GradientPath& path
                                                 std::vector<data::Batch>(samples.size()));
     for (size_t s = 0; s < pieces.size(); ++s) {
       for (size_t m = 0; m < micro_count; ++m) {
-        micro[m][s] = context_.place_batch(on_device_->batch(pieces[s][m], pos.epoch, pad_to),
-                                           path.shard_device(static_cast<int64_t>(s), context_));
+        micro[m][s] = placed(on_device_->batch(pieces[s][m], pos.epoch, pad_to),
+                             path.shard_device(static_cast<int64_t>(s), context_));
       }
     }
     return micro;
@@ -110,8 +118,7 @@ std::vector<std::vector<data::Batch>> StepBatches::load(const GradientPath& path
         data::Batch batch = inputs.size() == 1
                                 ? data::Batch{std::move(inputs[0]), std::move(targets[0])}
                                 : data::Batch{at::cat(inputs), at::cat(targets)};
-        micro[m][static_cast<size_t>(s)] =
-            context_.place_batch(std::move(batch), path.shard_device(s, context_));
+        micro[m][static_cast<size_t>(s)] = placed(std::move(batch), path.shard_device(s, context_));
       }
     }
   });

@@ -2,6 +2,8 @@
 // threads and placed on the shards' devices. The data path is common to every mode by design.
 #pragma once
 
+#include <c10/core/MemoryFormat.h>
+
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -19,10 +21,12 @@ class StepBatches {
  public:
   // `threads`: how many threads collate (the process's intra-op count: idle while a step loads).
   // `on_device`: the dataset's device form, which then makes every batch (null: the host
-  // collates); not owned.
+  // collates); not owned. `input_format`: the memory format image inputs take once placed
+  // (MODEL.CHANNELS_LAST, scenarios/memory_format.h).
   StepBatches(const data::Dataset& dataset, const data::GlobalBatchPlan& plan,
               const runtime::ExecutionContext& context, int64_t threads,
-              const data::DeviceData* on_device = nullptr);
+              const data::DeviceData* on_device = nullptr,
+              c10::MemoryFormat input_format = c10::MemoryFormat::Contiguous);
 
   // Result [micro-step][shard]: each of `path`'s shards of run-global `step` cut into
   // `micro_steps` micro-batches (one, without accumulation), on the shard's device. Sequences are
@@ -40,6 +44,9 @@ class StepBatches {
   std::unique_ptr<runtime::WorkerPool> pool_;  // made at the first step, for its worker count
   // --data-on-device: the dataset on the context's device (null: collated on the host).
   const data::DeviceData* on_device_;
+  c10::MemoryFormat input_format_;
+  // `batch` on `device` in the input format.
+  data::Batch placed(data::Batch batch, at::Device device) const;
 };
 
 }  // namespace ddpbench::modes

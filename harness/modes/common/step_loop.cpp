@@ -12,6 +12,7 @@
 #include "errors.h"
 #include "modes/common/step_batches.h"
 #include "modes/common/zero_gradients.h"
+#include "scenarios/memory_format.h"
 #include "scenarios/optim/autocast_scope.h"
 #include "scenarios/optim/clip_grad_norm.h"
 #include "scenarios/optim/grad_scaler.h"
@@ -45,7 +46,8 @@ StepLoop::StepLoop(GradientPath& path, const TrainInputs& in, TrainOptions optio
       optimizer_(path.make_optimizer(in.spec.optimizer)),
       timer_(in.context.make_phase_timer()),
       batches_(in.dataset, in.plan, in.context, at::get_num_threads(),
-               in.on_device != nullptr ? in.on_device->get() : nullptr),
+               in.on_device != nullptr ? in.on_device->get() : nullptr,
+               scenarios::input_memory_format(in.spec)),
       autocast_(scenarios::autocast_dtype_of(in.spec.amp)) {
   in.context.enter_phase(options_.numerics);  // a no-op on the CPU
   if (in.spec.amp == scenarios::AmpKind::kFp16) {

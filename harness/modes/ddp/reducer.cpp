@@ -9,6 +9,7 @@
 #include <torch/csrc/autograd/variable.h>
 
 #include "errors.h"
+#include "modes/common/layout_view.h"
 
 namespace ddpbench::modes::ddp {
 
@@ -51,8 +52,9 @@ void Reducer::allocate_buckets(std::vector<std::vector<int64_t>> buckets) {
     for (int64_t i : bucket_params_[b]) {
       const at::Tensor& param = params_[static_cast<size_t>(i)];
       bucket_of_[static_cast<size_t>(i)] = static_cast<int64_t>(b);
+      // With the parameter's strides (layout_view.h): the gradient keeps its layout.
       slots_[static_cast<size_t>(i)] =
-          bucket_buffers_.back().narrow(0, offset, param.numel()).view(param.sizes());
+          view_in_layout_of(bucket_buffers_.back().narrow(0, offset, param.numel()), param);
       offset += param.numel();
     }
   }

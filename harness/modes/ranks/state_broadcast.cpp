@@ -3,6 +3,8 @@
 
 #include <torch/torch.h>
 
+#include "comm/broadcast_coalesced.h"
+
 namespace ddpbench::modes::ranks {
 
 void broadcast_parameter_states(comm::Communicator& comm, int root,
@@ -34,7 +36,7 @@ void broadcast_parameter_states(comm::Communicator& comm, int root,
       all.push_back(it->second);
     }
   }
-  if (!all.empty()) comm.broadcast(all, root);
+  if (!all.empty()) comm::broadcast_values(comm, all, root);
 }
 
 }  // namespace ddpbench::modes::ranks

@@ -33,6 +33,10 @@ Dim0Shards::Dim0Shards(std::vector<at::Tensor> parameters, comm::Communicator& c
     shard.front() = chunk;
     row_numel_.push_back(p.numel() / rows);
     full_shapes_.push_back(std::move(full));
+    formats_.push_back(p.dim() == 4 && !p.is_contiguous() &&
+                               p.is_contiguous(c10::MemoryFormat::ChannelsLast)
+                           ? c10::MemoryFormat::ChannelsLast
+                           : c10::MemoryFormat::Contiguous);
     shard_shapes_.push_back(std::move(shard));
     rows_.push_back(rows);
     chunk_.push_back(chunk);
@@ -109,7 +113,8 @@ std::vector<at::Tensor> Dim0Shards::unpack(const std::vector<at::Tensor>& blocks
       pieces[k] =
           blocks[k].narrow(0, offsets_[i] - base, elements).view({chunk_[i], row_numel_[i]});
     }
-    out.push_back(at::cat(pieces, 0).narrow(0, 0, rows_[i]).reshape(full_shapes_[i]));
+    out.push_back(
+        at::cat(pieces, 0).narrow(0, 0, rows_[i]).reshape(full_shapes_[i]).contiguous(formats_[i]));
   }
   return out;
 }

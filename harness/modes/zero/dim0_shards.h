@@ -15,6 +15,7 @@
 #pragma once
 
 #include <ATen/core/Tensor.h>
+#include <c10/core/MemoryFormat.h>
 
 #include <cstdint>
 #include <vector>
@@ -104,6 +105,9 @@ class Dim0Shards {
   std::vector<at::Tensor> parameters_;
   comm::Communicator& comm_;
   std::vector<std::vector<int64_t>> full_shapes_;
+  // The layout each full tensor is gathered into: the parameter's own (a channels_last weight
+  // stays channels_last, MODEL.CHANNELS_LAST); the shards are rows in logical order.
+  std::vector<c10::MemoryFormat> formats_;
   std::vector<std::vector<int64_t>> shard_shapes_;
   std::vector<int64_t> rows_;       // d0 (1 for a 0-dim parameter)
   std::vector<int64_t> chunk_;      // ceil(d0 / K)

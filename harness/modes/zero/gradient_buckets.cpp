@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "modes/common/layout_view.h"
+
 namespace ddpbench::modes::zero {
 
 GradientBuckets::GradientBuckets(ZeroShared& shared, const std::vector<int64_t>& block_of,
@@ -64,7 +66,9 @@ void GradientBuckets::bind() {
   for (size_t i = 0; i < shared_.params.size(); ++i) {
     at::Tensor& p = shared_.params[i];
     const Bucket& b = buckets_[static_cast<size_t>(schedule_.bucket_of(static_cast<int64_t>(i)))];
-    if (!slots_[i].defined()) slots_[i] = b.flat.narrow(0, offset_[i], p.numel()).view(p.sizes());
+    if (!slots_[i].defined()) {
+      slots_[i] = view_in_layout_of(b.flat.narrow(0, offset_[i], p.numel()), p);
+    }
     const at::Tensor& grad = p.grad();
     const at::Tensor& slot = slots_[i];
     // What no_sync's micro-steps accumulated counts as used.

@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include "comm/broadcast_coalesced.h"
+#include "modes/common/layout_view.h"
 
 namespace ddpbench::modes::zero {
 
@@ -42,7 +43,7 @@ std::vector<at::Tensor> pack_by_owner(const std::vector<at::Tensor>& parameters,
     int64_t offset = 0;
     for (const int64_t i : partition.rank_params[rank]) {
       at::Tensor p = parameters[static_cast<size_t>(i)];
-      at::Tensor view = flat.narrow(0, offset, p.numel()).view(p.sizes());
+      at::Tensor view = view_in_layout_of(flat.narrow(0, offset, p.numel()), p);
       view.copy_(p);
       p.set_data(view);
       offset += p.numel();

@@ -3,6 +3,7 @@
 
 #include <torch/torch.h>
 
+#include "modes/common/layout_view.h"
 #include "scenarios/optim/clip_grad_norm.h"
 
 namespace ddpbench::modes::zero {
@@ -52,7 +53,7 @@ void Stage2ReduceScatter::reduce() {
       // go, and a rank holds its own gradients only (the memory table counts them). A rank that
       // used none of its own (a joined rank) receives them here too.
       p.mutable_grad() =
-          mine[b].narrow(0, buckets_.offset_in_block(i), p.numel()).view(p.sizes()).clone();
+          view_in_layout_of(mine[b].narrow(0, buckets_.offset_in_block(i), p.numel()), p).clone();
     }
   }
   buckets_.reset();
