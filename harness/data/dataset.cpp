@@ -19,14 +19,7 @@ bool holds_sequences(const Dataset& dataset, const std::vector<int64_t>& indices
 at::Tensor pad_and_stack(const std::vector<at::Tensor>& sequences, int64_t pad_to) {
   int64_t longest = 0;
   for (const auto& s : sequences) longest = std::max(longest, s.size(0));
-  if (pad_to < longest) {
-    // The step loop pads to the global batch's longest, which bounds every shard's samples.
-    if (pad_to > 0) {
-      throw std::logic_error(fmt::format(
-          "collate: a sequence of {} tokens does not fit the padded length {}", longest, pad_to));
-    }
-    pad_to = longest;
-  }
+  pad_to = batch_padded_length(longest, pad_to);
   at::Tensor out = at::zeros({static_cast<int64_t>(sequences.size()), pad_to}, at::kLong);
   for (size_t i = 0; i < sequences.size(); ++i) {
     out[static_cast<int64_t>(i)].narrow(0, 0, sequences[i].size(0)).copy_(sequences[i]);
@@ -41,6 +34,15 @@ int64_t padded_length(const Dataset& dataset, const std::vector<int64_t>& global
   int64_t longest = 0;
   for (int64_t i : global_batch)
     longest = std::max(longest, dataset.sequence_length(i).value_or(0));
+  return longest;
+}
+
+int64_t batch_padded_length(int64_t longest, int64_t pad_to) {
+  if (pad_to >= longest) return pad_to;
+  if (pad_to > 0) {
+    throw std::logic_error(
+        fmt::format("a sequence of {} tokens does not fit the padded length {}", longest, pad_to));
+  }
   return longest;
 }
 

@@ -48,6 +48,12 @@ class Dataset {
 // modes' gradients differ. Padding every shard to the global batch's longest keeps them equal.
 int64_t padded_length(const Dataset& dataset, const std::vector<int64_t>& global_batch);
 
+// The length a batch whose longest sequence has `longest` tokens is padded to: `pad_to`, or that
+// longest when pad_to is 0 (pad_sequence's rule). Throws std::logic_error when a sequence does not
+// fit a positive pad_to (the step loop pads to the global batch's longest, which bounds every
+// shard's). collate and the device form (device_samples.h) both pad by it.
+int64_t batch_padded_length(int64_t longest, int64_t pad_to);
+
 // Loads `indices` in the given order and stacks them into one batch. Sequences are right-padded
 // with token 0 to `pad_to`, or to their own longest when pad_to is 0 (pad_sequence's rule).
 Batch collate(const Dataset& dataset, const std::vector<int64_t>& indices, int64_t epoch,

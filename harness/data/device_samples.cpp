@@ -2,11 +2,9 @@
 #include "data/device_samples.h"
 
 #include <ATen/ATen.h>
-#include <fmt/format.h>
 
 #include <algorithm>
 #include <numeric>
-#include <stdexcept>
 
 namespace ddpbench::data {
 namespace {
@@ -18,8 +16,6 @@ std::vector<int64_t> every_index(const Dataset& dataset) {
   return all;
 }
 
-at::Tensor on(const at::Tensor& t, c10::Device device) { return t.to(device); }
-
 at::Tensor sample_indices(const std::vector<int64_t>& indices, c10::Device device) {
   return at::tensor(indices, at::TensorOptions().dtype(at::kLong)).to(device);
 }
@@ -29,8 +25,8 @@ class DeviceStacked : public DeviceData {
  public:
   DeviceStacked(const Dataset& dataset, c10::Device device) : device_(device) {
     const Batch all = collate(dataset, every_index(dataset), 0);
-    inputs_ = on(all.inputs, device);
-    targets_ = on(all.targets, device);
+    inputs_ = all.inputs.to(device);
+    targets_ = all.targets.to(device);
   }
 
   Batch batch(const std::vector<int64_t>& indices, int64_t /*epoch*/,
@@ -68,25 +64,17 @@ class DeviceSequences : public DeviceData {
     }
     sequences.push_back(at::zeros({1}, at::kLong));
     padding_index_ = total;
-    tokens_ = on(at::cat(sequences), device);
-    targets_ = on(at::stack(targets), device);
-    offsets_ = on(at::tensor(offsets, at::TensorOptions().dtype(at::kLong)), device);
-    lengths_on_device_ = on(at::tensor(lengths_, at::TensorOptions().dtype(at::kLong)), device);
+    tokens_ = at::cat(sequences).to(device);
+    targets_ = at::stack(targets).to(device);
+    offsets_ = at::tensor(offsets, at::TensorOptions().dtype(at::kLong)).to(device);
+    lengths_on_device_ = at::tensor(lengths_, at::TensorOptions().dtype(at::kLong)).to(device);
   }
 
   Batch batch(const std::vector<int64_t>& indices, int64_t /*epoch*/,
               int64_t pad_to) const override {
     int64_t longest = 0;
     for (int64_t i : indices) longest = std::max(longest, lengths_.at(static_cast<size_t>(i)));
-    if (pad_to < longest) {
-      // As collate: the step loop pads to the global batch's longest, which bounds every shard's.
-      if (pad_to > 0) {
-        throw std::logic_error(fmt::format(
-            "device batch: a sequence of {} tokens does not fit the padded length {}", longest,
-            pad_to));
-      }
-      pad_to = longest;
-    }
+    pad_to = batch_padded_length(longest, pad_to);  // collate's rule
     const at::Tensor rows = sample_indices(indices, device_);
     const auto b = static_cast<int64_t>(indices.size());
     const at::Tensor position =
