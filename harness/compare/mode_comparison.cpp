@@ -4,6 +4,7 @@
 #include <ATen/ATen.h>
 #include <fmt/format.h>
 
+#include <cmath>
 #include <deque>
 #include <limits>
 #include <optional>
@@ -156,12 +157,44 @@ void compare_final_state(const ModeTrace& ref, const ModeTrace& got, const Compa
   }
 }
 
+// (Note [Parted trajectories]) `floors` with the judged mode's own parting added: the first step
+// after the first at which its loss or a gradient is past floors.cap of its scale.
+MeasuredFloors with_own_parting(const ModeTrace& ref, const ModeTrace& got,
+                                const ComparisonPolicy& p, const MeasuredFloors& floors) {
+  MeasuredFloors own = floors;
+  for (size_t s = 1; s < ref.losses.size() && s < got.losses.size(); ++s) {
+    const int64_t step = ref.first_step + static_cast<int64_t>(s);
+    if (!(std::abs(got.losses[s] - ref.losses[s]) <= floors.cap * std::abs(ref.losses[s]))) {
+      own.set_parted(step, "the judged mode's loss moved past half the digits");
+      return own;
+    }
+    if (s >= ref.gradients.size() || s >= got.gradients.size()) continue;
+    const RoundingLevel level =
+        step_rounding_level(ref.gradients[s], p.gradient_fingerprints, p.gradient_tolerance);
+    for (size_t k = 0; k < ref.gradients[s].size() && k < got.gradients[s].size(); ++k) {
+      const double err = normalized_gradient_error(got.gradients[s][k], ref.gradients[s][k],
+                                                   p.gradient_fingerprints, level);
+      if (!(err <= floors.cap)) {
+        own.set_parted(step, "the judged mode's gradient of " + ref.param_names[k] +
+                                 " moved past half the digits");
+        return own;
+      }
+    }
+  }
+  return own;
+}
+
 }  // namespace
 
 ModeComparison compare_modes(const ModeTrace& reference, const ModeTrace& candidate,
                              const ComparisonPolicy& policy, const MeasuredFloors* floors) {
   using reports::Stage;
   const bool lockstep = candidate.comparison == "lockstep";
+  std::optional<MeasuredFloors> own;
+  if (floors != nullptr && floors->judged_mode_parts && !lockstep) {
+    own = with_own_parting(reference, candidate, policy, *floors);
+    floors = &*own;
+  }
   const Rule state = tolerance_rule(policy.state);
   const Rule gradient = normalized_rule(policy.gradient_tolerance);
   CheckBuilder loss(Stage::kLoss, state, policy.divergences);

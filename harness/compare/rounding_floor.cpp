@@ -4,6 +4,7 @@
 #include <ATen/ATen.h>
 
 #include <cmath>
+#include <limits>
 
 namespace ddpbench::compare {
 
@@ -26,8 +27,19 @@ void MeasuredFloors::set(reports::Stage check, int64_t step, const std::string& 
 }
 
 double MeasuredFloors::get(reports::Stage check, int64_t step, const std::string& tensor) const {
+  if (parted(step)) return std::numeric_limits<double>::infinity();
   const auto it = values_.find({check, step, tensor});
   return it == values_.end() ? 0.0 : it->second;
+}
+
+void MeasuredFloors::set_parted(int64_t step, std::string why) {
+  if (parted_step_ >= 0 && parted_step_ <= step) return;
+  parted_step_ = step;
+  parted_why_ = std::move(why);
+}
+
+bool MeasuredFloors::parted(int64_t step) const {
+  return parted_step_ >= 0 && (step < 0 || step >= parted_step_);
 }
 
 double floor_limit(double floor, double limit, double cap) {
@@ -52,6 +64,7 @@ double normalized_floor_limit(const MeasuredFloors* floors, double floor, double
 
 double gradient_floor_limit(const MeasuredFloors* floors, int64_t step, size_t parameter,
                             const at::Tensor& ref, bool fingerprint, const RoundingLevel& level) {
+  if (floors != nullptr && floors->parted(step)) return kUnresolved;
   const at::Tensor* diff = floors != nullptr ? floors->gradient_diff(step, parameter) : nullptr;
   if (diff == nullptr || !ref.defined() || !diff->sizes().equals(ref.sizes())) return level.limit;
   const at::Tensor r = ref.detach().to(at::kCPU, at::kDouble);

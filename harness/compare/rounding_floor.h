@@ -63,8 +63,22 @@ class MeasuredFloors {
   // buffer after the step (absolute max), an update (lockstep's normalized update error of the
   // twin's against the reference's), a final parameter or buffer (absolute max; step -1).
   void set(reports::Stage check, int64_t step, const std::string& tensor, double floor);
-  // 0 where nothing was measured.
+  // 0 where nothing was measured; infinite at a parted step (and for the final state, step -1,
+  // of a run that parted).
   double get(reports::Stage check, int64_t step, const std::string& tensor) const;
+
+  // (Note [Parted trajectories]) Free-running under autocast, the first step at which the twin's
+  // trajectory (or the judged mode's own, after the first step) left the reference's beyond what
+  // the run's precision resolves (a loss or a gradient past `cap` of its scale). From it on,
+  // nothing beyond its fixed limit is comparable.
+  void set_parted(int64_t step, std::string why);
+  // Whether `step` is at or after the parted step; step -1 (the final state) when any parted.
+  bool parted(int64_t step) const;
+  int64_t parted_step() const { return parted_step_; }
+  // Free-running under autocast: a judged mode's own loss or gradient past `cap` of its scale
+  // after the first step parts it too (Note [Parted trajectories]; compare_modes applies it).
+  bool judged_mode_parts = false;
+  const std::string& parted_why() const { return parted_why_; }
 
   // Nothing measured: `how` says why (a twin that did not compute what the reference computes).
   bool empty() const { return values_.empty() && gradient_diffs_.empty(); }
@@ -72,6 +86,8 @@ class MeasuredFloors {
  private:
   std::map<std::tuple<reports::Stage, int64_t, std::string>, double> values_;
   std::map<int64_t, std::vector<at::Tensor>> gradient_diffs_;
+  int64_t parted_step_ = -1;
+  std::string parted_why_;
 };
 
 // What floor_limit gives an item whose floor is above its cap: the run's precision cannot resolve

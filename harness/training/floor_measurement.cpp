@@ -51,15 +51,15 @@ void set_tensor_floors(compare::MeasuredFloors& floors, Stage check, int64_t ste
 // its own statistics as ghost BatchNorm does, and random draws are seeded per rank chunk as the
 // reference seeds them (Note [Same random draws in every mode]); plain single-device training is
 // cut into the world's K chunks, which a per-sample mean loss splits exactly.
-// Under autocast (the reference already forwards piece by piece with fresh casts) the twin is
-// the reference itself with its summed gradients nudged instead (ReferenceRule::nudge_gradients,
-// Note [Mixed precision free-running]).
+// Under autocast (the reference already forwards piece by piece with fresh casts) the twin also
+// nudges its summed gradients (ReferenceRule::nudge_gradients, Note [Mixed precision
+// free-running]), by a unit of each entry's summed piece magnitudes.
 modes::single::ReferenceRule twin_of(const RunSetup& setup, modes::single::ReferenceRule rule) {
+  rule.backward_rank_by_rank = true;
   if (rule.autocast_per_chunk) {
     rule.nudge_gradients = true;
     return rule;
   }
-  rule.backward_rank_by_rank = true;
   rule.forward_chunk_by_chunk = true;
   rule.forward_per_replica = false;
   if (rule.replicas == 1) rule.replicas = setup.world_size;
@@ -79,6 +79,27 @@ std::string apart_beyond_rounding(const modes::TrainResult& reference,
   }
   if (moved <= cap * largest) return "";
   return fmt::format("moved a gradient by {:.3g} of the step's largest", moved / largest);
+}
+
+// (Note [Parted trajectories]) "" while a nudged twin's step is the reference's within `cap` of
+// each quantity's scale (the loss; each gradient against its largest entry); else which left it.
+std::string parted_beyond_cap(modes::StepLoop& reference, const modes::TrainResult& r,
+                              double loss_floor, const std::vector<at::Tensor>& diffs, double cap) {
+  if (!(loss_floor <= cap * std::abs(r.losses.back()))) {
+    return fmt::format("the loss moved {:.3g} of itself", loss_floor / std::abs(r.losses.back()));
+  }
+  const auto names = reference.module().named_parameters();
+  for (size_t i = 0; i < diffs.size() && i < names.size(); ++i) {
+    const at::Tensor& g = r.gradients.back()[i];
+    if (!diffs[i].defined() || !g.defined() || g.numel() == 0) continue;
+    const double moved = diffs[i].abs().max().item<double>();
+    const double scale = g.abs().max().item<double>();
+    if (!(moved <= cap * scale)) {
+      return fmt::format("{}'s gradient moved {:.3g} of its largest entry", names[i].key(),
+                         moved / scale);
+    }
+  }
+  return "";
 }
 
 }  // namespace
@@ -111,10 +132,14 @@ compare::MeasuredFloors measure_floors(const PhaseInputs& in,
 
   compare::MeasuredFloors floors;
   floors.cap = std::sqrt(unit_roundoff(in.context.dtype()));
+  // Note [Parted trajectories].
+  const bool parts = !s.lockstep && twin_rule.nudge_gradients;
+  floors.judged_mode_parts = parts;
   const std::string twin_text =
       twin_rule.nudge_gradients
-          ? "a twin of the reference with every entry of each step's summed gradients moved to "
-            "a neighbouring float32, up or down as drawn"
+          ? "a twin of the reference with each rank chunk backpropagated on its own, the rank "
+            "gradients summed rank by rank and every entry then moved up or down as drawn by a "
+            "unit in the last place of the chunks' summed magnitudes"
           : "a twin of the reference with each rank chunk forwarded and backpropagated on its "
             "own and the rank gradients summed rank by rank";
   floors.how = s.lockstep ? fmt::format(
@@ -154,7 +179,12 @@ compare::MeasuredFloors measure_floors(const PhaseInputs& in,
         return none;
       }
     }
-    floors.set(Stage::kLoss, step, "loss", std::abs(t.losses.back() - r.losses.back()));
+    const double loss_floor = std::abs(t.losses.back() - r.losses.back());
+    floors.set(Stage::kLoss, step, "loss", loss_floor);
+    if (parts) {
+      const std::string parted = parted_beyond_cap(reference, r, loss_floor, diffs, floors.cap);
+      if (!parted.empty()) floors.set_parted(step, parted);
+    }
     floors.set_gradient_diffs(step, std::move(diffs));
     if (!s.lockstep) continue;
     const auto names = reference.module().named_parameters();
@@ -171,6 +201,12 @@ compare::MeasuredFloors measure_floors(const PhaseInputs& in,
                       reference.module().named_parameters());
     set_tensor_floors(floors, Stage::kBuffers, -1, twin.module().named_buffers(),
                       reference.module().named_buffers());
+  }
+  if (floors.parted_step() >= 0) {
+    floors.how += fmt::format(
+        "; the twin's trajectory left the reference's at step {} ({}), so from there nothing "
+        "beyond its fixed limit is comparable",
+        floors.parted_step(), floors.parted_why());
   }
   return floors;
 }

@@ -135,6 +135,64 @@ TEST(RoundingFloor, AFloorBeyondThePrecisionLeavesTheItemUnjudged) {
             reports::CheckStatus::kFail);
 }
 
+// (Note [Parted trajectories]) From the step a twin's trajectory left the reference's, an item
+// beyond its fixed limit is not comparable whatever its own tensor's floor (a fault there too: the
+// price, named in the report); items within their limits and earlier steps are judged as before,
+// and the final state, reached after the parting, is not comparable beyond its limits.
+TEST(RoundingFloor, APartedStepComparesNothingBeyondItsLimit) {
+  const ModeTrace ref = two_steps();
+  ModeTrace got = test::deep_copy(ref);
+  got.gradients[1][0] *= 1 + 5e-5;       // conv.weight, no floor of its own
+  got.final_state[1].second[0] += 3e-5;  // beyond the final state's limits
+  MeasuredFloors f = floors_of(ref, 1e-6);
+  f.set_parted(1, "bn.weight's gradient moved 1e-3 of its largest entry");
+  EXPECT_FALSE(f.parted(0));
+  EXPECT_TRUE(f.parted(1));
+  EXPECT_TRUE(f.parted(-1));
+  const ModeComparison m = compare_modes(ref, got, floor_policy(), &f);
+  const reports::CheckRecord& g = find(m, reports::Stage::kGradients);
+  EXPECT_EQ(g.status, reports::CheckStatus::kPass) << reports::describe_counts(g);
+  EXPECT_EQ(g.incomparable, 1);
+  EXPECT_EQ(g.incomparable_tensor, "conv.weight");
+  EXPECT_EQ(g.incomparable_step, 1);
+  EXPECT_EQ(find(m, reports::Stage::kParameters).incomparable, 1);
+  // Before the parted step a fault is held to the fixed limit.
+  ModeTrace early = test::deep_copy(ref);
+  early.gradients[0][0] *= 1 + 5e-5;
+  EXPECT_EQ(find(compare_modes(ref, early, floor_policy(), &f), reports::Stage::kGradients).status,
+            reports::CheckStatus::kFail);
+  // An earlier parting moves the start; a later one does not.
+  f.set_parted(3, "later");
+  EXPECT_EQ(f.parted_step(), 1);
+  f.set_parted(0, "earlier");
+  EXPECT_EQ(f.parted_step(), 0);
+}
+
+// (Note [Parted trajectories]) Free-running under autocast, a judged mode whose own gradient moved
+// past half the float32 digits after the first step has parted (a weight's bf16 cast may have
+// crossed, which no twin bounds): not comparable from there. At the first step every mode casts
+// the same weights, so the same jump there fails.
+TEST(RoundingFloor, AModeThatPartsAfterTheFirstStepIsNotJudgedFromThere) {
+  const ModeTrace ref = two_steps();
+  MeasuredFloors f = floors_of(ref, 1e-6);
+  f.judged_mode_parts = true;
+  ModeTrace got = test::deep_copy(ref);
+  got.gradients[1][0] *= 1 + 1e-2;
+  const ModeComparison m = compare_modes(ref, got, floor_policy(), &f);
+  const reports::CheckRecord& g = find(m, reports::Stage::kGradients);
+  EXPECT_EQ(g.status, reports::CheckStatus::kPass) << reports::describe_counts(g);
+  EXPECT_EQ(g.incomparable, 1);
+  EXPECT_EQ(g.incomparable_step, 1);
+  f.judged_mode_parts = false;  // lockstep, or float32: the jump fails
+  EXPECT_EQ(find(compare_modes(ref, got, floor_policy(), &f), reports::Stage::kGradients).status,
+            reports::CheckStatus::kFail);
+  f.judged_mode_parts = true;
+  ModeTrace first = test::deep_copy(ref);
+  first.gradients[0][0] *= 1 + 1e-2;
+  EXPECT_EQ(find(compare_modes(ref, first, floor_policy(), &f), reports::Stage::kGradients).status,
+            reports::CheckStatus::kFail);
+}
+
 TEST(RoundingFloor, LossAndFinalStateAreHeldToTheirAbsoluteFloors) {
   const ModeTrace ref = two_steps();
   ModeTrace got = test::deep_copy(ref);

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "errors.h"
+#include "modes/common/float_units.h"
 #include "modes/common/forward_draws.h"
 #include "modes/common/global_batch_norm.h"
 #include "modes/single/ghost_batch_norm.h"
@@ -105,35 +106,66 @@ class SinglePath : public GradientPath {
       return;
     }
     // ReferenceRule::backward_rank_by_rank: rank 0's gradients first, rank K-1's added last.
-    for (const at::Tensor& term : rank_terms_) term.backward();
+    for (const at::Tensor& term : rank_terms_) {
+      if (!rule_.nudge_gradients) {
+        term.backward();
+        continue;
+      }
+      // The nudge's scale: each entry's sum of the pieces' magnitudes (ReferenceRule).
+      std::vector<at::Tensor> before;
+      for (const at::Tensor& p : model_.ptr()->parameters()) {
+        before.push_back(p.grad().defined() ? p.grad().clone() : at::Tensor());
+      }
+      term.backward();
+      torch::NoGradGuard no_grad;
+      size_t i = 0;
+      magnitudes_.resize(before.size());
+      for (const at::Tensor& p : model_.ptr()->parameters()) {
+        if (p.grad().defined()) {
+          const at::Tensor piece = before[i].defined() ? p.grad() - before[i] : p.grad();
+          magnitudes_[i] = magnitudes_[i].defined() ? magnitudes_[i] + piece.abs() : piece.abs();
+        }
+        ++i;
+      }
+    }
     rank_terms_.clear();
   }
   // One device: the gradients are already the gradients, or their sum over the rank chunks
   // (average_after_backward), which DDP's average divides by K.
   void reduce_gradients() override {
     torch::NoGradGuard no_grad;
+    double scaled = 1.0;
     if (rule_.average_after_backward || (rule_.backward_rank_by_rank && divide_after_backward_)) {
-      const double inv = 1.0 / static_cast<double>(rule_.replicas);
+      scaled = 1.0 / static_cast<double>(rule_.replicas);
       for (at::Tensor& p : model_.ptr()->parameters()) {
-        if (p.grad().defined()) p.mutable_grad().mul_(inv);
+        if (p.grad().defined()) p.mutable_grad().mul_(scaled);
       }
     }
-    if (rule_.nudge_gradients) nudge_gradients();
+    if (rule_.nudge_gradients) nudge_gradients(scaled);
   }
 
-  // ReferenceRule::nudge_gradients: every entry to the next representable value up or down, the
-  // direction drawn per entry from a generator seeded by the count of steps nudged so far (the
-  // twin steps in order, so the draws repeat from run to run).
-  void nudge_gradients() {
+  // ReferenceRule::nudge_gradients: every entry moved up or down by one unit in the last place of
+  // the sum of its pieces' magnitudes, times `scaled` as the gradient was (a sum in another order
+  // moves an entry by up to about that: more than a unit of the entry itself where the pieces
+  // cancel). The direction is drawn per entry from a generator seeded by
+  // the count of steps nudged so far (the twin steps in order, so the draws repeat from run to
+  // run). An entry whose pieces are all zero stays: zeros sum to zero in any order.
+  void nudge_gradients(double scaled) {
     at::Generator draws = at::make_generator<at::CPUGeneratorImpl>(0x6e75646765 + nudges_++);
+    size_t i = 0;
     for (at::Tensor& p : model_.ptr()->parameters()) {
+      const size_t index = i++;
       if (!p.grad().defined()) continue;
       const at::Tensor g = p.grad();
       const at::Tensor up =
           at::bernoulli(at::full(g.sizes(), 0.5, at::kDouble), draws).to(g.device());
-      const double inf = std::numeric_limits<double>::infinity();
-      p.mutable_grad() = at::nextafter(g, at::where(up > 0.5, inf, -inf).to(g.scalar_type()));
+      const at::Tensor magnitude = index < magnitudes_.size() && magnitudes_[index].defined()
+                                       ? magnitudes_[index] * scaled
+                                       : g.abs();
+      p.mutable_grad() =
+          g + at::where(up > 0.5, 1.0, -1.0).to(g.scalar_type()) * unit_in_last_place(magnitude);
     }
+    magnitudes_.clear();
   }
 
   at::Tensor eval_forward(const at::Tensor& inputs) override {
@@ -351,6 +383,8 @@ class SinglePath : public GradientPath {
   std::vector<at::Tensor> rank_terms_;  // backward_rank_by_rank: this step's per-chunk loss terms
   bool divide_after_backward_ = false;  // backward_rank_by_rank: this step's terms are chunk means
   uint64_t nudges_ = 0;                 // nudge_gradients: steps nudged
+  // nudge_gradients: per parameter, this step's sum of each piece's gradient magnitudes.
+  std::vector<at::Tensor> magnitudes_;
   std::unique_ptr<RankThreads> rank_threads_;  // forward_ranks_in_threads
 };
 

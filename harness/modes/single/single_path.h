@@ -88,10 +88,12 @@ struct ReferenceRule {
   // ranks divide theirs before the reduction. The rounding floor's twin
   // (training/floor_measurement.h); no judged mode is ever compared with it.
   bool backward_rank_by_rank = false;
-  // After each step's gradients are summed (and divided by K), every entry moved to a
-  // neighbouring float, up or down as drawn per entry: as far as a sum in another order moves it,
-  // in every entry at once. The rounding floor's twin under autocast (Note [Mixed precision
-  // free-running], training/floor_measurement.h); no judged mode is ever compared with it.
+  // With backward_rank_by_rank: after each step's gradients are summed (and divided by K), every
+  // entry moved up or down, as drawn per entry, by one unit in the last place of the sum of its
+  // pieces' magnitudes (divided alike): as far as a sum in another order moves it, in every entry
+  // at once, and where the pieces cancel further than a unit of the sum itself. The rounding
+  // floor's twin under autocast (Note [Mixed precision free-running],
+  // training/floor_measurement.h); no judged mode is ever compared with it.
   bool nudge_gradients = false;
   // Inside Join: whose running statistics are kept, and the run's last step (Join's end).
   JoinBuffers join_buffers = JoinBuffers::kRankZero;
