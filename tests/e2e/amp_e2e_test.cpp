@@ -105,15 +105,18 @@ TEST_F(AmpE2E, Bf16FreeRunningPassesWithItsDriftModelAndAFaultFailsAndPersists) 
   }
 }
 
-// Issue 73, A4: bf16 free-running tiny_resnet at world 3, two samples a rank: the drift model's
-// floor outgrows what float32 resolves within a few steps (1.13: from step 3), every item after
-// is not comparable, and the run, judged at its first steps only, is NOT JUDGED naming the steps
-// it could not judge (it passed before), in the console and report.json alike (Note [What a mode
-// was judged against]).
+// Issue 73, A4: bf16 free-running tiny_resnet at world 3, two samples a rank: a rounding that
+// carries a weight across a bf16 boundary parts the trajectories (Note [Parted trajectories]),
+// every item after is not comparable, and the run, judged at its first steps only, is NOT JUDGED
+// naming the steps it could not judge, in the console and report.json alike (Note [What a mode
+// was judged against]). Whether and when a run parts is a draw of the kernels' rounding: 12 steps
+// so that it does on both builds (measured on an AMD EPYC without AVX-512, seeds 0-4: 1.13 NOT
+// JUDGED 5 of 5, seed 0 judged at 1 step; 2.11 4 of 5, seed 0 at 7, seed 2 a PASS of all 12, ddp
+// never leaving its fixed limits; at 6 steps 2.11's seed 0 passed them all).
 TEST_F(AmpE2E, AFreeRunningModeWhoseLaterStepsCompareNothingIsNotJudged) {
   const auto report = run_amp("uncovered",
                               {"--amp", "bf16", "--comparison", "free", "--gpus", "3", "--modes",
-                               "single,ddp", "--steps", "6", "--batch-size", "6"},
+                               "single,ddp", "--steps", "12", "--batch-size", "6"},
                               0, "tiny_resnet");
   EXPECT_EQ(report.at("verdict"), "not_judged") << last_.out;
   // The steps named are those no per-step check compared anything at.
@@ -122,10 +125,10 @@ TEST_F(AmpE2E, AFreeRunningModeWhoseLaterStepsCompareNothingIsNotJudged) {
     const auto c = find_check(report, "ddp", check);  // kept: the loop reads into it
     for (const auto& s : c.at("steps_compared")) judged.insert(s.get<int64_t>());
   }
-  ASSERT_LT(judged.size(), 6u) << last_.out;
+  ASSERT_LT(judged.size(), 12u) << last_.out;
   const std::string text = report.at("verdict_text");
   EXPECT_NE(
-      text.find("ddp: judged at " + std::to_string(judged.size()) + " of its 6 checked steps"),
+      text.find("ddp: judged at " + std::to_string(judged.size()) + " of its 12 checked steps"),
       std::string::npos)
       << text;
   EXPECT_NE(text.find("nothing was compared"), std::string::npos) << text;
