@@ -52,6 +52,9 @@ class MeasuredFloors {
   std::string how;
   // The largest floor used, relative to the tensor's scale: sqrt(unit roundoff of the run's dtype).
   double cap = 0.0;
+  // Free-running under autocast: a judged mode's own loss or gradient past `cap` of its scale
+  // after the first step parts it too (Note [Parted trajectories]; compare_modes applies it).
+  bool judged_mode_parts = false;
 
   // Per run-global step and parameter (the trace's param_names order): the twin's recorded
   // gradient minus the reference's, in the record's form (a full gradient or a [4] fingerprint);
@@ -75,9 +78,6 @@ class MeasuredFloors {
   // Whether `step` is at or after the parted step; step -1 (the final state) when any parted.
   bool parted(int64_t step) const;
   int64_t parted_step() const { return parted_step_; }
-  // Free-running under autocast: a judged mode's own loss or gradient past `cap` of its scale
-  // after the first step parts it too (Note [Parted trajectories]; compare_modes applies it).
-  bool judged_mode_parts = false;
   const std::string& parted_why() const { return parted_why_; }
 
   // Nothing measured: `how` says why (a twin that did not compute what the reference computes).

@@ -6,8 +6,6 @@
 #include <fmt/format.h>
 #include <torch/torch.h>
 
-#include <limits>
-
 #include "errors.h"
 #include "modes/common/float_units.h"
 #include "modes/common/forward_draws.h"
